@@ -1,0 +1,31 @@
+// Helpers shared by the benchmarks: device-fenced timing so each iteration measures finished work.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+
+namespace kosmos_bench {
+
+// Runs `body` once per benchmark iteration with a fence before and after, and reports the
+// wall time of the fenced region as the iteration's manual time (use ->UseManualTime()).
+template <class Space, class Body>
+void fenced_loop(benchmark::State& state, const Space& space, Body&& body) {
+  body();  // warm-up: first-touch, kernel load, scratch allocation
+  space.fence();
+  for (auto _ : state) {
+    space.fence();
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    space.fence();
+    const auto stop = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
+  }
+}
+
+// A rate counter: `count` items per iteration, reported per second.
+inline benchmark::Counter rate(double count) {
+  return benchmark::Counter(count, benchmark::Counter::kIsIterationInvariantRate);
+}
+}  // namespace kosmos_bench

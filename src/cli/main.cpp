@@ -1,0 +1,56 @@
+// The `kosmos` tool: `kosmos <command> [options]`. Commands register themselves (options.hpp).
+#include "options.hpp"
+
+#include <kosmos/core/error.hpp>
+#include <kosmos/version.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+
+namespace {
+void print_usage(std::ostream& out) {
+  auto commands = kosmos::cli::command_registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const auto& a, const auto& b) { return std::strcmp(a.name, b.name) < 0; });
+  out << "kosmos " KOSMOS_VERSION_STRING " - performance-portable kernels for astrophysics and "
+         "polynomial homotopy\n\nusage: kosmos <command> [options]   (kosmos <command> --help)\n\n"
+         "commands:\n";
+  for (const auto& c : commands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  out << "\nKokkos options (e.g. --kokkos-threads=N, --kokkos-device=N) are accepted before the command.\n";
+}
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  // Kokkos consumes its own --kokkos-* arguments and leaves the rest in argv.
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_usage(std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "kosmos " KOSMOS_VERSION_STRING "\n";
+    return 0;
+  }
+  const auto& commands = kosmos::cli::command_registry();
+  const auto command = std::find_if(commands.begin(), commands.end(),
+                                    [&](const auto& c) { return args[0] == c.name; });
+  if (command == commands.end()) {
+    std::cerr << "kosmos: unknown command '" << args[0] << "'\n\n";
+    print_usage(std::cerr);
+    return 2;
+  }
+  try {
+    return command->run(std::vector<std::string>(args.begin() + 1, args.end()));
+  } catch (const kosmos::cli::usage_error& e) {
+    std::cerr << "kosmos " << command->name << ": " << e.what() << " (see 'kosmos " << command->name
+              << " --help')\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "kosmos " << command->name << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,156 @@
+#include "options.hpp"
+
+#include <kosmos/core/io.hpp>
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace kosmos {
+namespace cli {
+
+Options::Options(std::string command, std::string summary)
+    : command_(std::move(command)), summary_(std::move(summary)) {}
+
+Options& Options::option(const std::string& name, const std::string& metavar, const std::string& help,
+                         const std::string& default_value, bool optional) {
+  Spec s;
+  s.name = name;
+  s.metavar = metavar;
+  s.help = help;
+  s.default_value = default_value;
+  s.optional = optional || !default_value.empty();
+  specs_.push_back(s);
+  return *this;
+}
+
+Options& Options::flag(const std::string& name, const std::string& help) {
+  Spec s;
+  s.name = name;
+  s.help = help;
+  s.is_flag = true;
+  s.optional = true;
+  specs_.push_back(s);
+  return *this;
+}
+
+Options& Options::positional(const std::string& name, const std::string& help, bool required) {
+  Spec s;
+  s.name = name;
+  s.help = help;
+  s.positional = true;
+  s.required = required;
+  s.optional = !required;
+  specs_.push_back(s);
+  return *this;
+}
+
+const Options::Spec& Options::spec(const std::string& name) const {
+  for (const auto& s : specs_)
+    if (s.name == name) return s;
+  throw std::logic_error("kosmos cli: option '" + name + "' was never declared");
+}
+
+bool Options::parse(const std::vector<std::string>& args) {
+  std::size_t next_positional = 0;
+  std::vector<const Spec*> positionals;
+  for (const auto& s : specs_)
+    if (s.positional) positionals.push_back(&s);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << help();
+      return false;
+    }
+    if (arg.rfind("--", 0) == 0) {
+      std::string name = arg.substr(2), value;
+      const auto eq = name.find('=');
+      const bool inline_value = eq != std::string::npos;
+      if (inline_value) {
+        value = name.substr(eq + 1);
+        name.erase(eq);
+      }
+      const Spec* found = nullptr;
+      for (const auto& s : specs_)
+        if (!s.positional && s.name == name) found = &s;
+      if (!found) throw usage_error("unknown option '--" + name + "'");
+      if (found->is_flag) {
+        if (inline_value) throw usage_error("option '--" + name + "' takes no value");
+        values_[name] = "1";
+        continue;
+      }
+      if (!inline_value) {
+        if (i + 1 >= args.size()) throw usage_error("option '--" + name + "' needs a value (" + found->metavar + ")");
+        value = args[++i];
+      }
+      values_[name] = value;
+      continue;
+    }
+    if (next_positional >= positionals.size()) throw usage_error("unexpected argument '" + arg + "'");
+    values_[positionals[next_positional++]->name] = arg;
+  }
+  for (const auto& s : specs_) {
+    if (s.is_flag || values_.count(s.name)) continue;
+    if (!s.default_value.empty()) {
+      values_[s.name] = s.default_value;
+    } else if (!s.optional) {
+      throw usage_error(s.positional ? "missing argument <" + s.name + ">"
+                                     : "missing required option '--" + s.name + "'");
+    }
+  }
+  return true;
+}
+
+bool Options::has(const std::string& name) const { return values_.count(name) != 0; }
+
+std::string Options::str(const std::string& name) const {
+  spec(name);
+  const auto it = values_.find(name);
+  return it == values_.end() ? std::string() : it->second;
+}
+
+double Options::number(const std::string& name) const {
+  const std::string text = str(name);
+  double value = 0;
+  if (!io::parse_double(text, value))
+    throw usage_error("--" + name + " '" + text + "' is not a finite number");
+  return value;
+}
+
+long long Options::integer(const std::string& name, long long min_value) const {
+  const std::string text = str(name);
+  double value = 0;
+  if (!io::parse_double(text, value) || value != std::floor(value) || std::fabs(value) > 9e15)
+    throw usage_error("--" + name + " '" + text + "' is not an integer");
+  if (value < double(min_value))
+    throw usage_error("--" + name + " " + text + " is below the minimum " + std::to_string(min_value));
+  return static_cast<long long>(value);
+}
+
+bool Options::is_set(const std::string& name) const { return spec(name).is_flag && values_.count(name); }
+
+std::string Options::help() const {
+  std::ostringstream out;
+  out << "usage: kosmos " << command_;
+  for (const auto& s : specs_)
+    if (s.positional) out << (s.required ? " <" : " [") << s.name << (s.required ? ">" : "]");
+  out << " [options]\n\n" << summary_ << "\n\n";
+  for (const auto& s : specs_) {
+    std::string lhs = s.positional ? "  <" + s.name + ">"
+                                   : "  --" + s.name + (s.is_flag ? "" : " " + s.metavar);
+    out << lhs;
+    out << std::string(lhs.size() < 28 ? 28 - lhs.size() : 1, ' ') << s.help;
+    if (!s.default_value.empty()) out << " (default: " << s.default_value << ")";
+    else if (!s.optional && !s.positional) out << " (required)";
+    out << "\n";
+  }
+  out << "  --help" << std::string(22, ' ') << "show this help\n";
+  return out.str();
+}
+
+std::vector<Command>& command_registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+}  // namespace cli
+}  // namespace kosmos

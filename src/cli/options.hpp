@@ -1,0 +1,67 @@
+// Command-line options for `kosmos <command>`: declared once, parsed strictly, documented by --help.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace cli {
+
+// Bad command line; main() prints it with a pointer to --help and exits with status 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Options {
+ public:
+  Options(std::string command, std::string summary);
+
+  // --name VALUE, with a default ("" = required unless `optional`).
+  Options& option(const std::string& name, const std::string& metavar, const std::string& help,
+                  const std::string& default_value = "", bool optional = false);
+  // --name (boolean).
+  Options& flag(const std::string& name, const std::string& help);
+  // Positional argument, in order.
+  Options& positional(const std::string& name, const std::string& help, bool required = true);
+
+  // Parses args (without the command name). Returns false when --help was asked for (and printed).
+  bool parse(const std::vector<std::string>& args);
+
+  bool has(const std::string& name) const;  // given on the command line or has a default
+  std::string str(const std::string& name) const;
+  double number(const std::string& name) const;
+  long long integer(const std::string& name, long long min_value = 0) const;
+  bool is_set(const std::string& name) const;  // for flags
+
+  std::string help() const;
+  const std::string& command() const { return command_; }
+
+ private:
+  struct Spec {
+    std::string name, metavar, help, default_value;
+    bool is_flag = false, optional = false, positional = false, required = false;
+  };
+  const Spec& spec(const std::string& name) const;
+
+  std::string command_, summary_;
+  std::vector<Spec> specs_;
+  std::map<std::string, std::string> values_;
+};
+
+// A subcommand of the `kosmos` tool; registering one makes it appear in `kosmos --help`.
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+// Static registration: `static const CommandRegistration reg{{"info", "...", &run_info}};`
+std::vector<Command>& command_registry();
+struct CommandRegistration {
+  explicit CommandRegistration(Command command) { command_registry().push_back(command); }
+};
+}  // namespace cli
+}  // namespace kosmos

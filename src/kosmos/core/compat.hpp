@@ -1,0 +1,94 @@
+// Every difference between the Kokkos versions Kosmos supports (3.4 through 5.x) lives here:
+// the math namespace, device printf, profiling regions and version queries.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <string>
+
+#if KOKKOS_VERSION >= 30700
+#define KOSMOS_IMPL_KOKKOS_MATH_NS Kokkos
+#else
+#define KOSMOS_IMPL_KOKKOS_MATH_NS Kokkos::Experimental
+#endif
+
+// Device-safe printf: Kokkos::printf arrived in 4.2; before it, CUDA accepts plain printf.
+#if KOKKOS_VERSION >= 40200
+#define KOSMOS_DEVICE_PRINTF(...) Kokkos::printf(__VA_ARGS__)
+#else
+#define KOSMOS_DEVICE_PRINTF(...) ::printf(__VA_ARGS__)
+#endif
+
+namespace kosmos {
+namespace math {
+using KOSMOS_IMPL_KOKKOS_MATH_NS::atan;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::atan2;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::cbrt;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::ceil;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::cos;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::cosh;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::exp;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::expm1;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::fabs;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::floor;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::fmax;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::fmin;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::fmod;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::isfinite;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::isinf;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::isnan;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::log;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::log10;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::log1p;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::pow;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::sin;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::sinh;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::sqrt;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::tan;
+using KOSMOS_IMPL_KOKKOS_MATH_NS::trunc;
+
+// Kokkos 3.4 has no fma; the global one is host and device callable under nvcc.
+KOKKOS_FORCEINLINE_FUNCTION double fma(double a, double b, double c) { return ::fma(a, b, c); }
+KOKKOS_FORCEINLINE_FUNCTION float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void sincos(T x, T* s, T* c) {
+  *s = sin(x);
+  *c = cos(x);
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T rsqrt(T x) {
+  return T(1) / sqrt(x);
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION constexpr T pi() {
+  return T(3.141592653589793238462643383279502884L);
+}
+
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION constexpr T two_pi() {
+  return T(6.283185307179586476925286766559005768L);
+}
+}  // namespace math
+
+namespace Impl {
+// RAII profiling region; Kokkos::Profiling::ScopedRegion only exists from 4.1 on.
+class ScopedRegion {
+ public:
+  explicit ScopedRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
+  ~ScopedRegion() { Kokkos::Profiling::popRegion(); }
+  ScopedRegion(const ScopedRegion&) = delete;
+  ScopedRegion& operator=(const ScopedRegion&) = delete;
+};
+}  // namespace Impl
+
+// Kokkos version as "major.minor.patch".
+inline std::string kokkos_version_string() {
+  constexpr int v = KOKKOS_VERSION;
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+}  // namespace kosmos

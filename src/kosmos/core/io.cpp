@@ -1,0 +1,96 @@
+#include <kosmos/core/io.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace kosmos {
+namespace io {
+
+TextReader::TextReader(const std::string& path) : path_(path), in_(path) {
+  if (!in_) throw file_error(path + ": cannot open for reading");
+}
+
+bool TextReader::next(Record& record) {
+  std::string line;
+  while (std::getline(in_, line)) {
+    ++line_number_;
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::istringstream fields(line);
+    record.fields.clear();
+    for (std::string f; fields >> f;) record.fields.push_back(f);
+    if (!record.fields.empty()) {
+      record.line_number = line_number_;
+      return true;
+    }
+  }
+  if (in_.bad()) throw file_error(path_ + ": read error after line " + std::to_string(line_number_));
+  return false;
+}
+
+void TextReader::fail(std::size_t line_number, const std::string& message) const {
+  throw file_error(path_ + ":" + std::to_string(line_number) + ": " + message);
+}
+
+double TextReader::number(const Record& record, std::size_t index, const char* what) const {
+  if (index >= record.fields.size())
+    fail(record.line_number, std::string("missing ") + what + " (field " + std::to_string(index + 1) +
+                                 ", the line has " + std::to_string(record.fields.size()) + ")");
+  double value = 0;
+  if (!parse_double(record.fields[index], value))
+    fail(record.line_number, std::string(what) + " '" + record.fields[index] + "' is not a finite number");
+  return value;
+}
+
+long long TextReader::integer(const Record& record, std::size_t index, const char* what) const {
+  const double value = number(record, index, what);
+  if (value < 0 || value != std::floor(value) || value > 9.0e15)
+    fail(record.line_number, std::string(what) + " '" + record.fields[index] +
+                                 "' is not a non-negative integer");
+  return static_cast<long long>(value);
+}
+
+bool parse_double(const std::string& token, double& value, bool allow_nonfinite) {
+  if (token.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  value = std::strtod(token.c_str(), &end);
+  if (end != token.c_str() + token.size()) return false;
+  if (errno == ERANGE && std::fabs(value) > 1.0) return false;  // overflow; underflow is fine
+  return allow_nonfinite || std::isfinite(value);
+}
+
+void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw file_error(path + ": cannot open '" + tmp + "' for writing");
+    write(out);
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw file_error(path + ": write failed (disk full?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw file_error(path + ": cannot rename the finished temporary file into place");
+  }
+}
+
+AppendLog::AppendLog(const std::string& path) : path_(path), out_(path, std::ios::app) {
+  if (!out_) throw file_error(path + ": cannot open log for appending");
+}
+
+void AppendLog::write_line(const std::string& line) {
+  out_ << line << '\n';
+  out_.flush();
+  if (!out_) throw file_error(path_ + ": log write failed");
+}
+}  // namespace io
+}  // namespace kosmos

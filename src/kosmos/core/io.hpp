@@ -1,0 +1,60 @@
+// Plain-text I/O shared by the modules: a line reader whose errors name file and line, strict
+// number parsing, and writes that never leave a half-written file behind.
+#pragma once
+
+#include <kosmos/core/error.hpp>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace io {
+
+// One non-empty, non-comment line split into whitespace-separated fields.
+struct Record {
+  std::size_t line_number = 0;
+  std::vector<std::string> fields;
+};
+
+// Reads whitespace-separated records; '#' starts a comment. Errors name the file and line.
+class TextReader {
+ public:
+  explicit TextReader(const std::string& path);
+  // Next record into `record`; false at end of file.
+  bool next(Record& record);
+  // Throws file_error "<path>:<line>: <message>".
+  [[noreturn]] void fail(std::size_t line_number, const std::string& message) const;
+  // Field `index` of `record` parsed as a finite double; `what` names it in errors.
+  double number(const Record& record, std::size_t index, const char* what) const;
+  // Field `index` parsed as a non-negative integer.
+  long long integer(const Record& record, std::size_t index, const char* what) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  std::size_t line_number_ = 0;
+};
+
+// Strict double parsing: the whole token must be a number ("1e3", "-0.5", "nan" is rejected
+// unless allow_nonfinite). Returns false on failure.
+bool parse_double(const std::string& token, double& value, bool allow_nonfinite = false);
+
+// Writes a file through `write` into a temporary beside `path`, then renames it over `path`:
+// readers see the old file or the complete new one, never a torn write.
+void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// Appends to `path` and flushes; used for logs that must survive an interrupted run.
+class AppendLog {
+ public:
+  explicit AppendLog(const std::string& path);
+  void write_line(const std::string& line);
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+}  // namespace io
+}  // namespace kosmos

@@ -1,0 +1,140 @@
+#include <kosmos/core/compensated.hpp>
+#include <kosmos/core/io.hpp>
+#include <kosmos/core/validation.hpp>
+
+#include <test_spaces.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <random>
+
+namespace {
+
+template <class Space>
+class CoreTest : public ::testing::Test {};
+TYPED_TEST_SUITE(CoreTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
+
+#if defined(__SIZEOF_FLOAT128__) && !defined(__CUDACC__)
+using Wide = __float128;  // 113-bit mantissa: holds every exact double product and close sum
+constexpr bool exact_products = true;
+#else
+using Wide = long double;  // 64-bit mantissa: exact sums only, products are checked loosely
+constexpr bool exact_products = false;
+#endif
+
+TEST(ErrorFreeTransforms, TwoSumAndTwoProdAreExact) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-5, 5);
+  for (int i = 0; i < 10000; ++i) {
+    const double a = std::ldexp(mantissa(rng), exponent(rng));
+    const double b = std::ldexp(mantissa(rng), exponent(rng));
+    double s, e, p, f;
+    kosmos::two_sum(a, b, s, e);
+    kosmos::two_prod(a, b, p, f);
+    EXPECT_TRUE(Wide(s) + Wide(e) == Wide(a) + Wide(b)) << a << " + " << b;
+    EXPECT_EQ(s, a + b);
+    EXPECT_LE(std::fabs(e), std::ldexp(std::fabs(s), -53));
+    if (exact_products) {
+      EXPECT_TRUE(Wide(p) + Wide(f) == Wide(a) * Wide(b)) << a << " * " << b;
+    }
+    EXPECT_EQ(p, a * b);
+    EXPECT_LE(std::fabs(f), std::ldexp(std::fabs(p), -53));
+  }
+}
+
+TEST(CompensatedSum, RecoversWhatNaiveFloatSummationLoses) {
+  // 1 + n * 1e-8 in float: naive summation never moves off 1.0f (1e-8 < half an ulp of 1).
+  const int n = 1000000;
+  float naive = 1.0f;
+  kosmos::CompensatedSum<float> compensated;
+  compensated.add(1.0f);
+  for (int i = 0; i < n; ++i) {
+    naive += 1e-8f;
+    compensated.add(1e-8f);
+  }
+  const double exact = 1.0 + n * double(1e-8f);
+  EXPECT_EQ(naive, 1.0f);
+  EXPECT_NEAR(compensated.value(), exact, 2 * std::numeric_limits<float>::epsilon() * exact);
+}
+
+TYPED_TEST(CoreTest, FirstIndexWhereFindsTheSmallestMatch) {
+  using Space = TypeParam;
+  const std::int64_t n = 100000;
+  Kokkos::View<double*, Space> v("v", n);
+  Kokkos::parallel_for(
+      "test::fill", Kokkos::RangePolicy<Space>(0, n), KOKKOS_LAMBDA(const int i) { v(i) = i; });
+  const auto first = kosmos::Impl::first_index_where(
+      Space(), "test::find", n, KOKKOS_LAMBDA(std::int64_t i) { return v(i) > 76543.5; });
+  EXPECT_EQ(first, 76544);
+  const auto none = kosmos::Impl::first_index_where(
+      Space(), "test::find", n, KOKKOS_LAMBDA(std::int64_t i) { return v(i) < 0; });
+  EXPECT_EQ(none, -1);
+}
+
+TYPED_TEST(CoreTest, RequireAllFiniteNamesTheBadElement) {
+  using Space = TypeParam;
+  Kokkos::View<double*, Space> v("v", 1000);
+  Kokkos::deep_copy(v, 1.5);
+  EXPECT_NO_THROW(kosmos::Impl::require_all_finite(Space(), "kosmos::test", "velocity", v));
+  Kokkos::deep_copy(Kokkos::subview(v, 417), std::numeric_limits<double>::quiet_NaN());
+  try {
+    kosmos::Impl::require_all_finite(Space(), "kosmos::test", "velocity", v);
+    FAIL() << "NaN not detected";
+  } catch (const kosmos::invalid_input& e) {
+    EXPECT_NE(std::string(e.what()).find("velocity(417) = nan is not finite"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TextReader, ReportsFileAndLineOfBadNumbers) {
+  const std::string path = ::testing::TempDir() + "kosmos_reader_test.txt";
+  {
+    std::ofstream out(path);
+    out << "# header comment\n\n1.0 2.0\n3.0 abc\n";
+  }
+  kosmos::io::TextReader reader(path);
+  kosmos::io::Record r;
+  ASSERT_TRUE(reader.next(r));
+  EXPECT_EQ(r.line_number, 3u);
+  EXPECT_DOUBLE_EQ(reader.number(r, 1, "y"), 2.0);
+  ASSERT_TRUE(reader.next(r));
+  try {
+    reader.number(r, 1, "velocity");
+    FAIL() << "bad number accepted";
+  } catch (const kosmos::file_error& e) {
+    EXPECT_NE(std::string(e.what()).find(":4: velocity 'abc' is not a finite number"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(reader.number(r, 5, "z"), kosmos::file_error);
+  EXPECT_FALSE(reader.next(r));
+  EXPECT_THROW(kosmos::io::TextReader("/nonexistent/kosmos.txt"), kosmos::file_error);
+  std::remove(path.c_str());
+}
+
+TEST(ParseDouble, IsStrict) {
+  double v;
+  EXPECT_TRUE(kosmos::io::parse_double("-1.25e3", v));
+  EXPECT_EQ(v, -1250.0);
+  EXPECT_FALSE(kosmos::io::parse_double("1.0x", v));
+  EXPECT_FALSE(kosmos::io::parse_double("", v));
+  EXPECT_FALSE(kosmos::io::parse_double("nan", v));
+  EXPECT_FALSE(kosmos::io::parse_double("inf", v));
+  EXPECT_FALSE(kosmos::io::parse_double("1e999", v));
+  EXPECT_TRUE(kosmos::io::parse_double("1e-320", v));  // subnormal is a number
+}
+
+TEST(WriteAtomically, KeepsTheOldFileWhenTheWriterFails) {
+  const std::string path = ::testing::TempDir() + "kosmos_atomic_test.txt";
+  kosmos::io::write_atomically(path, [](std::ostream& out) { out << "first\n"; });
+  EXPECT_THROW(kosmos::io::write_atomically(path,
+                                            [](std::ostream& out) {
+                                              out << "partial";
+                                              throw std::runtime_error("interrupted");
+                                            }),
+               std::runtime_error);
+  std::ifstream in(path);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "first\n");
+  std::remove(path.c_str());
+}
+}  // namespace
