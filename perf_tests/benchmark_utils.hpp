@@ -28,4 +28,24 @@ void fenced_loop(benchmark::State& state, const Space& space, Body&& body) {
 inline benchmark::Counter rate(double count) {
   return benchmark::Counter(count, benchmark::Counter::kIsIterationInvariantRate);
 }
+// Type tag for an execution space (no instance is created before Kokkos is initialized).
+template <class Space>
+struct SpaceTag {
+  using type = Space;
+};
+
+// Calls register_one(SpaceTag<Space>{}) for each parallel backend this build enables, so one
+// binary benchmarks CUDA and the OpenMP baseline side by side (a CUDA build enables both).
+template <class Registrar>
+void for_each_parallel_space(Registrar&& register_one) {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  register_one(SpaceTag<Kokkos::OpenMP>{});
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  register_one(SpaceTag<Kokkos::Cuda>{});
+#endif
+#if !defined(KOKKOS_ENABLE_OPENMP) && !defined(KOKKOS_ENABLE_CUDA)
+  register_one(SpaceTag<Kokkos::DefaultExecutionSpace>{});
+#endif
+}
 }  // namespace kosmos_bench

@@ -134,7 +134,7 @@ kokkos() {
   [ "$backend" = cuda ] && id="cuda-$(echo "$cuda_arch" | tr 'A-Z' 'a-z')"
   local prefix="$cache/install/kokkos-$kokkos_version-$id-$(patch_hash)"
   if [ -f "$prefix/.complete" ]; then echo "$prefix"; return 0; fi
-  local args=(-DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_SERIAL=ON)
+  local args=(-DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF)
   case "$backend" in
     openmp) args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
     serial) ;;
@@ -160,6 +160,12 @@ kokkos() {
   fi
   cmake_build "$cache/src/kokkos-kernels" "$build-kernels" "$prefix" "${kk_args[@]}"
   rm -rf "$build" "$build-kernels"
+  if [ "$backend" = cuda ]; then
+    # The installed wrapper compiles for the arch Kokkos was built for unless told otherwise
+    # (CMake's compiler check runs it without -arch; CUDA 13 rejects the old sm_35 default).
+    sed -i "s/NVCC_WRAPPER_DEFAULT_ARCH:-sm_35/NVCC_WRAPPER_DEFAULT_ARCH:-$NVCC_WRAPPER_DEFAULT_ARCH/" \
+      "$prefix/bin/nvcc_wrapper"
+  fi
   touch "$prefix/.complete"
   echo "$prefix"
 }
