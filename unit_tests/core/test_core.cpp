@@ -59,8 +59,9 @@ TEST(CompensatedSum, RecoversWhatNaiveFloatSummationLoses) {
   EXPECT_NEAR(compensated.value(), exact, 2 * std::numeric_limits<float>::epsilon() * exact);
 }
 
-TYPED_TEST(CoreTest, FirstIndexWhereFindsTheSmallestMatch) {
-  using Space = TypeParam;
+// nvcc forbids device lambdas inside a test body (a private member): kernels live in free functions.
+template <class Space>
+void check_first_index_where() {
   const std::int64_t n = 100000;
   Kokkos::View<double*, Space> v("v", n);
   Kokkos::parallel_for(
@@ -72,6 +73,8 @@ TYPED_TEST(CoreTest, FirstIndexWhereFindsTheSmallestMatch) {
       Space(), "test::find", n, KOKKOS_LAMBDA(std::int64_t i) { return v(i) < 0; });
   EXPECT_EQ(none, -1);
 }
+
+TYPED_TEST(CoreTest, FirstIndexWhereFindsTheSmallestMatch) { check_first_index_where<TypeParam>(); }
 
 TYPED_TEST(CoreTest, RequireAllFiniteNamesTheBadElement) {
   using Space = TypeParam;
