@@ -79,7 +79,11 @@ fetch() {
   local p
   for p in "$root"/patches/kokkos/*.patch; do
     log "applying $(basename "$p")"
-    patch -s -p1 -d "$src/kokkos" <"$p"
+    if command -v patch >/dev/null; then
+      patch -s -p1 -d "$src/kokkos" <"$p"
+    else
+      (cd "$src/kokkos" && git apply -p1 "$p")
+    fi
   done
   local pkg
   for pkg in googletest benchmark; do
