@@ -160,7 +160,8 @@ kokkos() {
   local kk_args=(-DCMAKE_CXX_STANDARD=17 -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF
                  -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
   if [ "$backend" = cuda ]; then
-    kk_args+=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON "-DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper")
+    kk_args+=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON "-DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper"
+              "-DCMAKE_PROJECT_INCLUDE=$root/cmake/KosmosFindCUDAToolkit.cmake")
   fi
   cmake_build "$cache/src/kokkos-kernels" "$build-kernels" "$prefix" "${kk_args[@]}"
   rm -rf "$build" "$build-kernels"
