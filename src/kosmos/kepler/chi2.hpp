@@ -159,7 +159,7 @@ void validate_models(const ExecSpace& space, const char* where, const Models<Pre
   auto omega = m.omega;
   auto M0 = m.M0;
   const bool k_nonneg = amplitude == Amplitude::semi_amplitude;
-  const auto bad = first_index_where(
+  const auto bad = kosmos::Impl::first_index_where(
       space, "kosmos::kepler::validate_models", std::int64_t(n_sys) * n_pl, KOKKOS_LAMBDA(std::int64_t i) {
         const int s = int(i / n_pl), j = int(i % n_pl);
         return !(P(s, j) > 0) || !math::isfinite(P(s, j)) || !math::isfinite(K(s, j)) ||
@@ -184,7 +184,7 @@ void validate_models(const ExecSpace& space, const char* where, const Models<Pre
   }
   auto off = m.offset;
   auto jit = m.jitter;
-  const auto bad_inst = first_index_where(
+  const auto bad_inst = kosmos::Impl::first_index_where(
       space, "kosmos::kepler::validate_models", std::int64_t(n_sys) * n_inst, KOKKOS_LAMBDA(std::int64_t i) {
         const int s = int(i / n_inst), j = int(i % n_inst);
         return !math::isfinite(off(s, j)) || !math::isfinite(jit(s, j)) || jit(s, j) < 0;
