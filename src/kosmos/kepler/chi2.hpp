@@ -222,25 +222,23 @@ class Chi2Evaluator {
     obs_.v = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::v", n_obs_);
     obs_.var = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::var", n_obs_);
     obs_.inst = Kokkos::View<int*, ExecSpace>("kosmos::kepler::instrument", n_obs_);
-    auto t = obs_.t;
-    auto v = obs_.v;
-    auto var = obs_.var;
-    auto inst = obs_.inst;
-    auto ot = obs.time_since_epoch();
-    auto ov = obs.velocity();
-    auto os = obs.sigma();
-    auto oi = obs.instrument();
-    Kokkos::parallel_for(
-        "kosmos::kepler::convert_observations", Kokkos::RangePolicy<ExecSpace>(space, 0, n_obs_),
-        KOKKOS_LAMBDA(const int k) {
-          t(k) = Phase(ot(k));
-          v(k) = Real(ov(k));
-          var(k) = Real(os(k) * os(k));
-          inst(k) = oi(k);
-        });
+    Kokkos::parallel_for("kosmos::kepler::convert_observations", Kokkos::RangePolicy<ExecSpace>(space, 0, n_obs_),
+                         Impl::ConvertObservations<Precision, ExecSpace>{obs_, obs.time_since_epoch(), obs.velocity(),
+                                                                         obs.sigma(), obs.instrument()});
   }
 
   const Chi2Options& options() const { return options_; }
+  // True when evaluate() runs the hand-tuned CUDA kernel for models with n_pl planets: Kokkos::Cuda,
+  // Mixed precision, fused layout, Solver::Markley, n_pl <= 8, use_cuda_specialization.
+  bool uses_cuda_specialization(int n_pl) const {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+    if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value)
+      return options_.layout == Chi2Layout::fused && options_.use_cuda_specialization &&
+             options_.solver.solver == Solver::Markley && n_pl <= Impl::cuda_max_planets;
+#endif
+    (void)n_pl;
+    return false;
+  }
   int n_observations() const { return n_obs_; }
   int n_instruments() const { return n_inst_; }
 
@@ -250,10 +248,8 @@ class Chi2Evaluator {
     check(models, chi2, loglike);
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
     if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value) {
-      if (options_.layout == Chi2Layout::fused && options_.use_cuda_specialization &&
-          models.n_planets() <= Impl::cuda_max_planets) {
-        Impl::fused_chi2_mixed_cuda(space_, obs_, models, chi2, loglike, loglike.extent(0) > 0, options_.solver,
-                                    options_.amplitude, tolerance());
+      if (uses_cuda_specialization(models.n_planets())) {
+        Impl::fused_chi2_mixed_cuda(space_, obs_, models, chi2, loglike, loglike.extent(0) > 0, options_.amplitude);
         return;
       }
     }

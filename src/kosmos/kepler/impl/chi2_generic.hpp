@@ -30,6 +30,22 @@ struct DeviceObservations {
   Kokkos::View<int*, ExecSpace> inst;   // instrument index
 };
 
+// Observations (double) -> the kernel's precision; sigma -> sigma^2.
+template <class Precision, class ExecSpace>
+struct ConvertObservations {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  DeviceObservations<Precision, ExecSpace> out;
+  Kokkos::View<const double*, ExecSpace> t, v, sigma;
+  Kokkos::View<const int*, ExecSpace> inst;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
+    out.t(k) = Phase(t(k));
+    out.v(k) = Real(v(k));
+    out.var(k) = Real(sigma(k) * sigma(k));
+    out.inst(k) = inst(k);
+  }
+};
+
 // Per-planet constants of one system, computed once per thread.
 template <class Precision>
 struct PlanetConstants {
