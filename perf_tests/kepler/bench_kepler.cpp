@@ -1,0 +1,132 @@
+// Ford 2009 Table 2 rows: Kepler solutions/s (float, double; Danby and Markley) and chi^2
+// systems/s (fused and separate layouts x single, double, mixed) for n_sys = 122880, n_pl = 4,
+// n_obs = 256 (the first 256 HD 164922 observations), on every parallel backend of the build.
+//   kosmos_kepler_benchmarks --benchmark_counters_tabular=true
+// Parameters drawn from Table 2's distribution (P log-uniform 2 d - 10 yr, K log-uniform 1-500 m/s,
+// e U[0, 0.99), omega, M0 U[0, 2pi)). Model validation is off (it is a separate reduction).
+#include <benchmark_utils.hpp>
+
+#include <kosmos/kepler/chi2.hpp>
+#include <kosmos/kepler/rv_data.hpp>
+
+#include <Kokkos_Random.hpp>
+
+#include <string>
+
+namespace {
+using namespace kosmos::kepler;
+
+constexpr int kSystems = 122880, kPlanets = 4, kObs = 256;
+constexpr std::int64_t kSolutions = std::int64_t(1) << 24;
+
+template <class Space>
+int iterations_for(int cuda, int host) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (std::is_same<Space, Kokkos::Cuda>::value) return cuda;
+#endif
+  (void)cuda;
+  return host;
+}
+
+template <class T, class Space>
+void BM_KeplerSolve(benchmark::State& state, Solver solver) {
+  Kokkos::View<T*, Space> M("M", kSolutions), e("e", kSolutions), E("E", kSolutions);
+  Kokkos::View<std::uint8_t*, Space> status("status", kSolutions);
+  Kokkos::Random_XorShift64_Pool<Space> pool(2009);
+  Kokkos::fill_random(M, pool, T(0), T(6.283185307179586));
+  Kokkos::fill_random(e, pool, T(0), T(0.99));
+  SolverOptions options;
+  options.solver = solver;
+  Space space;
+  kosmos_bench::fenced_loop(state, space, [&] { solve(space, M, e, E, status, options); });
+  state.counters["solutions/s"] = kosmos_bench::rate(double(kSolutions));
+}
+
+// u in [0, 1) -> P = 2 d x (1826.25)^u, K = 500^u m/s (nvcc: kernels outside constructors).
+template <class Space, class PView, class KView>
+void log_uniform(const PView& P, const KView& K) {
+  using Phase = typename PView::non_const_value_type;
+  using Real = typename KView::non_const_value_type;
+  Kokkos::parallel_for(
+      "kosmos::kepler::bench::log_uniform", Kokkos::RangePolicy<Space>(0, int(P.extent(0))), KOKKOS_LAMBDA(const int s) {
+        for (int j = 0; j < int(P.extent(1)); ++j) {
+          P(s, j) = Phase(2) * kosmos::math::pow(Phase(1826.25), P(s, j));
+          K(s, j) = kosmos::math::pow(Real(500), K(s, j));
+        }
+      });
+}
+
+template <class Precision, class Space>
+struct Chi2Setup {
+  Observations<Space> obs;
+  Models<Precision, Space> models;
+  Kokkos::View<double*, Space> chi2;
+  Chi2Setup() : models(kSystems, kPlanets, 1), chi2("chi2", kSystems) {
+    auto data = read_rv_file(KOSMOS_DATA_DIR "/rv/hd164922_radvel.txt");
+    data.time.resize(kObs);
+    data.velocity.resize(kObs);
+    data.sigma.resize(kObs);
+    obs = Observations<Space>(data.time, data.velocity, data.sigma, std::vector<int>(kObs, 0), 1, data.mid_time());
+    Kokkos::Random_XorShift64_Pool<Space> pool(1);
+    using Phase = typename Precision::phase_type;
+    using Real = typename Precision::real_type;
+    Kokkos::fill_random(models.P, pool, Phase(0), Phase(1));  // u -> 2 (1826.25)^u below
+    Kokkos::fill_random(models.K, pool, Real(0), Real(1));
+    Kokkos::fill_random(models.e, pool, Real(0), Real(0.99));
+    Kokkos::fill_random(models.omega, pool, Real(0), Real(6.283185307179586));
+    Kokkos::fill_random(models.M0, pool, Real(0), Real(6.283185307179586));
+    log_uniform<Space>(models.P, models.K);
+    Kokkos::fence();
+  }
+};
+
+template <class Precision, class Space>
+void BM_Chi2(benchmark::State& state, Chi2Layout layout, bool generic) {
+  Chi2Setup<Precision, Space> setup;
+  Chi2Options options;
+  options.layout = layout;
+  options.validate = false;
+  Space space;
+  Chi2Evaluator<Precision, Space> evaluator(space, setup.obs, options);
+  Kokkos::View<double*, Space> none;
+  kosmos_bench::fenced_loop(state, space, [&] {
+    if (generic)
+      evaluator.evaluate_generic(setup.models, setup.chi2, none);
+    else
+      evaluator.evaluate(setup.models, setup.chi2, none);
+  });
+  state.counters["systems/s"] = kosmos_bench::rate(double(kSystems));
+  state.counters["solutions/s"] = kosmos_bench::rate(double(kSystems) * kPlanets * kObs);
+  state.SetLabel(evaluator.uses_cuda_specialization(kPlanets) && !generic ? "cuda specialization" : "kokkos");
+}
+
+template <class Fn>
+void add(const std::string& name, Fn fn, int iterations) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(iterations);
+}
+
+const bool registered = [] {
+  kosmos_bench::for_each_parallel_space([](auto tag) {
+    using Space = typename decltype(tag)::type;
+    const std::string sp = std::string("/") + Space::name();
+    const int solve_iters = iterations_for<Space>(50, 5);
+    add("BM_KeplerSolve<float,Danby>" + sp, [](benchmark::State& s) { BM_KeplerSolve<float, Space>(s, Solver::Danby); }, solve_iters);
+    add("BM_KeplerSolve<float,Markley>" + sp, [](benchmark::State& s) { BM_KeplerSolve<float, Space>(s, Solver::Markley); }, solve_iters);
+    add("BM_KeplerSolve<double,Danby>" + sp, [](benchmark::State& s) { BM_KeplerSolve<double, Space>(s, Solver::Danby); }, solve_iters);
+    add("BM_KeplerSolve<double,Markley>" + sp, [](benchmark::State& s) { BM_KeplerSolve<double, Space>(s, Solver::Markley); }, solve_iters);
+    // One chi^2 pass is 1.26e8 Kepler solutions: a few iterations on CPUs.
+    const int chi_iters = iterations_for<Space>(20, 2);
+    add("BM_Chi2<fused,single>" + sp, [](benchmark::State& s) { BM_Chi2<Single, Space>(s, Chi2Layout::fused, false); }, chi_iters);
+    add("BM_Chi2<fused,double>" + sp, [](benchmark::State& s) { BM_Chi2<Double, Space>(s, Chi2Layout::fused, false); }, chi_iters);
+    add("BM_Chi2<fused,mixed>" + sp, [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::fused, false); }, chi_iters);
+    add("BM_Chi2<separate,single>" + sp, [](benchmark::State& s) { BM_Chi2<Single, Space>(s, Chi2Layout::separate, false); }, chi_iters);
+    add("BM_Chi2<separate,double>" + sp, [](benchmark::State& s) { BM_Chi2<Double, Space>(s, Chi2Layout::separate, false); }, chi_iters);
+    add("BM_Chi2<separate,mixed>" + sp, [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::separate, false); }, chi_iters);
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (std::is_same<Space, Kokkos::Cuda>::value)  // the generic Kokkos kernel next to the specialization
+      add("BM_Chi2<fused,mixed_generic>" + sp, [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::fused, true); }, chi_iters);
+#endif
+  });
+  return true;
+}();
+}  // namespace

@@ -1,0 +1,362 @@
+// Batched chi^2 and log-likelihood of n_sys Keplerian models x n_pl planets against one set of
+// n_obs radial-velocity observations (Ford 2009, Sec. 4.2-4.4 and 5).
+//
+// Precision (kosmos/kepler/rv.hpp): Single, Double, or Mixed (double for t/P - floor(t/P) and
+// the times and periods, float for the rest). Sums over planets and over observations are
+// compensated float-pair (double-pair) sums. Layouts (Ford's two implementations):
+//   Chi2Layout::fused    one kernel: Kepler + velocity + chi^2, observations in team scratch;
+//   Chi2Layout::separate kernel 1 writes dv per (system, planet, observation) to a workspace of
+//                        n_sys * n_pl * n_obs reals, kernel 2 reduces it to chi^2.
+// Parameters: Models holds (n_sys, n_pl) LayoutRight Views (the planets of a system adjacent)
+// and (n_sys, n_instruments) offsets and jitters. In CUDA builds, Kokkos::Cuda with Mixed
+// precision and the fused layout runs the hand-tuned kernel of
+// cuda_specializations/kosmos/kepler/chi2_cuda.hpp; evaluate_generic() always runs the Kokkos one.
+#pragma once
+
+#include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/chi2_generic.hpp>
+#include <kosmos/kepler/rv.hpp>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+template <class ExecSpace>
+struct HasCudaSpecialization : std::false_type {};
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+template <>
+struct HasCudaSpecialization<Kokkos::Cuda> : std::true_type {};
+#endif
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+#include <kosmos/kepler/chi2_cuda.hpp>
+#endif
+
+namespace kosmos {
+namespace kepler {
+
+enum class Chi2Layout : int { fused = 0, separate = 1 };
+inline const char* layout_name(Chi2Layout l) { return l == Chi2Layout::fused ? "fused" : "separate"; }
+
+struct Chi2Options {
+  Chi2Layout layout = Chi2Layout::fused;
+  SolverOptions solver{};           // Kepler solver inside the kernels
+  Amplitude amplitude = Amplitude::semi_amplitude;
+  bool validate = true;             // check every model parameter first (throws, naming it)
+  bool use_cuda_specialization = true;
+  int team_size = 0;                // 0: automatic
+};
+
+// Radial-velocity observations on ExecSpace, stored in double: t - epoch, v, sigma, instrument.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class Observations {
+ public:
+  using execution_space = ExecSpace;
+  Observations() = default;
+  // time[k] (absolute, e.g. BJD), velocity, sigma (> 0), instrument in [0, n_instruments).
+  // Times are stored relative to `epoch` (the reference of M0).
+  Observations(const std::vector<double>& time, const std::vector<double>& velocity,
+               const std::vector<double>& sigma, const std::vector<int>& instrument,
+               int n_instruments, double epoch)
+      : n_instruments_(n_instruments), epoch_(epoch) {
+    constexpr const char* where = "kosmos::kepler::Observations";
+    const std::size_t n = time.size();
+    kosmos::Impl::require(n > 0, where, "no observations (empty data)");
+    kosmos::Impl::require(velocity.size() == n, where, "velocity has ", velocity.size(), " entries, time has ", n);
+    kosmos::Impl::require(sigma.size() == n, where, "sigma has ", sigma.size(), " entries, time has ", n);
+    kosmos::Impl::require(instrument.size() == n, where, "instrument has ", instrument.size(), " entries, time has ", n);
+    kosmos::Impl::require(n_instruments >= 1, where, "n_instruments = ", n_instruments, " must be >= 1");
+    kosmos::Impl::require(std::isfinite(epoch), where, "epoch = ", epoch, " is not finite");
+    t_ = Kokkos::View<double*, ExecSpace>("kosmos::kepler::t", n);
+    v_ = Kokkos::View<double*, ExecSpace>("kosmos::kepler::v", n);
+    sigma_ = Kokkos::View<double*, ExecSpace>("kosmos::kepler::sigma", n);
+    inst_ = Kokkos::View<int*, ExecSpace>("kosmos::kepler::instrument", n);
+    auto ht = Kokkos::create_mirror_view(t_);
+    auto hv = Kokkos::create_mirror_view(v_);
+    auto hs = Kokkos::create_mirror_view(sigma_);
+    auto hi = Kokkos::create_mirror_view(inst_);
+    for (std::size_t k = 0; k < n; ++k) {
+      kosmos::Impl::require(std::isfinite(time[k]), where, "time(", k, ") = ", time[k], " is not finite");
+      kosmos::Impl::require(std::isfinite(velocity[k]), where, "velocity(", k, ") = ", velocity[k], " is not finite");
+      kosmos::Impl::require(std::isfinite(sigma[k]) && sigma[k] > 0, where, "sigma(", k, ") = ", sigma[k],
+                            " must be finite and > 0");
+      kosmos::Impl::require(instrument[k] >= 0 && instrument[k] < n_instruments, where, "instrument(", k,
+                            ") = ", instrument[k], " is outside [0, ", n_instruments, ")");
+      ht(k) = time[k] - epoch;
+      hv(k) = velocity[k];
+      hs(k) = sigma[k];
+      hi(k) = instrument[k];
+    }
+    Kokkos::deep_copy(t_, ht);
+    Kokkos::deep_copy(v_, hv);
+    Kokkos::deep_copy(sigma_, hs);
+    Kokkos::deep_copy(inst_, hi);
+  }
+  std::size_t size() const { return t_.extent(0); }
+  int n_instruments() const { return n_instruments_; }
+  double epoch() const { return epoch_; }
+  Kokkos::View<const double*, ExecSpace> time_since_epoch() const { return t_; }
+  Kokkos::View<const double*, ExecSpace> velocity() const { return v_; }
+  Kokkos::View<const double*, ExecSpace> sigma() const { return sigma_; }
+  Kokkos::View<const int*, ExecSpace> instrument() const { return inst_; }
+
+ private:
+  Kokkos::View<double*, ExecSpace> t_, v_, sigma_;
+  Kokkos::View<int*, ExecSpace> inst_;
+  int n_instruments_ = 0;
+  double epoch_ = 0;
+};
+
+// Parameters of n_sys models with n_pl planets each. P in the phase type, the rest in the real
+// type of Precision. Angles in radians, M0 at the observations' epoch.
+template <class Precision, class ExecSpace = Kokkos::DefaultExecutionSpace>
+struct Models {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  Kokkos::View<Phase**, Kokkos::LayoutRight, ExecSpace> P;
+  Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0;
+  Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> offset, jitter;  // (n_sys, n_instruments)
+
+  Models() = default;
+  Models(int n_sys, int n_pl, int n_instruments)
+      : P("kosmos::kepler::P", n_sys, n_pl),
+        K("kosmos::kepler::K", n_sys, n_pl),
+        e("kosmos::kepler::e", n_sys, n_pl),
+        omega("kosmos::kepler::omega", n_sys, n_pl),
+        M0("kosmos::kepler::M0", n_sys, n_pl),
+        offset("kosmos::kepler::offset", n_sys, n_instruments),
+        jitter("kosmos::kepler::jitter", n_sys, n_instruments) {}
+  int n_systems() const { return int(P.extent(0)); }
+  int n_planets() const { return int(P.extent(1)); }
+  int n_instruments() const { return int(offset.extent(1)); }
+};
+
+namespace Impl {
+// Throws kosmos::invalid_input naming the first bad parameter.
+template <class ExecSpace, class Precision>
+void validate_models(const ExecSpace& space, const char* where, const Models<Precision, ExecSpace>& m,
+                     Amplitude amplitude) {
+  const int n_sys = m.n_systems(), n_pl = m.n_planets(), n_inst = m.n_instruments();
+  kosmos::Impl::require(n_sys > 0 && n_pl > 0, where, "models are empty (n_sys = ", n_sys, ", n_pl = ", n_pl, ")");
+  for (const auto* v : {&m.K, &m.e, &m.omega, &m.M0}) {
+    kosmos::Impl::require(v->extent(0) == std::size_t(n_sys) && v->extent(1) == std::size_t(n_pl), where,
+                          v->label(), " has extents (", v->extent(0), ", ", v->extent(1), "), expected (", n_sys,
+                          ", ", n_pl, ")");
+  }
+  kosmos::Impl::require(m.jitter.extent(0) == std::size_t(n_sys) && m.jitter.extent(1) == std::size_t(n_inst) &&
+                            m.offset.extent(0) == std::size_t(n_sys),
+                        where, "offset/jitter have extents (", m.offset.extent(0), ", ", m.offset.extent(1), ") / (",
+                        m.jitter.extent(0), ", ", m.jitter.extent(1), "), expected (", n_sys, ", n_instruments)");
+  auto P = m.P;
+  auto K = m.K;
+  auto e = m.e;
+  auto omega = m.omega;
+  auto M0 = m.M0;
+  const bool k_nonneg = amplitude == Amplitude::semi_amplitude;
+  const auto bad = kosmos::Impl::first_index_where(
+      space, "kosmos::kepler::validate_models", std::int64_t(n_sys) * n_pl, KOKKOS_LAMBDA(std::int64_t i) {
+        const int s = int(i / n_pl), j = int(i % n_pl);
+        return !(P(s, j) > 0) || !math::isfinite(P(s, j)) || !math::isfinite(K(s, j)) ||
+               (k_nonneg && K(s, j) < 0) || !(e(s, j) >= 0 && e(s, j) < 1) || !math::isfinite(omega(s, j)) ||
+               !math::isfinite(M0(s, j));
+      });
+  if (bad >= 0) {
+    const int s = int(bad / n_pl), j = int(bad % n_pl);
+    auto get = [&](const auto& view) {
+      typename std::decay_t<decltype(view)>::non_const_value_type x{};
+      Kokkos::deep_copy(Kokkos::View<decltype(x), Kokkos::HostSpace>(&x), Kokkos::subview(view, s, j));
+      return double(x);
+    };
+    const double p = get(P), k = get(K), ec = get(e), w = get(omega), m0 = get(M0);
+    const auto at = kosmos::Impl::concat("(", s, ", ", j, ") = ");
+    if (!(p > 0) || !std::isfinite(p)) throw invalid_input(kosmos::Impl::concat(where, ": P", at, p, " must be finite and > 0"));
+    if (!std::isfinite(k) || (k_nonneg && k < 0))
+      throw invalid_input(kosmos::Impl::concat(where, ": K", at, k, " must be finite and >= 0"));
+    if (!(ec >= 0 && ec < 1)) throw invalid_input(kosmos::Impl::concat(where, ": e", at, ec, " is outside [0, 1)"));
+    if (!std::isfinite(w)) throw invalid_input(kosmos::Impl::concat(where, ": omega", at, w, " is not finite"));
+    throw invalid_input(kosmos::Impl::concat(where, ": M0", at, m0, " is not finite"));
+  }
+  auto off = m.offset;
+  auto jit = m.jitter;
+  const auto bad_inst = kosmos::Impl::first_index_where(
+      space, "kosmos::kepler::validate_models", std::int64_t(n_sys) * n_inst, KOKKOS_LAMBDA(std::int64_t i) {
+        const int s = int(i / n_inst), j = int(i % n_inst);
+        return !math::isfinite(off(s, j)) || !math::isfinite(jit(s, j)) || jit(s, j) < 0;
+      });
+  if (bad_inst >= 0) {
+    const int s = int(bad_inst / n_inst), j = int(bad_inst % n_inst);
+    typename Precision::real_type o{}, q{};
+    Kokkos::deep_copy(Kokkos::View<decltype(o), Kokkos::HostSpace>(&o), Kokkos::subview(off, s, j));
+    Kokkos::deep_copy(Kokkos::View<decltype(q), Kokkos::HostSpace>(&q), Kokkos::subview(jit, s, j));
+    throw invalid_input(kosmos::Impl::concat(where, ": offset(", s, ", ", j, ") = ", o, ", jitter(", s, ", ", j,
+                                             ") = ", q, ": both must be finite and jitter >= 0"));
+  }
+}
+}  // namespace Impl
+
+// Evaluates chi^2 (and optionally ln L) for batches of models against fixed observations.
+// Holds the observations converted to Precision and the separate layout's workspace.
+template <class Precision, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class Chi2Evaluator {
+ public:
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  using models_type = Models<Precision, ExecSpace>;
+
+  Chi2Evaluator(const ExecSpace& space, const Observations<ExecSpace>& obs, const Chi2Options& options = {})
+      : space_(space), options_(options), n_obs_(int(obs.size())), n_inst_(obs.n_instruments()) {
+    constexpr const char* where = "kosmos::kepler::Chi2Evaluator";
+    kosmos::Impl::require(n_obs_ > 0, where, "no observations (empty data)");
+    kosmos::Impl::require(options.solver.max_iterations >= 1 && options.solver.max_iterations <= 1000, where,
+                          "max_iterations = ", options.solver.max_iterations, " is outside [1, 1000]");
+    kosmos::Impl::require(options.solver.tolerance >= 0 && options.solver.tolerance < 1, where,
+                          "tolerance = ", options.solver.tolerance, " is outside [0, 1)");
+    kosmos::Impl::require(options.team_size >= 0, where, "team_size = ", options.team_size, " must be >= 0");
+    obs_.t = Kokkos::View<Phase*, ExecSpace>("kosmos::kepler::t", n_obs_);
+    obs_.v = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::v", n_obs_);
+    obs_.var = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::var", n_obs_);
+    obs_.inst = Kokkos::View<int*, ExecSpace>("kosmos::kepler::instrument", n_obs_);
+    Kokkos::parallel_for("kosmos::kepler::convert_observations", Kokkos::RangePolicy<ExecSpace>(space, 0, n_obs_),
+                         Impl::ConvertObservations<Precision, ExecSpace>{obs_, obs.time_since_epoch(), obs.velocity(),
+                                                                         obs.sigma(), obs.instrument()});
+  }
+
+  const Chi2Options& options() const { return options_; }
+  // True when evaluate() runs the hand-tuned CUDA kernel for models with n_pl planets: Kokkos::Cuda,
+  // Mixed precision, fused layout, Solver::Markley, n_pl <= 8, use_cuda_specialization.
+  bool uses_cuda_specialization(int n_pl) const {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+    if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value)
+      return options_.layout == Chi2Layout::fused && options_.use_cuda_specialization &&
+             options_.solver.solver == Solver::Markley && n_pl <= Impl::cuda_max_planets;
+#endif
+    (void)n_pl;
+    return false;
+  }
+  int n_observations() const { return n_obs_; }
+  int n_instruments() const { return n_inst_; }
+
+  // chi2(n_sys) always; loglike of extent n_sys, or extent 0 to skip it.
+  template <class OutView>
+  void evaluate(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    check(models, chi2, loglike);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+    if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value) {
+      if (uses_cuda_specialization(models.n_planets())) {
+        Impl::fused_chi2_mixed_cuda(space_, obs_, models, chi2, loglike, loglike.extent(0) > 0, options_.amplitude);
+        return;
+      }
+    }
+#endif
+    run_generic(models, chi2, loglike);
+  }
+  template <class OutView>
+  void evaluate(const models_type& models, const OutView& chi2) {
+    evaluate(models, chi2, OutView());
+  }
+  // The portable Kokkos path, whatever the execution space (used to test the specialization).
+  template <class OutView>
+  void evaluate_generic(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    check(models, chi2, loglike);
+    run_generic(models, chi2, loglike);
+  }
+
+ private:
+  Real tolerance() const {
+    return options_.solver.tolerance > 0 ? Real(options_.solver.tolerance) : default_tolerance<Real>();
+  }
+
+  template <class OutView>
+  void check(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    static_assert(std::is_same<typename OutView::value_type, double>::value && OutView::rank == 1,
+                  "kosmos::kepler::Chi2Evaluator::evaluate: chi2 and loglike must be rank-1 Views of double");
+    static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename OutView::memory_space>::accessible,
+                  "kosmos::kepler::Chi2Evaluator::evaluate: outputs must be accessible from the execution space");
+    constexpr const char* where = "kosmos::kepler::chi2";
+    const std::size_t n_sys = std::size_t(models.n_systems());
+    kosmos::Impl::require(models.n_instruments() == n_inst_, where, "models have ", models.n_instruments(),
+                          " instruments, the observations ", n_inst_);
+    kosmos::Impl::require_extent(where, "chi2", chi2, 0, n_sys);
+    kosmos::Impl::require(loglike.extent(0) == 0 || loglike.extent(0) == n_sys, where, "loglike.extent(0) is ",
+                          loglike.extent(0), ", expected 0 or ", n_sys);
+    if (options_.validate) Impl::validate_models(space_, where, models, options_.amplitude);
+  }
+
+  template <class OutView>
+  void run_generic(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    constexpr const char* where = "kosmos::kepler::chi2";
+    const int n_sys = models.n_systems(), n_pl = models.n_planets();
+    const bool separate = options_.layout == Chi2Layout::separate;
+    if (separate) {
+      const std::int64_t rows = std::int64_t(n_sys) * n_pl;
+      if (dv_.extent(0) != std::size_t(rows) || dv_.extent(1) != std::size_t(n_obs_))
+        dv_ = Kokkos::View<Real**, ExecSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kosmos::kepler::dv"),
+                                              rows, n_obs_);
+      Impl::DeltaVFunctor<Precision, ExecSpace> f{obs_.t, models.P, models.K, models.e, models.omega, models.M0, dv_,
+                                                   n_pl, n_obs_, options_.solver.solver, tolerance(),
+                                                   options_.solver.max_iterations, options_.amplitude};
+      Kokkos::parallel_for("kosmos::kepler::delta_v",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space_, 0, rows), f);
+    }
+    const bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+    const int team_size = options_.team_size > 0 ? options_.team_size : (on_host ? 1 : 128);
+    const int groups = on_host ? 16 : 1;
+    using Fused = Impl::Chi2TeamFunctor<Precision, ExecSpace, false>;
+    using FromDv = Impl::Chi2TeamFunctor<Precision, ExecSpace, true>;
+    const int max_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+    const std::size_t budget = std::size_t(max_bytes < 40000 ? max_bytes : 40000);
+    const std::size_t fixed = separate ? FromDv::scratch_bytes(0, team_size, n_pl) : Fused::scratch_bytes(0, team_size, n_pl);
+    const std::size_t per_obs = (separate ? FromDv::scratch_bytes(64, team_size, n_pl) : Fused::scratch_bytes(64, team_size, n_pl)) - fixed;
+    kosmos::Impl::require(fixed + per_obs < budget, where, "team scratch does not fit: team_size = ", team_size,
+                          " x n_pl = ", n_pl, " needs ", fixed + per_obs, " bytes, the limit is ", budget,
+                          " (use a smaller team_size)");
+    int tile = int((budget - fixed) / (per_obs / 64 + 1));
+    tile = tile > n_obs_ ? n_obs_ : tile;
+    tile = tile > 64 ? tile / 32 * 32 : tile;
+    const std::size_t bytes = separate ? FromDv::scratch_bytes(tile, team_size, n_pl) : Fused::scratch_bytes(tile, team_size, n_pl);
+    const int per_team = team_size * groups;
+    const int league = (n_sys + per_team - 1) / per_team;
+    Kokkos::TeamPolicy<ExecSpace> policy(space_, league, team_size);
+    policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+    const bool want_ll = loglike.extent(0) > 0;
+    if (separate) {
+      FromDv f{obs_.t, obs_.v, obs_.var, obs_.inst, models.P, models.K, models.e, models.omega, models.M0,
+               models.offset, models.jitter, dv_, chi2, loglike, want_ll, n_sys, n_pl, n_obs_, tile, team_size,
+               groups, options_.solver.solver, tolerance(), options_.solver.max_iterations, options_.amplitude};
+      Kokkos::parallel_for("kosmos::kepler::chi2_from_dv", policy, f);
+    } else {
+      Fused f{obs_.t, obs_.v, obs_.var, obs_.inst, models.P, models.K, models.e, models.omega, models.M0,
+              models.offset, models.jitter, Kokkos::View<const Real**, ExecSpace>(), chi2, loglike, want_ll, n_sys,
+              n_pl, n_obs_, tile, team_size, groups, options_.solver.solver, tolerance(),
+              options_.solver.max_iterations, options_.amplitude};
+      Kokkos::parallel_for("kosmos::kepler::chi2_fused", policy, f);
+    }
+  }
+
+  ExecSpace space_;
+  Chi2Options options_;
+  int n_obs_, n_inst_;
+  Impl::DeviceObservations<Precision, ExecSpace> obs_;
+  Kokkos::View<Real**, ExecSpace> dv_;
+};
+
+// One-shot convenience: builds an evaluator and runs it.
+template <class Precision, class ExecSpace, class OutView>
+void chi2(const ExecSpace& space, const Observations<ExecSpace>& obs, const Models<Precision, ExecSpace>& models,
+          const OutView& chi2_out, const OutView& loglike_out, const Chi2Options& options = {}) {
+  Chi2Evaluator<Precision, ExecSpace> evaluator(space, obs, options);
+  evaluator.evaluate(models, chi2_out, loglike_out);
+}
+template <class Precision, class ExecSpace, class OutView>
+void chi2(const Observations<ExecSpace>& obs, const Models<Precision, ExecSpace>& models, const OutView& chi2_out,
+          const OutView& loglike_out, const Chi2Options& options = {}) {
+  chi2(ExecSpace(), obs, models, chi2_out, loglike_out, options);
+}
+}  // namespace kepler
+}  // namespace kosmos

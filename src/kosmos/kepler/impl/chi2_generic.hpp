@@ -1,0 +1,214 @@
+// Generic Kokkos kernels of the batched chi^2 / log-likelihood (kosmos/kepler/chi2.hpp).
+#pragma once
+
+#include <kosmos/core/compensated.hpp>
+#include <kosmos/kepler/rv.hpp>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+
+// Kepler solve for M already in [0, 2pi) and validated e: sin E, cos E.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void solve_reduced(Solver solver, T M, T e, T tol, int max_iterations,
+                                               T& s, T& c) {
+  T E;
+  if (solver == Solver::Danby)
+    danby_solve(M, e, tol, max_iterations, E, s, c);
+  else
+    markley_solve(M, e, E, s, c);
+}
+
+// Device copies of the observations in the kernel's precision.
+template <class Precision, class ExecSpace>
+struct DeviceObservations {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  Kokkos::View<Phase*, ExecSpace> t;    // time - epoch
+  Kokkos::View<Real*, ExecSpace> v;     // velocity
+  Kokkos::View<Real*, ExecSpace> var;   // sigma^2
+  Kokkos::View<int*, ExecSpace> inst;   // instrument index
+};
+
+// Observations (double) -> the kernel's precision; sigma -> sigma^2.
+template <class Precision, class ExecSpace>
+struct ConvertObservations {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  DeviceObservations<Precision, ExecSpace> out;
+  Kokkos::View<const double*, ExecSpace> t, v, sigma;
+  Kokkos::View<const int*, ExecSpace> inst;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
+    out.t(k) = Phase(t(k));
+    out.v(k) = Real(v(k));
+    out.var(k) = Real(sigma(k) * sigma(k));
+    out.inst(k) = inst(k);
+  }
+};
+
+// Per-planet constants of one system, computed once per thread.
+template <class Precision>
+struct PlanetConstants {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  template <class PView, class RView>
+  KOKKOS_INLINE_FUNCTION static void compute(Amplitude amplitude, const PView& P, const RView& K,
+                                             const RView& e, const RView& omega, const RView& M0,
+                                             int sys, int j, Phase& inv_P, Real& m0, Real& ecc,
+                                             Real& A, Real& B) {
+    inv_P = Phase(1) / P(sys, j);
+    m0 = reduce_mean_anomaly(Real(M0(sys, j)));
+    ecc = e(sys, j);
+    rv_coefficients(amplitude, Real(K(sys, j)), ecc, Real(omega(sys, j)), A, B);
+  }
+  // Mean anomaly in [0, 2pi): the phase in Phase precision, the rest in Real (Eq. 6).
+  KOKKOS_FORCEINLINE_FUNCTION static Real mean_anomaly(Phase t, Phase inv_P, Real m0) {
+    Phase ph = t * inv_P;
+    ph -= math::floor(ph);
+    Real M = Real(ph) * math::two_pi<Real>() + m0;
+    if (M >= math::two_pi<Real>()) M -= math::two_pi<Real>();
+    return M;
+  }
+};
+
+// Separate layout, kernel 1: one thread per (system, planet), looping over observations,
+// writes dv(sys * n_pl + j, k). dv uses the execution space's default layout, so on GPUs
+// (LayoutLeft) adjacent threads write adjacent addresses and on CPUs each thread writes a row.
+template <class Precision, class ExecSpace>
+struct DeltaVFunctor {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  Kokkos::View<const Phase*, ExecSpace> t;
+  Kokkos::View<const Phase**, Kokkos::LayoutRight, ExecSpace> P;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0;
+  Kokkos::View<Real**, ExecSpace> dv;
+  int n_pl, n_obs;
+  Solver solver;
+  Real tol;
+  int max_iterations;
+  Amplitude amplitude;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t idx) const {
+    const int sys = int(idx / n_pl), j = int(idx % n_pl);
+    Phase inv_P;
+    Real m0, ecc, A, B;
+    PlanetConstants<Precision>::compute(amplitude, P, K, e, omega, M0, sys, j, inv_P, m0, ecc, A, B);
+    for (int k = 0; k < n_obs; ++k) {
+      const Real M = PlanetConstants<Precision>::mean_anomaly(t(k), inv_P, m0);
+      Real s, c;
+      solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
+      dv(idx, k) = rv_from_anomaly(A, B, ecc, s, c);
+    }
+  }
+};
+
+// chi^2 and log-likelihood, one thread per system, observations staged through team scratch in
+// tiles. FromDv = false: fused layout (solves Kepler's equation inline); FromDv = true: sums the
+// dv of kernel 1 (separate layout).
+template <class Precision, class ExecSpace, bool FromDv>
+struct Chi2TeamFunctor {
+  using Phase = typename Precision::phase_type;
+  using Real = typename Precision::real_type;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  using scratch_space = typename ExecSpace::scratch_memory_space;
+  template <class T>
+  using Scratch = Kokkos::View<T*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  Kokkos::View<const Phase*, ExecSpace> t;
+  Kokkos::View<const Real*, ExecSpace> v, var;
+  Kokkos::View<const int*, ExecSpace> inst;
+  Kokkos::View<const Phase**, Kokkos::LayoutRight, ExecSpace> P;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0, offset, jitter;
+  Kokkos::View<const Real**, ExecSpace> dv;
+  Kokkos::View<double*, ExecSpace> chi2, loglike;
+  bool want_loglike;
+  int n_sys, n_pl, n_obs, tile, team_size, groups_per_team;
+  Solver solver;
+  Real tol;
+  int max_iterations;
+  Amplitude amplitude;
+
+  static std::size_t scratch_bytes(int tile, int team_size, int n_pl) {
+    std::size_t bytes = Scratch<Phase>::shmem_size(tile) + 2 * Scratch<Real>::shmem_size(tile) +
+                        Scratch<int>::shmem_size(tile);
+    if (!FromDv)
+      bytes += Scratch<Phase>::shmem_size(std::size_t(team_size) * n_pl) +
+               4 * Scratch<Real>::shmem_size(std::size_t(team_size) * n_pl);
+    return bytes;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    Scratch<Phase> st(member.team_scratch(0), tile);
+    Scratch<Real> sv(member.team_scratch(0), tile);
+    Scratch<Real> svar(member.team_scratch(0), tile);
+    Scratch<int> sinst(member.team_scratch(0), tile);
+    const int np = FromDv ? 0 : team_size * n_pl;
+    Scratch<Phase> s_invP(member.team_scratch(0), np);
+    Scratch<Real> s_m0(member.team_scratch(0), np);
+    Scratch<Real> s_e(member.team_scratch(0), np);
+    Scratch<Real> s_A(member.team_scratch(0), np);
+    Scratch<Real> s_B(member.team_scratch(0), np);
+    const int rank = member.team_rank();
+    const int n_tiles = (n_obs + tile - 1) / tile;
+
+    for (int g = 0; g < groups_per_team; ++g) {
+      const int sys = (member.league_rank() * groups_per_team + g) * team_size + rank;
+      const bool active = sys < n_sys;
+      if (!FromDv && active) {
+        for (int j = 0; j < n_pl; ++j) {
+          const int slot = j * team_size + rank;
+          PlanetConstants<Precision>::compute(amplitude, P, K, e, omega, M0, sys, j, s_invP(slot),
+                                              s_m0(slot), s_e(slot), s_A(slot), s_B(slot));
+        }
+      }
+      CompensatedSum<Real> chi, logs;
+      for (int tl = 0; tl < n_tiles; ++tl) {
+        const int start = tl * tile;
+        const int nt = n_obs - start < tile ? n_obs - start : tile;
+        if (n_tiles > 1 || g == 0) {  // cooperative load of the tile
+          member.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nt), [&](const int k) {
+            st(k) = t(start + k);
+            sv(k) = v(start + k);
+            svar(k) = var(start + k);
+            sinst(k) = inst(start + k);
+          });
+          member.team_barrier();
+        }
+        if (!active) continue;
+        for (int k = 0; k < nt; ++k) {
+          CompensatedSum<Real> model;
+          if (FromDv) {
+            for (int j = 0; j < n_pl; ++j) model.add(dv(std::int64_t(sys) * n_pl + j, start + k));
+          } else {
+            for (int j = 0; j < n_pl; ++j) {
+              const int slot = j * team_size + rank;
+              const Real ecc = s_e(slot);
+              const Real M = PlanetConstants<Precision>::mean_anomaly(st(k), s_invP(slot), s_m0(slot));
+              Real s, c;
+              solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
+              model.add(rv_from_anomaly(s_A(slot), s_B(slot), ecc, s, c));
+            }
+          }
+          const int i = sinst(k);
+          const Real jit = jitter(sys, i);
+          const Real total_var = svar(k) + jit * jit;
+          const Real r = (sv(k) - offset(sys, i)) - model.value();
+          chi.add(r * r / total_var);
+          if (want_loglike) logs.add(math::log(total_var));
+        }
+      }
+      if (active) {
+        const double c2 = double(chi.hi) + double(chi.lo);
+        chi2(sys) = c2;
+        if (want_loglike)
+          loglike(sys) = -0.5 * (c2 + double(logs.hi) + double(logs.lo) +
+                                 n_obs * 1.8378770664093454836);  // ln(2 pi)
+      }
+    }
+  }
+};
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos

@@ -1,0 +1,29 @@
+// Radial-velocity data files: whitespace-separated columns `time velocity sigma [instrument ...]`
+// (the RadVel example format: time, mnvel, errvel, tel, svalue). An optional header line (first
+// field not a number) and '#' comments are skipped; extra columns are ignored. Times must be
+// sorted (non-decreasing), sigma > 0. Errors name the file and line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace kepler {
+
+struct RVData {
+  std::string path;
+  std::vector<double> time, velocity, sigma;
+  std::vector<int> instrument;                // index into instrument_names
+  std::vector<std::string> instrument_names;  // in order of first appearance
+  std::size_t size() const { return time.size(); }
+  int n_instruments() const { return int(instrument_names.size()); }
+  // Midpoint of the time span (a good epoch for M0: least correlation with P).
+  double mid_time() const { return time.empty() ? 0.0 : 0.5 * (time.front() + time.back()); }
+  double baseline() const { return time.empty() ? 0.0 : time.back() - time.front(); }
+};
+
+// Reads and checks an RV file; throws kosmos::file_error "<path>:<line>: ..." on malformed,
+// unsorted or empty data.
+RVData read_rv_file(const std::string& path);
+}  // namespace kepler
+}  // namespace kosmos

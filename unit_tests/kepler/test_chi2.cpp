@@ -1,0 +1,382 @@
+// Batched chi^2 / log-likelihood against a long-double reference written in the true-anomaly
+// form v = K [cos(nu + omega) + e cos omega]; mixed precision against double over Ford's Table 2
+// distribution; fused vs separate layouts; the CUDA specialization against the generic path.
+#include <kosmos/kepler/chi2.hpp>
+#include <kosmos/kepler/rv_data.hpp>
+
+#include <test_spaces.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+using LD = long double;
+const LD kTwoPiL = 6.283185307179586476925286766559005768L;
+
+struct HostModels {
+  int n_sys = 0, n_pl = 0, n_inst = 0;
+  std::vector<double> P, K, e, omega, M0, offset, jitter;  // row-major (sys, pl) / (sys, inst)
+};
+
+// Ford 2009 Table 2: P log-uniform in [2 d, 10 yr), K log-uniform in [1, 500) m/s, e U[0, 0.99),
+// omega, M0 U[0, 2pi).
+HostModels table2_models(int n_sys, int n_pl, int n_inst, bool with_offsets, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  HostModels m;
+  m.n_sys = n_sys;
+  m.n_pl = n_pl;
+  m.n_inst = n_inst;
+  const double two_pi = 6.283185307179586;
+  for (int i = 0; i < n_sys * n_pl; ++i) {
+    m.P.push_back(2.0 * std::pow(3652.5 / 2.0, u(rng)));
+    m.K.push_back(std::pow(500.0, u(rng)));
+    m.e.push_back(0.99 * u(rng));
+    m.omega.push_back(two_pi * u(rng));
+    m.M0.push_back(two_pi * u(rng));
+  }
+  for (int i = 0; i < n_sys * n_inst; ++i) {
+    m.offset.push_back(with_offsets ? 20 * (u(rng) - 0.5) : 0.0);
+    m.jitter.push_back(with_offsets ? 5 * u(rng) : 0.0);
+  }
+  return m;
+}
+
+template <class Precision, class Space>
+kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
+  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst);
+  auto P = Kokkos::create_mirror_view(m.P);
+  auto K = Kokkos::create_mirror_view(m.K);
+  auto e = Kokkos::create_mirror_view(m.e);
+  auto w = Kokkos::create_mirror_view(m.omega);
+  auto M0 = Kokkos::create_mirror_view(m.M0);
+  auto off = Kokkos::create_mirror_view(m.offset);
+  auto jit = Kokkos::create_mirror_view(m.jitter);
+  for (int s = 0; s < h.n_sys; ++s) {
+    for (int j = 0; j < h.n_pl; ++j) {
+      const int i = s * h.n_pl + j;
+      P(s, j) = h.P[i];
+      K(s, j) = h.K[i];
+      e(s, j) = h.e[i];
+      w(s, j) = h.omega[i];
+      M0(s, j) = h.M0[i];
+    }
+    for (int j = 0; j < h.n_inst; ++j) {
+      off(s, j) = h.offset[s * h.n_inst + j];
+      jit(s, j) = h.jitter[s * h.n_inst + j];
+    }
+  }
+  Kokkos::deep_copy(m.P, P);
+  Kokkos::deep_copy(m.K, K);
+  Kokkos::deep_copy(m.e, e);
+  Kokkos::deep_copy(m.omega, w);
+  Kokkos::deep_copy(m.M0, M0);
+  Kokkos::deep_copy(m.offset, off);
+  Kokkos::deep_copy(m.jitter, jit);
+  return m;
+}
+
+kosmos::kepler::RVData hd164922(std::size_t max_points = 100000) {
+  auto d = kosmos::kepler::read_rv_file(KOSMOS_DATA_DIR "/rv/hd164922_radvel.txt");
+  if (d.size() > max_points) {
+    d.time.resize(max_points);
+    d.velocity.resize(max_points);
+    d.sigma.resize(max_points);
+    d.instrument.resize(max_points);
+  }
+  return d;
+}
+
+// E for M in long double (Newton with bisection safeguard).
+LD kepler_ld(LD M, LD e) {
+  M = fmodl(M, kTwoPiL);
+  if (M < 0) M += kTwoPiL;
+  LD lo = 0, hi = kTwoPiL, E = M;
+  for (int it = 0; it < 200; ++it) {
+    const LD f = E - e * sinl(E) - M;
+    if (f == 0) break;
+    if (f > 0) hi = E; else lo = E;
+    LD next = E - f / (1 - e * cosl(E));
+    if (!(next > lo && next < hi)) next = 0.5L * (lo + hi);
+    if (fabsl(next - E) <= 1e-19L) { E = next; break; }
+    E = next;
+  }
+  return E;
+}
+
+// Reference chi^2 and ln L of system s, true-anomaly form, long double throughout.
+void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, double epoch, LD& chi2, LD& loglike) {
+  chi2 = 0;
+  LD logs = 0;
+  for (std::size_t k = 0; k < d.size(); ++k) {
+    LD model = 0;
+    for (int j = 0; j < m.n_pl; ++j) {
+      const int i = s * m.n_pl + j;
+      const LD e = m.e[i], w = m.omega[i];
+      const LD M = kTwoPiL * ((LD(d.time[k]) - LD(epoch)) / LD(m.P[i])) + LD(m.M0[i]);
+      const LD E = kepler_ld(M, e);
+      const LD nu = 2 * atan2l(sqrtl(1 + e) * sinl(E / 2), sqrtl(1 - e) * cosl(E / 2));
+      model += LD(m.K[i]) * (cosl(nu + w) + e * cosl(w));
+    }
+    const int inst = d.instrument[k];
+    const LD jit = m.jitter[s * m.n_inst + inst];
+    const LD var = LD(d.sigma[k]) * d.sigma[k] + jit * jit;
+    const LD r = LD(d.velocity[k]) - m.offset[s * m.n_inst + inst] - model;
+    chi2 += r * r / var;
+    logs += logl(2 * 3.14159265358979323846264338327950288L * var);
+  }
+  loglike = -0.5L * (chi2 + logs);
+}
+
+template <class Space>
+kosmos::kepler::Observations<Space> observations(const kosmos::kepler::RVData& d, double epoch) {
+  return kosmos::kepler::Observations<Space>(d.time, d.velocity, d.sigma, d.instrument, d.n_instruments(), epoch);
+}
+
+template <class Space>
+class KeplerChi2Test : public ::testing::Test {};
+TYPED_TEST_SUITE(KeplerChi2Test, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
+
+// Double precision, both layouts, both solvers, both amplitude conventions, with offsets and
+// jitter, against the long-double reference.
+template <class Space>
+void check_double_against_reference() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922();
+  const double epoch = data.mid_time();
+  const auto obs = observations<Space>(data, epoch);
+  const int n_sys = 24;
+  HostModels h = table2_models(n_sys, 3, data.n_instruments(), true, 17);
+  h.e[5] = 0.999;  // extreme eccentricities
+  h.e[7] = 0.0;
+  std::vector<LD> ref_chi2(n_sys), ref_ll(n_sys);
+  for (int s = 0; s < n_sys; ++s) reference(h, s, data, epoch, ref_chi2[s], ref_ll[s]);
+
+  // Ford's (K', omega_F) for the same orbits.
+  HostModels hk = h;
+  for (std::size_t i = 0; i < h.K.size(); ++i) {
+    hk.K[i] = k_prime_from_semi_amplitude(h.K[i], h.e[i]);
+    hk.omega[i] = ford_omega_from_omega(h.omega[i]);
+  }
+  const auto models = to_device<Double, Space>(h);
+  const auto models_k = to_device<Double, Space>(hk);
+  Kokkos::View<double*, Space> chi2("chi2", n_sys), ll("ll", n_sys);
+  for (auto layout : {Chi2Layout::fused, Chi2Layout::separate})
+    for (auto solver : {Solver::Markley, Solver::Danby})
+      for (auto amplitude : {Amplitude::semi_amplitude, Amplitude::k_prime}) {
+        Chi2Options options;
+        options.layout = layout;
+        options.solver.solver = solver;
+        options.amplitude = amplitude;
+        Chi2Evaluator<Double, Space> evaluator(Space(), obs, options);
+        evaluator.evaluate(amplitude == Amplitude::k_prime ? models_k : models, chi2, ll);
+        auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);
+        auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ll);
+        for (int s = 0; s < n_sys; ++s) {
+          EXPECT_LE(std::fabs(double((hc(s) - ref_chi2[s]) / ref_chi2[s])), 1e-10)
+              << layout_name(layout) << " " << solver_name(solver) << " system " << s;
+          EXPECT_LE(std::fabs(double(hl(s) - ref_ll[s])), 1e-10 * std::fabs(double(ref_chi2[s])) + 1e-9)
+              << layout_name(layout) << " " << solver_name(solver) << " system " << s;
+        }
+      }
+}
+TYPED_TEST(KeplerChi2Test, DoubleMatchesLongDoubleReference) { check_double_against_reference<TypeParam>(); }
+
+template <class Precision, class Space>
+std::vector<double> run_chi2(const kosmos::kepler::Observations<Space>& obs, const HostModels& h,
+                             kosmos::kepler::Chi2Layout layout, bool generic = false) {
+  kosmos::kepler::Chi2Options options;
+  options.layout = layout;
+  kosmos::kepler::Chi2Evaluator<Precision, Space> evaluator(Space(), obs, options);
+  const auto models = to_device<Precision, Space>(h);
+  Kokkos::View<double*, Space> chi2("chi2", h.n_sys);
+  if (generic)
+    evaluator.evaluate_generic(models, chi2, Kokkos::View<double*, Space>());
+  else
+    evaluator.evaluate(models, chi2);
+  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);
+  return std::vector<double>(hc.data(), hc.data() + h.n_sys);
+}
+
+double max_relative_error(const std::vector<double>& a, const std::vector<double>& ref) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - ref[i]) / ref[i]);
+  return worst;
+}
+
+// Ford 2009 Table 2: mixed precision within 1.3e-4 (max fractional error) of double, fused and
+// separate layouts agree. n_sys = 30720 on the GPU, 2048 on CPUs.
+template <class Space>
+void check_mixed_precision_table2() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922(256);
+  const auto obs = observations<Space>(data, data.mid_time());
+  const int n_sys = kosmos_test::is_device_space<Space>() ? 30720 : 2048;
+  const HostModels h = table2_models(n_sys, 4, data.n_instruments(), false, 2009);
+  const auto dbl = run_chi2<Double, Space>(obs, h, Chi2Layout::fused);
+  const auto dbl_sep = run_chi2<Double, Space>(obs, h, Chi2Layout::separate);
+  const auto mixed = run_chi2<Mixed, Space>(obs, h, Chi2Layout::fused);
+  const auto mixed_sep = run_chi2<Mixed, Space>(obs, h, Chi2Layout::separate);
+  const auto mixed_generic = run_chi2<Mixed, Space>(obs, h, Chi2Layout::fused, true);
+  const auto single = run_chi2<Single, Space>(obs, h, Chi2Layout::fused);
+  const double e_mixed = max_relative_error(mixed, dbl), e_sep = max_relative_error(mixed_sep, dbl),
+               e_generic = max_relative_error(mixed_generic, dbl), e_single = max_relative_error(single, dbl);
+  std::printf("[kepler] Table 2, n_sys = %d: max fractional chi^2 error vs double: mixed fused %.3g, mixed "
+              "separate %.3g, mixed generic %.3g, single %.3g\n",
+              n_sys, e_mixed, e_sep, e_generic, e_single);
+  EXPECT_LE(e_mixed, 1.3e-4);
+  EXPECT_LE(e_sep, 1.3e-4);
+  EXPECT_LE(e_generic, 1.3e-4);
+  EXPECT_LE(max_relative_error(dbl_sep, dbl), 1e-12);
+  EXPECT_LE(max_relative_error(mixed_sep, mixed_generic), 1e-5);
+  // On the GPU `mixed` ran the CUDA specialization: it must agree with the generic Kokkos kernel.
+  EXPECT_LE(max_relative_error(mixed, mixed_generic), 2.6e-4);
+  // Single precision for the phase is what the paper warns about: clearly worse than mixed.
+  EXPECT_GT(e_single, e_mixed);
+}
+TYPED_TEST(KeplerChi2Test, MixedPrecisionWithinPaperBound) { check_mixed_precision_table2<TypeParam>(); }
+
+// Log-likelihood of the specialization with offsets and jitter (Mixed), against double.
+template <class Space>
+void check_mixed_loglike() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922();
+  const auto obs = observations<Space>(data, data.mid_time());
+  const int n_sys = 512;
+  HostModels h = table2_models(n_sys, 2, data.n_instruments(), true, 5);
+  for (auto& k : h.K) k = k / 50;  // near-fitting amplitudes: chi^2 ~ n_obs, ln L dominated by the log term
+  Chi2Evaluator<Double, Space> ed(Space(), obs);
+  Chi2Evaluator<Mixed, Space> em(Space(), obs);
+  const auto md = to_device<Double, Space>(h);
+  const auto mm = to_device<Mixed, Space>(h);
+  Kokkos::View<double*, Space> c1("c1", n_sys), l1("l1", n_sys), c2("c2", n_sys), l2("l2", n_sys), c3("c3", n_sys),
+      l3("l3", n_sys);
+  ed.evaluate(md, c1, l1);
+  em.evaluate(mm, c2, l2);
+  em.evaluate_generic(mm, c3, l3);
+  auto hl1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l1);
+  auto hl2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l2);
+  auto hl3 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l3);
+  for (int s = 0; s < n_sys; ++s) {
+    EXPECT_LE(std::fabs(hl2(s) - hl1(s)), 1e-4 * std::fabs(hl1(s))) << s;
+    EXPECT_LE(std::fabs(hl3(s) - hl1(s)), 1e-4 * std::fabs(hl1(s))) << s;
+  }
+}
+TYPED_TEST(KeplerChi2Test, MixedLogLikelihoodMatchesDouble) { check_mixed_loglike<TypeParam>(); }
+
+template <class Space, class Fn>
+void expect_invalid(const Fn& fn, const std::string& fragment) {
+  try {
+    fn();
+    ADD_FAILURE() << "accepted bad input, expected '" << fragment << "'";
+  } catch (const kosmos::invalid_input& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+template <class Space>
+void check_bad_models() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922(50);
+  const auto obs = observations<Space>(data, data.mid_time());
+  const HostModels good = table2_models(8, 2, data.n_instruments(), true, 3);
+  Kokkos::View<double*, Space> chi2("chi2", 8), short_chi2("chi2", 7);
+  Chi2Evaluator<Double, Space> ev(Space(), obs);
+  auto with = [&](auto change) {
+    HostModels h = good;
+    change(h);
+    return to_device<Double, Space>(h);
+  };
+  EXPECT_NO_THROW(ev.evaluate(to_device<Double, Space>(good), chi2));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto m_e = with([](HostModels& h) { h.e[3 * 2 + 1] = 1.0; });
+  expect_invalid<Space>([&] { ev.evaluate(m_e, chi2); }, "e(3, 1) = 1 is outside [0, 1)");
+  auto m_en = with([](HostModels& h) { h.e[2] = -0.25; });
+  expect_invalid<Space>([&] { ev.evaluate(m_en, chi2); }, "e(1, 0) = -0.25 is outside [0, 1)");
+  auto m_p = with([](HostModels& h) { h.P[5] = 0.0; });
+  expect_invalid<Space>([&] { ev.evaluate(m_p, chi2); }, "P(2, 1) = 0 must be finite and > 0");
+  auto m_k = with([&](HostModels& h) { h.K[0] = nan; });
+  expect_invalid<Space>([&] { ev.evaluate(m_k, chi2); }, "K(0, 0) = nan");
+  auto m_w = with([&](HostModels& h) { h.omega[4] = std::numeric_limits<double>::infinity(); });
+  expect_invalid<Space>([&] { ev.evaluate(m_w, chi2); }, "omega(2, 0) = inf is not finite");
+  auto m_j = with([](HostModels& h) { h.jitter[1] = -1.0; });
+  expect_invalid<Space>([&] { ev.evaluate(m_j, chi2); }, "jitter(0, 1) = -1");
+  expect_invalid<Space>([&] { ev.evaluate(to_device<Double, Space>(good), short_chi2); },
+                        "chi2.extent(0) is 7, expected 8");
+  HostModels two_inst = good;
+  two_inst.n_inst = 2;
+  two_inst.offset.resize(16);
+  two_inst.jitter.resize(16);
+  expect_invalid<Space>([&] { ev.evaluate(to_device<Double, Space>(two_inst), chi2); },
+                        "models have 2 instruments, the observations 3");
+  // Observations
+  auto bad_sigma = data;
+  bad_sigma.sigma[7] = 0.0;
+  expect_invalid<Space>([&] { observations<Space>(bad_sigma, 0.0); }, "sigma(7) = 0 must be finite and > 0");
+  auto bad_v = data;
+  bad_v.velocity[3] = nan;
+  expect_invalid<Space>([&] { observations<Space>(bad_v, 0.0); }, "velocity(3) = nan is not finite");
+  expect_invalid<Space>([&] { Observations<Space>({}, {}, {}, {}, 1, 0.0); }, "no observations (empty data)");
+  expect_invalid<Space>([&] { Observations<Space>({1.0, 2.0}, {1.0}, {1.0, 1.0}, {0, 0}, 1, 0.0); },
+                        "velocity has 1 entries, time has 2");
+  expect_invalid<Space>([&] { Observations<Space>({1.0}, {1.0}, {1.0}, {4}, 2, 0.0); },
+                        "instrument(0) = 4 is outside [0, 2)");
+}
+TYPED_TEST(KeplerChi2Test, BadInputIsNamed) { check_bad_models<TypeParam>(); }
+
+TEST(KeplerRV, EccentricAnomalyFormMatchesTrueAnomalyForm) {
+  using namespace kosmos::kepler;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 20000; ++i) {
+    Orbit o{1 + 1000 * u(rng), 100 * u(rng), 0.999 * u(rng), 6.283185307179586 * u(rng), 6.283185307179586 * u(rng)};
+    const double t = 2450000 + 8000 * u(rng), epoch = 2454000;
+    const LD M = kTwoPiL * ((LD(t) - epoch) / LD(o.P)) + o.M0;
+    const LD E = kepler_ld(M, o.e);
+    const LD nu = 2 * atan2l(sqrtl(1 + LD(o.e)) * sinl(E / 2), sqrtl(1 - LD(o.e)) * cosl(E / 2));
+    const LD ref = LD(o.K) * (cosl(nu + o.omega) + o.e * cosl(o.omega));
+    // conditioning near periastron at high e: dv/dM ~ K (1 + e)^2 / (1 - e^2)^(3/2)
+    const double cond = (1 + o.e) * (1 + o.e) / std::pow((1 - o.e) * (1 + o.e), 1.5);
+    EXPECT_NEAR(radial_velocity(o, t, epoch), double(ref), 1e-12 * o.K * cond * 1000) << i;
+    Orbit f = o;
+    f.K = k_prime_from_semi_amplitude(o.K, o.e);
+    f.omega = ford_omega_from_omega(o.omega);
+    EXPECT_NEAR(radial_velocity(f, t, epoch, Amplitude::k_prime), double(ref), 1e-12 * o.K * cond * 1000) << i;
+    EXPECT_NEAR(semi_amplitude_from_k_prime(f.K, o.e), o.K, 1e-12 * o.K);
+    EXPECT_NEAR(omega_from_ford_omega(f.omega), o.omega, 1e-12);
+  }
+}
+
+TEST(KeplerRV, TimeConventions) {
+  using namespace kosmos::kepler;
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 2000; ++i) {
+    const double P = 1 + 2000 * u(rng), e = 0.95 * u(rng), w = 6.283185307179586 * u(rng);
+    const double epoch = 2455000, tc = 2450000 + 10000 * u(rng), tp = 2450000 + 10000 * u(rng);
+    // At t = tc the true anomaly is pi/2 - omega (star at conjunction: planet in front).
+    const double M0 = mean_anomaly_from_conjunction(P, e, w, tc, epoch);
+    const LD M = kTwoPiL * ((LD(tc) - epoch) / LD(P)) + M0;
+    const LD E = kepler_ld(M, e);
+    const LD nu = 2 * atan2l(sqrtl(1 + LD(e)) * sinl(E / 2), sqrtl(1 - LD(e)) * cosl(E / 2));
+    LD d = fmodl(nu - (kTwoPiL / 4 - w), kTwoPiL);
+    if (d > kTwoPiL / 2) d -= kTwoPiL;
+    if (d < -kTwoPiL / 2) d += kTwoPiL;
+    EXPECT_LE(double(fabsl(d)) * (1 - e) * (1 - e), 1e-9) << "P " << P << " e " << e << " w " << w;
+    // Round trip: the conjunction nearest the epoch is tc + n P.
+    const double tc2 = conjunction_from_mean_anomaly(P, e, w, M0, epoch);
+    const double n = (tc2 - tc) / P;
+    EXPECT_NEAR(n, std::round(n), 1e-8);
+    EXPECT_LE(std::fabs(tc2 - epoch), 0.5 * P + 1e-9);
+    // Periastron: M(tp) = 0.
+    const double M0p = mean_anomaly_from_periastron(P, tp, epoch);
+    LD Mp = fmodl(kTwoPiL * ((LD(tp) - epoch) / LD(P)) + M0p, kTwoPiL);
+    if (Mp > kTwoPiL / 2) Mp -= kTwoPiL;
+    if (Mp < -kTwoPiL / 2) Mp += kTwoPiL;
+    EXPECT_LE(double(fabsl(Mp)), 1e-9);
+    const double tp2 = periastron_from_mean_anomaly(P, M0p, epoch);
+    EXPECT_NEAR((tp2 - tp) / P, std::round((tp2 - tp) / P), 1e-8);
+  }
+}
+}  // namespace

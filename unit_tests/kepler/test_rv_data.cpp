@@ -1,0 +1,61 @@
+// RV data files: the bundled HD 164922 set, and malformed / unsorted / empty files.
+#include <kosmos/core/error.hpp>
+#include <kosmos/kepler/rv_data.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace {
+
+TEST(KeplerRVData, ReadsTheBundledHD164922File) {
+  const auto d = kosmos::kepler::read_rv_file(KOSMOS_DATA_DIR "/rv/hd164922_radvel.txt");
+  ASSERT_EQ(d.size(), 401u);  // data/README.md: 401 points, instruments k, j, a
+  ASSERT_EQ(d.n_instruments(), 3);
+  EXPECT_EQ(d.instrument_names[0], "k");
+  EXPECT_EQ(d.instrument_names[1], "j");
+  EXPECT_EQ(d.instrument_names[2], "a");
+  EXPECT_DOUBLE_EQ(d.time[0], 2450275.9700771);  // first data line of the file
+  EXPECT_DOUBLE_EQ(d.velocity[0], 10.865898802);
+  EXPECT_DOUBLE_EQ(d.sigma[0], 1.14224851131);
+  for (std::size_t k = 1; k < d.size(); ++k) EXPECT_LE(d.time[k - 1], d.time[k]);
+}
+
+std::string write_temp(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+void expect_file_error(const std::string& content, const std::string& fragment) {
+  const auto path = write_temp("kosmos_rv_test.txt", content);
+  try {
+    kosmos::kepler::read_rv_file(path);
+    ADD_FAILURE() << "accepted: " << content;
+  } catch (const kosmos::file_error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+TEST(KeplerRVData, RejectsBadFilesNamingTheLine) {
+  expect_file_error("time mnvel errvel tel\n1.0 2.0 1.0 k\n0.5 2.0 1.0 k\n",
+                    ":3: time 0.5 is earlier than the previous observation (line 2)");
+  expect_file_error("1.0 2.0 1.0 k\n2.0 abc 1.0 k\n", ":2: velocity 'abc' is not a finite number");
+  expect_file_error("1.0 2.0\n", ":1: expected at least 3 columns");
+  expect_file_error("1.0 2.0 0.0 k\n", ":1: sigma 0.0 must be > 0");
+  expect_file_error("1.0 2.0 -1 k\n", ":1: sigma -1 must be > 0");
+  expect_file_error("# only a comment\ntime mnvel errvel\n", "no observations (empty data)");
+  expect_file_error("", "no observations (empty data)");
+  EXPECT_THROW(kosmos::kepler::read_rv_file("/nonexistent/rv.txt"), kosmos::file_error);
+}
+
+TEST(KeplerRVData, InstrumentColumnIsOptional) {
+  const auto path = write_temp("kosmos_rv_noinst.txt", "1.0 2.0 1.0\n2.0 3.0 1.5\n");
+  const auto d = kosmos::kepler::read_rv_file(path);
+  EXPECT_EQ(d.size(), 2u);
+  EXPECT_EQ(d.n_instruments(), 1);
+  std::remove(path.c_str());
+}
+}  // namespace
