@@ -323,10 +323,11 @@ MultiDouble<N> power_of_ten(int k) {
   return negative ? MultiDouble<N>(1.0) / result : result;
 }
 
-// Scientific notation with `digits` significant digits (0: all that N limbs carry, 16 N + 1).
+// Scientific notation with `digits` significant digits (0: what N limbs carry reliably after a
+// few operations: 17 for N = 1, else floor(15.6 N)).
 template <int N>
 std::string to_string(const MultiDouble<N>& a, int digits = 0) {
-  if (digits <= 0) digits = 16 * N + 1;
+  if (digits <= 0) digits = N == 1 ? 17 : int(15.6 * N);
   const double lead = a.limb[0];
   if (lead != lead) return "nan";
   if (lead == 0.0) return "0";
@@ -336,23 +337,18 @@ std::string to_string(const MultiDouble<N>& a, int digits = 0) {
   r = e10 >= 0 ? r / power_of_ten<N>(e10) : r * power_of_ten<N>(-e10);
   while (r.limb[0] >= 10.0) { r = r / MultiDouble<N>(10.0); ++e10; }
   while (r.limb[0] < 1.0) { r = r * 10.0; --e10; }
+  // round first (add half a unit of the last digit), then extract digits by truncation: a value
+  // like 1 - 2^-540 then prints as 1.000... instead of 0.999...
+  r = r + power_of_ten<N>(-digits) * 5.0;
+  if (r.limb[0] >= 10.0) { r = r / MultiDouble<N>(10.0); ++e10; }
   std::string ds;
-  for (int i = 0; i <= digits; ++i) {
+  for (int i = 0; i < digits; ++i) {
     int dgt = int(std::floor(r.limb[0]));
     r = r - MultiDouble<N>(double(dgt));
-    while (r.limb[0] < 0.0) { --dgt; r = r + MultiDouble<N>(1.0); }
-    while (r.limb[0] >= 1.0) { ++dgt; r = r - MultiDouble<N>(1.0); }
+    while (r.limb[0] < 0.0 && dgt > 0) { --dgt; r = r + MultiDouble<N>(1.0); }
+    while (r.limb[0] >= 1.0 && dgt < 9) { ++dgt; r = r - MultiDouble<N>(1.0); }
     ds.push_back(char('0' + (dgt < 0 ? 0 : (dgt > 9 ? 9 : dgt))));
     r = r * 10.0;
-  }
-  // round to `digits` digits (the last one produced is the guard digit)
-  const bool up = ds.back() >= '5';
-  ds.pop_back();
-  if (up) {
-    int i = int(ds.size()) - 1;
-    while (i >= 0 && ds[i] == '9') ds[i--] = '0';
-    if (i >= 0) ++ds[i];
-    else { ds.insert(ds.begin(), '1'); ds.pop_back(); ++e10; }
   }
   std::string out = lead < 0 ? "-" : "";
   out += ds[0];
