@@ -79,7 +79,7 @@ struct TeamContext {
       const int s = idx % S_;
       if (flags[fl_live * S_ + s]) f(s, idx / S_);
     });
-    team.team_barrier();
+    barrier();
   }
   // Same over every slot in [0, slots), live or not.
   template <class F>
@@ -87,7 +87,11 @@ struct TeamContext {
     const int S_ = S;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * slots),
                          [&](const int idx) { f(idx % slots, idx / slots); (void)S_; });
-    team.team_barrier();
+    barrier();
+  }
+  // Teams of one thread (the CPU configuration) need no barrier.
+  KOKKOS_INLINE_FUNCTION void barrier() const {
+    if (team.team_size() > 1) team.team_barrier();
   }
   KOKKOS_INLINE_FUNCTION bool any_live() const {
     for (int s = 0; s < S; ++s)
