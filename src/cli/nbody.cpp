@@ -1,0 +1,362 @@
+// `kosmos nbody`: integrate an ensemble of few-body systems (Swarm-NG, Dindar et al. 2013) from a
+// file or generated as in Section 5.1; report energy errors and stop reasons per system; write the
+// final ensemble, logs and checkpoints; and a test mode (Section 5.2.1) comparing against a second
+// integrator or against reference final conditions.
+#include "options.hpp"
+
+#include <kosmos/core/io.hpp>
+#include <kosmos/nbody/nbody.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace {
+using namespace kosmos::nbody;
+using Space = Kokkos::DefaultExecutionSpace;
+using DevEnsemble = Ensemble<Space::memory_space>;
+using kosmos::cli::usage_error;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void write_ensemble(const std::string& path, const HostEnsemble& ens) {
+  if (ends_with(path, ".bin"))
+    write_binary(path, ens);
+  else
+    write_text(path, ens);
+}
+
+std::vector<double> energies(const DevEnsemble& dev) {
+  Kokkos::View<double*, Space::memory_space> e("kosmos::nbody::cli::energy", dev.n_systems());
+  energy(Space(), dev, e);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e);
+  return std::vector<double>(h.data(), h.data() + h.extent(0));
+}
+
+std::string fmt(double v, int precision = 6) {
+  std::ostringstream o;
+  o << std::setprecision(precision) << v;
+  return o.str();
+}
+
+// The integrator settings (also stored in checkpoints).
+std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) {
+  std::map<std::string, std::string> m;
+  for (const char* k : {"integrator", "dt", "tau", "tolerance", "destination", "steps-per-launch", "max-iterations",
+                        "close-encounter", "ejection", "log-interval"})
+    m[k] = o.str(k);
+  m["crossing-orbits"] = o.is_set("crossing-orbits") ? "1" : "0";
+  return m;
+}
+
+IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
+  auto num = [&](const char* k) {
+    double v = 0;
+    if (!kosmos::io::parse_double(m.at(k), v)) throw usage_error(std::string("--") + k + " '" + m.at(k) + "' is not a finite number");
+    return v;
+  };
+  IntegrateOptions o;
+  try {
+    o.integrator.method = method_from_name(m.at("integrator"));
+  } catch (const kosmos::invalid_input& e) {
+    throw usage_error(e.what());
+  }
+  o.integrator.dt = num("dt");
+  o.integrator.tau = num("tau");
+  o.integrator.tolerance = num("tolerance");
+  o.integrator.steps_per_launch = int(num("steps-per-launch"));
+  o.integrator.max_iterations = (long long)num("max-iterations");
+  o.monitor.close_encounter_hill = num("close-encounter");
+  o.monitor.ejection_distance = num("ejection");
+  o.monitor.crossing_orbits = m.at("crossing-orbits") == "1";
+  o.monitor.log_interval = num("log-interval");
+  return o;
+}
+
+// Position, velocity and time differences between two ensembles (Section 5.2.1's test).
+struct Comparison {
+  double pos = 0, vel = 0, time = 0;
+  int worst_system = -1;
+};
+Comparison compare(const HostEnsemble& a, const HostEnsemble& b) {
+  if (a.n_systems() != b.n_systems() || a.n_bodies() != b.n_bodies())
+    throw kosmos::invalid_input("kosmos nbody --test: the reference has " + std::to_string(b.n_systems()) + " systems of " +
+                                std::to_string(b.n_bodies()) + " bodies, the run " + std::to_string(a.n_systems()) +
+                                " of " + std::to_string(a.n_bodies()));
+  Comparison c;
+  double worst = -1;
+  for (int s = 0; s < a.n_systems(); ++s) {
+    double dx = 0, dv = 0;
+    for (int i = 0; i < a.n_bodies(); ++i)
+      for (int k = 0; k < 3; ++k) {
+        dx = std::max(dx, std::fabs(a.x(s, i, k) - b.x(s, i, k)));
+        dv = std::max(dv, std::fabs(a.v(s, i, k) - b.v(s, i, k)));
+      }
+    if (!(dx == dx)) dx = INFINITY;
+    if (!(dv == dv)) dv = INFINITY;
+    c.pos = std::max(c.pos, dx);
+    c.vel = std::max(c.vel, dv);
+    c.time = std::max(c.time, std::fabs(a.time(s) - b.time(s)));
+    if (std::max(dx, dv) > worst) {
+      worst = std::max(dx, dv);
+      c.worst_system = s;
+    }
+  }
+  return c;
+}
+
+int run_nbody(const std::vector<std::string>& args) {
+  kosmos::cli::Options o("nbody",
+                         "Integrate an ensemble of few-body systems (G = 1; AU, solar masses, year = 2 pi) with\n"
+                         "Hermite, Runge-Kutta Cash-Karp, mixed-variable symplectic or Verlet, on the default Kokkos\n"
+                         "device. The ensemble comes from --input (text or binary ensemble file) or is generated as in\n"
+                         "Dindar et al. (2013) Section 5.1 (--generate). Prints per-system energy errors and stop reasons.\n"
+                         "--test compares the result with --compare-integrator or with --reference final conditions.");
+  o.option("input", "FILE", "ensemble file (kosmos text format or binary)", "", true)
+      .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
+      .option("bodies", "N", "bodies per generated system (star + N-1 planets)", "3")
+      .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
+      .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
+      .option("seed", "S", "random orbital phases per system (0: all planets start on the x axis)", "0")
+      .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet", "hermite")
+      .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive)", "0.001")
+      .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
+      .option("tolerance", "EPS", "rkck_adaptive error tolerance", "1e-12")
+      .option("destination", "T", "integrate every system to this time", "6.283185307179586")
+      .option("steps-per-launch", "N", "propagator steps per kernel launch", "1000")
+      .option("max-iterations", "N", "maximum steps per system", "1e15")
+      .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off)", "0")
+      .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
+      .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
+      .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin)", "", true)
+      .option("log", "FILE", "append logged snapshots and events, one line each", "", true)
+      .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")
+      .option("report", "FILE", "write the per-system energy error and stop reason table", "", true)
+      .option("checkpoint", "FILE", "write a binary checkpoint every --checkpoint-interval", "", true)
+      .option("checkpoint-interval", "T", "time between checkpoints (default: destination/10)", "", true)
+      .option("resume", "FILE", "continue an interrupted run from its checkpoint", "", true)
+      .flag("progress", "print progress to stderr")
+      .flag("test", "test mode: compare with --compare-integrator or --reference")
+      .option("compare-integrator", "NAME", "test mode: second integrator (uses --compare-dt/--compare-tau...)", "", true)
+      .option("compare-dt", "DT", "test mode: time step of the second integrator", "", true)
+      .option("reference", "FILE", "test mode: reference final conditions", "", true)
+      .option("pos-threshold", "X", "test mode: position tolerance", "1e-10")
+      .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
+      .option("time-threshold", "T", "test mode: time tolerance", "1e-10");
+  if (!o.parse(args)) return 0;
+
+  // Ensemble and settings.
+  std::map<std::string, std::string> settings = settings_from(o);
+  HostEnsemble host;
+  std::vector<double> e0;
+  std::string log_path = o.str("log");
+  std::uintmax_t log_size = 0;
+  int user_attributes = 0;
+  if (o.has("resume")) {
+    std::map<std::string, std::string> meta;
+    host = read_binary(o.str("resume"), &meta);
+    if (!meta.count("kosmos-nbody-checkpoint")) throw usage_error(o.str("resume") + " is not a kosmos nbody checkpoint");
+    for (auto& [k, v] : settings)
+      if (meta.count(k)) v = meta[k];
+    user_attributes = std::stoi(meta["user-attributes"]);
+    if (meta.count("log") && !meta["log"].empty()) {
+      log_path = meta["log"];
+      log_size = std::stoull(meta["log-size"]);
+      // Drop whatever the interrupted run appended after its last checkpoint.
+      if (std::filesystem::exists(log_path)) std::filesystem::resize_file(log_path, log_size);
+    }
+  } else {
+    HostEnsemble user;
+    if (o.has("input") == o.has("generate")) throw usage_error("give exactly one of --input FILE and --generate N");
+    if (o.has("input")) {
+      user = read_ensemble(o.str("input"));
+    } else {
+      user = generate_planetary_ensemble(int(o.integer("generate", 1)), int(o.integer("bodies", 2)),
+                                         o.number("planet-mass"), o.number("alpha"),
+                                         (unsigned long long)o.integer("seed", 0));
+    }
+    user_attributes = user.n_attributes();
+    // Internal ensemble: the user's attributes plus the initial energy (kept across checkpoints).
+    host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + 1);
+    Kokkos::deep_copy(host.pos, user.pos);
+    Kokkos::deep_copy(host.vel, user.vel);
+    Kokkos::deep_copy(host.mass, user.mass);
+    Kokkos::deep_copy(host.time, user.time);
+    Kokkos::deep_copy(host.step, user.step);
+    Kokkos::deep_copy(host.state, user.state);
+    Kokkos::deep_copy(host.reason, user.reason);
+    for (int s = 0; s < user.n_systems(); ++s)
+      for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
+    if (!log_path.empty() && std::filesystem::exists(log_path))
+      log_size = std::filesystem::file_size(log_path);
+  }
+  const IntegrateOptions base = options_from(settings);
+  double destination = 0;
+  if (!kosmos::io::parse_double(settings["destination"], destination)) throw usage_error("--destination is not a number");
+
+  auto dev = clone<Space::memory_space>(host);
+  validate(Space(), dev);
+  if (!o.has("resume")) {
+    const auto e = energies(dev);
+    for (int s = 0; s < host.n_systems(); ++s) host.attributes(s, user_attributes) = e[s];
+    Kokkos::deep_copy(dev.attributes, host.attributes);
+  }
+  e0.resize(host.n_systems());
+  for (int s = 0; s < host.n_systems(); ++s) e0[s] = host.attributes(s, user_attributes);
+
+  const bool progress = o.is_set("progress");
+  std::unique_ptr<kosmos::io::AppendLog> log;
+  if (!log_path.empty()) log = std::make_unique<kosmos::io::AppendLog>(log_path);
+  IntegrateOptions opt = base;
+  if (log) {
+    opt.on_log = [&](const LogRecord& r) {
+      std::ostringstream line;
+      line << std::setprecision(17) << r.time << ' ' << r.system << ' ' << reason_name(r.event);
+      for (std::size_t b = 0; b < r.mass.size(); ++b) {
+        line << ' ' << r.mass[b];
+        for (int c = 0; c < 3; ++c) line << ' ' << r.pos[3 * b + c];
+        for (int c = 0; c < 3; ++c) line << ' ' << r.vel[3 * b + c];
+      }
+      log->write_line(line.str());
+    };
+  }
+
+  // Integrate in segments, checkpointing between them.
+  double start_time = INFINITY;
+  {
+    auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev.time);
+    for (int s = 0; s < host.n_systems(); ++s) start_time = std::min(start_time, t(s));
+  }
+  if (!std::isfinite(start_time)) start_time = 0;
+  const std::string checkpoint = o.has("checkpoint") ? o.str("checkpoint") : std::string();
+  double interval = destination - start_time;
+  if (!checkpoint.empty()) {
+    interval = o.has("checkpoint-interval") ? o.number("checkpoint-interval") : (destination - start_time) / 10;
+    if (!(interval > 0)) interval = destination - start_time;
+  }
+  const auto wall0 = std::chrono::steady_clock::now();
+  IntegrationReport total;
+  double t = start_time;
+  do {
+    const double segment_end = std::min(destination, t + (interval > 0 ? interval : 0));
+    if (progress) {
+      opt.on_progress = [&](double done) {
+        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        std::fprintf(stderr, "\r[kosmos nbody] segment to t = %.6g of %.6g: %5.1f%% of systems done, %.1f s   ",
+                     segment_end, destination, 100 * done, el);
+      };
+    }
+    const auto rep = integrate(Space(), dev, segment_end, opt);
+    total.launches += rep.launches;
+    total.steps += rep.steps;
+    total.seconds += rep.seconds;
+    total.reached_destination = rep.reached_destination;
+    total.stopped = rep.stopped;
+    total.disabled = rep.disabled;
+    total.unfinished = rep.unfinished;
+    total.systems = rep.systems;
+    t = segment_end;
+    if (!checkpoint.empty()) {
+      auto meta = settings;
+      meta["kosmos-nbody-checkpoint"] = "1";
+      meta["user-attributes"] = std::to_string(user_attributes);
+      meta["log"] = log_path;
+      meta["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
+                                            ? 0
+                                            : std::filesystem::file_size(log_path));
+      write_binary(checkpoint, clone<Kokkos::HostSpace>(dev), meta);
+    }
+    if (rep.unfinished > 0) break;  // iteration budget used up
+  } while (t < destination);
+  if (progress) std::fprintf(stderr, "\n");
+
+  auto final_host = clone<Kokkos::HostSpace>(dev);
+  const auto e1 = energies(dev);
+  // Strip the internal energy column for the user's output.
+  HostEnsemble out(final_host.n_systems(), final_host.n_bodies(), user_attributes);
+  Kokkos::deep_copy(out.pos, final_host.pos);
+  Kokkos::deep_copy(out.vel, final_host.vel);
+  Kokkos::deep_copy(out.mass, final_host.mass);
+  Kokkos::deep_copy(out.time, final_host.time);
+  Kokkos::deep_copy(out.step, final_host.step);
+  Kokkos::deep_copy(out.state, final_host.state);
+  Kokkos::deep_copy(out.reason, final_host.reason);
+  for (int s = 0; s < out.n_systems(); ++s)
+    for (int k = 0; k < user_attributes; ++k) out.attributes(s, k) = final_host.attributes(s, k);
+
+  // Report.
+  const int n_sys = out.n_systems();
+  std::vector<double> rel(n_sys);
+  std::map<std::string, int> by_reason;
+  for (int s = 0; s < n_sys; ++s) {
+    rel[s] = std::fabs((e1[s] - e0[s]) / e0[s]);
+    ++by_reason[std::string(state_name(out.state(s))) + (out.reason(s) ? std::string(" (") + reason_name(out.reason(s)) + ")" : "")];
+  }
+  std::vector<double> finite;
+  for (int s = 0; s < n_sys; ++s)
+    if (out.state(s) != state_disabled && std::isfinite(rel[s])) finite.push_back(rel[s]);
+  std::sort(finite.begin(), finite.end());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::cout << "kosmos nbody: " << n_sys << " systems of " << out.n_bodies() << " bodies, " << settings["integrator"]
+            << ", to t = " << fmt(destination, 10) << " on " << Space::name() << "\n";
+  std::cout << "  steps " << total.steps << ", launches " << total.launches << ", " << fmt(wall, 4) << " s\n";
+  if (!finite.empty())
+    std::cout << "  |dE/E|: median " << fmt(finite[finite.size() / 2], 3) << ", max " << fmt(finite.back(), 3) << "\n";
+  for (const auto& [k, v] : by_reason) std::cout << "  " << v << " system(s) " << k << "\n";
+  const int shown = std::min(n_sys, 10);
+  std::cout << "  system        time      |dE/E|  state\n";
+  for (int s = 0; s < shown; ++s)
+    std::cout << "  " << std::setw(6) << s << std::setw(12) << fmt(out.time(s), 8) << std::setw(12) << fmt(rel[s], 3)
+              << "  " << state_name(out.state(s)) << (out.reason(s) ? std::string(" ") + reason_name(out.reason(s)) : "")
+              << "\n";
+  if (n_sys > shown) std::cout << "  ... (" << n_sys - shown << " more; --report FILE writes them all)\n";
+  if (o.has("report")) {
+    kosmos::io::write_atomically(o.str("report"), [&](std::ostream& r) {
+      r << "# system time energy0 energy rel_energy_error state reason\n" << std::setprecision(17);
+      for (int s = 0; s < n_sys; ++s)
+        r << s << ' ' << out.time(s) << ' ' << e0[s] << ' ' << e1[s] << ' ' << rel[s] << ' ' << state_name(out.state(s))
+          << ' ' << reason_name(out.reason(s)) << '\n';
+    });
+  }
+  if (o.has("output")) write_ensemble(o.str("output"), out);
+
+  if (!o.is_set("test")) return total.unfinished > 0 ? 1 : 0;
+  // Test mode (Section 5.2.1).
+  HostEnsemble ref;
+  std::string against;
+  if (o.has("reference")) {
+    ref = read_ensemble(o.str("reference"));
+    against = "reference " + o.str("reference");
+  } else if (o.has("compare-integrator")) {
+    auto s2 = settings;
+    s2["integrator"] = o.str("compare-integrator");
+    if (o.has("compare-dt")) s2["dt"] = o.str("compare-dt");
+    IntegrateOptions opt2 = options_from(s2);
+    auto dev2 = clone<Space::memory_space>(host);
+    integrate(Space(), dev2, destination, opt2);
+    ref = clone<Kokkos::HostSpace>(dev2);
+    against = "integrator " + s2["integrator"] + " (dt " + s2["dt"] + ")";
+  } else {
+    throw usage_error("--test needs --compare-integrator NAME or --reference FILE");
+  }
+  const Comparison c = compare(out, ref);
+  const bool pass = c.pos <= o.number("pos-threshold") && c.vel <= o.number("vel-threshold") &&
+                    c.time <= o.number("time-threshold");
+  std::cout << "test against " << against << ": max |dx| " << fmt(c.pos, 3) << ", max |dv| " << fmt(c.vel, 3)
+            << ", max |dt| " << fmt(c.time, 3) << " (worst system " << c.worst_system << "): "
+            << (pass ? "PASS" : "FAIL") << "\n";
+  return pass ? 0 : 1;
+}
+
+const kosmos::cli::CommandRegistration registration{
+    {"nbody", "ensembles of few-body systems (Swarm-NG): integrate, log, test", &run_nbody}};
+}  // namespace

@@ -1,0 +1,102 @@
+// Per-system diagnostics computed where the ensemble lives (only n_sys numbers come back, the
+// "data reduction" of Swarm-NG): validation, total energy, momentum and angular momentum.
+#pragma once
+
+#include <kosmos/core/compensated.hpp>
+#include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/gravity.hpp>
+
+namespace kosmos {
+namespace nbody {
+
+// Disables (state_disabled, with the reason) every active system that has a non-positive or
+// non-finite mass, a non-finite coordinate, or two bodies at the same position. Returns how many
+// systems it disabled.
+template <class ExecSpace>
+int validate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kosmos::nbody::validate: the first argument must be a Kokkos execution space");
+  int disabled = 0;
+  const int n = ens.n_bodies();
+  Kokkos::parallel_reduce(
+      "kosmos::nbody::validate", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+      KOKKOS_LAMBDA(const int s, int& count) {
+        if (ens.state(s) != state_active) return;
+        int reason = reason_none;
+        for (int b = 0; b < n && reason == reason_none; ++b) {
+          const double m = ens.m(s, b);
+          if (!math::isfinite(m)) reason = reason_nonfinite;
+          else if (!(m > 0)) reason = reason_nonpositive_mass;
+          for (int c = 0; c < 3; ++c)
+            if (!math::isfinite(ens.x(s, b, c)) || !math::isfinite(ens.v(s, b, c))) reason = reason_nonfinite;
+        }
+        if (!math::isfinite(ens.time(s))) reason = reason_nonfinite;
+        for (int i = 0; i < n && reason == reason_none; ++i)
+          for (int j = i + 1; j < n; ++j)
+            if (ens.x(s, i, 0) == ens.x(s, j, 0) && ens.x(s, i, 1) == ens.x(s, j, 1) &&
+                ens.x(s, i, 2) == ens.x(s, j, 2))
+              reason = reason_coincident_bodies;
+        if (reason != reason_none) {
+          ens.state(s) = state_disabled;
+          ens.reason(s) = reason;
+          ++count;
+        }
+      },
+      Kokkos::Sum<int>(disabled));
+  return disabled;
+}
+
+// energy(s) = sum m v^2 / 2 + sum_{i<j} m_i m_j phi(x_j - x_i), with compensated sums.
+template <class ExecSpace, class Force = Newtonian>
+void energy(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+            const Kokkos::View<double*, typename ExecSpace::memory_space>& out, const Force& force = Force()) {
+  kosmos::Impl::require(out.extent(0) == std::size_t(ens.n_systems()), "kosmos::nbody::energy", "out.extent(0) = ",
+                out.extent(0), ", expected ", ens.n_systems());
+  const int n = ens.n_bodies();
+  Kokkos::parallel_for(
+      "kosmos::nbody::energy", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+      KOKKOS_LAMBDA(const int s) {
+        CompensatedSum<double> e;
+        for (int b = 0; b < n; ++b) {
+          const double v2 = ens.v(s, b, 0) * ens.v(s, b, 0) + ens.v(s, b, 1) * ens.v(s, b, 1) +
+                            ens.v(s, b, 2) * ens.v(s, b, 2);
+          e.add(0.5 * ens.m(s, b) * v2);
+        }
+        for (int i = 0; i < n; ++i)
+          for (int j = i + 1; j < n; ++j) {
+            const double d[3] = {ens.x(s, j, 0) - ens.x(s, i, 0), ens.x(s, j, 1) - ens.x(s, i, 1),
+                                 ens.x(s, j, 2) - ens.x(s, i, 2)};
+            e.add(ens.m(s, i) * ens.m(s, j) * force.potential(d));
+          }
+        out(s) = e.value();
+      });
+}
+
+// Total momentum (out(s, 0..2)) and angular momentum about the origin (out(s, 3..5)).
+template <class ExecSpace>
+void momenta(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+             const Kokkos::View<double**, typename ExecSpace::memory_space>& out) {
+  kosmos::Impl::require(out.extent(0) == std::size_t(ens.n_systems()) && out.extent(1) == 6, "kosmos::nbody::momenta",
+                "out is ", out.extent(0), "x", out.extent(1), ", expected ", ens.n_systems(), "x6");
+  const int n = ens.n_bodies();
+  Kokkos::parallel_for(
+      "kosmos::nbody::momenta", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+      KOKKOS_LAMBDA(const int s) {
+        double p[6] = {0, 0, 0, 0, 0, 0};
+        for (int b = 0; b < n; ++b) {
+          const double m = ens.m(s, b);
+          const double x = ens.x(s, b, 0), y = ens.x(s, b, 1), z = ens.x(s, b, 2);
+          const double vx = ens.v(s, b, 0), vy = ens.v(s, b, 1), vz = ens.v(s, b, 2);
+          p[0] += m * vx;
+          p[1] += m * vy;
+          p[2] += m * vz;
+          p[3] += m * (y * vz - z * vy);
+          p[4] += m * (z * vx - x * vz);
+          p[5] += m * (x * vy - y * vx);
+        }
+        for (int k = 0; k < 6; ++k) out(s, k) = p[k];
+      });
+}
+
+}  // namespace nbody
+}  // namespace kosmos

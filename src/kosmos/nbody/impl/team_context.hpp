@@ -1,0 +1,150 @@
+// The team work model of the integration kernels: one Kokkos team integrates S systems whose
+// state lives in team scratch, interleaved by system (element k of system s at k * S + s, so
+// consecutive threads touch consecutive words). Each stage is a flattened TeamThreadRange over
+// (item, system) followed by a barrier: items are body-components, bodies, body pairs or whole
+// systems, the work models of Swarm-NG.
+#pragma once
+
+#include <kosmos/nbody/gravity.hpp>
+
+namespace kosmos {
+namespace nbody {
+namespace Impl {
+
+// Offsets (in doubles, per system) of the workspace shared by every propagator.
+struct Layout {
+  int n = 0, pairs = 0;
+  int m = 0, x = 0, v = 0, a = 0, j = 0, pa = 0, pj = 0, scalars = 0, extra = 0, total = 0;
+  static constexpr int n_scalars = 12;
+  KOKKOS_INLINE_FUNCTION static Layout make(int n_bodies, int extra_per_body, int extra_fixed) {
+    Layout l;
+    l.n = n_bodies;
+    l.pairs = n_bodies * (n_bodies - 1) / 2;
+    l.m = 0;
+    l.x = l.m + n_bodies;
+    l.v = l.x + 3 * n_bodies;
+    l.a = l.v + 3 * n_bodies;
+    l.j = l.a + 3 * n_bodies;
+    l.pa = l.j + 3 * n_bodies;
+    l.pj = l.pa + 3 * l.pairs;
+    l.scalars = l.pj + 3 * l.pairs;
+    l.extra = l.scalars + n_scalars;
+    l.total = l.extra + extra_per_body * n_bodies + extra_fixed;
+    return l;
+  }
+};
+
+// Scalars of a system (offsets from Layout::scalars).
+enum Scalar : int {
+  sc_time = 0,      // current time
+  sc_dt = 1,        // step being taken
+  sc_next_dt = 2,   // carried / proposed step (adaptive integrators)
+  sc_log_index = 3, // index of the last interval log written
+  sc_err = 4,       // scratch for error norms
+  sc_aux = 5,       // 6 more scratch words (centre of mass etc.)
+  sc_iter = 11,     // iterations taken in this call of integrate()
+};
+
+// Flags of a system (ints).
+enum Flag : int {
+  fl_live = 0,    // integrated in the current iteration
+  fl_fail = 1,    // StopReason of a numerical failure in this step (0: none)
+  fl_valid = 2,   // slot holds a system
+  fl_state = 3,   // SystemState
+  fl_reason = 4,  // StopReason
+  fl_paused = 5,  // log slots exhausted: wait for the next launch
+  fl_logs = 6,    // log records written in this launch
+  fl_accept = 7,  // the step was accepted (adaptive Runge-Kutta may reject)
+  n_flags = 8
+};
+
+template <class Member>
+struct TeamContext {
+  const Member& team;
+  Layout L;
+  int S;            // system slots in this team
+  double* ws;       // S * L.total doubles
+  int* flags;       // S * n_flags ints
+
+  KOKKOS_INLINE_FUNCTION double& at(int s, int k) const { return ws[k * S + s]; }
+  KOKKOS_INLINE_FUNCTION double& sc(int s, int k) const { return ws[(L.scalars + k) * S + s]; }
+  KOKKOS_INLINE_FUNCTION int& flag(int s, int f) const { return flags[f * S + s]; }
+  KOKKOS_INLINE_FUNCTION bool live(int s) const { return flags[fl_live * S + s] != 0; }
+
+  // f(s, item) for every live system s and item in [0, count); then a barrier.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_live(int count, const F& f) const {
+    const int S_ = S;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * S_), [&](const int idx) {
+      const int s = idx % S_;
+      if (flags[fl_live * S_ + s]) f(s, idx / S_);
+    });
+    barrier();
+  }
+  // Same over every slot in [0, slots), live or not.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_all(int slots, int count, const F& f) const {
+    const int S_ = S;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * slots),
+                         [&](const int idx) { f(idx % slots, idx / slots); (void)S_; });
+    barrier();
+  }
+  // Teams of one thread (the CPU configuration) need no barrier.
+  KOKKOS_INLINE_FUNCTION void barrier() const {
+    if (team.team_size() > 1) team.team_barrier();
+  }
+  KOKKOS_INLINE_FUNCTION bool any_live() const {
+    for (int s = 0; s < S; ++s)
+      if (flags[fl_live * S + s]) return true;
+    return false;
+  }
+
+  // a (and j if with_jerk) of every body from x (and v), for live systems. With planets_only,
+  // pairs involving body 0 are skipped (the interaction part of democratic heliocentric MVS).
+  template <class Force>
+  KOKKOS_INLINE_FUNCTION void forces(const Force& force, int x_off, int v_off, int a_off, bool with_jerk,
+                                     bool planets_only = false) const {
+    const int n = L.n;
+    for_live(L.pairs, [&](int s, int p) {
+      int i, j;
+      pair_bodies(p, n, i, j);
+      if (planets_only && i == 0) return;
+      double d[3], k[3];
+      for (int c = 0; c < 3; ++c) d[c] = at(s, x_off + 3 * j + c) - at(s, x_off + 3 * i + c);
+      if (with_jerk) {
+        double w[3], kj[3];
+        for (int c = 0; c < 3; ++c) w[c] = at(s, v_off + 3 * j + c) - at(s, v_off + 3 * i + c);
+        force.acc_jerk(d, w, k, kj);
+        for (int c = 0; c < 3; ++c) at(s, L.pj + 3 * p + c) = kj[c];
+      } else {
+        force.acc(d, k);
+      }
+      for (int c = 0; c < 3; ++c) at(s, L.pa + 3 * p + c) = k[c];
+    });
+    for_live(3 * n, [&](int s, int bc) {
+      const int b = bc / 3, c = bc % 3;
+      double acc = 0, jerk = 0;
+      if (!(planets_only && b == 0)) {
+        for (int o = planets_only ? 1 : 0; o < n; ++o) {
+          if (o == b) continue;
+          const double mo = at(s, L.m + o);
+          if (b < o) {
+            const int p = pair_index(b, o, n);
+            acc += mo * at(s, L.pa + 3 * p + c);
+            if (with_jerk) jerk += mo * at(s, L.pj + 3 * p + c);
+          } else {
+            const int p = pair_index(o, b, n);
+            acc -= mo * at(s, L.pa + 3 * p + c);
+            if (with_jerk) jerk -= mo * at(s, L.pj + 3 * p + c);
+          }
+        }
+      }
+      at(s, a_off + bc) = acc;
+      if (with_jerk) at(s, L.j + bc) = jerk;
+    });
+  }
+};
+
+}  // namespace Impl
+}  // namespace nbody
+}  // namespace kosmos

@@ -1,0 +1,404 @@
+// The generic integration driver (Algorithm 1 of Dindar et al. 2013): a propagator advances each
+// system one step, a monitor checks stop conditions and logs, many steps run per kernel launch,
+// and the driver relaunches until every system reached the destination time, stopped, or used up
+// its iteration budget.
+#pragma once
+
+#include <kosmos/nbody/analysis.hpp>
+#include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/gravity.hpp>
+#include <kosmos/nbody/impl/monitor.hpp>
+#include <kosmos/nbody/impl/propagators.hpp>
+#include <kosmos/nbody/impl/team_context.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace nbody {
+
+enum class Method { hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet };
+
+// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet".
+Method method_from_name(const std::string& name);
+const char* method_name(Method method);
+
+struct IntegratorConfig {
+  Method method = Method::hermite;
+  double dt = 1e-3;          // fixed step (and the first step of adaptive Runge-Kutta)
+  double tau = 1.7e-2;       // adaptive Hermite step-size scale (eq. 5)
+  double tolerance = 1e-12;  // adaptive Runge-Kutta error tolerance (see RKCKPropagator)
+  int steps_per_launch = 1000;           // propagator steps per kernel launch
+  long long max_iterations = 1LL << 40;  // per system and call of integrate()
+  int systems_per_team = 0;              // 0: automatic (1 on CPUs, up to 16 on GPUs)
+  int team_size = 0;                     // 0: automatic
+};
+
+// One logged snapshot: a system at a time, with the event that caused it (reason_none: interval).
+struct LogRecord {
+  int system = 0;
+  double time = 0;
+  int event = reason_none;
+  std::vector<double> mass, pos, vel;  // n, 3n, 3n
+};
+
+struct IntegrateOptions {
+  IntegratorConfig integrator;
+  MonitorConfig monitor;
+  std::function<void(const LogRecord&)> on_log;  // called on the host after each launch, in order
+  std::function<void(double fraction_done)> on_progress;  // after each launch
+};
+
+struct IntegrationReport {
+  int systems = 0;
+  int reached_destination = 0;  // active systems at the destination time
+  int stopped = 0;              // inactive (a monitor condition)
+  int disabled = 0;             // disabled (bad input or numerical failure)
+  int unfinished = 0;           // active, short of the destination (iteration budget used up)
+  long long launches = 0;
+  long long steps = 0;  // propagator steps taken, summed over systems (rejected ones included)
+  double seconds = 0;
+};
+
+namespace Impl {
+
+template <class ExecSpace, class Prop, class Force>
+struct IntegrateKernel {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using memory_space = typename ExecSpace::memory_space;
+  using scratch_space = typename ExecSpace::scratch_memory_space;
+
+  Ensemble<memory_space> ens;
+  Prop prop;
+  Force force;
+  MonitorConfig monitor;
+  Layout L;
+  int S = 1, level = 0, steps = 1, slots = 0;
+  double destination = 0;
+  long long max_iterations = 0;
+  Kokkos::View<long long*, memory_space> iterations;
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> log;  // (system * slots + k, 3 + 7n)
+  Kokkos::View<int*, memory_space> log_count;
+
+  static std::size_t scratch_bytes(const Layout& L, int S) {
+    return std::size_t(S) * L.total * sizeof(double) + std::size_t(S) * n_flags * sizeof(int) + 64;
+  }
+
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION void write_log(const Ctx& ctx, int s, int sys, int event) const {
+    const int k = ctx.flag(s, fl_logs);
+    if (k >= slots) return;
+    const int row = sys * slots + k;
+    log(row, 0) = sys;
+    log(row, 1) = ctx.sc(s, sc_time);
+    log(row, 2) = event;
+    for (int i = 0; i < L.n; ++i) log(row, 3 + i) = ctx.at(s, L.m + i);
+    for (int i = 0; i < 3 * L.n; ++i) {
+      log(row, 3 + L.n + i) = ctx.at(s, L.x + i);
+      log(row, 3 + 4 * L.n + i) = ctx.at(s, L.v + i);
+    }
+    ctx.flag(s, fl_logs) = k + 1;
+    log_count(sys) = k + 1;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    Kokkos::View<double*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ws(team.team_scratch(level),
+                                                                                   S * L.total);
+    Kokkos::View<int*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fl(team.team_scratch(level),
+                                                                                S * n_flags);
+    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data()};
+    const int first = team.league_rank() * S;
+    const int n_sys = ens.n_systems();
+    const int n = L.n;
+    // Load.
+    ctx.for_all(S, 1, [&](int s, int) {
+      const int sys = first + s;
+      const bool valid = sys < n_sys;
+      ctx.flag(s, fl_valid) = valid;
+      ctx.flag(s, fl_state) = valid ? ens.state(sys) : int(state_disabled);
+      ctx.flag(s, fl_reason) = valid ? ens.reason(sys) : int(reason_none);
+      ctx.flag(s, fl_live) = valid && ens.state(sys) == state_active;
+      ctx.flag(s, fl_paused) = 0;
+      ctx.flag(s, fl_logs) = 0;
+      ctx.flag(s, fl_fail) = 0;
+      ctx.flag(s, fl_accept) = 0;
+      if (!valid) return;
+      const double t = ens.time(sys);
+      ctx.sc(s, sc_time) = t;
+      ctx.sc(s, sc_next_dt) = ens.step(sys);
+      ctx.sc(s, sc_iter) = double(iterations(sys));
+      ctx.sc(s, sc_log_index) = monitor.log_interval > 0 ? math::floor(t / monitor.log_interval) : 0.0;
+      log_count(sys) = 0;
+    });
+    ctx.for_all(S, 7 * n, [&](int s, int k) {
+      const int sys = first + s;
+      if (sys >= n_sys) return;
+      if (k < 3 * n) {
+        ctx.at(s, L.x + k) = ens.x(sys, k / 3, k % 3);
+      } else if (k < 6 * n) {
+        ctx.at(s, L.v + k - 3 * n) = ens.v(sys, (k - 3 * n) / 3, k % 3);
+      } else {
+        ctx.at(s, L.m + k - 6 * n) = ens.m(sys, k - 6 * n);
+      }
+    });
+    prop.init(ctx, force);
+    for (int it = 0; it < steps; ++it) {
+      ctx.for_all(S, 1, [&](int s, int) {
+        bool live = ctx.flag(s, fl_valid) && ctx.flag(s, fl_state) == state_active && !ctx.flag(s, fl_paused) &&
+                    ctx.sc(s, sc_time) < destination && ctx.sc(s, sc_iter) < double(max_iterations);
+        if (live) {
+          double dt = prop.proposed_dt(ctx, s);
+          const double left = destination - ctx.sc(s, sc_time);
+          if (dt > left) dt = left;
+          if (!(dt > 0) || !math::isfinite(dt)) {
+            ctx.flag(s, fl_state) = state_disabled;
+            ctx.flag(s, fl_reason) = reason_bad_step;
+            live = false;
+          }
+          ctx.sc(s, sc_dt) = dt;
+        }
+        ctx.flag(s, fl_live) = live;
+        ctx.flag(s, fl_accept) = 0;
+      });
+      if (!ctx.any_live()) break;
+      prop.advance(ctx, force);
+      ctx.for_live(1, [&](int s, int) {
+        const int sys = first + s;
+        ctx.sc(s, sc_iter) += 1;
+        int fail = ctx.flag(s, fl_fail);
+        if (!fail) {
+          for (int k = 0; k < 3 * n; ++k)
+            if (!math::isfinite(ctx.at(s, L.x + k)) || !math::isfinite(ctx.at(s, L.v + k))) fail = reason_nonfinite;
+        }
+        if (fail) {
+          ctx.flag(s, fl_state) = state_disabled;
+          ctx.flag(s, fl_reason) = fail;
+          if (monitor.log_events && slots > 0) write_log(ctx, s, sys, fail);
+          return;
+        }
+        if (!ctx.flag(s, fl_accept)) return;
+        const int event = check_stop(ctx, s, monitor);
+        if (event != reason_none) {
+          ctx.flag(s, fl_state) = state_inactive;
+          ctx.flag(s, fl_reason) = event;
+          if (monitor.log_events && slots > 0) write_log(ctx, s, sys, event);
+        }
+        if (monitor.log_interval > 0 && slots > 0) {
+          const double k = math::floor(ctx.sc(s, sc_time) / monitor.log_interval);
+          if (k > ctx.sc(s, sc_log_index)) {
+            write_log(ctx, s, sys, reason_none);
+            ctx.sc(s, sc_log_index) = k;
+          }
+        }
+        if (slots > 0 && ctx.flag(s, fl_logs) + 2 > slots) ctx.flag(s, fl_paused) = 1;
+      });
+    }
+    // Store.
+    ctx.for_all(S, 6 * n, [&](int s, int k) {
+      const int sys = first + s;
+      if (sys >= n_sys) return;
+      if (k < 3 * n)
+        ens.x(sys, k / 3, k % 3) = ctx.at(s, L.x + k);
+      else
+        ens.v(sys, (k - 3 * n) / 3, k % 3) = ctx.at(s, L.v + k - 3 * n);
+    });
+    ctx.for_all(S, 1, [&](int s, int) {
+      const int sys = first + s;
+      if (sys >= n_sys) return;
+      ens.time(sys) = ctx.sc(s, sc_time);
+      ens.step(sys) = ctx.sc(s, sc_next_dt);
+      ens.state(sys) = ctx.flag(s, fl_state);
+      ens.reason(sys) = ctx.flag(s, fl_reason);
+      iterations(sys) = (long long)(ctx.sc(s, sc_iter));
+    });
+  }
+};
+
+template <class ExecSpace>
+constexpr bool is_gpu_space() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
+template <class ExecSpace, class Prop, class Force>
+IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                             double destination, const Prop& prop, const Force& force,
+                             const IntegrateOptions& options) {
+  using Kernel = IntegrateKernel<ExecSpace, Prop, Force>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const auto start = std::chrono::steady_clock::now();
+  const IntegratorConfig& cfg = options.integrator;
+  const int n_sys = ens.n_systems(), n = ens.n_bodies();
+  IntegrationReport report;
+  report.systems = n_sys;
+
+  Kernel kernel;
+  kernel.ens = ens;
+  kernel.prop = prop;
+  kernel.force = force;
+  kernel.monitor = options.monitor;
+  kernel.L = Layout::make(n, Prop::extra_per_body, Prop::extra_fixed);
+  kernel.destination = destination;
+  kernel.max_iterations = cfg.max_iterations;
+  kernel.steps = cfg.steps_per_launch;
+  const bool logging = options.on_log && (options.monitor.log_interval > 0 || options.monitor.log_events);
+  kernel.slots = logging ? options.monitor.log_slots_per_launch : 0;
+  kernel.iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>("kosmos::nbody::iterations", n_sys);
+  kernel.log_count = Kokkos::View<int*, typename ExecSpace::memory_space>("kosmos::nbody::log_count", n_sys);
+  kernel.log = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>(
+      "kosmos::nbody::log", std::size_t(n_sys) * kernel.slots, 3 + 7 * n);
+
+  // Systems per team and team size.
+  int S = cfg.systems_per_team;
+  if (S <= 0) S = is_gpu_space<ExecSpace>() ? 16 : 1;
+  int level = 0;
+  const std::size_t max0 = std::size_t(Policy::scratch_size_max(0));
+  while (S > 1 && Kernel::scratch_bytes(kernel.L, S) > max0) --S;
+  if (Kernel::scratch_bytes(kernel.L, S) > max0) level = 1;
+  const std::size_t bytes = Kernel::scratch_bytes(kernel.L, S);
+  kosmos::Impl::require(bytes <= std::size_t(Policy::scratch_size_max(level)), "kosmos::nbody::integrate",
+                "team scratch of ", bytes, " bytes for ", n, " bodies exceeds scratch_size_max(", level,
+                ") = ", Policy::scratch_size_max(level));
+  kernel.S = S;
+  kernel.level = level;
+  int team_size = cfg.team_size;
+  if (team_size <= 0) {
+    if (is_gpu_space<ExecSpace>()) {
+      const int items = S * (3 * n > kernel.L.pairs ? 3 * n : kernel.L.pairs);
+      team_size = ((items + 31) / 32) * 32;
+      if (team_size > 256) team_size = 256;
+    } else {
+      team_size = 1;
+    }
+  }
+  const int league = (n_sys + S - 1) / S;
+  const auto log_host = Kokkos::create_mirror_view(kernel.log);
+  const auto count_host = Kokkos::create_mirror_view(kernel.log_count);
+  const auto state_host = Kokkos::create_mirror_view(ens.state);
+  const auto time_host = Kokkos::create_mirror_view(ens.time);
+  const auto iter_host = Kokkos::create_mirror_view(kernel.iterations);
+
+  while (n_sys > 0) {
+    Policy policy(space, league, team_size);
+    policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+    Kokkos::parallel_for("kosmos::nbody::integrate", policy, kernel);
+    ++report.launches;
+    if (kernel.slots > 0) {
+      Kokkos::deep_copy(space, count_host, kernel.log_count);
+      Kokkos::deep_copy(space, log_host, kernel.log);
+      space.fence();
+      LogRecord rec;
+      for (int sys = 0; sys < n_sys; ++sys)
+        for (int k = 0; k < count_host(sys); ++k) {
+          const std::size_t row = std::size_t(sys) * kernel.slots + k;
+          rec.system = int(log_host(row, 0));
+          rec.time = log_host(row, 1);
+          rec.event = int(log_host(row, 2));
+          rec.mass.assign(&log_host(row, 3), &log_host(row, 3) + n);
+          rec.pos.assign(&log_host(row, 3 + n), &log_host(row, 3 + n) + 3 * n);
+          rec.vel.assign(&log_host(row, 3 + 4 * n), &log_host(row, 3 + 4 * n) + 3 * n);
+          options.on_log(rec);
+        }
+    }
+    Kokkos::deep_copy(space, state_host, ens.state);
+    Kokkos::deep_copy(space, time_host, ens.time);
+    Kokkos::deep_copy(space, iter_host, kernel.iterations);
+    space.fence();
+    int pending = 0, done = 0;
+    for (int sys = 0; sys < n_sys; ++sys) {
+      if (state_host(sys) == state_active && time_host(sys) < destination) {
+        if (iter_host(sys) < cfg.max_iterations) ++pending;
+      } else {
+        ++done;
+      }
+    }
+    if (options.on_progress) options.on_progress(double(done) / n_sys);
+    if (pending == 0) break;
+  }
+  for (int sys = 0; sys < n_sys; ++sys) {
+    report.steps += iter_host(sys);
+    if (state_host(sys) == state_disabled)
+      ++report.disabled;
+    else if (state_host(sys) == state_inactive)
+      ++report.stopped;
+    else if (time_host(sys) >= destination)
+      ++report.reached_destination;
+    else
+      ++report.unfinished;
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+}  // namespace Impl
+
+// Integrates every active system of `ens` (in place, on `space`) to `destination` time with the
+// integrator of options.integrator and the force law `force` (Newtonian gravity by default).
+// Systems are first validated (validate()): bad ones are disabled with their reason.
+template <class ExecSpace, class Force = Newtonian>
+IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                            double destination, const IntegrateOptions& options = {},
+                            const Force& force = Force()) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kosmos::nbody::integrate: the first argument must be a Kokkos execution space");
+  kosmos::Impl::require(std::isfinite(destination), "kosmos::nbody::integrate", "destination time ", destination,
+                " is not finite");
+  const IntegratorConfig& cfg = options.integrator;
+  kosmos::Impl::require(cfg.steps_per_launch >= 1, "kosmos::nbody::integrate", "steps_per_launch = ",
+                cfg.steps_per_launch, " < 1");
+  kosmos::Impl::require(options.monitor.log_slots_per_launch >= 2, "kosmos::nbody::integrate",
+                "log_slots_per_launch = ", options.monitor.log_slots_per_launch, " < 2");
+  const bool needs_dt = cfg.method != Method::hermite_adaptive;
+  kosmos::Impl::require(!needs_dt || (cfg.dt > 0 && std::isfinite(cfg.dt)), "kosmos::nbody::integrate", "dt = ", cfg.dt,
+                " must be positive and finite");
+  validate(space, ens);
+  switch (cfg.method) {
+    case Method::hermite:
+    case Method::hermite_adaptive: {
+      Impl::HermitePropagator p;
+      p.dt = cfg.dt;
+      if (cfg.method == Method::hermite_adaptive) {
+        kosmos::Impl::require(cfg.tau > 0 && std::isfinite(cfg.tau), "kosmos::nbody::integrate", "tau = ", cfg.tau,
+                      " must be positive");
+        p.tau = cfg.tau;
+      }
+      return Impl::run_driver(space, ens, destination, p, force, options);
+    }
+    case Method::rkck:
+    case Method::rkck_adaptive: {
+      Impl::RKCKPropagator p;
+      p.dt = cfg.dt;
+      if (cfg.method == Method::rkck_adaptive) {
+        kosmos::Impl::require(cfg.tolerance > 0 && std::isfinite(cfg.tolerance), "kosmos::nbody::integrate",
+                      "tolerance = ", cfg.tolerance, " must be positive");
+        p.tolerance = cfg.tolerance;
+      }
+      return Impl::run_driver(space, ens, destination, p, force, options);
+    }
+    case Method::mvs: {
+      Impl::MVSPropagator p;
+      p.dt = cfg.dt;
+      return Impl::run_driver(space, ens, destination, p, force, options);
+    }
+    case Method::verlet: {
+      Impl::VerletPropagator p;
+      p.dt = cfg.dt;
+      return Impl::run_driver(space, ens, destination, p, force, options);
+    }
+  }
+  return {};
+}
+
+// Overload on the ensemble's own execution space.
+template <class MemorySpace>
+IntegrationReport integrate(const Ensemble<MemorySpace>& ens, double destination,
+                            const IntegrateOptions& options = {}) {
+  return integrate(typename MemorySpace::execution_space(), ens, destination, options);
+}
+
+}  // namespace nbody
+}  // namespace kosmos

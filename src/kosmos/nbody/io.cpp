@@ -1,0 +1,294 @@
+#include <kosmos/core/io.hpp>
+#include <kosmos/nbody/integrate.hpp>
+#include <kosmos/nbody/io.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <vector>
+
+namespace kosmos {
+namespace nbody {
+
+namespace {
+const char kTextMagic[] = "kosmos-nbody-ensemble";
+const char kBinaryMagic[8] = {'K', 'O', 'S', 'M', 'N', 'B', 'D', 'Y'};
+constexpr std::uint32_t kBinaryVersion = 1;
+
+struct Fnv {
+  std::uint64_t h = 1469598103934665603ULL;
+  void add(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) {
+      h ^= b[i];
+      h *= 1099511628211ULL;
+    }
+  }
+};
+
+template <class T>
+void put(std::ostream& out, Fnv& sum, const T& value) {
+  out.write(reinterpret_cast<const char*>(&value), sizeof(T));
+  sum.add(&value, sizeof(T));
+}
+template <class T>
+void get(std::istream& in, Fnv& sum, T& value, const std::string& path) {
+  if (!in.read(reinterpret_cast<char*>(&value), sizeof(T)))
+    throw file_error(path + ": truncated binary ensemble");
+  sum.add(&value, sizeof(T));
+}
+}  // namespace
+
+Method method_from_name(const std::string& name) {
+  if (name == "hermite") return Method::hermite;
+  if (name == "hermite_adaptive") return Method::hermite_adaptive;
+  if (name == "rkck") return Method::rkck;
+  if (name == "rkck_adaptive") return Method::rkck_adaptive;
+  if (name == "mvs") return Method::mvs;
+  if (name == "verlet") return Method::verlet;
+  throw invalid_input("kosmos::nbody: unknown integrator '" + name +
+                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet)");
+}
+
+const char* method_name(Method method) {
+  switch (method) {
+    case Method::hermite: return "hermite";
+    case Method::hermite_adaptive: return "hermite_adaptive";
+    case Method::rkck: return "rkck";
+    case Method::rkck_adaptive: return "rkck_adaptive";
+    case Method::mvs: return "mvs";
+    case Method::verlet: return "verlet";
+  }
+  return "unknown";
+}
+
+int state_from_name(const std::string& name) {
+  for (int s = 0; s <= 2; ++s)
+    if (name == state_name(s)) return s;
+  throw invalid_input("kosmos::nbody: unknown system state '" + name + "' (active, inactive, disabled)");
+}
+
+int reason_from_name(const std::string& name) {
+  for (int r = 0; r < 32; ++r)
+    if (name == reason_name(r)) return r;
+  throw invalid_input("kosmos::nbody: unknown stop reason '" + name + "'");
+}
+
+HostEnsemble generate_planetary_ensemble(int n_systems, int n_bodies, double planet_mass, double alpha,
+                                         unsigned long long seed) {
+  kosmos::Impl::require(planet_mass > 0 && std::isfinite(planet_mass), "kosmos::nbody::generate_planetary_ensemble",
+                "planet_mass = ", planet_mass, " must be positive");
+  kosmos::Impl::require(alpha > 0 && std::isfinite(alpha), "kosmos::nbody::generate_planetary_ensemble", "alpha = ",
+                alpha, " must be positive");
+  HostEnsemble ens(n_systems, n_bodies);
+  const double m0 = 1.0;
+  for (int s = 0; s < n_systems; ++s) {
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + std::uint64_t(s));
+    std::uniform_real_distribution<double> phase(0.0, 2 * M_PI);
+    ens.m(s, 0) = m0;
+    for (int c = 0; c < 3; ++c) ens.x(s, 0, c) = ens.v(s, 0, c) = 0;
+    for (int b = 1; b < n_bodies; ++b) {
+      const double a = std::pow(1 + alpha, b - 1);
+      const double speed = std::sqrt((m0 + planet_mass) / a);
+      const double phi = seed ? phase(rng) : 0.0;
+      ens.m(s, b) = planet_mass;
+      ens.x(s, b, 0) = a * std::cos(phi);
+      ens.x(s, b, 1) = a * std::sin(phi);
+      ens.x(s, b, 2) = 0;
+      ens.v(s, b, 0) = -speed * std::sin(phi);
+      ens.v(s, b, 1) = speed * std::cos(phi);
+      ens.v(s, b, 2) = 0;
+    }
+    ens.time(s) = 0;
+    ens.step(s) = 0;
+    ens.state(s) = state_active;
+    ens.reason(s) = reason_none;
+  }
+  return ens;
+}
+
+void write_text(const std::string& path, const HostEnsemble& ens) {
+  io::write_atomically(path, [&](std::ostream& out) {
+    out << "# kosmos nbody ensemble: per system a header line, then m x y z vx vy vz per body (G = 1)\n";
+    out << kTextMagic << " 1\n";
+    out << "systems " << ens.n_systems() << " bodies " << ens.n_bodies() << " attributes " << ens.n_attributes()
+        << "\n";
+    out << std::setprecision(std::numeric_limits<double>::max_digits10);
+    for (int s = 0; s < ens.n_systems(); ++s) {
+      out << "system " << s << " time " << ens.time(s) << " state " << state_name(ens.state(s)) << " reason "
+          << reason_name(ens.reason(s)) << " step " << ens.step(s);
+      for (int k = 0; k < ens.n_attributes(); ++k) out << ' ' << ens.attributes(s, k);
+      out << '\n';
+      for (int b = 0; b < ens.n_bodies(); ++b) {
+        out << ens.m(s, b);
+        for (int c = 0; c < 3; ++c) out << ' ' << ens.x(s, b, c);
+        for (int c = 0; c < 3; ++c) out << ' ' << ens.v(s, b, c);
+        out << '\n';
+      }
+    }
+  });
+}
+
+HostEnsemble read_text(const std::string& path) {
+  io::TextReader reader(path);
+  io::Record rec;
+  if (!reader.next(rec)) reader.fail(1, "empty file, expected 'kosmos-nbody-ensemble 1'");
+  if (rec.fields.size() != 2 || rec.fields[0] != kTextMagic || rec.fields[1] != "1")
+    reader.fail(rec.line_number, "expected 'kosmos-nbody-ensemble 1' (not a kosmos nbody ensemble file?)");
+  if (!reader.next(rec) || rec.fields.size() != 6 || rec.fields[0] != "systems" || rec.fields[2] != "bodies" ||
+      rec.fields[4] != "attributes")
+    reader.fail(rec.line_number, "expected 'systems <n> bodies <n> attributes <n>'");
+  const long long n_sys = reader.integer(rec, 1, "number of systems");
+  const long long n_bod = reader.integer(rec, 3, "number of bodies");
+  const long long n_attr = reader.integer(rec, 5, "number of attributes");
+  if (n_bod < 2 || n_bod > max_bodies)
+    reader.fail(rec.line_number, "bodies = " + std::to_string(n_bod) + " is outside [2, " +
+                                     std::to_string(max_bodies) + "]");
+  if (n_sys > (1LL << 28)) reader.fail(rec.line_number, "too many systems: " + std::to_string(n_sys));
+  if (n_attr > 1024) reader.fail(rec.line_number, "too many attributes: " + std::to_string(n_attr));
+  HostEnsemble ens{int(n_sys), int(n_bod), int(n_attr)};
+  for (long long s = 0; s < n_sys; ++s) {
+    if (!reader.next(rec))
+      reader.fail(rec.line_number, "file ends after " + std::to_string(s) + " of " + std::to_string(n_sys) +
+                                       " systems");
+    if (rec.fields.size() != std::size_t(10 + n_attr) || rec.fields[0] != "system" || rec.fields[2] != "time" ||
+        rec.fields[4] != "state" || rec.fields[6] != "reason" || rec.fields[8] != "step")
+      reader.fail(rec.line_number, "expected 'system <i> time <t> state <s> reason <r> step <dt>' and " +
+                                       std::to_string(n_attr) + " attribute(s)");
+    if (reader.integer(rec, 1, "system index") != s)
+      reader.fail(rec.line_number, "system index " + rec.fields[1] + ", expected " + std::to_string(s));
+    ens.time(s) = reader.number(rec, 3, "time");
+    try {
+      ens.state(s) = state_from_name(rec.fields[5]);
+      ens.reason(s) = reason_from_name(rec.fields[7]);
+    } catch (const invalid_input& e) {
+      reader.fail(rec.line_number, e.what());
+    }
+    ens.step(s) = reader.number(rec, 9, "step");
+    for (long long k = 0; k < n_attr; ++k) ens.attributes(s, k) = reader.number(rec, 10 + k, "attribute");
+    for (long long b = 0; b < n_bod; ++b) {
+      if (!reader.next(rec))
+        reader.fail(rec.line_number, "file ends inside system " + std::to_string(s) + " (body " +
+                                         std::to_string(b) + " of " + std::to_string(n_bod) + ")");
+      if (rec.fields.size() != 7)
+        reader.fail(rec.line_number, "expected 7 numbers 'm x y z vx vy vz' for body " + std::to_string(b) +
+                                         " of system " + std::to_string(s) + ", found " +
+                                         std::to_string(rec.fields.size()) + " fields");
+      double val[7];
+      for (int k = 0; k < 7; ++k)
+        if (!io::parse_double(rec.fields[k], val[k], true))
+          reader.fail(rec.line_number, "'" + rec.fields[k] + "' is not a number");
+      ens.m(s, b) = val[0];
+      for (int c = 0; c < 3; ++c) {
+        ens.x(s, b, c) = val[1 + c];
+        ens.v(s, b, c) = val[4 + c];
+      }
+    }
+  }
+  if (reader.next(rec)) reader.fail(rec.line_number, "unexpected data after the last system");
+  return ens;
+}
+
+void write_binary(const std::string& path, const HostEnsemble& ens,
+                  const std::map<std::string, std::string>& metadata) {
+  io::write_atomically(path, [&](std::ostream& out) {
+    Fnv sum;
+    out.write(kBinaryMagic, 8);
+    put(out, sum, kBinaryVersion);
+    put(out, sum, std::int32_t(ens.n_systems()));
+    put(out, sum, std::int32_t(ens.n_bodies()));
+    put(out, sum, std::int32_t(ens.n_attributes()));
+    std::ostringstream meta;
+    for (const auto& [k, v] : metadata) meta << k << '\t' << v << '\n';
+    const std::string text = meta.str();
+    put(out, sum, std::uint64_t(text.size()));
+    out.write(text.data(), std::streamsize(text.size()));
+    sum.add(text.data(), text.size());
+    for (int s = 0; s < ens.n_systems(); ++s) {
+      put(out, sum, ens.time(s));
+      put(out, sum, ens.step(s));
+      put(out, sum, std::int32_t(ens.state(s)));
+      put(out, sum, std::int32_t(ens.reason(s)));
+      for (int k = 0; k < ens.n_attributes(); ++k) put(out, sum, ens.attributes(s, k));
+      for (int b = 0; b < ens.n_bodies(); ++b) {
+        put(out, sum, ens.m(s, b));
+        for (int c = 0; c < 3; ++c) put(out, sum, ens.x(s, b, c));
+        for (int c = 0; c < 3; ++c) put(out, sum, ens.v(s, b, c));
+      }
+    }
+    const std::uint64_t checksum = sum.h;
+    out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+  });
+}
+
+HostEnsemble read_binary(const std::string& path, std::map<std::string, std::string>* metadata) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw file_error(path + ": cannot open for reading");
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, kBinaryMagic, 8) != 0)
+    throw file_error(path + ": not a kosmos binary ensemble (bad magic)");
+  Fnv sum;
+  std::uint32_t version;
+  std::int32_t n_sys, n_bod, n_attr;
+  get(in, sum, version, path);
+  if (version != kBinaryVersion) throw file_error(path + ": unsupported binary version " + std::to_string(version));
+  get(in, sum, n_sys, path);
+  get(in, sum, n_bod, path);
+  get(in, sum, n_attr, path);
+  if (n_sys < 0 || n_sys > (1 << 28) || n_bod < 2 || n_bod > max_bodies || n_attr < 0 || n_attr > 1024)
+    throw file_error(path + ": corrupt header (systems " + std::to_string(n_sys) + ", bodies " +
+                     std::to_string(n_bod) + ", attributes " + std::to_string(n_attr) + ")");
+  std::uint64_t meta_size;
+  get(in, sum, meta_size, path);
+  if (meta_size > (1u << 24)) throw file_error(path + ": corrupt metadata size");
+  std::string text(meta_size, '\0');
+  if (!in.read(&text[0], std::streamsize(meta_size))) throw file_error(path + ": truncated binary ensemble");
+  sum.add(text.data(), text.size());
+  if (metadata) {
+    metadata->clear();
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      const auto tab = line.find('\t');
+      if (tab != std::string::npos) (*metadata)[line.substr(0, tab)] = line.substr(tab + 1);
+    }
+  }
+  HostEnsemble ens(n_sys, n_bod, n_attr);
+  for (int s = 0; s < n_sys; ++s) {
+    std::int32_t state, reason;
+    get(in, sum, ens.time(s), path);
+    get(in, sum, ens.step(s), path);
+    get(in, sum, state, path);
+    get(in, sum, reason, path);
+    if (state < 0 || state > 2) throw file_error(path + ": corrupt state of system " + std::to_string(s));
+    ens.state(s) = state;
+    ens.reason(s) = reason;
+    for (int k = 0; k < n_attr; ++k) get(in, sum, ens.attributes(s, k), path);
+    for (int b = 0; b < n_bod; ++b) {
+      get(in, sum, ens.m(s, b), path);
+      for (int c = 0; c < 3; ++c) get(in, sum, ens.x(s, b, c), path);
+      for (int c = 0; c < 3; ++c) get(in, sum, ens.v(s, b, c), path);
+    }
+  }
+  std::uint64_t checksum;
+  if (!in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum))) throw file_error(path + ": truncated binary ensemble");
+  if (checksum != sum.h) throw file_error(path + ": checksum mismatch (corrupt file)");
+  return ens;
+}
+
+HostEnsemble read_ensemble(const std::string& path, std::map<std::string, std::string>* metadata) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw file_error(path + ": cannot open for reading");
+  char magic[8] = {};
+  in.read(magic, 8);
+  if (in.gcount() == 8 && std::memcmp(magic, kBinaryMagic, 8) == 0) return read_binary(path, metadata);
+  if (metadata) metadata->clear();
+  return read_text(path);
+}
+
+}  // namespace nbody
+}  // namespace kosmos

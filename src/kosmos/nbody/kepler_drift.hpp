@@ -1,0 +1,97 @@
+// Drift of a body along its two-body (Keplerian) orbit for a time dt, in universal variables:
+// valid for elliptic, parabolic and hyperbolic orbits alike, with Stumpff functions evaluated by
+// argument quartering (no cancellation for small arguments) and a Laguerre-Conway iteration that
+// converges from any starting guess. Host and device callable.
+#pragma once
+
+#include <kosmos/core/compat.hpp>
+
+namespace kosmos {
+namespace nbody {
+
+// Stumpff functions c0..c3 of x (Danby's method: quarter x until |x| < 0.1, evaluate the series,
+// then double back up with the identities).
+KOKKOS_INLINE_FUNCTION void stumpff(double x, double& c0, double& c1, double& c2, double& c3) {
+  int n = 0;
+  while (math::fabs(x) >= 0.1 && n < 200) {
+    x *= 0.25;
+    ++n;
+  }
+  c2 = (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1 - x / 182) / 132) / 90) / 56) / 30) / 12) / 2;
+  c3 = (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1 - x / 210) / 156) / 110) / 72) / 42) / 20) / 6;
+  c1 = 1 - x * c3;
+  c0 = 1 - x * c2;
+  for (int k = 0; k < n; ++k) {
+    c3 = (c2 + c0 * c3) * 0.25;
+    c2 = c1 * c1 * 0.5;
+    c1 = c0 * c1;
+    c0 = 2 * c0 * c0 - 1;
+  }
+}
+
+// Advances (r, v) about a centre of gravitational parameter mu by dt. Returns false (and leaves
+// r, v unchanged) if the iteration does not converge or the input is degenerate.
+KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], double v[3]) {
+  const double r0 = math::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+  const double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  const double eta = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
+  if (!(r0 > 0) || !(mu > 0) || !math::isfinite(v2)) return dt == 0;
+  if (dt == 0) return true;
+  const double beta = 2 * mu / r0 - v2;  // mu / a
+  const double zeta = mu - beta * r0;
+  // For bound orbits, drift by dt modulo the period (keeps s small and the iteration easy).
+  double t = dt;
+  if (beta > 0) {
+    const double period = math::two_pi<double>() * mu / (beta * math::sqrt(beta));
+    if (math::fabs(t) > period) t = math::fmod(t, period);
+  }
+  // Starting guess: s ~ t / r0 (exact for a circular orbit to first order), bounded for speed.
+  double s = t / r0;
+  if (beta > 0) {
+    const double smax = math::two_pi<double>() / math::sqrt(beta);
+    if (math::fabs(s) > smax) s = s > 0 ? smax : -smax;
+  }
+  double c0, c1, c2, c3, rs = r0;
+  bool converged = false;
+  for (int it = 0; it < 64; ++it) {
+    stumpff(beta * s * s, c0, c1, c2, c3);
+    const double g1 = s * c1, g2 = s * s * c2, g3 = s * s * s * c3;
+    const double f = r0 * g1 + eta * g2 + mu * g3 - t;
+    const double fp = r0 * c0 + eta * g1 + mu * g2;  // = r(s) > 0
+    const double fpp = eta * c0 + zeta * g1;
+    // Laguerre-Conway step of order 5.
+    const double nl = 5.0;
+    const double disc = math::fabs((nl - 1) * (nl - 1) * fp * fp - nl * (nl - 1) * f * fpp);
+    const double denom = fp + (fp >= 0 ? 1.0 : -1.0) * math::sqrt(disc);
+    double ds = denom != 0 ? nl * f / denom : f / fp;
+    s -= ds;
+    rs = fp;
+    // Converged when the step or the residual reaches the rounding level of the equation's terms
+    // (the iteration then only flips between neighbouring doubles).
+    const double scale = math::fabs(r0 * g1) + math::fabs(eta * g2) + math::fabs(mu * g3) + math::fabs(t);
+    if (math::fabs(ds) <= 4e-16 * math::fabs(s) || math::fabs(f) <= 4e-16 * scale ||
+        (it >= 16 && math::fabs(ds) <= 1e-13 * math::fabs(s))) {
+      converged = true;
+      break;
+    }
+  }
+  if (!converged || !math::isfinite(s)) return false;
+  stumpff(beta * s * s, c0, c1, c2, c3);
+  const double g1 = s * c1, g2 = s * s * c2, g3 = s * s * s * c3;
+  rs = r0 * c0 + eta * g1 + mu * g2;
+  if (!(rs > 0)) return false;
+  // Lagrange f and g functions.
+  const double ff = 1 - mu * g2 / r0;
+  const double gg = t - mu * g3;
+  const double fd = -mu * g1 / (r0 * rs);
+  const double gd = 1 - mu * g2 / rs;
+  for (int c = 0; c < 3; ++c) {
+    const double rc = r[c], vc = v[c];
+    r[c] = ff * rc + gg * vc;
+    v[c] = fd * rc + gd * vc;
+  }
+  return true;
+}
+
+}  // namespace nbody
+}  // namespace kosmos

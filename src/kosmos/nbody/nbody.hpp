@@ -1,0 +1,11 @@
+// Umbrella header of the nbody module: ensembles of few-body systems (Swarm-NG).
+#pragma once
+
+#include <kosmos/nbody/analysis.hpp>
+#include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/forces.hpp>
+#include <kosmos/nbody/gravity.hpp>
+#include <kosmos/nbody/integrate.hpp>
+#include <kosmos/nbody/io.hpp>
+#include <kosmos/nbody/kepler_drift.hpp>
+#include <kosmos/nbody/reference.hpp>
