@@ -45,9 +45,11 @@ __global__ void __launch_bounds__(128) temperature_newton_kernel(Weights weight,
   status(c, s) = r.status;
 }
 
-template <class T, class Model, class Heating, class Temperature, class Status, class Options>
-void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const Model& g, const Heating& heating,
-                                   const Temperature& temperature, const Status& status, const Options& options) {
+// Requires kosmos/dust/equilibrium.hpp's GrainModel and SolverOptions (it includes this file after them).
+template <class T, class Heating, class Temperature, class Status>
+void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T, Kokkos::Cuda>& g,
+                                   const Heating& heating, const Temperature& temperature, const Status& status,
+                                   const SolverOptions& options) {
   const int nc = int(heating.extent(0)), ns = g.species(), nl = g.wavelengths();
   if (nc == 0) return;
   constexpr int block = 128;
