@@ -93,7 +93,7 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method) {
     equilibrium_temperatures(space, grains, heat, temperature, status, options);
     space.fence();
     const auto t3 = clock::now();
-    emission_sed(space, grains, temperature, mass, sed);
+    emission_sed(space, grains, temperature, mass, sed, options);
     space.fence();
     const auto t4 = clock::now();
     if (record) {

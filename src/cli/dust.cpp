@@ -135,7 +135,7 @@ int run_dust(const kosmos::cli::Options& o) {
   equilibrium_temperatures(space, grains, heat, temperature, status, options);
   space.fence();
   const auto t3 = clock::now();
-  emission_sed(space, grains, temperature, mass, sed);
+  emission_sed(space, grains, temperature, mass, sed, options);
   space.fence();
   const auto t4 = clock::now();
 

@@ -1,4 +1,4 @@
-// Hand-tuned CUDA kernel for stage 3 (the temperature solve), the paper's kernel 3: one block per
+// Hand-tuned CUDA kernels for stages 3 and 4. Stage 3 (the temperature solve), the paper's kernel 3: one block per
 // (species, 128 cells), the species' emission weights and hc/(k lambda) in shared memory, one
 // Newton-Raphson solve per thread, and for float the __expf intrinsic (the paper measured ~40 %
 // more speed for no loss of SED accuracy). Included by kosmos/dust/equilibrium.hpp only in
@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace kosmos {
@@ -70,6 +72,44 @@ void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("kosmos::dust::equilibrium_temperatures (CUDA): launch failed: ") +
+                             cudaGetErrorString(err));
+}
+// Stage 4 (the paper's kernel 4): thread (c, l) sums over species; blockIdx.y is the wavelength,
+// so a warp reads 32 consecutive temperatures T(c, s) and one broadcast SED weight per species.
+template <class T, class Exp, class Weights, class Vec, class Temperature, class Mass, class Sed>
+__global__ void __launch_bounds__(256) emission_sed_kernel(Weights sed_weight, Vec x, Temperature temperature,
+                                                           Mass dust_mass, Sed sed, int nc, int ns, Exp exp_op) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int l = blockIdx.y;
+  if (c >= nc) return;
+  const T xl = x(l);
+  T sum = 0;
+  for (int s = 0; s < ns; ++s) {
+    const T u = std::is_same<T, float>::value ? T(__fdividef(float(xl), float(temperature(c, s))))
+                                              : xl / T(temperature(c, s));
+    sum += sed_weight(s, l) * planck_occupation(u, exp_op);
+  }
+  sed(c, l) = T(dust_mass(c)) * sum;
+}
+
+template <class T, class Temperature, class Mass, class Sed>
+void emission_sed_cuda(const Kokkos::Cuda& space, const GrainModel<T, Kokkos::Cuda>& g, const Temperature& temperature,
+                       const Mass& dust_mass, const Sed& sed, const SolverOptions& options) {
+  const int nc = int(temperature.extent(0)), ns = g.species(), nl = g.wavelengths();
+  if (nc == 0) return;
+  constexpr int block = 256;
+  kosmos::Impl::require(nl <= 65535, "kosmos::dust::emission_sed (CUDA)", nl, " wavelengths exceed the 65535 grid rows");
+  const dim3 grid((nc + block - 1) / block, nl);
+  if (std::is_same<T, float>::value && options.fast_exp) {
+    emission_sed_kernel<T><<<grid, block, 0, space.cuda_stream()>>>(g.sed_weight, g.x, temperature, dust_mass, sed,
+                                                                    nc, ns, CudaFastExp());
+  } else {
+    emission_sed_kernel<T><<<grid, block, 0, space.cuda_stream()>>>(g.sed_weight, g.x, temperature, dust_mass, sed,
+                                                                    nc, ns, LibraryExp());
+  }
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("kosmos::dust::emission_sed (CUDA): launch failed: ") +
                              cudaGetErrorString(err));
 }
 }  // namespace Impl

@@ -45,8 +45,8 @@ struct SolverOptions {
   double table_min_temperature = 3.0;
   double table_max_temperature = 1500.0;
   double reference_temperature = 30.0;  // per-species scale: E_s(T_ref) (keeps float in range)
-  bool use_cuda_specialization = true;  // Kokkos::Cuda + Newton: the hand-tuned kernel
-  bool fast_exp = true;           // float in the CUDA specialization: __expf as in the paper
+  bool use_cuda_specialization = true;  // Kokkos::Cuda: hand-tuned kernels for stage 3 (Newton) and 4
+  bool fast_exp = true;           // float in the CUDA specializations: __expf as in the paper
 };
 
 // Stage 1 output: everything the later stages need about the grains on the wavelength grid,
@@ -69,8 +69,8 @@ struct GrainModel {
   Kokkos::View<T**, Kokkos::LayoutRight, device_type> log_emission_table;  // (S, K) when method == table
   Impl::TableParams<T> table{};
 
-  int wavelengths() const { return int(x.extent(0)); }
-  int species() const { return int(scale.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int wavelengths() const { return int(x.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int species() const { return int(scale.extent(0)); }
 };
 
 namespace Impl {
@@ -449,27 +449,17 @@ void equilibrium_temperatures(const ExecSpace& space, const GrainModel<T, ExecSp
 }
 
 // Stage 4, Eq. 10: sed(c, l) = dust_mass(c) sum_s n_s sigma_{s,l} B(lambda_l, temperature(c, s)).
+// Generic Kokkos path; emission_sed dispatches to the CUDA specialization when enabled.
 template <class T, class ExecSpace, class Temperature, class Mass, class Sed>
-void emission_sed(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const Temperature& temperature,
-                  const Mass& dust_mass, const Sed& sed) {
-  static_assert(Temperature::rank == 2 && Mass::rank == 1 && Sed::rank == 2,
-                "kosmos::dust::emission_sed: temperature (cell, species), dust_mass (cell), sed (cell, wavelength)");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Temperature::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible,
-                "kosmos::dust::emission_sed: the Views must be accessible from the execution space");
-  const char* where = "kosmos::dust::emission_sed";
+void emission_sed_generic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const Temperature& temperature,
+                          const Mass& dust_mass, const Sed& sed) {
   const std::int64_t nc = std::int64_t(temperature.extent(0));
-  const int ns = g.species(), nl = g.wavelengths();
-  kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(ns));
-  kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, std::size_t(nc));
-  kosmos::Impl::require_extent(where, "sed", sed, 0, std::size_t(nc));
-  kosmos::Impl::require_extent(where, "sed", sed, 1, std::size_t(nl));
+  const int ns = g.species();
   auto sw = g.sed_weight;
   auto x = g.x;
   Kokkos::parallel_for(
       "kosmos::dust::emission_sed",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl),
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * g.wavelengths()),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t c = i % nc;
         const int l = int(i / nc);
@@ -481,9 +471,39 @@ void emission_sed(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, con
 }
 
 template <class T, class ExecSpace, class Temperature, class Mass, class Sed>
+void emission_sed(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const Temperature& temperature,
+                  const Mass& dust_mass, const Sed& sed, const SolverOptions& options = SolverOptions()) {
+  static_assert(Temperature::rank == 2 && Mass::rank == 1 && Sed::rank == 2,
+                "kosmos::dust::emission_sed: temperature (cell, species), dust_mass (cell), sed (cell, wavelength)");
+  static_assert(std::is_same<typename Sed::value_type, T>::value,
+                "kosmos::dust::emission_sed: sed must hold the GrainModel's precision T");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Temperature::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible,
+                "kosmos::dust::emission_sed: the Views must be accessible from the execution space");
+  const char* where = "kosmos::dust::emission_sed";
+  const std::size_t nc = temperature.extent(0);
+  kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(g.species()));
+  kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, nc);
+  kosmos::Impl::require_extent(where, "sed", sed, 0, nc);
+  kosmos::Impl::require_extent(where, "sed", sed, 1, std::size_t(g.wavelengths()));
+  kosmos::Impl::ScopedRegion region("kosmos::dust::emission_sed");
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+  if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value) {
+    if (options.use_cuda_specialization) {
+      Impl::emission_sed_cuda(space, g, temperature, dust_mass, sed, options);
+      return;
+    }
+  }
+#endif
+  (void)options;
+  emission_sed_generic(space, g, temperature, dust_mass, sed);
+}
+
+template <class T, class ExecSpace, class Temperature, class Mass, class Sed>
 void emission_sed(const GrainModel<T, ExecSpace>& g, const Temperature& temperature, const Mass& dust_mass,
-                  const Sed& sed) {
-  emission_sed(ExecSpace(), g, temperature, dust_mass, sed);
+                  const Sed& sed, const SolverOptions& options = SolverOptions()) {
+  emission_sed(ExecSpace(), g, temperature, dust_mass, sed, options);
 }
 template <class T, class ExecSpace, class Heating, class Temperature, class Status>
 void equilibrium_temperatures(const GrainModel<T, ExecSpace>& g, const Heating& heating_in,
@@ -512,7 +532,7 @@ void dust_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, co
   if (validate) validate_cells(space, intensity, dust_mass, g.wavelengths());
   heating(space, g, intensity, heating_work);
   equilibrium_temperatures(space, g, heating_work, temperature, status, options);
-  emission_sed(space, g, temperature, dust_mass, sed);
+  emission_sed(space, g, temperature, dust_mass, sed, options);
 }
 }  // namespace dust
 }  // namespace kosmos
