@@ -1,0 +1,7 @@
+// Kosmos dust module: equilibrium grain temperatures and emission SEDs (Jonsson & Primack 2010).
+#pragma once
+
+#include <kosmos/dust/equilibrium.hpp>
+#include <kosmos/dust/fields.hpp>
+#include <kosmos/dust/grains.hpp>
+#include <kosmos/dust/planck.hpp>
