@@ -35,7 +35,7 @@ const char* kSummary =
     "                    W m^-2 m^-1 sr^-1 on the wavelength grid; dust mass in the size\n"
     "                    distribution's mass unit. Or --generate N synthetic cells: MMP83 field\n"
     "                    scaled by 10^[-1,4], screened by tau_V in [0,4] (tau ~ 1/lambda), dust mass\n"
-    "                    10^[28,32] kg.\n"
+    "                    10^[26,30] kg.\n"
     "Outputs (written atomically):\n"
     "  --temperatures    one line per cell: T (K) of each species, in --sizes order.\n"
     "  --sed             one line per cell: L_lambda (W m^-1 sr^-1 per mass unit of the cell) at each\n"
@@ -147,6 +147,7 @@ int run_dust(const kosmos::cli::Options& o) {
 
   std::map<int, std::int64_t> counts;
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0;
+  std::int64_t nonfinite_sed = 0;
   for (std::int64_t c = 0; c < nc; ++c) {
     for (int s = 0; s < ns; ++s) {
       ++counts[h_st(c, s)];
@@ -154,7 +155,10 @@ int run_dust(const kosmos::cli::Options& o) {
       t_max = std::max(t_max, double(h_t(c, s)));
       absorbed += double(h_m(c)) * sizes.number_per_mass[s] * double(h_heat(c, s));
     }
-    for (int l = 0; l < nl; ++l) emitted += double(h_sed(c, l)) * d_micron[l] * 1e-6;
+    for (int l = 0; l < nl; ++l) {
+      if (!std::isfinite(double(h_sed(c, l)))) ++nonfinite_sed;
+      emitted += double(h_sed(c, l)) * d_micron[l] * 1e-6;
+    }
   }
   std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x " << nl
             << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method " << method << ", on "
@@ -203,7 +207,17 @@ int run_dust(const kosmos::cli::Options& o) {
       }
     });
   }
-  return counts[status_not_converged] > 0 ? 1 : 0;
+  if (nonfinite_sed > 0) {
+    std::cerr << "kosmos dust: error: " << nonfinite_sed << " SED values overflowed "
+              << (sizeof(T) == 4 ? "float" : "double")
+              << " (use --precision double or a larger mass unit for the dust masses)\n";
+    return 1;
+  }
+  if (counts[status_not_converged] > 0) {
+    std::cerr << "kosmos dust: error: " << counts[status_not_converged] << " temperature solves did not converge\n";
+    return 1;
+  }
+  return 0;
 }
 
 int run_dust_command(const std::vector<std::string>& args) {
