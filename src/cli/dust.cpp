@@ -38,8 +38,10 @@ const char* kSummary =
     "                    10^[26,30] kg.\n"
     "Outputs (written atomically):\n"
     "  --temperatures    one line per cell: T (K) of each species, in --sizes order.\n"
-    "  --sed             one line per cell: L_lambda (W m^-1 sr^-1 per mass unit of the cell) at each\n"
-    "                    wavelength (listed in the header).\n"
+    "  --sed             one line per cell: the cell's L_lambda (W m^-1 sr^-1) at each wavelength\n"
+    "                    (listed in the header).\n"
+    "  --status          one line per cell: the solver status of each species (0 converged, 1 at\n"
+    "                    floor, 2 at ceiling, 3 not converged).\n"
     "  --write-cells     the cells in --cells format (to save a generated problem).\n"
     "Solver status: converged / at floor (heating below E(3 K), e.g. zero) / at ceiling (above\n"
     "E(3000 K)) / not converged; counts are printed.";
@@ -184,6 +186,15 @@ int run_dust(const kosmos::cli::Options& o) {
       }
     });
   }
+  if (o.has("status") && !o.str("status").empty()) {
+    kosmos::io::write_atomically(o.str("status"), [&](std::ostream& out) {
+      out << "# kosmos dust: solver status (0 converged, 1 at floor, 2 at ceiling, 3 not converged)\n";
+      for (std::int64_t c = 0; c < nc; ++c) {
+        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << h_st(c, s);
+        out << '\n';
+      }
+    });
+  }
   if (o.has("sed") && !o.str("sed").empty()) {
     kosmos::io::write_atomically(o.str("sed"), [&](std::ostream& out) {
       out << "# kosmos dust: emission SED L_lambda (W m^-1 sr^-1 per cell), one line per cell\n# lambda_micron";
@@ -234,10 +245,11 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
+      .option("status", "FILE", "write solver statuses here", "", true)
       .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true);
   if (!o.parse(args)) return 0;
   const std::string precision = o.str("precision");
-  for (const char* out : {"temperatures", "sed", "write-cells"})
+  for (const char* out : {"temperatures", "sed", "status", "write-cells"})
     for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
       if (o.has(out) && o.has(in) && !o.str(out).empty() && o.str(out) == o.str(in))
         throw kosmos::cli::usage_error(std::string("--") + out + " would overwrite the input --" + in);
