@@ -25,24 +25,42 @@ const char* kSummary =
     "\n"
     "Inputs (text, '#' starts a comment):\n"
     "  --cross-sections  B. T. Draine's table format (e.g. data/dust/draine_graphite_81.dat);\n"
-    "                    sigma = pi a^2 Q_abs, interpolated log-log onto the wavelength grid.\n"
-    "  --sizes           lines 'radius_micron number_per_unit_dust_mass' (one grain species each);\n"
-    "                    default: every table radius, dn/da ~ a^-3.5 exp(-a/0.25 micron), normalized\n"
-    "                    to 1 kg of dust of density --density (so dust masses are then in kg).\n"
+    "                    sigma = pi a^2 Q_abs, interpolated log-log onto the wavelength grid. A comma-\n"
+    "                    separated list gives several compositions (e.g. graphite,silicate).\n"
+    "  --sizes           lines 'radius_micron number_per_unit_dust_mass' (one grain species each), one\n"
+    "                    file per composition (comma-separated). Default: every table radius,\n"
+    "                    dn/da ~ a^-3.5 exp(-a/0.25 micron), normalized to 1 kg of dust of density\n"
+    "                    --density (one value or one per composition) shared equally between the\n"
+    "                    compositions (dust masses are then in kg).\n"
     "  --wavelengths     lines 'lambda_micron [bin_width_micron]', strictly increasing; default:\n"
     "                    the paper's 968 log-spaced wavelengths from 0.0912 to 1000 micron.\n"
     "  --cells           one line per cell: 'dust_mass I_1 ... I_L', mean intensity I_lambda in\n"
     "                    W m^-2 m^-1 sr^-1 on the wavelength grid; dust mass in the size\n"
     "                    distribution's mass unit. Or --generate N synthetic cells: MMP83 field\n"
     "                    scaled by 10^[-1,4], screened by tau_V in [0,4] (tau ~ 1/lambda), dust mass\n"
-    "                    10^[28,32] kg.\n"
+    "                    10^[26,30] kg.\n"
     "Outputs (written atomically):\n"
-    "  --temperatures    one line per cell: T (K) of each species, in --sizes order.\n"
-    "  --sed             one line per cell: L_lambda (W m^-1 sr^-1 per mass unit of the cell) at each\n"
-    "                    wavelength (listed in the header).\n"
+    "  --temperatures    one line per cell: T (K) of each species (compositions in order, each in\n"
+    "                    its --sizes order).\n"
+    "  --sed             one line per cell: the cell's L_lambda (W m^-1 sr^-1) at each wavelength\n"
+    "                    (listed in the header).\n"
+    "  --status          one line per cell: the solver status of each species (0 converged, 1 at\n"
+    "                    floor, 2 at ceiling, 3 not converged).\n"
     "  --write-cells     the cells in --cells format (to save a generated problem).\n"
     "Solver status: converged / at floor (heating below E(3 K), e.g. zero) / at ceiling (above\n"
     "E(3000 K)) / not converged; counts are printed.";
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (parts.back().empty()) throw kosmos::cli::usage_error("empty item in the list '" + text + "'");
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
 
 template <class T>
 int run_dust(const kosmos::cli::Options& o) {
@@ -50,8 +68,27 @@ int run_dust(const kosmos::cli::Options& o) {
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
 
-  // Grains and grid (host).
-  const auto table = read_draine_table(o.str("cross-sections"));
+  // Grain compositions (comma-separated lists) and grid (host).
+  const auto table_paths = split_list(o.str("cross-sections"));
+  std::vector<DraineTable> tables;
+  for (const auto& path : table_paths) tables.push_back(read_draine_table(path));
+  const std::size_t n_comp = tables.size();
+  const bool sizes_given = o.has("sizes") && !o.str("sizes").empty();
+  const auto size_paths = sizes_given ? split_list(o.str("sizes")) : std::vector<std::string>();
+  if (sizes_given && size_paths.size() != n_comp)
+    throw kosmos::cli::usage_error("--sizes lists " + std::to_string(size_paths.size()) + " files for " +
+                                   std::to_string(n_comp) + " --cross-sections tables");
+  std::vector<double> densities;
+  for (const auto& d : split_list(o.str("density"))) {
+    double v = 0;
+    if (!kosmos::io::parse_double(d, v) || !(v > 0))
+      throw kosmos::cli::usage_error("--density '" + d + "' is not a positive number");
+    densities.push_back(v);
+  }
+  if (densities.size() == 1) densities.resize(n_comp, densities[0]);
+  if (densities.size() != n_comp)
+    throw kosmos::cli::usage_error("--density lists " + std::to_string(densities.size()) + " values for " +
+                                   std::to_string(n_comp) + " --cross-sections tables");
   std::vector<double> w_micron, d_micron;
   if (o.has("wavelengths") && !o.str("wavelengths").empty()) {
     read_wavelength_grid(o.str("wavelengths"), w_micron, d_micron);
@@ -59,9 +96,19 @@ int run_dust(const kosmos::cli::Options& o) {
     w_micron = paper_wavelength_grid();
     d_micron = bin_widths(w_micron);
   }
-  const SizeDistribution sizes = o.has("sizes") && !o.str("sizes").empty()
-                                     ? read_size_distribution(o.str("sizes"))
-                                     : power_law_size_distribution(table.radius_micron, o.number("density"));
+  // All species: (composition, radius, number per unit dust mass).
+  SizeDistribution sizes;
+  std::vector<std::size_t> composition;
+  for (std::size_t k = 0; k < n_comp; ++k) {
+    auto sd = sizes_given ? read_size_distribution(size_paths[k])
+                          : power_law_size_distribution(tables[k].radius_micron, densities[k]);
+    for (std::size_t i = 0; i < sd.radius_micron.size(); ++i) {
+      sizes.radius_micron.push_back(sd.radius_micron[i]);
+      // The default distributions share the unit dust mass equally between compositions.
+      sizes.number_per_mass.push_back(sd.number_per_mass[i] / (sizes_given ? 1.0 : double(n_comp)));
+      composition.push_back(k);
+    }
+  }
   const int nl = int(w_micron.size()), ns = int(sizes.radius_micron.size());
 
   SolverOptions options;
@@ -95,7 +142,7 @@ int run_dust(const kosmos::cli::Options& o) {
     for (int s = 0; s < ns; ++s) {
       hr(s) = sizes.radius_micron[s] * 1e-6;
       hn(s) = sizes.number_per_mass[s];
-      const auto sig = absorption_cross_section(table, sizes.radius_micron[s], w_micron);
+      const auto sig = absorption_cross_section(tables[composition[s]], sizes.radius_micron[s], w_micron);
       for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
     }
     Kokkos::deep_copy(wavelength, hw);
@@ -147,6 +194,7 @@ int run_dust(const kosmos::cli::Options& o) {
 
   std::map<int, std::int64_t> counts;
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0;
+  std::int64_t nonfinite_sed = 0;
   for (std::int64_t c = 0; c < nc; ++c) {
     for (int s = 0; s < ns; ++s) {
       ++counts[h_st(c, s)];
@@ -154,7 +202,10 @@ int run_dust(const kosmos::cli::Options& o) {
       t_max = std::max(t_max, double(h_t(c, s)));
       absorbed += double(h_m(c)) * sizes.number_per_mass[s] * double(h_heat(c, s));
     }
-    for (int l = 0; l < nl; ++l) emitted += double(h_sed(c, l)) * d_micron[l] * 1e-6;
+    for (int l = 0; l < nl; ++l) {
+      if (!std::isfinite(double(h_sed(c, l)))) ++nonfinite_sed;
+      emitted += double(h_sed(c, l)) * d_micron[l] * 1e-6;
+    }
   }
   std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x " << nl
             << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method " << method << ", on "
@@ -171,11 +222,22 @@ int run_dust(const kosmos::cli::Options& o) {
 
   if (o.has("temperatures") && !o.str("temperatures").empty()) {
     kosmos::io::write_atomically(o.str("temperatures"), [&](std::ostream& out) {
-      out << "# kosmos dust: equilibrium temperatures (K), one line per cell, one column per species\n# radius_micron";
-      for (double a : sizes.radius_micron) out << ' ' << a;
+      out << "# kosmos dust: equilibrium temperatures (K), one line per cell, one column per species\n";
+      for (std::size_t k = 0; k < n_comp; ++k) out << "# composition " << k << ": " << table_paths[k] << '\n';
+      out << "# composition:radius_micron";
+      for (int s = 0; s < ns; ++s) out << ' ' << composition[s] << ':' << sizes.radius_micron[s];
       out << '\n' << std::setprecision(sizeof(T) == 4 ? 8 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
         for (int s = 0; s < ns; ++s) out << (s ? " " : "") << h_t(c, s);
+        out << '\n';
+      }
+    });
+  }
+  if (o.has("status") && !o.str("status").empty()) {
+    kosmos::io::write_atomically(o.str("status"), [&](std::ostream& out) {
+      out << "# kosmos dust: solver status (0 converged, 1 at floor, 2 at ceiling, 3 not converged)\n";
+      for (std::int64_t c = 0; c < nc; ++c) {
+        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << h_st(c, s);
         out << '\n';
       }
     });
@@ -203,14 +265,25 @@ int run_dust(const kosmos::cli::Options& o) {
       }
     });
   }
-  return counts[status_not_converged] > 0 ? 1 : 0;
+  if (nonfinite_sed > 0) {
+    std::cerr << "kosmos dust: error: " << nonfinite_sed << " SED values overflowed "
+              << (sizeof(T) == 4 ? "float" : "double")
+              << " (use --precision double or a larger mass unit for the dust masses)\n";
+    return 1;
+  }
+  if (counts[status_not_converged] > 0) {
+    std::cerr << "kosmos dust: error: " << counts[status_not_converged] << " temperature solves did not converge\n";
+    return 1;
+  }
+  return 0;
 }
 
 int run_dust_command(const std::vector<std::string>& args) {
   kosmos::cli::Options o("dust", kSummary);
-  o.option("cross-sections", "FILE", "Draine optical-property table (grain composition)")
-      .option("sizes", "FILE", "size distribution (default: power law over the table radii)", "", true)
-      .option("density", "G_CM3", "bulk density for the default size distribution", "2.24")
+  o.option("cross-sections", "FILE[,FILE]", "Draine optical-property table(s), one per grain composition")
+      .option("sizes", "FILE[,FILE]", "size distribution per composition (default: power law over the table radii)",
+              "", true)
+      .option("density", "G_CM3[,G_CM3]", "bulk density for the default size distribution", "2.24")
       .option("wavelengths", "FILE", "wavelength grid (default: the paper's 968 wavelengths)", "", true)
       .option("cells", "FILE", "cells file (dust mass and intensities)", "", true)
       .option("generate", "N", "generate N synthetic cells instead of --cells", "", true)
@@ -220,13 +293,16 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
+      .option("status", "FILE", "write solver statuses here", "", true)
       .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true);
   if (!o.parse(args)) return 0;
   const std::string precision = o.str("precision");
-  for (const char* out : {"temperatures", "sed", "write-cells"})
+  for (const char* out : {"temperatures", "sed", "status", "write-cells"})
     for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
-      if (o.has(out) && o.has(in) && !o.str(out).empty() && o.str(out) == o.str(in))
-        throw kosmos::cli::usage_error(std::string("--") + out + " would overwrite the input --" + in);
+      if (o.has(out) && o.has(in) && !o.str(out).empty() && !o.str(in).empty())
+        for (const auto& input : split_list(o.str(in)))
+          if (o.str(out) == input)
+            throw kosmos::cli::usage_error(std::string("--") + out + " would overwrite the input --" + in);
   if (precision == "float") return run_dust<float>(o);
   if (precision == "double") return run_dust<double>(o);
   throw kosmos::cli::usage_error("--precision must be float or double, not '" + precision + "'");

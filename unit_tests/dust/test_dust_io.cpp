@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 namespace {
 using namespace dust_test;
@@ -163,3 +164,31 @@ TEST(Cells, ReaderChecksEveryLine) {
                     "cells_b4.txt:1: intensity 'nan' is not a finite number");
 }
 }  // namespace
+
+namespace {
+// The occupation 1/(e^u - 1) over the whole 3-3000 K x 0.09-1000 micron range (u from ~5e-3 to
+// ~5e4): no inf or NaN in float or double, and accurate wherever the value is representable.
+template <class T>
+void check_occupation(double rel) {
+  const double c2 = kosmos::dust::constants::c2;
+  for (int i = 0; i <= 200; ++i)
+    for (int j = 0; j <= 200; ++j) {
+      const double t = 3.0 * std::pow(1000.0, i / 200.0);
+      const double lambda = 0.09e-6 * std::pow(1000.0 / 0.09, j / 200.0);
+      const T u = T(c2 / (lambda * t));
+      const T q = kosmos::dust::planck_occupation(u);
+      const LD ref = 1.0L / std::expm1(LD(u));
+      ASSERT_TRUE(std::isfinite(q) && q >= 0) << "T " << t << " lambda " << lambda;
+      if (ref > LD(std::numeric_limits<T>::min()) * 1e6L) {
+        EXPECT_NEAR(double(q / ref), 1.0, rel) << "u = " << u;
+      } else {
+        EXPECT_LE(double(q), 1e6 * double(std::numeric_limits<T>::min()));
+      }
+    }
+}
+}  // namespace
+
+TEST(Planck, OccupationIsSafeAndAccurateAcrossTheRange) {
+  check_occupation<float>(1e-6);
+  check_occupation<double>(3e-13);
+}

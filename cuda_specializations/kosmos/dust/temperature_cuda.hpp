@@ -18,10 +18,13 @@ namespace kosmos {
 namespace dust {
 namespace Impl {
 
-// __expf for float (fast, ~2 ulp + 2^-21 |u| relative), the library exp for double.
+// __expf (~2 ulp + 2^-21 |u| relative) and __fdividef (~2 ulp; e^u - 1 < 2^126 for u <= 80) for
+// float; the library exp and IEEE division for double.
 struct CudaFastExp {
   __device__ __forceinline__ float operator()(float u) const { return __expf(u); }
   __device__ __forceinline__ double operator()(double u) const { return ::exp(u); }
+  __device__ __forceinline__ float reciprocal(float x) const { return __fdividef(1.0f, x); }
+  __device__ __forceinline__ double reciprocal(double x) const { return 1.0 / x; }
 };
 
 template <class T, class Exp, class Weights, class Vec, class Heating, class Temperature, class Status>

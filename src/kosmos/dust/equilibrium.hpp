@@ -340,6 +340,11 @@ GrainModel<T, typename Sigma::execution_space> prepare_grains(const Wave& wavele
 // Checks the cell inputs: intensity (C, L) finite and >= 0, dust_mass (C) finite and > 0.
 template <class ExecSpace, class Intensity, class Mass>
 void validate_cells(const ExecSpace& space, const Intensity& intensity, const Mass& dust_mass, int n_wavelengths) {
+  static_assert(Intensity::rank == 2 && Mass::rank == 1,
+                "kosmos::dust::validate_cells: intensity (cell, wavelength) and dust_mass (cell)");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Intensity::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible,
+                "kosmos::dust::validate_cells: the Views must be accessible from the execution space");
   const char* where = "kosmos::dust::validate_cells";
   kosmos::Impl::require_extent(where, "intensity", intensity, 1, std::size_t(n_wavelengths));
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, intensity.extent(0));
@@ -533,6 +538,22 @@ void dust_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, co
   heating(space, g, intensity, heating_work);
   equilibrium_temperatures(space, g, heating_work, temperature, status, options);
   emission_sed(space, g, temperature, dust_mass, sed, options);
+}
+}  // namespace dust
+}  // namespace kosmos
+
+namespace kosmos {
+namespace dust {
+template <class Intensity, class Mass>
+void validate_cells(const Intensity& intensity, const Mass& dust_mass, int n_wavelengths) {
+  validate_cells(typename Intensity::execution_space(), intensity, dust_mass, n_wavelengths);
+}
+template <class T, class ExecSpace, class Intensity, class Mass, class Heating, class Temperature, class Status,
+          class Sed>
+void dust_emission(const GrainModel<T, ExecSpace>& g, const Intensity& intensity, const Mass& dust_mass,
+                   const Heating& heating_work, const Temperature& temperature, const Status& status, const Sed& sed,
+                   const SolverOptions& options = SolverOptions(), bool validate = true) {
+  dust_emission(ExecSpace(), g, intensity, dust_mass, heating_work, temperature, status, sed, options, validate);
 }
 }  // namespace dust
 }  // namespace kosmos

@@ -20,11 +20,16 @@ constexpr double c1 = 2.0 * planck_h * speed_of_light * speed_of_light;
 constexpr double c2 = planck_h * speed_of_light / boltzmann_k;
 }  // namespace constants
 
-// exp(u) through the math library (the portable default).
+// exp(u) and 1/x through the math library and IEEE division (the portable default). The CUDA
+// specializations pass a functor with the same two members built on __expf and __fdividef.
 struct LibraryExp {
   template <class T>
   KOKKOS_FORCEINLINE_FUNCTION T operator()(T u) const {
     return math::exp(u);
+  }
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION T reciprocal(T x) const {
+    return T(1) / x;
   }
 };
 
@@ -53,7 +58,7 @@ KOKKOS_FORCEINLINE_FUNCTION T planck_occupation(T u, const Exp& exp_op = Exp()) 
   } else {
     em1 = exp_op(u) - T(1);
   }
-  return T(1) / em1;
+  return exp_op.reciprocal(em1);
 }
 
 // B_lambda(lambda, T) in W m^-2 m^-1 sr^-1 (lambda in m, T in K), evaluated in double with the
