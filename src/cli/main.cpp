@@ -24,9 +24,19 @@ void print_usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  // Kokkos consumes its own --kokkos-* arguments and leaves the rest in argv.
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  std::vector<std::string> args(argv + 1, argv + argc);
+  // Only --kokkos-* arguments go to Kokkos: Kokkos 3.4 would also answer a bare --help itself.
+  std::vector<char*> kokkos_argv{argv[0]};
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--kokkos-", 9) == 0) {
+      kokkos_argv.push_back(argv[i]);
+    } else {
+      args.emplace_back(argv[i]);
+    }
+  }
+  int kokkos_argc = int(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage(std::cout);
     return args.empty() ? 2 : 0;
