@@ -308,7 +308,13 @@ class Chi2Evaluator {
     }
     const bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
     int team_size = options_.team_size > 0 ? options_.team_size : (on_host ? 1 : 128);
-    const int groups = on_host ? 16 : 1;
+    // CPUs: one thread per team handles up to 16 systems per staged tile, fewer for small batches
+    // so that every thread gets several teams.
+    int groups = 1;
+    if (on_host) {
+      const int per_thread = n_sys / (4 * (space_.concurrency() > 0 ? space_.concurrency() : 1));
+      groups = per_thread < 1 ? 1 : (per_thread > 16 ? 16 : per_thread);
+    }
     using Fused = Impl::Chi2TeamFunctor<Precision, ExecSpace, false>;
     using FromDv = Impl::Chi2TeamFunctor<Precision, ExecSpace, true>;
     const int max_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
