@@ -247,6 +247,7 @@ class Chi2Evaluator {
   // chi2(n_sys) always; loglike of extent n_sys, or extent 0 to skip it.
   template <class OutView>
   void evaluate(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    kosmos::Impl::ScopedRegion region("kosmos::kepler::chi2");
     check(models, chi2, loglike);
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
     if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value) {
@@ -265,6 +266,7 @@ class Chi2Evaluator {
   // The portable Kokkos path, whatever the execution space (used to test the specialization).
   template <class OutView>
   void evaluate_generic(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    kosmos::Impl::ScopedRegion region("kosmos::kepler::chi2_generic");
     check(models, chi2, loglike);
     run_generic(models, chi2, loglike);
   }

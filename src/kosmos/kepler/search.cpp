@@ -334,6 +334,7 @@ const ParameterSummary& SearchResult::get(const std::string& column) const {
 SearchResult search(const RVData& data, const SearchOptions& opt) {
   using namespace Impl;
   constexpr const char* where = "kosmos::kepler::search";
+  kosmos::Impl::ScopedRegion region(where);
   const auto start_time = std::chrono::steady_clock::now();
   kosmos::Impl::require(data.size() >= 5, where, "need at least 5 observations, got ", data.size());
   kosmos::Impl::require(opt.planets >= 1 && opt.planets <= 8, where, "planets = ", opt.planets, " is outside [1, 8]");

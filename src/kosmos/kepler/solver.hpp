@@ -4,7 +4,9 @@
 //  - Solver::Danby: Ford's iteration, Danby's (1988) quartically convergent Newton variant from
 //    E0 = M + 0.85 e sign(sin M), stopping when |f(E)| < tolerance (the correction computed from
 //    that last evaluation is still applied: it needs no extra sin/cos), at most max_iterations
-//    (10 by default) evaluations of sin/cos: never an infinite loop.
+//    (10 by default) evaluations of sin/cos: never an infinite loop. The step is Danby's
+//    delta3 = -f / (f' + delta2 f''/2 + delta2^2 f'''/6) with delta2 = -f / (f' + delta1 f''/2),
+//    delta1 = -f / f' (the paper's Eq. 10 as printed garbles the delta indices).
 //  - Solver::Markley (default): Markley (1995, Celest. Mech. 63, 101), loop-free: a Pade-cubic
 //    starter and one fifth-order correction, one sincos per solution.
 //
@@ -247,6 +249,7 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
                     Kokkos::SpaceAccessibility<ExecSpace, typename StatusView::memory_space>::accessible,
                 "kosmos::kepler::solve: Views must be accessible from the execution space");
   constexpr const char* where = "kosmos::kepler::solve";
+  kosmos::Impl::ScopedRegion region(where);
   const std::size_t n = M.extent(0);
   kosmos::Impl::require_extent(where, "e", e, 0, n);
   kosmos::Impl::require_extent(where, "E", E, 0, n);
