@@ -600,6 +600,16 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     out.push_back(row[dim]);
     result.samples.push_back(std::move(out));
   }
+  // Angles were unwrapped around the MAP sample; shift each angle column by a whole turn so that
+  // its median lies in [0, 360).
+  for (std::size_t c = 0; c < result.columns.size(); ++c) {
+    const std::string& name = result.columns[c];
+    if (name.rfind("omega_deg_", 0) != 0 && name.rfind("M0_deg_", 0) != 0) continue;
+    std::vector<double> col(result.samples.size());
+    for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
+    const double turn = 360 * std::floor(percentile(col, 0.5) / 360);
+    for (auto& row : result.samples) row[c] -= turn;
+  }
   for (std::size_t c = 0; c < result.columns.size(); ++c) {
     std::vector<double> col(result.samples.size());
     for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
