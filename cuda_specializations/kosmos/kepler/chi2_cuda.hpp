@@ -55,7 +55,7 @@ __device__ __forceinline__ void markley_fast(float M, float e, float& s, float& 
   const float f1 = 1.0f - e * c;
   const float f2 = e * s;
   const float f3 = 1.0f - f1;
-  const float d3 = -f0 / (f1 - 0.5f * f0 * f2 / f1);
+  const float d3 = -f0 * f1 / (f1 * f1 - 0.5f * f0 * f2);
   const float d4 = -f0 / (f1 + 0.5f * d3 * f2 + d3 * d3 * f3 * (1.0f / 6));
   const float d5 = -f0 / (f1 + 0.5f * d4 * f2 + d4 * d4 * f3 * (1.0f / 6) - d4 * d4 * d4 * f2 * (1.0f / 24));
   kosmos::kepler::Impl::rotate_small(d5, s, c);

@@ -142,7 +142,7 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const bool flip = M > pi;
   const T m = flip ? math::two_pi<T>() - M : M;  // m in [0, pi]
   const T pi2 = pi * pi;
-  const T alpha = (T(3) * pi2 + T(1.6) * pi * (pi - m) / (T(1) + e)) / (pi2 - T(6));
+  const T alpha = (T(3) * pi2 + T(1.6) * pi * (pi - m) / (T(1) + e)) * T(0.25842434945507176);  // 1/(pi^2-6)
   const T one_m_e = T(1) - e;
   const T d = T(3) * one_m_e + alpha * e;
   const T q = T(2) * alpha * d * one_m_e - m * m;
@@ -160,7 +160,7 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const T f2 = e * s;
   const T f3 = T(1) - f1;
   const T f4 = -f2;
-  const T d3 = -f0 / (f1 - T(0.5) * f0 * f2 / f1);
+  const T d3 = -f0 * f1 / (f1 * f1 - T(0.5) * f0 * f2);  // = -f0 / (f1 - f0 f2 / (2 f1))
   const T d4 = -f0 / (f1 + T(0.5) * d3 * f2 + d3 * d3 * f3 * T(1.0 / 6));
   const T d5 = -f0 / (f1 + T(0.5) * d4 * f2 + d4 * d4 * f3 * T(1.0 / 6) + d4 * d4 * d4 * f4 * T(1.0 / 24));
   E = E1 + d5;
