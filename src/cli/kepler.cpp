@@ -97,6 +97,9 @@ int run_rv(const std::vector<std::string>& args) {
             << " likelihood evaluations (" << std::scientific << std::setprecision(2)
             << r.likelihood_evaluations / r.seconds << " models/s), DE-MCMC acceptance " << std::fixed
             << std::setprecision(2) << r.acceptance << ", max R-hat " << std::setprecision(3) << r.max_rhat << "\n";
+  if (r.max_rhat > 1.1)
+    std::cout << "note: max Gelman-Rubin R-hat " << std::setprecision(3) << r.max_rhat
+              << " > 1.1: the chains have not fully mixed; use larger --burn/--steps (or more --chains on a GPU)\n";
   std::cout << "epoch (M0 reference) " << std::setprecision(4) << r.epoch << "; MAP chi^2 = " << std::setprecision(2)
             << r.best_chi2 << " (" << r.n_obs << " observations), ln L = " << r.best_loglike << "\n";
   std::cout << "\nposterior medians with 68% intervals:\n";

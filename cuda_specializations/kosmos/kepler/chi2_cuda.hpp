@@ -1,7 +1,7 @@
 // Hand-tuned CUDA kernel for the fused mixed-precision chi^2 / log-likelihood (Ford 2009 Sec. 4-5):
 // one thread per system, per-planet constants in registers, observation tiles in shared memory
 // (cooperative loads), the phase t/P - floor(t/P) in double, everything else in float with fast
-// intrinsics: __sincosf (with a short Taylor polynomial near E = 0, where the absolute error of
+// intrinsics: __sincosf (with Taylor polynomials near E = 0, where the absolute error of
 // __sincosf would dominate at high eccentricity), rsqrtf for sqrt(1 - e^2), __fdividef, __logf.
 // Sums over planets and observations are compensated float pairs. Kepler solver: Markley (1995),
 // loop-free. Used by kosmos::kepler::Chi2Evaluator<Mixed, Kokkos::Cuda> for the fused layout with
@@ -24,13 +24,14 @@ constexpr int cuda_max_planets = 8;
 constexpr int cuda_block_size = 128;
 constexpr int cuda_tile = 256;
 
-// sin and cos of x in [0, pi]: __sincosf, or a Taylor polynomial (error < 1e-12) for x < 0.25.
+// sin and cos of x in [0, pi]: __sincosf (absolute error ~4e-7), or Taylor polynomials for
+// x < 0.7 (error < 1e-8), where 1 - e cos E is small at high e and amplifies the error of E.
 __device__ __forceinline__ void fast_sincos_0_pi(float x, float& s, float& c) {
   __sincosf(x, &s, &c);
-  if (x < 0.25f) {
+  if (x < 0.7f) {
     const float x2 = x * x;
-    s = x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040 + x2 * (1.0f / 362880)))));
-    c = 1.0f + x2 * (-0.5f + x2 * (1.0f / 24 + x2 * (-1.0f / 720 + x2 * (1.0f / 40320))));
+    s = x * (1.0f + x2 * (-1.0f / 6 + x2 * (1.0f / 120 + x2 * (-1.0f / 5040 + x2 * (1.0f / 362880 - x2 * (1.0f / 39916800))))));
+    c = 1.0f + x2 * (-0.5f + x2 * (1.0f / 24 + x2 * (-1.0f / 720 + x2 * (1.0f / 40320 - x2 * (1.0f / 3628800)))));
   }
 }
 
@@ -54,7 +55,7 @@ __device__ __forceinline__ void markley_fast(float M, float e, float& s, float& 
   const float f1 = 1.0f - e * c;
   const float f2 = e * s;
   const float f3 = 1.0f - f1;
-  const float d3 = -f0 / (f1 - 0.5f * f0 * f2 / f1);
+  const float d3 = -f0 * f1 / (f1 * f1 - 0.5f * f0 * f2);
   const float d4 = -f0 / (f1 + 0.5f * d3 * f2 + d3 * d3 * f3 * (1.0f / 6));
   const float d5 = -f0 / (f1 + 0.5f * d4 * f2 + d4 * d4 * f3 * (1.0f / 6) - d4 * d4 * d4 * f2 * (1.0f / 24));
   kosmos::kepler::Impl::rotate_small(d5, s, c);

@@ -50,7 +50,8 @@ struct Chi2Options {
   Amplitude amplitude = Amplitude::semi_amplitude;
   bool validate = true;             // check every model parameter first (throws, naming it)
   bool use_cuda_specialization = true;
-  int team_size = 0;                // 0: automatic
+  int team_size = 0;                // 0: automatic (1 on CPUs, 128 or less on GPUs)
+  int max_tile = 0;                 // observations per scratch tile; 0: as many as fit
 };
 
 // Radial-velocity observations on ExecSpace, stored in double: t - epoch, v, sigma, instrument.
@@ -218,6 +219,7 @@ class Chi2Evaluator {
     kosmos::Impl::require(options.solver.tolerance >= 0 && options.solver.tolerance < 1, where,
                           "tolerance = ", options.solver.tolerance, " is outside [0, 1)");
     kosmos::Impl::require(options.team_size >= 0, where, "team_size = ", options.team_size, " must be >= 0");
+    kosmos::Impl::require(options.max_tile >= 0, where, "max_tile = ", options.max_tile, " must be >= 0");
     obs_.t = Kokkos::View<Phase*, ExecSpace>("kosmos::kepler::t", n_obs_);
     obs_.v = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::v", n_obs_);
     obs_.var = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::var", n_obs_);
@@ -245,6 +247,7 @@ class Chi2Evaluator {
   // chi2(n_sys) always; loglike of extent n_sys, or extent 0 to skip it.
   template <class OutView>
   void evaluate(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    kosmos::Impl::ScopedRegion region("kosmos::kepler::chi2");
     check(models, chi2, loglike);
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
     if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value) {
@@ -263,6 +266,7 @@ class Chi2Evaluator {
   // The portable Kokkos path, whatever the execution space (used to test the specialization).
   template <class OutView>
   void evaluate_generic(const models_type& models, const OutView& chi2, const OutView& loglike) {
+    kosmos::Impl::ScopedRegion region("kosmos::kepler::chi2_generic");
     check(models, chi2, loglike);
     run_generic(models, chi2, loglike);
   }
@@ -305,21 +309,33 @@ class Chi2Evaluator {
                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space_, 0, rows), f);
     }
     const bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
-    const int team_size = options_.team_size > 0 ? options_.team_size : (on_host ? 1 : 128);
-    const int groups = on_host ? 16 : 1;
+    int team_size = options_.team_size > 0 ? options_.team_size : (on_host ? 1 : 128);
+    // CPUs: one thread per team handles up to 16 systems per staged tile, fewer for small batches
+    // so that every thread gets several teams.
+    int groups = 1;
+    if (on_host) {
+      const int per_thread = n_sys / (4 * (space_.concurrency() > 0 ? space_.concurrency() : 1));
+      groups = per_thread < 1 ? 1 : (per_thread > 16 ? 16 : per_thread);
+    }
     using Fused = Impl::Chi2TeamFunctor<Precision, ExecSpace, false>;
     using FromDv = Impl::Chi2TeamFunctor<Precision, ExecSpace, true>;
     const int max_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
     const std::size_t budget = std::size_t(max_bytes < 40000 ? max_bytes : 40000);
-    const std::size_t fixed = separate ? FromDv::scratch_bytes(0, team_size, n_pl) : Fused::scratch_bytes(0, team_size, n_pl);
-    const std::size_t per_obs = (separate ? FromDv::scratch_bytes(64, team_size, n_pl) : Fused::scratch_bytes(64, team_size, n_pl)) - fixed;
+    auto scratch = [&](int tile_size) {
+      return separate ? FromDv::scratch_bytes(tile_size, team_size, n_pl) : Fused::scratch_bytes(tile_size, team_size, n_pl);
+    };
+    // Automatic team size: halve until the planet constants leave room for a 64-observation tile.
+    while (options_.team_size == 0 && team_size > 32 && scratch(64) >= budget) team_size /= 2;
+    const std::size_t fixed = scratch(0);
+    const std::size_t per_obs = scratch(64) - fixed;
     kosmos::Impl::require(fixed + per_obs < budget, where, "team scratch does not fit: team_size = ", team_size,
                           " x n_pl = ", n_pl, " needs ", fixed + per_obs, " bytes, the limit is ", budget,
                           " (use a smaller team_size)");
     int tile = int((budget - fixed) / (per_obs / 64 + 1));
     tile = tile > n_obs_ ? n_obs_ : tile;
+    if (options_.max_tile > 0 && tile > options_.max_tile) tile = options_.max_tile;
     tile = tile > 64 ? tile / 32 * 32 : tile;
-    const std::size_t bytes = separate ? FromDv::scratch_bytes(tile, team_size, n_pl) : Fused::scratch_bytes(tile, team_size, n_pl);
+    const std::size_t bytes = scratch(tile);
     const int per_team = team_size * groups;
     const int league = (n_sys + per_team - 1) / per_team;
     Kokkos::TeamPolicy<ExecSpace> policy(space_, league, team_size);

@@ -334,6 +334,7 @@ const ParameterSummary& SearchResult::get(const std::string& column) const {
 SearchResult search(const RVData& data, const SearchOptions& opt) {
   using namespace Impl;
   constexpr const char* where = "kosmos::kepler::search";
+  kosmos::Impl::ScopedRegion region(where);
   const auto start_time = std::chrono::steady_clock::now();
   kosmos::Impl::require(data.size() >= 5, where, "need at least 5 observations, got ", data.size());
   kosmos::Impl::require(opt.planets >= 1 && opt.planets <= 8, where, "planets = ", opt.planets, " is outside [1, 8]");
@@ -598,6 +599,16 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     for (int i = 0; i < L.n_inst; ++i) out.push_back(row[L.jitter(i)]);
     out.push_back(row[dim]);
     result.samples.push_back(std::move(out));
+  }
+  // Angles were unwrapped around the MAP sample; shift each angle column by a whole turn so that
+  // its median lies in [0, 360).
+  for (std::size_t c = 0; c < result.columns.size(); ++c) {
+    const std::string& name = result.columns[c];
+    if (name.rfind("omega_deg_", 0) != 0 && name.rfind("M0_deg_", 0) != 0) continue;
+    std::vector<double> col(result.samples.size());
+    for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
+    const double turn = 360 * std::floor(percentile(col, 0.5) / 360);
+    for (auto& row : result.samples) row[c] -= turn;
   }
   for (std::size_t c = 0; c < result.columns.size(); ++c) {
     std::vector<double> col(result.samples.size());

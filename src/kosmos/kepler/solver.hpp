@@ -4,7 +4,9 @@
 //  - Solver::Danby: Ford's iteration, Danby's (1988) quartically convergent Newton variant from
 //    E0 = M + 0.85 e sign(sin M), stopping when |f(E)| < tolerance (the correction computed from
 //    that last evaluation is still applied: it needs no extra sin/cos), at most max_iterations
-//    (10 by default) evaluations of sin/cos: never an infinite loop.
+//    (10 by default) evaluations of sin/cos: never an infinite loop. The step is Danby's
+//    delta3 = -f / (f' + delta2 f''/2 + delta2^2 f'''/6) with delta2 = -f / (f' + delta1 f''/2),
+//    delta1 = -f / f' (the paper's Eq. 10 as printed garbles the delta indices).
 //  - Solver::Markley (default): Markley (1995, Celest. Mech. 63, 101), loop-free: a Pade-cubic
 //    starter and one fifth-order correction, one sincos per solution.
 //
@@ -140,7 +142,7 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const bool flip = M > pi;
   const T m = flip ? math::two_pi<T>() - M : M;  // m in [0, pi]
   const T pi2 = pi * pi;
-  const T alpha = (T(3) * pi2 + T(1.6) * pi * (pi - m) / (T(1) + e)) / (pi2 - T(6));
+  const T alpha = (T(3) * pi2 + T(1.6) * pi * (pi - m) / (T(1) + e)) * T(0.25842434945507176);  // 1/(pi^2-6)
   const T one_m_e = T(1) - e;
   const T d = T(3) * one_m_e + alpha * e;
   const T q = T(2) * alpha * d * one_m_e - m * m;
@@ -158,7 +160,7 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const T f2 = e * s;
   const T f3 = T(1) - f1;
   const T f4 = -f2;
-  const T d3 = -f0 / (f1 - T(0.5) * f0 * f2 / f1);
+  const T d3 = -f0 * f1 / (f1 * f1 - T(0.5) * f0 * f2);  // = -f0 / (f1 - f0 f2 / (2 f1))
   const T d4 = -f0 / (f1 + T(0.5) * d3 * f2 + d3 * d3 * f3 * T(1.0 / 6));
   const T d5 = -f0 / (f1 + T(0.5) * d4 * f2 + d4 * d4 * f3 * T(1.0 / 6) + d4 * d4 * d4 * f4 * T(1.0 / 24));
   E = E1 + d5;
@@ -247,6 +249,7 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
                     Kokkos::SpaceAccessibility<ExecSpace, typename StatusView::memory_space>::accessible,
                 "kosmos::kepler::solve: Views must be accessible from the execution space");
   constexpr const char* where = "kosmos::kepler::solve";
+  kosmos::Impl::ScopedRegion region(where);
   const std::size_t n = M.extent(0);
   kosmos::Impl::require_extent(where, "e", e, 0, n);
   kosmos::Impl::require_extent(where, "E", E, 0, n);
