@@ -24,9 +24,13 @@ const LD kTwoPiL = 6.283185307179586476925286766559005768L;
 
 // M (exactly as given) reduced to [0, 2pi) in extended precision.
 LD reduce_reference(double M) {
+  // Cody-Waite with the leading double of 2 pi cut into 32 + 21 bits: every product k * piece
+  // that matters is then exact even when Wide is long double (64-bit mantissa, as under nvcc).
+  const double head = std::ldexp(std::floor(std::ldexp(kTwoPi0, 29)), -29);
+  const double tail = kTwoPi0 - head;
   const Wide two_pi = Wide(kTwoPi0) + Wide(kTwoPi1) + Wide(kTwoPi2);
   const Wide k = Wide(std::floor(LD(M) / kTwoPiL));
-  Wide r = Wide(M) - k * two_pi;
+  Wide r = ((Wide(M) - k * Wide(head)) - k * Wide(tail)) - (k * Wide(kTwoPi1) + k * Wide(kTwoPi2));
   while (r < 0) r += two_pi;
   while (r >= two_pi) r -= two_pi;
   return LD(r);
