@@ -108,7 +108,7 @@ struct IntegrateKernel {
                                                                                    S * L.total);
     Kokkos::View<int*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fl(team.team_scratch(level),
                                                                                 S * n_flags);
-    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data()};
+    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data(), destination};
     const int first = team.league_rank() * S;
     const int n_sys = ens.n_systems();
     const int n = L.n;
@@ -127,6 +127,7 @@ struct IntegrateKernel {
       if (!valid) return;
       const double t = ens.time(sys);
       ctx.sc(s, sc_time) = t;
+      ctx.sc(s, sc_time_lo) = 0;
       ctx.sc(s, sc_next_dt) = ens.step(sys);
       ctx.sc(s, sc_iter) = double(iterations(sys));
       ctx.sc(s, sc_log_index) = monitor.log_interval > 0 ? math::floor(t / monitor.log_interval) : 0.0;
@@ -151,7 +152,7 @@ struct IntegrateKernel {
         if (live) {
           double dt = prop.proposed_dt(ctx, s);
           const double left = destination - ctx.sc(s, sc_time);
-          if (dt > left) dt = left;
+          if (dt > left || left - dt < 1e-9 * dt) dt = left;  // land on the destination, no sliver step
           if (!(dt > 0) || !math::isfinite(dt)) {
             ctx.flag(s, fl_state) = state_disabled;
             ctx.flag(s, fl_reason) = reason_bad_step;

@@ -5,6 +5,7 @@
 // systems, the work models of Swarm-NG.
 #pragma once
 
+#include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/gravity.hpp>
 
 namespace kosmos {
@@ -15,7 +16,7 @@ namespace Impl {
 struct Layout {
   int n = 0, pairs = 0;
   int m = 0, x = 0, v = 0, a = 0, j = 0, pa = 0, pj = 0, scalars = 0, extra = 0, total = 0;
-  static constexpr int n_scalars = 12;
+  static constexpr int n_scalars = 13;
   KOKKOS_INLINE_FUNCTION static Layout make(int n_bodies, int extra_per_body, int extra_fixed) {
     Layout l;
     l.n = n_bodies;
@@ -43,6 +44,7 @@ enum Scalar : int {
   sc_err = 4,       // scratch for error norms
   sc_aux = 5,       // 6 more scratch words (centre of mass etc.)
   sc_iter = 11,     // iterations taken in this call of integrate()
+  sc_time_lo = 12,  // compensation of sc_time (time is a double-double within a launch)
 };
 
 // Flags of a system (ints).
@@ -65,6 +67,22 @@ struct TeamContext {
   int S;            // system slots in this team
   double* ws;       // S * L.total doubles
   int* flags;       // S * n_flags ints
+  double destination = 0;  // the integration's destination time
+
+  // time += h, compensated (no drift over millions of steps); a step that reaches the
+  // destination lands on it exactly.
+  KOKKOS_INLINE_FUNCTION void advance_time(int s, double h) const {
+    const double t = sc(s, sc_time);
+    if (h >= destination - t) {
+      sc(s, sc_time) = destination;
+      sc(s, sc_time_lo) = 0;
+      return;
+    }
+    double hi, lo;
+    two_sum(t, h, hi, lo);
+    lo += sc(s, sc_time_lo);
+    fast_two_sum(hi, lo, sc(s, sc_time), sc(s, sc_time_lo));
+  }
 
   KOKKOS_INLINE_FUNCTION double& at(int s, int k) const { return ws[k * S + s]; }
   KOKKOS_INLINE_FUNCTION double& sc(int s, int k) const { return ws[(L.scalars + k) * S + s]; }
