@@ -138,7 +138,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
       .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin)", "", true)
-      .option("log", "FILE", "append logged snapshots and events, one line each", "", true)
+      .option("log", "FILE", "log snapshots and events, a line each: time system event, then m x y z vx vy vz per body", "", true)
       .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")
       .option("report", "FILE", "write the per-system energy error and stop reason table", "", true)
       .option("checkpoint", "FILE", "write a binary checkpoint every --checkpoint-interval", "", true)
