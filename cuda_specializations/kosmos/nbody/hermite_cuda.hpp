@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -16,8 +17,16 @@ namespace kosmos {
 namespace nbody {
 namespace Impl {
 
+// Hardware reciprocal square root in device code (the host branch only exists so that the
+// host-device function template it is passed to compiles for the host too).
 struct CudaRsqrt {
-  __device__ __forceinline__ double operator()(double x) const { return ::rsqrt(x); }
+  __host__ __device__ __forceinline__ double operator()(double x) const {
+#if defined(__CUDA_ARCH__)
+    return ::rsqrt(x);
+#else
+    return 1.0 / std::sqrt(x);
+#endif
+  }
 };
 
 constexpr int cuda_hermite_block = 128;
