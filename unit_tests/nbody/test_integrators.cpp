@@ -339,4 +339,36 @@ TYPED_TEST(NbodyIntegrators, HermiteWorkModelsAgree) {
   EXPECT_THROW(integrate(TypeParam(), dev, 1.0, opt), kosmos::invalid_input);
 }
 
+// The tested space (Cuda on the GPU machine) against the host space (OpenMP, or Serial) for every
+// integrator: the same ensemble gives the same result to rounding (GPU/CPU agreement).
+template <class Space>
+void check_space_agreement() {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const auto host = generate_planetary_ensemble(21, 4, 1e-3, 0.4, 12);
+  struct Case {
+    Method method;
+    double dt, tau, tol;
+  } cases[] = {{Method::hermite, 1e-3, 0, 0},       {Method::hermite_adaptive, 1e-3, 1.7e-2, 0},
+               {Method::rkck, 1e-3, 0, 0},          {Method::rkck_adaptive, 1e-3, 0, 1e-12},
+               {Method::mvs, 1e-2, 0, 0},           {Method::verlet, 1e-3, 0, 0}};
+  for (const auto& c : cases) {
+    const auto opt = nbody_test::options_for(c.method, c.dt, c.tau, c.tol);
+    const auto a = nbody_test::run_on<Space>(host, M_PI / 2, opt);
+    const auto b = nbody_test::run_on<Host>(host, M_PI / 2, opt);
+    for (int s = 0; s < 21; ++s) {
+      double dx, dv;
+      nbody_test::max_difference(a, b, s, dx, dv);
+      // Adaptive RKCK may accept or reject a borderline step differently under other rounding
+      // (GPU rsqrt, FMA contraction): its results then differ at the tolerance level.
+      const double bound = c.method == Method::rkck_adaptive ? 1e-10 : 1e-12;
+      EXPECT_LT(dx, bound) << method_name(c.method) << " system " << s;
+      EXPECT_LT(dv, bound) << method_name(c.method) << " system " << s;
+      EXPECT_EQ(a.time(s), b.time(s));
+      EXPECT_EQ(a.state(s), b.state(s));
+    }
+  }
+}
+
+TYPED_TEST(NbodyIntegrators, ResultsAgreeWithTheHostSpace) { check_space_agreement<TypeParam>(); }
+
 }  // namespace
