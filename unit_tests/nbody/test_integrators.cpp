@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -370,5 +371,48 @@ void check_space_agreement() {
 }
 
 TYPED_TEST(NbodyIntegrators, ResultsAgreeWithTheHostSpace) { check_space_agreement<TypeParam>(); }
+
+// The team kernel with several systems per team (the GPU configuration, interleaved scratch,
+// partial last team) gives bit-for-bit the one-system-per-team result, for every integrator and
+// with monitors and logs on.
+template <class Space>
+void check_systems_per_team() {
+  auto host = generate_planetary_ensemble(13, 4, 1e-3, 0.4, 21);
+  host.v(6, 3, 0) *= 0.3;  // one eccentric system for the crossing-orbit monitor
+  const Method methods[] = {Method::hermite, Method::hermite_adaptive, Method::rkck_adaptive, Method::mvs,
+                            Method::verlet};
+  for (const Method method : methods) {
+    auto opt = nbody_test::options_for(method, method == Method::mvs ? 1e-2 : 1e-3,
+                                       method == Method::hermite_adaptive ? 1.7e-2 : 0,
+                                       method == Method::rkck_adaptive ? 1e-12 : 0);
+    opt.integrator.work_model = IntegratorConfig::WorkModel::team;
+    opt.integrator.steps_per_launch = 300;
+    opt.monitor.crossing_orbits = true;
+    opt.monitor.log_interval = 0.5;
+    std::vector<std::pair<int, double>> logs1, logs4;
+    opt.on_log = [&](const LogRecord& r) { logs1.emplace_back(r.system, r.time); };
+    opt.integrator.systems_per_team = 1;
+    const auto one = nbody_test::run_on<Space>(host, 2.0, opt);
+    for (const int S : {4, 5}) {
+      logs4.clear();
+      opt.on_log = [&](const LogRecord& r) { logs4.emplace_back(r.system, r.time); };
+      opt.integrator.systems_per_team = S;
+      const auto many = nbody_test::run_on<Space>(host, 2.0, opt);
+      for (int s = 0; s < 13; ++s) {
+        double dx, dv;
+        nbody_test::max_difference(one, many, s, dx, dv);
+        EXPECT_EQ(dx, 0.0) << method_name(method) << " S = " << S << " system " << s;
+        EXPECT_EQ(dv, 0.0) << method_name(method) << " S = " << S << " system " << s;
+        EXPECT_EQ(one.time(s), many.time(s));
+        EXPECT_EQ(one.state(s), many.state(s));
+        EXPECT_EQ(one.reason(s), many.reason(s));
+      }
+      EXPECT_EQ(logs1, logs4) << method_name(method) << " S = " << S;
+    }
+    EXPECT_EQ(one.reason(6), reason_crossing_orbits) << method_name(method);
+  }
+}
+
+TYPED_TEST(NbodyIntegrators, SeveralSystemsPerTeamGiveTheSameResult) { check_systems_per_team<TypeParam>(); }
 
 }  // namespace
