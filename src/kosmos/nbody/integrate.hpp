@@ -116,7 +116,8 @@ struct IntegrateKernel {
                                                                                    S * L.total);
     Kokkos::View<int*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fl(team.team_scratch(level),
                                                                                 S * n_flags);
-    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data(), destination};
+    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data(), destination,
+                                       TeamContext<member_type>::log2_if_power_of_two(S)};
     const int first = team.league_rank() * S;
     const int n_sys = ens.n_systems();
     const int n = L.n;

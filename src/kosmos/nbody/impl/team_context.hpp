@@ -68,6 +68,23 @@ struct TeamContext {
   double* ws;       // S * L.total doubles
   int* flags;       // S * n_flags ints
   double destination = 0;  // the integration's destination time
+  int shift = -1;          // log2(S) when S is a power of two (shifts instead of divisions)
+
+  // Flattened index -> (system slot, item); slot fastest so neighbouring threads share an item.
+  KOKKOS_INLINE_FUNCTION void split(int idx, int slots, int& s, int& item) const {
+    if (shift >= 0 && slots == S) {
+      s = idx & (S - 1);
+      item = idx >> shift;
+    } else {
+      s = idx % slots;
+      item = idx / slots;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION static int log2_if_power_of_two(int n) {
+    int k = 0;
+    while ((1 << k) < n) ++k;
+    return (1 << k) == n ? k : -1;
+  }
 
   // time += h, compensated (no drift over millions of steps); a step that reaches the
   // destination lands on it exactly.
@@ -94,17 +111,20 @@ struct TeamContext {
   KOKKOS_INLINE_FUNCTION void for_live(int count, const F& f) const {
     const int S_ = S;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * S_), [&](const int idx) {
-      const int s = idx % S_;
-      if (flags[fl_live * S_ + s]) f(s, idx / S_);
+      int s, item;
+      split(idx, S_, s, item);
+      if (flags[fl_live * S_ + s]) f(s, item);
     });
     barrier();
   }
   // Same over every slot in [0, slots), live or not.
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_all(int slots, int count, const F& f) const {
-    const int S_ = S;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * slots),
-                         [&](const int idx) { f(idx % slots, idx / slots); (void)S_; });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * slots), [&](const int idx) {
+      int s, item;
+      split(idx, slots, s, item);
+      f(s, item);
+    });
     barrier();
   }
   // Teams of one thread (the CPU configuration) need no barrier.
