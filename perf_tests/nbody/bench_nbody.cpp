@@ -1,7 +1,8 @@
 // Swarm-NG's benchmarks (Dindar et al. 2013, Section 5.3) on every parallel space:
 //  - Table 3: the Section 5.1 ensemble, n = 3, 4, 5, 6, 10 bodies, fixed-step Hermite
 //    (dt = 1e-3) for 1 time unit; 131072 systems on CUDA, fewer on OpenMP (the counters are
-//    rates, so CUDA and OpenMP compare directly).
+//    rates, so CUDA and OpenMP compare directly); in the register (system-per-thread) and the
+//    team (body pairs in scratch) work models.
 //  - Table 4: pair interactions per second (one interaction = one pair force + jerk evaluation;
 //    Hermite evaluates every pair twice per step).
 //  - MVS (dt = 1e-2, 10 time units) and RKCK (fixed dt = 1e-3, 1 time unit) on n = 3 and 6.
@@ -28,7 +29,8 @@ int systems_for(int n_bodies) {
 }
 
 template <class Space>
-void BM_Integrate(benchmark::State& state, Method method, double dt, double duration) {
+void BM_Integrate(benchmark::State& state, Method method, double dt, double duration,
+                  IntegratorConfig::WorkModel model = IntegratorConfig::WorkModel::automatic) {
   const int n = int(state.range(0));
   const int n_sys = systems_for<Space>(n);
   const auto init = generate_planetary_ensemble(n_sys, n, 1e-3, 0.4, 1);
@@ -38,6 +40,7 @@ void BM_Integrate(benchmark::State& state, Method method, double dt, double dura
   opt.integrator.method = method;
   opt.integrator.dt = dt;
   opt.integrator.steps_per_launch = 1 << 20;  // one launch (Swarm-NG: many steps per launch)
+  opt.integrator.work_model = model;
   Space space;
   IntegrationReport rep;
   kosmos_bench::fenced_loop(state, space, [&] {
@@ -77,8 +80,17 @@ const bool registered = [] {
     using Space = typename decltype(tag)::type;
     const std::string name = Space::name();
     const int iters = on_gpu<Space>() ? 5 : 2;
-    benchmark::RegisterBenchmark(("BM_nbody_Table3_Hermite/" + name).c_str(),
-                                 [](benchmark::State& s) { BM_Integrate<Space>(s, Method::hermite, 1e-3, 1.0); })
+    using WM = IntegratorConfig::WorkModel;
+    // Table 3 in both work models: "registers" (system per thread; on CUDA the hand-tuned kernel,
+    // n <= 8) and "team" (the generic body-pair-in-scratch kernel, any n).
+    benchmark::RegisterBenchmark(("BM_nbody_Table3_Hermite_registers/" + name).c_str(),
+                                 [](benchmark::State& s) {
+                                   BM_Integrate<Space>(s, Method::hermite, 1e-3, 1.0, WM::system_per_thread);
+                                 })
+        ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)
+        ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_nbody_Table3_Hermite_team/" + name).c_str(),
+                                 [](benchmark::State& s) { BM_Integrate<Space>(s, Method::hermite, 1e-3, 1.0, WM::team); })
         ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)->Arg(10)
         ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("BM_nbody_MVS/" + name).c_str(),

@@ -138,7 +138,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
       .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin)", "", true)
-      .option("log", "FILE", "append logged snapshots and events, one line each", "", true)
+      .option("log", "FILE", "log snapshots and events, a line each: time system event, then m x y z vx vy vz per body", "", true)
       .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")
       .option("report", "FILE", "write the per-system energy error and stop reason table", "", true)
       .option("checkpoint", "FILE", "write a binary checkpoint every --checkpoint-interval", "", true)
@@ -159,20 +159,24 @@ int run_nbody(const std::vector<std::string>& args) {
   HostEnsemble host;
   std::vector<double> e0;
   std::string log_path = o.str("log");
-  std::uintmax_t log_size = 0;
   int user_attributes = 0;
   if (o.has("resume")) {
     std::map<std::string, std::string> meta;
     host = read_binary(o.str("resume"), &meta);
     if (!meta.count("kosmos-nbody-checkpoint")) throw usage_error(o.str("resume") + " is not a kosmos nbody checkpoint");
+    // The checkpoint's settings, except those given again on this command line.
+    auto given = [&](const std::string& key) {
+      for (const auto& a : args)
+        if (a == "--" + key || a.rfind("--" + key + "=", 0) == 0) return true;
+      return false;
+    };
     for (auto& [k, v] : settings)
-      if (meta.count(k)) v = meta[k];
+      if (meta.count(k) && !given(k)) v = meta[k];
     user_attributes = std::stoi(meta["user-attributes"]);
     if (meta.count("log") && !meta["log"].empty()) {
       log_path = meta["log"];
-      log_size = std::stoull(meta["log-size"]);
       // Drop whatever the interrupted run appended after its last checkpoint.
-      if (std::filesystem::exists(log_path)) std::filesystem::resize_file(log_path, log_size);
+      if (std::filesystem::exists(log_path)) std::filesystem::resize_file(log_path, std::stoull(meta["log-size"]));
     }
   } else {
     HostEnsemble user;
@@ -196,8 +200,8 @@ int run_nbody(const std::vector<std::string>& args) {
     Kokkos::deep_copy(host.reason, user.reason);
     for (int s = 0; s < user.n_systems(); ++s)
       for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
-    if (!log_path.empty() && std::filesystem::exists(log_path))
-      log_size = std::filesystem::file_size(log_path);
+    // A new run starts a new log.
+    if (!log_path.empty()) kosmos::io::write_atomically(log_path, [](std::ostream&) {});
   }
   const IntegrateOptions base = options_from(settings);
   double destination = 0;
@@ -329,6 +333,9 @@ int run_nbody(const std::vector<std::string>& args) {
   }
   if (o.has("output")) write_ensemble(o.str("output"), out);
 
+  if (total.unfinished > 0)
+    std::cout << "  " << total.unfinished << " system(s) short of the destination: the iteration budget (--max-iterations) "
+              << "is used up" << (checkpoint.empty() ? "" : "; continue with --resume " + checkpoint) << "\n";
   if (!o.is_set("test")) return total.unfinished > 0 ? 1 : 0;
   // Test mode (Section 5.2.1).
   HostEnsemble ref;

@@ -85,6 +85,8 @@ inline kosmos::nbody::IntegrateOptions options_for(kosmos::nbody::Method method,
   kosmos::nbody::IntegrateOptions o;
   o.integrator.method = method;
   o.integrator.dt = dt;
+  // Few launches: on a loaded CPU every launch can wait for a descheduled OpenMP thread.
+  o.integrator.steps_per_launch = 1 << 20;
   if (tau > 0) o.integrator.tau = tau;
   if (tolerance > 0) o.integrator.tolerance = tolerance;
   return o;

@@ -98,5 +98,19 @@ void momenta(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_s
       });
 }
 
+// Overloads on the ensemble's own execution space.
+template <class MemorySpace>
+int validate(const Ensemble<MemorySpace>& ens) {
+  return validate(typename MemorySpace::execution_space(), ens);
+}
+template <class MemorySpace>
+void energy(const Ensemble<MemorySpace>& ens, const Kokkos::View<double*, MemorySpace>& out) {
+  energy(typename MemorySpace::execution_space(), ens, out);
+}
+template <class MemorySpace>
+void momenta(const Ensemble<MemorySpace>& ens, const Kokkos::View<double**, MemorySpace>& out) {
+  momenta(typename MemorySpace::execution_space(), ens, out);
+}
+
 }  // namespace nbody
 }  // namespace kosmos

@@ -9,22 +9,13 @@
 #include <kosmos/nbody/gravity.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
 
-#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
-#include <kosmos/nbody/forces_cuda.hpp>
-#endif
+#include <kosmos/nbody/impl/specialization.hpp>
 
 #include <type_traits>
 
 namespace kosmos {
 namespace nbody {
 namespace Impl {
-
-template <class ExecSpace>
-struct HasCudaSpecialization : std::false_type {};
-#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct HasCudaSpecialization<Kokkos::Cuda> : std::true_type {};
-#endif
 
 template <class ExecSpace, class Force>
 struct AccJerkKernel {

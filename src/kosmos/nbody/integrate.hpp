@@ -7,13 +7,16 @@
 #include <kosmos/nbody/analysis.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
+#include <kosmos/nbody/impl/hermite_system.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
+#include <kosmos/nbody/impl/specialization.hpp>
 #include <kosmos/nbody/impl/propagators.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
 
 #include <chrono>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kosmos {
@@ -34,6 +37,11 @@ struct IntegratorConfig {
   long long max_iterations = 1LL << 40;  // per system and call of integrate()
   int systems_per_team = 0;              // 0: automatic (1 on CPUs, up to 16 on GPUs)
   int team_size = 0;                     // 0: automatic
+  // automatic: the team work model, except Hermite runs without monitors, logs or a user force
+  // law on Kokkos::Cuda with n <= 8 bodies, which go to the hand-tuned system-per-thread kernel.
+  // team: always the generic team kernel (body-pair work model in team scratch).
+  // system_per_thread: the register Hermite (Hermite methods only, no monitors or logs).
+  enum class WorkModel { automatic, team, system_per_thread } work_model = WorkModel::automatic;
 };
 
 // One logged snapshot: a system at a time, with the event that caused it (reason_none: interval).
@@ -108,7 +116,8 @@ struct IntegrateKernel {
                                                                                    S * L.total);
     Kokkos::View<int*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fl(team.team_scratch(level),
                                                                                 S * n_flags);
-    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data()};
+    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data(), destination,
+                                       TeamContext<member_type>::log2_if_power_of_two(S)};
     const int first = team.league_rank() * S;
     const int n_sys = ens.n_systems();
     const int n = L.n;
@@ -127,6 +136,7 @@ struct IntegrateKernel {
       if (!valid) return;
       const double t = ens.time(sys);
       ctx.sc(s, sc_time) = t;
+      ctx.sc(s, sc_time_lo) = 0;
       ctx.sc(s, sc_next_dt) = ens.step(sys);
       ctx.sc(s, sc_iter) = double(iterations(sys));
       ctx.sc(s, sc_log_index) = monitor.log_interval > 0 ? math::floor(t / monitor.log_interval) : 0.0;
@@ -151,7 +161,7 @@ struct IntegrateKernel {
         if (live) {
           double dt = prop.proposed_dt(ctx, s);
           const double left = destination - ctx.sc(s, sc_time);
-          if (dt > left) dt = left;
+          if (dt > left || left - dt < 1e-9 * dt) dt = left;  // land on the destination, no sliver step
           if (!(dt > 0) || !math::isfinite(dt)) {
             ctx.flag(s, fl_state) = state_disabled;
             ctx.flag(s, fl_reason) = reason_bad_step;
@@ -225,6 +235,11 @@ constexpr bool is_gpu_space() {
 #endif
 }
 
+template <class ExecSpace>
+int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+              const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations, double destination,
+              long long max_iterations, const IntegrateOptions& options, IntegrationReport& report);
+
 template <class ExecSpace, class Prop, class Force>
 IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                              double destination, const Prop& prop, const Force& force,
@@ -279,9 +294,6 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
   const int league = (n_sys + S - 1) / S;
   const auto log_host = Kokkos::create_mirror_view(kernel.log);
   const auto count_host = Kokkos::create_mirror_view(kernel.log_count);
-  const auto state_host = Kokkos::create_mirror_view(ens.state);
-  const auto time_host = Kokkos::create_mirror_view(ens.time);
-  const auto iter_host = Kokkos::create_mirror_view(kernel.iterations);
 
   while (n_sys > 0) {
     Policy policy(space, league, team_size);
@@ -305,31 +317,91 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
           options.on_log(rec);
         }
     }
-    Kokkos::deep_copy(space, state_host, ens.state);
-    Kokkos::deep_copy(space, time_host, ens.time);
-    Kokkos::deep_copy(space, iter_host, kernel.iterations);
-    space.fence();
-    int pending = 0, done = 0;
-    for (int sys = 0; sys < n_sys; ++sys) {
-      if (state_host(sys) == state_active && time_host(sys) < destination) {
-        if (iter_host(sys) < cfg.max_iterations) ++pending;
-      } else {
-        ++done;
-      }
-    }
-    if (options.on_progress) options.on_progress(double(done) / n_sys);
-    if (pending == 0) break;
+    if (summarize(space, ens, kernel.iterations, destination, cfg.max_iterations, options, report) == 0) break;
   }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+// After a launch: fills the report's counts and steps, calls on_progress, and returns how many
+// systems still have work (active, short of the destination, iterations left).
+template <class ExecSpace>
+int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+              const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations, double destination,
+              long long max_iterations, const IntegrateOptions& options, IntegrationReport& report) {
+  const int n_sys = ens.n_systems();
+  const auto state_host = Kokkos::create_mirror_view(ens.state);
+  const auto time_host = Kokkos::create_mirror_view(ens.time);
+  const auto iter_host = Kokkos::create_mirror_view(iterations);
+  Kokkos::deep_copy(space, state_host, ens.state);
+  Kokkos::deep_copy(space, time_host, ens.time);
+  Kokkos::deep_copy(space, iter_host, iterations);
+  space.fence();
+  int pending = 0;
+  report.steps = 0;
+  report.disabled = report.stopped = report.reached_destination = report.unfinished = 0;
   for (int sys = 0; sys < n_sys; ++sys) {
     report.steps += iter_host(sys);
-    if (state_host(sys) == state_disabled)
+    if (state_host(sys) == state_disabled) {
       ++report.disabled;
-    else if (state_host(sys) == state_inactive)
+    } else if (state_host(sys) == state_inactive) {
       ++report.stopped;
-    else if (time_host(sys) >= destination)
+    } else if (time_host(sys) >= destination) {
       ++report.reached_destination;
-    else
+    } else {
       ++report.unfinished;
+      if (iter_host(sys) < max_iterations) ++pending;
+    }
+  }
+  if (options.on_progress) options.on_progress(n_sys ? double(n_sys - report.unfinished) / n_sys : 1.0);
+  return pending;
+}
+
+// The system-per-thread Hermite driver (see hermite_system.hpp): the hand-tuned CUDA kernel on
+// Kokkos::Cuda, a Kokkos RangePolicy kernel elsewhere.
+template <int N, class ExecSpace>
+void launch_hermite_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                           const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+                           const HermiteSystemParams& params) {
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (HasCudaSpecialization<ExecSpace>::value) {
+    cuda_hermite_launch<N>(space, ens, iterations, params);
+    return;
+  }
+#endif
+  HermiteSystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params};
+  Kokkos::parallel_for("kosmos::nbody::integrate_hermite_system",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
+}
+
+template <class ExecSpace>
+IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                                     double destination, const HermiteSystemParams& base,
+                                     const IntegrateOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  IntegrationReport report;
+  report.systems = ens.n_systems();
+  Kokkos::View<long long*, typename ExecSpace::memory_space> iterations("kosmos::nbody::iterations",
+                                                                       ens.n_systems());
+  HermiteSystemParams params = base;
+  params.destination = destination;
+  params.steps = options.integrator.steps_per_launch;
+  params.max_iterations = options.integrator.max_iterations;
+  while (ens.n_systems() > 0) {
+    switch (ens.n_bodies()) {
+      case 2: launch_hermite_system<2>(space, ens, iterations, params); break;
+      case 3: launch_hermite_system<3>(space, ens, iterations, params); break;
+      case 4: launch_hermite_system<4>(space, ens, iterations, params); break;
+      case 5: launch_hermite_system<5>(space, ens, iterations, params); break;
+      case 6: launch_hermite_system<6>(space, ens, iterations, params); break;
+      case 7: launch_hermite_system<7>(space, ens, iterations, params); break;
+      case 8: launch_hermite_system<8>(space, ens, iterations, params); break;
+      default:
+        throw invalid_input(kosmos::Impl::concat("kosmos::nbody::integrate: the system_per_thread work model handles ",
+                                                 "2 to 8 bodies, not ", ens.n_bodies()));
+    }
+    ++report.launches;
+    if (summarize(space, ens, iterations, destination, params.max_iterations, options, report) == 0) break;
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
@@ -356,6 +428,27 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
   kosmos::Impl::require(!needs_dt || (cfg.dt > 0 && std::isfinite(cfg.dt)), "kosmos::nbody::integrate", "dt = ", cfg.dt,
                 " must be positive and finite");
   validate(space, ens);
+  using WM = IntegratorConfig::WorkModel;
+  const bool hermite = cfg.method == Method::hermite || cfg.method == Method::hermite_adaptive;
+  const MonitorConfig& mon = options.monitor;
+  const bool plain = hermite && std::is_same<Force, Newtonian>::value && !(mon.close_encounter_hill > 0) &&
+                     !(mon.ejection_distance > 0) && !mon.crossing_orbits && !options.on_log &&
+                     ens.n_bodies() <= 8;
+  if (cfg.work_model == WM::system_per_thread)
+    kosmos::Impl::require(plain, "kosmos::nbody::integrate",
+                          "the system_per_thread work model runs Hermite with Newtonian gravity, 2 to 8 bodies, "
+                          "no monitors and no logs");
+  if (cfg.work_model == WM::system_per_thread ||
+      (cfg.work_model == WM::automatic && plain && Impl::HasCudaSpecialization<ExecSpace>::value)) {
+    Impl::HermiteSystemParams p;
+    p.dt = cfg.dt;
+    if (cfg.method == Method::hermite_adaptive) {
+      kosmos::Impl::require(cfg.tau > 0 && std::isfinite(cfg.tau), "kosmos::nbody::integrate", "tau = ", cfg.tau,
+                            " must be positive");
+      p.tau = cfg.tau;
+    }
+    return Impl::run_hermite_system(space, ens, destination, p, options);
+  }
   switch (cfg.method) {
     case Method::hermite:
     case Method::hermite_adaptive: {

@@ -69,7 +69,7 @@ struct HermitePropagator {
       });
     }
     ctx.for_live(1, [&](int s, int) {
-      ctx.sc(s, sc_time) += ctx.sc(s, sc_dt);
+      ctx.advance_time(s, ctx.sc(s, sc_dt));
       ctx.flag(s, fl_accept) = 1;
     });
   }
@@ -101,7 +101,7 @@ struct VerletPropagator {
       ctx.at(s, L.v + bc) += 0.5 * ctx.sc(s, sc_dt) * ctx.at(s, L.a + bc);
     });
     ctx.for_live(1, [&](int s, int) {
-      ctx.sc(s, sc_time) += ctx.sc(s, sc_dt);
+      ctx.advance_time(s, ctx.sc(s, sc_dt));
       ctx.flag(s, fl_accept) = 1;
     });
   }
@@ -189,7 +189,7 @@ struct RKCKPropagator {
     ctx.for_live(1, [&](int s, int) {
       const double h = ctx.sc(s, sc_dt);
       if (!(tolerance > 0)) {
-        ctx.sc(s, sc_time) += h;
+        ctx.advance_time(s, h);
         ctx.flag(s, fl_accept) = 1;
         return;
       }
@@ -215,7 +215,7 @@ struct RKCKPropagator {
           err > 0 ? math::fmin(5.0, math::fmax(0.2, 0.9 * math::pow(tolerance / err, 0.2))) : 5.0;
       const bool accept = err <= tolerance;
       ctx.flag(s, fl_accept) = accept ? 1 : 0;
-      if (accept) ctx.sc(s, sc_time) += h;
+      if (accept) ctx.advance_time(s, h);
       // A shortened final step (to land on the destination) does not shrink the carried step.
       const double carried = ctx.sc(s, sc_next_dt);
       const double next = (accept && carried > h) ? carried : h * factor;
@@ -334,7 +334,7 @@ struct MVSPropagator {
           ctx.at(s, L.x + 3 * b + c) += x0[c];
           ctx.at(s, L.v + 3 * b + c) += ctx.sc(s, sc_aux + 3 + c);
         }
-      ctx.sc(s, sc_time) += h;
+      ctx.advance_time(s, h);
       ctx.flag(s, fl_accept) = 1;
     });
   }

@@ -5,6 +5,7 @@
 // systems, the work models of Swarm-NG.
 #pragma once
 
+#include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/gravity.hpp>
 
 namespace kosmos {
@@ -15,7 +16,7 @@ namespace Impl {
 struct Layout {
   int n = 0, pairs = 0;
   int m = 0, x = 0, v = 0, a = 0, j = 0, pa = 0, pj = 0, scalars = 0, extra = 0, total = 0;
-  static constexpr int n_scalars = 12;
+  static constexpr int n_scalars = 13;
   KOKKOS_INLINE_FUNCTION static Layout make(int n_bodies, int extra_per_body, int extra_fixed) {
     Layout l;
     l.n = n_bodies;
@@ -43,6 +44,7 @@ enum Scalar : int {
   sc_err = 4,       // scratch for error norms
   sc_aux = 5,       // 6 more scratch words (centre of mass etc.)
   sc_iter = 11,     // iterations taken in this call of integrate()
+  sc_time_lo = 12,  // compensation of sc_time (time is a double-double within a launch)
 };
 
 // Flags of a system (ints).
@@ -65,6 +67,39 @@ struct TeamContext {
   int S;            // system slots in this team
   double* ws;       // S * L.total doubles
   int* flags;       // S * n_flags ints
+  double destination = 0;  // the integration's destination time
+  int shift = -1;          // log2(S) when S is a power of two (shifts instead of divisions)
+
+  // Flattened index -> (system slot, item); slot fastest so neighbouring threads share an item.
+  KOKKOS_INLINE_FUNCTION void split(int idx, int slots, int& s, int& item) const {
+    if (shift >= 0 && slots == S) {
+      s = idx & (S - 1);
+      item = idx >> shift;
+    } else {
+      s = idx % slots;
+      item = idx / slots;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION static int log2_if_power_of_two(int n) {
+    int k = 0;
+    while ((1 << k) < n) ++k;
+    return (1 << k) == n ? k : -1;
+  }
+
+  // time += h, compensated (no drift over millions of steps); a step that reaches the
+  // destination lands on it exactly.
+  KOKKOS_INLINE_FUNCTION void advance_time(int s, double h) const {
+    const double t = sc(s, sc_time);
+    if (h >= destination - t) {
+      sc(s, sc_time) = destination;
+      sc(s, sc_time_lo) = 0;
+      return;
+    }
+    double hi, lo;
+    two_sum(t, h, hi, lo);
+    lo += sc(s, sc_time_lo);
+    fast_two_sum(hi, lo, sc(s, sc_time), sc(s, sc_time_lo));
+  }
 
   KOKKOS_INLINE_FUNCTION double& at(int s, int k) const { return ws[k * S + s]; }
   KOKKOS_INLINE_FUNCTION double& sc(int s, int k) const { return ws[(L.scalars + k) * S + s]; }
@@ -76,17 +111,20 @@ struct TeamContext {
   KOKKOS_INLINE_FUNCTION void for_live(int count, const F& f) const {
     const int S_ = S;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * S_), [&](const int idx) {
-      const int s = idx % S_;
-      if (flags[fl_live * S_ + s]) f(s, idx / S_);
+      int s, item;
+      split(idx, S_, s, item);
+      if (flags[fl_live * S_ + s]) f(s, item);
     });
     barrier();
   }
   // Same over every slot in [0, slots), live or not.
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_all(int slots, int count, const F& f) const {
-    const int S_ = S;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * slots),
-                         [&](const int idx) { f(idx % slots, idx / slots); (void)S_; });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * slots), [&](const int idx) {
+      int s, item;
+      split(idx, slots, s, item);
+      f(s, item);
+    });
     barrier();
   }
   // Teams of one thread (the CPU configuration) need no barrier.

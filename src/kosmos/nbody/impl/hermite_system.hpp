@@ -1,0 +1,151 @@
+// Hermite in the system-per-thread work model: one thread integrates one system of N bodies
+// (N a compile-time constant, every loop unrolled), its whole state in registers, reading and
+// writing the chunked ensemble once per launch (consecutive threads take consecutive systems of
+// a chunk: coalesced). No monitors or logs: integrate() uses it only when none are requested.
+// The same device function runs as a Kokkos RangePolicy kernel on any space and, on Kokkos::Cuda,
+// inside the hand-tuned kernel of cuda_specializations/ (hardware rsqrt, launch bounds).
+#pragma once
+
+#include <kosmos/core/compensated.hpp>
+#include <kosmos/nbody/ensemble.hpp>
+
+namespace kosmos {
+namespace nbody {
+namespace Impl {
+
+struct PortableRsqrt {
+  KOKKOS_INLINE_FUNCTION double operator()(double x) const { return 1.0 / math::sqrt(x); }
+};
+
+template <int N, class Rsqrt>
+KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double (&x)[3 * N],
+                                              const double (&v)[3 * N], double (&a)[3 * N], double (&j)[3 * N],
+                                              const Rsqrt& rsqrt) {
+  for (int k = 0; k < 3 * N; ++k) a[k] = j[k] = 0;
+  for (int p = 0; p < N; ++p)
+    for (int q = p + 1; q < N; ++q) {
+      double d[3], w[3];
+      for (int c = 0; c < 3; ++c) {
+        d[c] = x[3 * q + c] - x[3 * p + c];
+        w[c] = v[3 * q + c] - v[3 * p + c];
+      }
+      const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      const double rinv = rsqrt(r2);
+      const double rinv2 = rinv * rinv, rinv3 = rinv2 * rinv;
+      const double rv = 3.0 * (d[0] * w[0] + d[1] * w[1] + d[2] * w[2]) * rinv2;
+      for (int c = 0; c < 3; ++c) {
+        const double k = d[c] * rinv3, kj = (w[c] - rv * d[c]) * rinv3;
+        a[3 * p + c] += m[q] * k;
+        a[3 * q + c] -= m[p] * k;
+        j[3 * p + c] += m[q] * kj;
+        j[3 * q + c] -= m[p] * kj;
+      }
+    }
+}
+
+struct HermiteSystemParams {
+  double destination = 0, dt = 1e-3, tau = 0;  // tau > 0: adaptive
+  int steps = 1;
+  long long max_iterations = 0;
+};
+
+// Integrates system `sys` for at most p.steps steps; same scheme, step choice, time
+// compensation and landing rule as the team kernel (HermitePropagator).
+template <int N, class Ens, class IterView, class Rsqrt>
+KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& iterations, int sys,
+                                           const HermiteSystemParams& p, const Rsqrt& rsqrt) {
+  if (ens.state(sys) != state_active) return;
+  double t = ens.time(sys), t_lo = 0;
+  long long it = iterations(sys);
+  if (!(t < p.destination) || it >= p.max_iterations) return;
+  double m[N], x[3 * N], v[3 * N], a[3 * N], j[3 * N];
+  for (int b = 0; b < N; ++b) {
+    m[b] = ens.m(sys, b);
+    for (int c = 0; c < 3; ++c) {
+      x[3 * b + c] = ens.x(sys, b, c);
+      v[3 * b + c] = ens.v(sys, b, c);
+    }
+  }
+  register_acc_jerk<N>(m, x, v, a, j, rsqrt);
+  int reason = reason_none;
+  for (int step = 0; step < p.steps; ++step) {
+    if (!(t < p.destination) || it >= p.max_iterations) break;
+    double h = p.dt;
+    if (p.tau > 0) {
+      double sum = 0;
+      for (int b = 0; b < N; ++b) {
+        double a2 = 0, j2 = 0;
+        for (int c = 0; c < 3; ++c) {
+          a2 += a[3 * b + c] * a[3 * b + c];
+          j2 += j[3 * b + c] * j[3 * b + c];
+        }
+        if (a2 > 0) sum += j2 / a2;
+      }
+      if (sum > 0) h = p.tau / math::sqrt(sum);
+    }
+    const double left = p.destination - t;
+    if (h > left || left - h < 1e-9 * h) h = left;
+    if (!(h > 0) || !math::isfinite(h)) {
+      reason = reason_bad_step;
+      break;
+    }
+    double x0[3 * N], v0[3 * N], a0[3 * N], j0[3 * N];
+    for (int k = 0; k < 3 * N; ++k) {
+      x0[k] = x[k];
+      v0[k] = v[k];
+      a0[k] = a[k];
+      j0[k] = j[k];
+      x[k] = x0[k] + h * (v0[k] + h * (0.5 * a0[k] + h * (1.0 / 6.0) * j0[k]));
+      v[k] = v0[k] + h * (a0[k] + h * 0.5 * j0[k]);
+    }
+    for (int iter = 0; iter < 2; ++iter) {
+      register_acc_jerk<N>(m, x, v, a, j, rsqrt);
+      for (int k = 0; k < 3 * N; ++k) {
+        const double v1 = v0[k] + 0.5 * h * (a0[k] + a[k]) + (h * h / 12.0) * (j0[k] - j[k]);
+        v[k] = v1;
+        x[k] = x0[k] + 0.5 * h * (v0[k] + v1) + (h * h / 12.0) * (a0[k] - a[k]);
+      }
+    }
+    if (h >= p.destination - t) {
+      t = p.destination;
+      t_lo = 0;
+    } else {
+      double hi, lo;
+      two_sum(t, h, hi, lo);
+      lo += t_lo;
+      fast_two_sum(hi, lo, t, t_lo);
+    }
+    ++it;
+    bool finite = true;
+    for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
+    if (!finite) {
+      reason = reason_nonfinite;
+      break;
+    }
+  }
+  for (int b = 0; b < N; ++b)
+    for (int c = 0; c < 3; ++c) {
+      ens.x(sys, b, c) = x[3 * b + c];
+      ens.v(sys, b, c) = v[3 * b + c];
+    }
+  ens.time(sys) = t;
+  iterations(sys) = it;
+  if (reason != reason_none) {
+    ens.state(sys) = state_disabled;
+    ens.reason(sys) = reason;
+  }
+}
+
+template <int N, class MemorySpace>
+struct HermiteSystemKernel {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<long long*, MemorySpace> iterations;
+  HermiteSystemParams params;
+  KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
+    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt());
+  }
+};
+
+}  // namespace Impl
+}  // namespace nbody
+}  // namespace kosmos
