@@ -9,7 +9,8 @@
 #   scripts/device.sh build                   # there: dependencies + Kosmos (CUDA)
 #   scripts/device.sh test [CTEST_REGEX]      # there: unit tests on the GPU
 #   scripts/device.sh bench [MODULE[:FILTER]...]  # there: benchmarks -> $OUT/bench_<module>.json
-#   scripts/device.sh all                     # there: build, test, bench
+#   scripts/device.sh collect                 # there: pack $OUT's logs and JSON into results.tar.gz
+#   scripts/device.sh all                     # there: build, test, bench, collect
 # Environment: OUT (default ./out), KOSMOS_CUDA_ARCH (default HOPPER90).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -85,6 +86,14 @@ run_benchmarks() {
   done
 }
 
+# The device returns few files: everything but the prebuilt dependencies goes into one archive.
+collect() {
+  local files
+  files=$(cd "$out" && ls | grep -v -e '^prebuilt.tar.gz$' -e '^results.tar.gz$' || true)
+  [ -n "$files" ] || return 0
+  (cd "$out" && tar -czf results.tar.gz $files && rm -f $files)
+}
+
 cmd=${1:-all}
 shift || true
 case "$cmd" in
@@ -92,6 +101,7 @@ case "$cmd" in
   build) build_all ;;
   test) run_tests "$@" ;;
   bench) run_benchmarks "$@" ;;
-  all) build_all && run_tests && run_benchmarks ;;
+  collect) collect ;;
+  all) build_all && run_tests && run_benchmarks; collect ;;
   *) sed -n '2,15p' "$0"; exit 2 ;;
 esac
