@@ -11,7 +11,7 @@
 // double-double counts 23 and 20), and mul(1) = add(1) = 1.
 //
 // The full grid is 3 x 9 x 7 per space. On OpenMP, cases above 2e10 paper-equivalent operations
-// (about half a second or more per evaluation on 16 cores) are not registered: see perf_tests/RESULTS.md.
+// (about a third of a second or more per evaluation on 16 cores) are not registered: see perf_tests/RESULTS.md.
 #include <benchmark_utils.hpp>
 
 #include <kosmos/series/evaluate.hpp>

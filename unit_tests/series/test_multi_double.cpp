@@ -130,11 +130,17 @@ void check_strings() {
   const double bound = N == 1 ? 2 * 0x1p-52 : 64.0 * std::pow(2.0, -52.0 * N);
   for (int s = 0; s < 100; ++s) {
     const auto a = random_md<N>(rng, -60, 60);
-    const std::string text = kosmos::to_string(a);
+    const std::string text = kosmos::to_string(a, 16 * N + 1);
     Mp parsed;
     ASSERT_EQ(mpfr_set_str(parsed.get(), text.c_str(), 10, MPFR_RNDN), 0) << text;
     const Mp ea = exact(a);
     ASSERT_LE(relative_difference(parsed, ea, ea), bound) << "N = " << N << " text " << text;
+    // default digits (17 for N = 1, else 15.6 N): correctly rounded to that many digits
+    const std::string short_text = kosmos::to_string(a);
+    const int digits = N == 1 ? 17 : int(15.6 * N);
+    Mp short_parsed;
+    ASSERT_EQ(mpfr_set_str(short_parsed.get(), short_text.c_str(), 10, MPFR_RNDN), 0) << short_text;
+    ASSERT_LE(relative_difference(short_parsed, ea, ea), 5.0 * std::pow(10.0, -digits) + bound) << short_text;
     // MPFR's own decimal expansion, 17 N digits
     char buffer[512];
     mpfr_snprintf(buffer, sizeof buffer, "%.*Re", 17 * N, ea.get());

@@ -116,6 +116,7 @@ class PolynomialEvaluator {
   void evaluate(const ExecSpace& space, const A& coefficients, const Z& z, const V& value,
                 const G& gradient, StageTimes* times = nullptr) {
     check_views(coefficients, z, value, gradient);
+    kosmos::Impl::ScopedRegion region("kosmos::series::evaluate");
     const auto start = std::chrono::steady_clock::now();
     stage_inputs(space, coefficients, z);
     if (times) space.fence();

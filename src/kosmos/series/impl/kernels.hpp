@@ -54,8 +54,9 @@ inline int choose_tile(int degree, int limbs, int arrays_per_tile, std::size_t b
 // of Section 2, tiled. Team (job, tile) owns output coefficients k0 .. k0 + tile - 1; for each
 // input chunk i0 .. i0 + tile - 1 it stages X = in1[i0 ..] and the window
 // Y = in2[k0 - i0 - tile + 1 .. k0 - i0 + tile - 1] with zeros outside 0..d in scratch, then
-// every coefficient k accumulates Z_k += X_t * Y_{k - i0 - t} over the chunk without branches.
-// With tile = d + 1 this is exactly the paper's kernel (Y has d zeros before y_0 .. y_d).
+// every coefficient k accumulates Z_k += X_t * Y_{k - i0 - t} over the chunk, stopping where the
+// inserted zeros begin. With tile = d + 1 this is the paper's kernel (Y has d zeros before
+// y_0 .. y_d), less the multiplications by those zeros.
 template <int N, bool Complex, class ExecSpace>
 struct ConvolutionLayer {
   static constexpr int L = Complex ? 2 * N : N;
@@ -100,14 +101,17 @@ struct ConvolutionLayer {
       });
       member.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(member, T), [&](const int kk) {
+        // Terms with t > k - i0 read the inserted zeros: skip them (on a GPU the lanes of a
+        // warp then idle instead of multiplying by zero; on a CPU the work halves).
+        const int tmax = (k0 + kk - i0 < T - 1) ? k0 + kk - i0 : T - 1;
         if constexpr (!Complex) {
           MultiDouble<N> acc = load_scratch<N>(Z, T, kk);
-          for (int t = 0; t < T; ++t)
+          for (int t = 0; t <= tmax; ++t)
             acc = acc + load_scratch<N>(X, T, t) * load_scratch<N>(Y, 2 * T, kk - t + T - 1);
           store_scratch<N>(Z, T, kk, acc);
         } else {
           MultiDouble<N> re = load_scratch<N>(Z, T, kk), im = load_scratch<N>(Z + N * T, T, kk);
-          for (int t = 0; t < T; ++t) {
+          for (int t = 0; t <= tmax; ++t) {
             const auto xr = load_scratch<N>(X, T, t), xi = load_scratch<N>(X + N * T, T, t);
             const int w = kk - t + T - 1;
             const auto yr = load_scratch<N>(Y, 2 * T, w), yim = load_scratch<N>(Y + N * 2 * T, 2 * T, w);
