@@ -99,15 +99,8 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method, bool with_
     const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number, options);
     space.fence();
     const auto t1 = clock::now();
-    validate_cells(space, intensity, mass, nl);
-    heating(space, grains, intensity, heat);
-    space.fence();
-    const auto t2 = clock::now();
-    equilibrium_temperatures(space, grains, heat, temperature, status, options);
-    space.fence();
-    const auto t3 = clock::now();
-    emission_sed(space, grains, temperature, mass, sed, options);
-    space.fence();
+    StageTimes stages;
+    dust_emission(space, grains, intensity, mass, heat, temperature, status, sed, options, true, &stages);
     const auto t4 = clock::now();
     if (with_transfer) {
       Kokkos::deep_copy(space, host_sed, sed);
@@ -117,9 +110,9 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method, bool with_
     if (record) {
       t_transfer += seconds(tin, t0) + seconds(t4, tout);
       t_prepare += seconds(t0, t1);
-      t_heating += seconds(t1, t2);
-      t_temperature += seconds(t2, t3);
-      t_sed += seconds(t3, t4);
+      t_heating += stages.heating;
+      t_temperature += stages.temperature;
+      t_sed += stages.sed;
     }
     return seconds(tin, tout);
   };

@@ -175,15 +175,8 @@ int run_dust(const kosmos::cli::Options& o) {
   const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number, options);
   space.fence();
   const auto t1 = clock::now();
-  validate_cells(space, intensity, mass, nl);
-  heating(space, grains, intensity, heat);
-  space.fence();
-  const auto t2 = clock::now();
-  equilibrium_temperatures(space, grains, heat, temperature, status, options);
-  space.fence();
-  const auto t3 = clock::now();
-  emission_sed(space, grains, temperature, mass, sed, options);
-  space.fence();
+  StageTimes stages;
+  dust_emission(space, grains, intensity, mass, heat, temperature, status, sed, options, true, &stages);
   const auto t4 = clock::now();
 
   auto h_t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), temperature);
@@ -210,8 +203,8 @@ int run_dust(const kosmos::cli::Options& o) {
   std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x " << nl
             << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method " << method << ", on "
             << Space::name() << "\n"
-            << "  time (s): grains " << seconds(t0, t1) << ", heating (GEMM) " << seconds(t1, t2)
-            << ", temperatures " << seconds(t2, t3) << ", SED " << seconds(t3, t4) << ", total " << seconds(t0, t4)
+            << "  time (s): grains " << seconds(t0, t1) << ", heating (GEMM) " << stages.heating
+            << ", temperatures " << stages.temperature << ", SED " << stages.sed << ", total " << seconds(t0, t4)
             << "\n"
             << "  temperature range: " << t_min << " - " << t_max << " K\n"
             << "  status: converged " << counts[status_converged] << ", at floor " << counts[status_at_floor]

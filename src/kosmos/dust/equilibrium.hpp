@@ -20,6 +20,7 @@
 
 #include <KokkosBlas3_gemm.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -525,6 +526,12 @@ void heating(const GrainModel<T, ExecSpace>& g, const Intensity& intensity, cons
 
 namespace kosmos {
 namespace dust {
+// Wall-clock seconds of stages 2-4 (heating includes input validation); dust_emission fills it in,
+// fencing after every stage, only when one is passed.
+struct StageTimes {
+  double heating = 0, temperature = 0, sed = 0;
+};
+
 // Stages 2-4 for a batch of cells, with input validation (validate_cells) unless validate is false:
 // intensity (C, L) and heating (C, S) LayoutLeft T Views, dust_mass (C), temperature and status
 // (C, S), sed (C, L). heating is workspace and holds L_h afterwards.
@@ -533,11 +540,23 @@ template <class T, class ExecSpace, class Intensity, class Mass, class Heating, 
 void dust_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const Intensity& intensity,
                    const Mass& dust_mass, const Heating& heating_work, const Temperature& temperature,
                    const Status& status, const Sed& sed, const SolverOptions& options = SolverOptions(),
-                   bool validate = true) {
+                   bool validate = true, StageTimes* times = nullptr) {
+  using clock = std::chrono::steady_clock;
+  auto since = clock::now();
+  auto lap = [&](double StageTimes::*stage) {
+    if (!times) return;
+    space.fence();
+    const auto now = clock::now();
+    times->*stage = std::chrono::duration<double>(now - since).count();
+    since = now;
+  };
   if (validate) validate_cells(space, intensity, dust_mass, g.wavelengths());
   heating(space, g, intensity, heating_work);
+  lap(&StageTimes::heating);
   equilibrium_temperatures(space, g, heating_work, temperature, status, options);
+  lap(&StageTimes::temperature);
   emission_sed(space, g, temperature, dust_mass, sed, options);
+  lap(&StageTimes::sed);
 }
 }  // namespace dust
 }  // namespace kosmos
