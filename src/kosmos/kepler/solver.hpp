@@ -71,6 +71,60 @@ struct TwoPiSplit<float> {
   KOKKOS_INLINE_FUNCTION static constexpr float lo() { return -1.7484555314695172e-7f; }
 };
 
+// Device fast paths for float on CUDA (host, OpenMP and double keep the generic math):
+//  - sincos_: one sincosf (full accuracy, one shared range reduction) instead of sinf + cosf;
+//  - div_fast: approximate quotient (2 ulp) for the solvers' correction steps and Markley's
+//    starter, whose rounding is far below the final error (a step's relative error times the
+//    step itself);
+//  - sqrt_fast: x * rsqrt(x), and pow23: x^(2/3) via ex2/lg2 (relative error ~1e-6), only in
+//    Markley's starter, whose own error (up to ~1e-3 rad) the fifth-order correction removes.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void sincos_(T x, T& s, T& c) {
+  s = math::sin(x);
+  c = math::cos(x);
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T div_fast(T a, T b) {
+  return a / b;
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T sqrt_fast(T x) {
+  return math::sqrt(x);
+}
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T pow23(T x) {
+  const T w1 = math::cbrt(x);
+  return w1 * w1;
+}
+#if defined(__CUDA_ARCH__)
+// The approximate instructions in their flush-to-zero forms (one MUFU op, plus one FMUL for the
+// quotient, without the denormal scaling of the default forms): the solver's quotients and
+// starter never see denormals, except a vanishing residual, which then gives a zero step.
+template <>
+KOKKOS_FORCEINLINE_FUNCTION void sincos_<float>(float x, float& s, float& c) {
+  sincosf(x, &s, &c);
+}
+template <>
+KOKKOS_FORCEINLINE_FUNCTION float div_fast<float>(float a, float b) {
+  float q;
+  asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(q) : "f"(a), "f"(b));
+  return q;
+}
+template <>
+KOKKOS_FORCEINLINE_FUNCTION float sqrt_fast<float>(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return x > 0.0f ? x * y : 0.0f;
+}
+template <>
+KOKKOS_FORCEINLINE_FUNCTION float pow23<float>(float x) {
+  float l, y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(x));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(l * (2.0f / 3.0f)));
+  return x > 0.0f ? y : 0.0f;
+}
+#endif
+
 // sin/cos of (E + d) from sin/cos of E, for |d| small (a solver's last correction).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION void rotate_small(T d, T& s, T& c) {
@@ -113,24 +167,22 @@ KOKKOS_INLINE_FUNCTION int danby_solve(T M, T e, T tol, int max_iterations, T& E
   s = T(0);
   c = T(1);
   for (int it = 1; it <= max_iterations; ++it) {
-    s = math::sin(E);
-    c = math::cos(E);
+    Impl::sincos_(E, s, c);
     const T esin = e * s, ecos = e * c;
     const T f = E - esin - M;
     const T f1 = T(1) - ecos;  // f'
     const T f2 = esin;         // f''
     const T f3 = ecos;         // f'''
-    const T d1 = -f / f1;
-    const T d2 = -f / (f1 + T(0.5) * d1 * f2);
-    const T d3 = -f / (f1 + T(0.5) * d2 * f2 + d2 * d2 * f3 * T(1.0 / 6));
+    const T d1 = Impl::div_fast(-f, f1);
+    const T d2 = Impl::div_fast(-f, f1 + T(0.5) * d1 * f2);
+    const T d3 = Impl::div_fast(-f, f1 + T(0.5) * d2 * f2 + d2 * d2 * f3 * T(1.0 / 6));
     E += d3;
     if (math::fabs(f) < tol) {
       Impl::rotate_small(d3, s, c);
       return it;
     }
   }
-  s = math::sin(E);  // consistent with the last iterate (failure path only)
-  c = math::cos(E);
+  Impl::sincos_(E, s, c);  // consistent with the last iterate (failure path only)
   return -1;
 }
 
@@ -147,22 +199,21 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const T d = T(3) * one_m_e + alpha * e;
   const T q = T(2) * alpha * d * one_m_e - m * m;
   const T r = T(3) * alpha * d * (d - T(1) + e) * m + m * m * m;
-  const T w0 = math::fabs(r) + math::sqrt(q * q * q + r * r);
-  const T w1 = math::cbrt(w0);
-  const T w = w1 * w1;
+  const T w0 = math::fabs(r) + Impl::sqrt_fast(q * q * q + r * r);
+  const T w = Impl::pow23(w0);  // w0^(2/3)
   const T denom = w * w + w * q + q * q;
-  T E1 = (denom > T(0) ? T(2) * r * w / denom : T(0)) + m;
-  E1 /= d;
-  s = math::sin(E1);
-  c = math::cos(E1);
+  // E1 = (2 r w / denom + m) / d as one quotient
+  const bool pos = denom > T(0);
+  const T E1 = Impl::div_fast(pos ? T(2) * r * w + m * denom : m, pos ? denom * d : d);
+  Impl::sincos_(E1, s, c);
   const T f0 = E1 - e * s - m;
   const T f1 = T(1) - e * c;
   const T f2 = e * s;
   const T f3 = T(1) - f1;
   const T f4 = -f2;
-  const T d3 = -f0 * f1 / (f1 * f1 - T(0.5) * f0 * f2);  // = -f0 / (f1 - f0 f2 / (2 f1))
-  const T d4 = -f0 / (f1 + T(0.5) * d3 * f2 + d3 * d3 * f3 * T(1.0 / 6));
-  const T d5 = -f0 / (f1 + T(0.5) * d4 * f2 + d4 * d4 * f3 * T(1.0 / 6) + d4 * d4 * d4 * f4 * T(1.0 / 24));
+  const T d3 = Impl::div_fast(-f0 * f1, f1 * f1 - T(0.5) * f0 * f2);  // = -f0 / (f1 - f0 f2 / (2 f1))
+  const T d4 = Impl::div_fast(-f0, f1 + T(0.5) * d3 * f2 + d3 * d3 * f3 * T(1.0 / 6));
+  const T d5 = Impl::div_fast(-f0, f1 + T(0.5) * d4 * f2 + d4 * d4 * f3 * T(1.0 / 6) + d4 * d4 * d4 * f4 * T(1.0 / 24));
   E = E1 + d5;
   Impl::rotate_small(d5, s, c);
   if (flip) {
