@@ -191,13 +191,7 @@ int run_nbody(const std::vector<std::string>& args) {
     user_attributes = user.n_attributes();
     // Internal ensemble: the user's attributes plus the initial energy (kept across checkpoints).
     host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + 1);
-    Kokkos::deep_copy(host.pos, user.pos);
-    Kokkos::deep_copy(host.vel, user.vel);
-    Kokkos::deep_copy(host.mass, user.mass);
-    Kokkos::deep_copy(host.time, user.time);
-    Kokkos::deep_copy(host.step, user.step);
-    Kokkos::deep_copy(host.state, user.state);
-    Kokkos::deep_copy(host.reason, user.reason);
+    copy_bodies_and_states(host, user);
     for (int s = 0; s < user.n_systems(); ++s)
       for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
     // A new run starts a new log.
@@ -287,13 +281,7 @@ int run_nbody(const std::vector<std::string>& args) {
   const auto e1 = energies(dev);
   // Strip the internal energy column for the user's output.
   HostEnsemble out(final_host.n_systems(), final_host.n_bodies(), user_attributes);
-  Kokkos::deep_copy(out.pos, final_host.pos);
-  Kokkos::deep_copy(out.vel, final_host.vel);
-  Kokkos::deep_copy(out.mass, final_host.mass);
-  Kokkos::deep_copy(out.time, final_host.time);
-  Kokkos::deep_copy(out.step, final_host.step);
-  Kokkos::deep_copy(out.state, final_host.state);
-  Kokkos::deep_copy(out.reason, final_host.reason);
+  copy_bodies_and_states(out, final_host);
   for (int s = 0; s < out.n_systems(); ++s)
     for (int k = 0; k < user_attributes; ++k) out.attributes(s, k) = final_host.attributes(s, k);
 

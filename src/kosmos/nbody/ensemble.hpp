@@ -117,12 +117,12 @@ Ensemble<DstMemory> allocate_like(const Ensemble<SrcMemory>& src) {
 }
 
 // Copies every member; shapes must match.
+// Copies bodies, times, steps and states, not the attributes (which may differ in number).
 template <class DstMemory, class SrcMemory>
-void deep_copy(const Ensemble<DstMemory>& dst, const Ensemble<SrcMemory>& src) {
-  kosmos::Impl::require(dst.n_systems() == src.n_systems() && dst.n_bodies() == src.n_bodies() &&
-                    dst.n_attributes() == src.n_attributes(),
-                "kosmos::nbody::deep_copy", "shape mismatch: ", dst.n_systems(), "x", dst.n_bodies(),
-                " vs ", src.n_systems(), "x", src.n_bodies());
+void copy_bodies_and_states(const Ensemble<DstMemory>& dst, const Ensemble<SrcMemory>& src) {
+  kosmos::Impl::require(dst.n_systems() == src.n_systems() && dst.n_bodies() == src.n_bodies(),
+                        "kosmos::nbody::copy_bodies_and_states", "shape mismatch: ", dst.n_systems(), "x",
+                        dst.n_bodies(), " vs ", src.n_systems(), "x", src.n_bodies());
   Kokkos::deep_copy(dst.pos, src.pos);
   Kokkos::deep_copy(dst.vel, src.vel);
   Kokkos::deep_copy(dst.mass, src.mass);
@@ -130,6 +130,15 @@ void deep_copy(const Ensemble<DstMemory>& dst, const Ensemble<SrcMemory>& src) {
   Kokkos::deep_copy(dst.step, src.step);
   Kokkos::deep_copy(dst.state, src.state);
   Kokkos::deep_copy(dst.reason, src.reason);
+}
+
+template <class DstMemory, class SrcMemory>
+void deep_copy(const Ensemble<DstMemory>& dst, const Ensemble<SrcMemory>& src) {
+  kosmos::Impl::require(dst.n_systems() == src.n_systems() && dst.n_bodies() == src.n_bodies() &&
+                    dst.n_attributes() == src.n_attributes(),
+                "kosmos::nbody::deep_copy", "shape mismatch: ", dst.n_systems(), "x", dst.n_bodies(),
+                " vs ", src.n_systems(), "x", src.n_bodies());
+  copy_bodies_and_states(dst, src);
   Kokkos::deep_copy(dst.attributes, src.attributes);
 }
 
