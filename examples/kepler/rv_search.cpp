@@ -42,37 +42,25 @@ int main(int argc, char* argv[]) {
                                                   data.n_instruments(), result.epoch);
     const int n = 1000, n_pl = int(result.best_orbits.size());
     kosmos::kepler::Models<kosmos::kepler::Double, Space> models(n, n_pl, data.n_instruments());
-    auto P = Kokkos::create_mirror_view(models.P);
-    auto K = Kokkos::create_mirror_view(models.K);
-    auto e = Kokkos::create_mirror_view(models.e);
-    auto w = Kokkos::create_mirror_view(models.omega);
-    auto M0 = Kokkos::create_mirror_view(models.M0);
-    auto off = Kokkos::create_mirror_view(models.offset);
-    auto jit = Kokkos::create_mirror_view(models.jitter);
+    kosmos::kepler::ModelsHostMirror<kosmos::kepler::Double, Space> h(models);
     std::mt19937 rng(1);
     std::normal_distribution<double> g(0.0, 1.0);
     for (int s = 0; s < n; ++s) {
       const double scale = s == 0 ? 0.0 : 1e-3;
       for (int j = 0; j < n_pl; ++j) {
         const auto& o = result.best_orbits[j];
-        P(s, j) = o.P * (1 + scale * g(rng));
-        K(s, j) = o.K;
-        e(s, j) = o.e;
-        w(s, j) = o.omega;
-        M0(s, j) = o.M0;
+        h.P(s, j) = o.P * (1 + scale * g(rng));
+        h.K(s, j) = o.K;
+        h.e(s, j) = o.e;
+        h.omega(s, j) = o.omega;
+        h.M0(s, j) = o.M0;
       }
       for (int i = 0; i < data.n_instruments(); ++i) {
-        off(s, i) = result.best_offsets[i];
-        jit(s, i) = result.best_jitters[i];
+        h.offset(s, i) = result.best_offsets[i];
+        h.jitter(s, i) = result.best_jitters[i];
       }
     }
-    Kokkos::deep_copy(models.P, P);
-    Kokkos::deep_copy(models.K, K);
-    Kokkos::deep_copy(models.e, e);
-    Kokkos::deep_copy(models.omega, w);
-    Kokkos::deep_copy(models.M0, M0);
-    Kokkos::deep_copy(models.offset, off);
-    Kokkos::deep_copy(models.jitter, jit);
+    h.copy_to(models);
     Kokkos::View<double*, Space> chi2("chi2", n), loglike("loglike", n);
     kosmos::kepler::chi2(obs, models, chi2, loglike);
     auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);

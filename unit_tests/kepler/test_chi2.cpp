@@ -46,34 +46,22 @@ HostModels table2_models(int n_sys, int n_pl, int n_inst, bool with_offsets, uns
 template <class Precision, class Space>
 kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
   kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst);
-  auto P = Kokkos::create_mirror_view(m.P);
-  auto K = Kokkos::create_mirror_view(m.K);
-  auto e = Kokkos::create_mirror_view(m.e);
-  auto w = Kokkos::create_mirror_view(m.omega);
-  auto M0 = Kokkos::create_mirror_view(m.M0);
-  auto off = Kokkos::create_mirror_view(m.offset);
-  auto jit = Kokkos::create_mirror_view(m.jitter);
+  kosmos::kepler::ModelsHostMirror<Precision, Space> mirror(m);
   for (int s = 0; s < h.n_sys; ++s) {
     for (int j = 0; j < h.n_pl; ++j) {
       const int i = s * h.n_pl + j;
-      P(s, j) = h.P[i];
-      K(s, j) = h.K[i];
-      e(s, j) = h.e[i];
-      w(s, j) = h.omega[i];
-      M0(s, j) = h.M0[i];
+      mirror.P(s, j) = h.P[i];
+      mirror.K(s, j) = h.K[i];
+      mirror.e(s, j) = h.e[i];
+      mirror.omega(s, j) = h.omega[i];
+      mirror.M0(s, j) = h.M0[i];
     }
     for (int j = 0; j < h.n_inst; ++j) {
-      off(s, j) = h.offset[s * h.n_inst + j];
-      jit(s, j) = h.jitter[s * h.n_inst + j];
+      mirror.offset(s, j) = h.offset[s * h.n_inst + j];
+      mirror.jitter(s, j) = h.jitter[s * h.n_inst + j];
     }
   }
-  Kokkos::deep_copy(m.P, P);
-  Kokkos::deep_copy(m.K, K);
-  Kokkos::deep_copy(m.e, e);
-  Kokkos::deep_copy(m.omega, w);
-  Kokkos::deep_copy(m.M0, M0);
-  Kokkos::deep_copy(m.offset, off);
-  Kokkos::deep_copy(m.jitter, jit);
+  mirror.copy_to(m);
   return m;
 }
 

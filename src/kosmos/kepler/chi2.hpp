@@ -138,6 +138,34 @@ struct Models {
   int n_instruments() const { return int(offset.extent(1)); }
 };
 
+// Host-side staging of a Models' parameters: fill the mirrors, then copy_to(models).
+template <class Precision, class ExecSpace>
+struct ModelsHostMirror {
+  using Device = Models<Precision, ExecSpace>;
+  typename decltype(Device::P)::HostMirror P;
+  typename decltype(Device::K)::HostMirror K, e, omega, M0, offset, jitter;
+
+  ModelsHostMirror() = default;
+  explicit ModelsHostMirror(const Device& m)
+      : P(Kokkos::create_mirror_view(m.P)),
+        K(Kokkos::create_mirror_view(m.K)),
+        e(Kokkos::create_mirror_view(m.e)),
+        omega(Kokkos::create_mirror_view(m.omega)),
+        M0(Kokkos::create_mirror_view(m.M0)),
+        offset(Kokkos::create_mirror_view(m.offset)),
+        jitter(Kokkos::create_mirror_view(m.jitter)) {}
+
+  void copy_to(const Device& m) const {
+    Kokkos::deep_copy(m.P, P);
+    Kokkos::deep_copy(m.K, K);
+    Kokkos::deep_copy(m.e, e);
+    Kokkos::deep_copy(m.omega, omega);
+    Kokkos::deep_copy(m.M0, M0);
+    Kokkos::deep_copy(m.offset, offset);
+    Kokkos::deep_copy(m.jitter, jitter);
+  }
+};
+
 namespace Impl {
 // Throws kosmos::invalid_input naming the first bad parameter.
 template <class ExecSpace, class Precision>

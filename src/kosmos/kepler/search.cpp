@@ -86,13 +86,7 @@ class BatchLikelihood : public Likelihood {
     const int dim = layout_.dim(), n_pl = layout_.n_pl, n_inst = layout_.n_inst;
     if (models_.n_systems() != n) {
       models_ = Models<Precision, SearchSpace>(n, n_pl, n_inst);
-      P_ = Kokkos::create_mirror_view(models_.P);
-      K_ = Kokkos::create_mirror_view(models_.K);
-      e_ = Kokkos::create_mirror_view(models_.e);
-      w_ = Kokkos::create_mirror_view(models_.omega);
-      M0_ = Kokkos::create_mirror_view(models_.M0);
-      off_ = Kokkos::create_mirror_view(models_.offset);
-      jit_ = Kokkos::create_mirror_view(models_.jitter);
+      host_ = ModelsHostMirror<Precision, SearchSpace>(models_);
       chi2_ = Kokkos::View<double*, SearchSpace>("kosmos::kepler::search::chi2", n);
       ll_ = Kokkos::View<double*, SearchSpace>("kosmos::kepler::search::loglike", n);
     }
@@ -103,24 +97,18 @@ class BatchLikelihood : public Likelihood {
       valid_[r] = ok;
       for (int j = 0; j < n_pl; ++j) {
         const Orbit o = ok ? orbit_of(xr, j) : Orbit{10.0, 0.0, 0.0, 0.0, 0.0};
-        P_(r, j) = o.P;
-        K_(r, j) = o.K;
-        e_(r, j) = o.e;
-        w_(r, j) = o.omega;
-        M0_(r, j) = o.M0;
+        host_.P(r, j) = o.P;
+        host_.K(r, j) = o.K;
+        host_.e(r, j) = o.e;
+        host_.omega(r, j) = o.omega;
+        host_.M0(r, j) = o.M0;
       }
       for (int i = 0; i < n_inst; ++i) {
-        off_(r, i) = ok ? xr[layout_.gamma(i)] : 0.0;
-        jit_(r, i) = ok ? xr[layout_.jitter(i)] : 1.0;
+        host_.offset(r, i) = ok ? xr[layout_.gamma(i)] : 0.0;
+        host_.jitter(r, i) = ok ? xr[layout_.jitter(i)] : 1.0;
       }
     }
-    Kokkos::deep_copy(models_.P, P_);
-    Kokkos::deep_copy(models_.K, K_);
-    Kokkos::deep_copy(models_.e, e_);
-    Kokkos::deep_copy(models_.omega, w_);
-    Kokkos::deep_copy(models_.M0, M0_);
-    Kokkos::deep_copy(models_.offset, off_);
-    Kokkos::deep_copy(models_.jitter, jit_);
+    host_.copy_to(models_);
     evaluator_.evaluate(models_, chi2_, ll_);
     auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ll_);
     loglike.resize(n);
@@ -138,8 +126,7 @@ class BatchLikelihood : public Likelihood {
   PriorBounds bounds_;
   Chi2Evaluator<Precision, SearchSpace> evaluator_;
   M models_;
-  typename decltype(M::P)::HostMirror P_;
-  typename decltype(M::K)::HostMirror K_, e_, w_, M0_, off_, jit_;
+  ModelsHostMirror<Precision, SearchSpace> host_;
   Kokkos::View<double*, SearchSpace> chi2_, ll_;
   std::vector<char> valid_;
 };
