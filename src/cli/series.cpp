@@ -7,13 +7,17 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/core/multi_double.hpp>
 #include <kosmos/series/evaluate.hpp>
+#include <kosmos/series/newton.hpp>
 #include <kosmos/series/text_format.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
 
 namespace {
 using namespace kosmos::series;
@@ -36,7 +40,19 @@ const char* kSummary =
     "\n"
     "Output: for each polynomial k, a line 'value k : c_0 ... c_d' and one line\n"
     "'derivative k x<i> : c_0 ... c_d' per variable, every coefficient with all the digits of\n"
-    "the chosen precision (complex: re,im).";
+    "the chosen precision (complex: re,im).\n"
+    "\n"
+    "Newton's method on power series (--newton SYSTEM): SYSTEM (same format) is a square homotopy\n"
+    "H(x, t) = 0, n polynomials in x1 .. xn whose coefficient series are in t; its coefficients\n"
+    "above the file's degree are zero. From the start point x0 (--start, else the constant terms\n"
+    "of the point lines), with H(x0, 0) = 0 and the Jacobian of H at (x0, 0) invertible, Newton\n"
+    "steps on truncated series at degrees 1, 3, 7, ..., --degree give the series solution x(t).\n"
+    "Output: 'x<j> : c_0 ... c_d' per variable, 'residual : r' (the largest coefficient of\n"
+    "H(x(t), t) up to t^d) and, for d >= 1, 'ratio x<j> : |c_(d-1) / c_d|' (an estimate of the\n"
+    "radius of convergence, as PHCpack reports it: trust the series well inside it). Exit 1 with\n"
+    "a message when the Jacobian at the start point is singular or a result is not finite.\n"
+    "Example: x^2 - 1 - t (variables 1, degree 1, 'constant : -1 -1', 'term x1^2 : 1 0',\n"
+    "'point x1 : 1 0') with --newton FILE --degree 4 gives sqrt(1 + t) = 1 + t/2 - t^2/8 + ...";
 
 template <int N, bool Complex>
 kosmos::MultiDouble<N> parse_part(const std::string& token, bool imaginary) {
@@ -144,6 +160,93 @@ std::string dispatch(int N, const SystemText& sys, const std::string& source, Ke
   }
 }
 
+// Calls run(std::integral_constant<int, N>(), std::bool_constant<Complex>()) for the precision.
+template <class Run>
+std::string with_precision(int N, bool complex, Run&& run) {
+  auto as = [&](auto n) { return complex ? run(n, std::true_type()) : run(n, std::false_type()); };
+  switch (N) {
+    case 1: return as(std::integral_constant<int, 1>());
+    case 2: return as(std::integral_constant<int, 2>());
+    case 3: return as(std::integral_constant<int, 3>());
+    case 4: return as(std::integral_constant<int, 4>());
+    case 5: return as(std::integral_constant<int, 5>());
+    case 8: return as(std::integral_constant<int, 8>());
+    case 10: return as(std::integral_constant<int, 10>());
+    default: throw kosmos::cli::usage_error("--precision " + std::to_string(N) + " is not one of 1, 2, 3, 4, 5, 8, 10");
+  }
+}
+
+// --newton: the series solution of the homotopy in `sys` from the start point to degree d.
+template <int N, bool Complex>
+std::string newton_system(const SystemText& sys, const std::string& source, const std::vector<std::string>& start,
+                          int d, KernelChoice kernels, int digits, bool timing) {
+  using Space = Kokkos::DefaultExecutionSpace;
+  constexpr int L = Complex ? 2 * N : N;
+  using V3 = Kokkos::View<double***, Kokkos::LayoutLeft, Space>;
+  const int n = sys.num_variables;
+  if (int(sys.polynomials.size()) != n)
+    throw kosmos::invalid_input("kosmos series --newton: " + source + " has " + std::to_string(sys.polynomials.size()) +
+                                " polynomial(s) in " + std::to_string(n) + " variables; the system must be square");
+  if (!start.empty() && int(start.size()) != n)
+    throw kosmos::cli::usage_error("--start has " + std::to_string(start.size()) + " value(s), expected one per variable (" +
+                                   std::to_string(n) + ")");
+  Space space;
+  const int given = std::min(d, sys.degree);  // coefficients above the file's degree are zero
+  std::vector<Polynomial> structures;
+  std::vector<V3> coefficients;
+  for (const auto& p : sys.polynomials) {
+    structures.push_back(p.structure);
+    V3 a("coefficients", d + 1, p.terms.size() + 1, L);
+    auto ha = Kokkos::create_mirror_view(a);
+    fill<N, Complex>(ha, 0, p.constant, given);
+    for (std::size_t j = 0; j < p.terms.size(); ++j) fill<N, Complex>(ha, int(j) + 1, p.terms[j], given);
+    Kokkos::deep_copy(a, ha);
+    coefficients.push_back(a);
+  }
+  V3 x("x", d + 1, n, L);
+  auto hx = Kokkos::create_mirror_view(x);
+  for (int v = 0; v < n; ++v) {
+    const SeriesText x0{start.empty() ? sys.point[std::size_t(v)][0] : start[std::size_t(v)]};
+    if (!Complex && x0[0].find(',') != std::string::npos)
+      throw kosmos::invalid_input("kosmos series --newton: complex start value '" + x0[0] + "' for a real system");
+    fill<N, Complex>(hx, v, x0, 0);
+  }
+  Kokkos::deep_copy(x, hx);
+  SeriesNewton<N, Complex, Space> newton(space, structures, d, kernels);
+  const NewtonResult result = newton.solve(space, coefficients, x, timing);
+  if (timing)
+    for (std::size_t s = 0; s < result.steps.size(); ++s)
+      std::cerr << "step " << s + 1 << ": degree " << result.steps[s].degree << ", evaluation "
+                << 1e3 * result.steps[s].evaluation_seconds << " ms, linear solve " << 1e3 * result.steps[s].solve_seconds
+                << " ms, max |update| " << result.steps[s].update << "\n";
+  const std::string at = "kosmos series --newton: " + source + ": ";
+  if (result.status == NewtonStatus::singular_jacobian)
+    throw kosmos::invalid_input(at + "the Jacobian at the start point is singular (no pivot in column " +
+                                std::to_string(result.singular_column + 1) +
+                                " at this precision): the solution is no power series there");
+  if (result.status == NewtonStatus::not_finite)
+    throw kosmos::invalid_input(at + "a NaN or infinity appeared at step " + std::to_string(result.steps.size()) +
+                                " (degree " + std::to_string(result.steps.back().degree) + ")");
+  Kokkos::deep_copy(hx, x);
+  std::ostringstream out;
+  out << "# kosmos series --newton: " << source << ", " << N << "-fold double" << (Complex ? " complex" : "")
+      << ", degree " << d << ", " << n << " variables, " << result.steps.size() << " Newton steps at degrees";
+  for (const auto& step : result.steps) out << ' ' << step.degree;
+  out << "\n";
+  for (int v = 0; v < n; ++v) {
+    out << 'x' << v + 1;
+    print_series<N, Complex>(out, hx, v, d, digits);
+  }
+  char number[32];
+  std::snprintf(number, sizeof number, "%.3e", result.residual);
+  out << "residual : " << number << "\n";
+  for (std::size_t v = 0; v < result.coefficient_ratio.size(); ++v) {
+    std::snprintf(number, sizeof number, "%.6e", result.coefficient_ratio[v]);
+    out << "ratio x" << v + 1 << " : " << number << "\n";
+  }
+  return out.str();
+}
+
 void emit(const std::string& output, const std::string& input, const std::string& text) {
   if (output.empty() || output == "-") {
     std::cout << text;
@@ -162,7 +265,9 @@ int run_series(const std::vector<std::string>& args) {
       .option("digits", "D", "significant digits per coefficient (0: all of the precision)", "0")
       .option("kernels", "KIND", "auto (CUDA specialization on GPUs) or generic (Kokkos kernels only)", "auto")
       .option("generate", "NAME", "write test polynomial p1, p2 or p3 with a random point and exit", "", true)
-      .option("degree", "D", "with --generate: truncation degree", "8")
+      .option("newton", "SYSTEM", "power-series solution of the homotopy SYSTEM (see above)", "", true)
+      .option("start", "\"X1 .. Xn\"", "with --newton: start point, blank-separated (complex: re,im)", "", true)
+      .option("degree", "D", "with --generate: truncation degree; with --newton: degree of the solution", "8")
       .option("seed", "S", "with --generate: random seed", "1")
       .flag("complex", "with --generate: complex coefficients")
       .flag("timing", "print job counts and stage times to standard error");
@@ -181,15 +286,29 @@ int run_series(const std::vector<std::string>& args) {
     emit(output, "", text.str());
     return 0;
   }
-  if (input.empty()) throw kosmos::cli::usage_error("missing argument <input> (or --generate NAME)");
   const std::string kernels_name = options.str("kernels");
   if (kernels_name != "auto" && kernels_name != "generic")
     throw kosmos::cli::usage_error("--kernels '" + kernels_name + "': expected auto or generic");
+  const KernelChoice kernels = kernels_name == "auto" ? KernelChoice::automatic : KernelChoice::generic;
   const int N = int(options.integer("precision", 1));
   const int digits = int(options.integer("digits", 0));
+  if (options.has("newton") && !options.str("newton").empty()) {
+    if (!input.empty()) throw kosmos::cli::usage_error("--newton takes the system file as its value, no <input>");
+    const std::string system = options.str("newton");
+    std::vector<std::string> start;
+    std::istringstream tokens(options.has("start") ? options.str("start") : "");
+    for (std::string token; tokens >> token;) start.push_back(token);
+    const int degree = int(options.integer("degree", 0));
+    const auto sys = read_system(system);
+    emit(output, system, with_precision(N, sys.complex, [&](auto n, auto complex) {
+           return newton_system<decltype(n)::value, decltype(complex)::value>(sys, system, start, degree, kernels,
+                                                                               digits, options.is_set("timing"));
+         }));
+    return 0;
+  }
+  if (input.empty()) throw kosmos::cli::usage_error("missing argument <input> (or --generate NAME, --newton SYSTEM)");
   const auto sys = read_system(input);
-  const auto text = dispatch(N, sys, input, kernels_name == "auto" ? KernelChoice::automatic : KernelChoice::generic,
-                             digits, options.is_set("timing"));
+  const auto text = dispatch(N, sys, input, kernels, digits, options.is_set("timing"));
   emit(output, input, text);
   return 0;
 }
