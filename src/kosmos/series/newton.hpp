@@ -223,7 +223,12 @@ class SeriesNewton {
     Impl::ForwardSubstitution<N, Complex, ExecSpace> f{residual_, update_, x,  jacobian_,
                                                        lu_,       pivots_, n_, D};
     Kokkos::TeamPolicy<ExecSpace> policy(space, 1, Kokkos::AUTO);
-    const int team = policy.team_size_recommended(f, Kokkos::ParallelForTag());
+    // On a CPU a small substitution runs on one thread: the 2 n + 3 team barriers per degree
+    // would cost more than the (D + 1) n^2 products they share out.
+    constexpr bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+    const bool small = std::int64_t(D + 1) * n_ * n_ < 4096;
+    const int team = host && small ? 1 : policy.team_size_recommended(f, Kokkos::ParallelForTag());
     Kokkos::parallel_for("kosmos::series::newton::substitute",
                          Kokkos::TeamPolicy<ExecSpace>(space, 1, team), f);
   }
