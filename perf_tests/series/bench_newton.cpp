@@ -4,9 +4,9 @@
 //   1
 // Names: BM_SeriesNewton/cyclic<n>/deg<d>/N<N>/<Space>. The manual time is one whole solve
 // (ceil(log2(d + 1)) steps at degrees 1, 3, 7, ..., d plus the residual evaluation, stages
-// fenced). Counters: steps; eval_ms and solve_ms (per solve, summed over the steps: evaluation of
-// H and its Jacobian vs LU + forward substitution); step_ms = (eval_ms + solve_ms) / steps;
-// eval_share = eval_ms / (eval_ms + solve_ms).
+// fenced). Counters: steps, steps/s; eval_ms and solve_ms (per solve, summed over the steps:
+// evaluation of H and its Jacobian vs LU + forward substitution); step_ms = (eval_ms + solve_ms) /
+// steps; eval_share = eval_ms / (eval_ms + solve_ms).
 //
 // On host spaces only the cases up to about 6e7 (d + 1)^2 N^3 convolution units run (degree 8
 // for every N, 31 and 63 for small N), so the default OpenMP run stays short; the GPU gets the
@@ -96,6 +96,7 @@ void bm_newton(benchmark::State& state, int n, int d) {
   });
   const double iters = double(calls > 1 ? calls - 1 : 1);
   state.counters["steps"] = double(steps);
+  state.counters["steps/s"] = kosmos_bench::rate(double(steps));
   state.counters["step_ms"] = 1e3 * (eval + solve) / iters / double(steps);
   state.counters["eval_ms"] = 1e3 * eval / iters;
   state.counters["solve_ms"] = 1e3 * solve / iters;

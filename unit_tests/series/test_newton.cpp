@@ -103,7 +103,7 @@ struct Run {
   static constexpr int L = C ? 2 * N : N;
   using Series = Kokkos::View<double***, Kokkos::LayoutLeft, Space>;
   NewtonResult result;
-  decltype(Kokkos::create_mirror_view(Series())) x;
+  kosmos::host_mirror_t<Series> x;
 };
 
 template <class Space, int N, bool C>
