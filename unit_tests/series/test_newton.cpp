@@ -16,6 +16,7 @@
 #include <test_spaces.hpp>
 
 #include <complex>
+#include <limits>
 
 namespace {
 using namespace kosmos::series;
@@ -259,6 +260,16 @@ TYPED_TEST(SeriesNewtonTest, SingularLeadingJacobianIsReported) {
   const auto rank_one = run_newton<TypeParam, 4, false>(tangent, 8);
   EXPECT_EQ(rank_one.result.status, NewtonStatus::singular_jacobian);
   EXPECT_EQ(rank_one.result.singular_column, 1);
+}
+
+TYPED_TEST(SeriesNewtonTest, NotFiniteIsReported) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // NaN in the t coefficient: J_0 is fine, the update of x_1 is not.
+  const TestSystem late{{polynomial(1, {Monomial{{0}, {2}}})}, {{{-1.0, nan}, {1.0}}}, {1.0}};
+  EXPECT_EQ((run_newton<TypeParam, 2, false>(late, 4).result.status), NewtonStatus::not_finite);
+  // NaN in the leading coefficient of x^2: J_0 itself.
+  const TestSystem early{{polynomial(1, {Monomial{{0}, {2}}})}, {{{-1.0, -1.0}, {nan}}}, {1.0}};
+  EXPECT_EQ((run_newton<TypeParam, 2, false>(early, 4).result.status), NewtonStatus::not_finite);
 }
 
 TYPED_TEST(SeriesNewtonTest, NonSquareSystemIsRejected) {
