@@ -77,8 +77,11 @@ SystemText read_system(const std::string& path) {
   SystemText sys;
   io::Record record;
   std::size_t last_line = 0;
-  auto current = [&]() -> PolynomialText& {
-    if (sys.polynomials.empty()) sys.polynomials.emplace_back();
+  auto current = [&](std::size_t line) -> PolynomialText& {
+    if (sys.polynomials.empty()) {
+      sys.polynomials.emplace_back();
+      sys.polynomials.back().line = line;
+    }
     return sys.polynomials.back();
   };
   std::vector<std::size_t> point_line;
@@ -110,14 +113,15 @@ SystemText read_system(const std::string& path) {
     } else if (key == "polynomial") {
       if (record.fields.size() != 1) reader.fail(line, "'polynomial' takes no arguments");
       sys.polynomials.emplace_back();
+      sys.polynomials.back().line = line;
     } else if (key == "constant") {
       if (sys.num_variables == 0) reader.fail(line, "'variables' must come first");
-      auto& p = current();
+      auto& p = current(line);
       if (!p.constant.empty()) reader.fail(line, "second constant in one polynomial");
       p.constant = read_series(reader, record, 1, sys);
     } else if (key == "term") {
       if (sys.num_variables == 0) reader.fail(line, "'variables' must come first");
-      auto& p = current();
+      auto& p = current(line);
       Monomial m;
       std::size_t i = 1;
       bool powers = false;
@@ -156,8 +160,9 @@ SystemText read_system(const std::string& path) {
   for (std::size_t k = 0; k < sys.polynomials.size(); ++k) {
     auto& p = sys.polynomials[k];
     p.structure.num_variables = sys.num_variables;
-    if (p.terms.empty())
-      reader.fail(last_line, "empty polynomial: polynomial " + std::to_string(k + 1) + " has no terms");
+    if (p.terms.empty() && p.constant.empty())
+      reader.fail(p.line ? p.line : last_line,
+                  "empty polynomial: polynomial " + std::to_string(k + 1) + " has no constant and no terms");
   }
   for (int v = 0; v < sys.num_variables; ++v)
     if (point_line[std::size_t(v)] == 0) reader.fail(last_line, "no point given for x" + std::to_string(v + 1));
