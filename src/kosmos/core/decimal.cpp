@@ -202,10 +202,12 @@ BigNat power_of_ten(int k) {
   return r;
 }
 
-// The double nearest to P / Q units (ties to even; spacing 1 unit below 2^53 units, i.e. in the
-// subnormal range). On return P holds |P / Q - result| * Q and `flipped` says whether the result
-// was rounded up (the remainder then has the opposite sign). Returns +inf on overflow.
-double nearest_double(BigNat& P, const BigNat& Q, bool& flipped) {
+// The double nearest to P / Q units of 2^unit (ties to even). With unit = -1074 the spacing of
+// 1 unit below 2^53 units is the subnormal spacing; with a coarser unit a result whose spacing
+// would be below 1 unit returns nan (the caller retries with the subnormal unit). On return P
+// holds |P / Q - result| * Q and `flipped` says whether the result was rounded up (the remainder
+// then has the opposite sign). Returns +inf on overflow.
+double nearest_double(BigNat& P, const BigNat& Q, int unit, bool& flipped) {
   flipped = false;
   if (P.is_zero()) return 0.0;
   int t = P.bit_length() - Q.bit_length();  // floor(log2(P / Q)) is t or t - 1
@@ -216,6 +218,7 @@ double nearest_double(BigNat& P, const BigNat& Q, bool& flipped) {
   } else {
     --t;  // P / Q < 1 (floor(log2) only matters through max(t - 52, 0) = 0 here)
   }
+  if (t < 52 && unit != kUnitExponent) return std::nan("");
   const int g = std::max(t - 52, 0);
   BigNat D = Q;
   D.shift_left(g);
@@ -245,7 +248,7 @@ double nearest_double(BigNat& P, const BigNat& Q, bool& flipped) {
     P = D;
     flipped = true;
   }
-  return std::ldexp(double(m), g + kUnitExponent);  // m <= 2^54: exact, or inf on overflow
+  return std::ldexp(double(m), g + unit);  // m <= 2^54: exact, or inf on overflow
 }
 
 // Exact value of sum(limbs) as sign and magnitude in units of 2^-1074 (finite limbs).
@@ -318,33 +321,61 @@ DecimalStatus parse_decimal(const std::string& text, double* limbs, int n) {
   // value in [10^(exponent + length - 1), 10^(exponent + length))
   if (exponent + length - 1 > 308) return DecimalStatus::overflow;      // >= 1e309 > DBL_MAX
   if (exponent + length <= -324) return DecimalStatus::ok;              // < 1e-324 < 2^-1075: zero
-  BigNat P(0);
+  BigNat digit_value(0);
   for (std::size_t k = 0; k < digits.size(); k += 9) {
     const std::string chunk = digits.substr(k, 9);
     std::uint32_t scale = 1;
     for (std::size_t j = 0; j < chunk.size(); ++j) scale *= 10u;
-    P.mul_add_small(scale, std::uint32_t(std::stoul(chunk)));
+    digit_value.mul_add_small(scale, std::uint32_t(std::stoul(chunk)));
   }
-  BigNat Q(1);
-  if (exponent >= 0) {
-    P = product(P, power_of_ten(int(exponent)));
-  } else {
-    Q = power_of_ten(int(-exponent));
-  }
-  P.shift_left(-kUnitExponent);
-  bool sign = negative;
-  for (int k = 0; k < n; ++k) {
-    bool flipped;
-    const double limb = nearest_double(P, Q, flipped);
-    if (std::isinf(limb)) {
-      for (int j = 0; j < n; ++j) limbs[j] = 0.0;
-      return DecimalStatus::overflow;
+  // value = P / Q in units of 2^unit. A unit a few bits below the last limb's spacing keeps the
+  // integers short; a limb finer than it (a long run of zero bits) falls back to 2^-1074.
+  const long long lowest_log2 = (long long)std::floor(double(exponent + length - 1) * 3.3219280948873623) - 1;
+  const int coarse_unit = int(std::max<long long>(kUnitExponent, lowest_log2 - 53LL * n - 8));
+  for (int unit : {coarse_unit, kUnitExponent}) {
+    BigNat P = digit_value, Q(1);
+    if (exponent >= 0) {
+      P = product(P, power_of_ten(int(exponent)));
+    } else {
+      Q = power_of_ten(int(-exponent));
     }
-    limbs[k] = sign ? -limb : limb;
-    if (flipped) sign = !sign;
-    if (P.is_zero()) break;
+    if (unit < 0) {
+      P.shift_left(-unit);
+    } else {
+      Q.shift_left(unit);
+    }
+    bool sign = negative, too_fine = false;
+    for (int k = 0; k < n && !P.is_zero(); ++k) {
+      bool flipped;
+      const double limb = nearest_double(P, Q, unit, flipped);
+      if (std::isnan(limb)) {
+        too_fine = true;
+        break;
+      }
+      if (std::isinf(limb)) {
+        for (int j = 0; j < n; ++j) limbs[j] = 0.0;
+        return DecimalStatus::overflow;
+      }
+      limbs[k] = sign ? -limb : limb;
+      if (flipped) sign = !sign;
+    }
+    if (!too_fine) return DecimalStatus::ok;
+    for (int j = 0; j < n; ++j) limbs[j] = 0.0;
   }
-  return DecimalStatus::ok;
+  return DecimalStatus::ok;  // not reached: the subnormal unit never returns nan
+}
+
+void round_limbs(const double* in, int n_in, double* out, int n_out) {
+  for (int i = 0; i < n_out; ++i) out[i] = 0.0;
+  bool negative;
+  BigNat P = exact_sum(in, n_in, negative);
+  const BigNat Q(1);
+  for (int k = 0; k < n_out && !P.is_zero(); ++k) {
+    bool flipped;
+    const double limb = nearest_double(P, Q, kUnitExponent, flipped);
+    out[k] = negative ? -limb : limb;
+    if (flipped) negative = !negative;
+  }
 }
 
 namespace {

@@ -342,6 +342,9 @@ DecimalStatus parse_decimal(const std::string& text, double* limbs, int n);
 // estimate up) that parse_decimal reads back to the same value, trailing zeros dropped.
 // "0", "nan", "inf", "-inf" as such.
 std::string format_decimal(const double* limbs, int n, int digits);
+// out[0..n_out) := the greedy round-to-nearest expansion of the exact sum of the finite limbs
+// in[0..n_in): more limbs are exact, fewer are the nearest n_out-double.
+void round_limbs(const double* in, int n_in, double* out, int n_out);
 }  // namespace Impl
 
 // Scientific notation, correctly rounded to `digits` significant digits (0: enough to read back

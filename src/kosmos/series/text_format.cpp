@@ -24,9 +24,11 @@ bool split_complex(const std::string& token, std::string& re, std::string& im) {
 }
 
 namespace {
-bool valid_number(const std::string& token) {
-  MultiDouble<1> x;  // same grammar in every precision; the evaluation re-reads in its own
-  return from_string(token, x);
+// Malformed or overflowing in every precision alike (both depend on the leading limb only); the
+// evaluation parses again in its own precision.
+DecimalStatus check_number(const std::string& token) {
+  MultiDouble<1> x;
+  return parse_decimal(token, x);
 }
 
 // Reads ": c_0 ... c_d" starting at field `first` (the colon).
@@ -42,8 +44,14 @@ SeriesText read_series(const io::TextReader& reader, const io::Record& record, s
                                         std::to_string(sys.degree + 1));
   for (const auto& token : s) {
     std::string re, im;
-    const bool ok = split_complex(token, re, im) && valid_number(re) && valid_number(im);
-    if (!ok) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+    if (!split_complex(token, re, im)) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+    for (const auto& part : {re, im}) {
+      const DecimalStatus status = check_number(part);
+      if (status == DecimalStatus::malformed) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+      if (status == DecimalStatus::overflow)
+        reader.fail(record.line_number, "coefficient '" + token +
+                                            "' overflows: beyond the largest double 1.7976931348623157e308");
+    }
     if (!sys.complex && token.find(',') != std::string::npos)
       reader.fail(record.line_number, "complex coefficient '" + token + "' without the 'complex' keyword");
   }
@@ -66,6 +74,8 @@ void read_variable(const io::TextReader& reader, std::size_t line, const std::st
   if (caret != std::string::npos && !parse_int(token.substr(caret + 1), exponent))
     reader.fail(line, "malformed exponent in '" + token + "'");
   if (exponent < 1) reader.fail(line, "exponent of '" + token + "' is below 1");
+  if (exponent > max_exponent)
+    reader.fail(line, "exponent of '" + token + "' is above the limit " + std::to_string(max_exponent));
   if (variable < 1 || variable > n)
     reader.fail(line, "variable index " + std::to_string(variable) + " out of range 1.." + std::to_string(n));
   variable -= 1;
