@@ -57,24 +57,27 @@ void bm_end_to_end(benchmark::State& state, bool hdf5) {
   }
   FileEvaluation job;
   job.input = hdf5 ? inputs().h5 : inputs().text;
-  job.output = (std::filesystem::temp_directory_path() / (hdf5 ? "kosmos_bench_series_values.h5"
-                                                               : "kosmos_bench_series_values.txt"))
+  job.output = (std::filesystem::temp_directory_path() /
+                (hdf5 ? "kosmos_bench_series_values.h5" : "kosmos_bench_series_values.txt"))
                    .string();
   job.precision = kPrecision;
   std::ostringstream unused;
   Kokkos::DefaultExecutionSpace space;
   kosmos_bench::fenced_loop(state, space, [&] { evaluate_file(job, unused); });
   std::remove(job.output.c_str());
-  state.counters["coefficients_in"] = double(inputs().system.polynomials[0].coefficients.size() / kPrecision);
+  state.counters["coefficients_in"] =
+      double(inputs().system.polynomials[0].coefficients.size() / kPrecision);
 }
 
 template <class Space>
 void bm_kernels(benchmark::State& state) {
   using V3 = Kokkos::View<double***, Kokkos::LayoutLeft, Space>;
-  using Host3 = Kokkos::View<const double***, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  using Host3 =
+      Kokkos::View<const double***, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   const NumericSystem& sys = inputs().system;
   const auto& p = sys.polynomials[0];
-  const std::size_t n1 = kDegree + 1, n = std::size_t(sys.num_variables), M1 = p.structure.monomials.size() + 1;
+  const std::size_t n1 = kDegree + 1, n = std::size_t(sys.num_variables),
+                    M1 = p.structure.monomials.size() + 1;
   Space space;
   PolynomialEvaluator<kPrecision, false, Space> eval(space, p.structure, kDegree);
   V3 a("a", n1, M1, kPrecision), z("z", n1, n, kPrecision), grad("grad", n1, n, kPrecision);
@@ -88,8 +91,9 @@ struct Registrar {
   template <class Tag>
   void operator()(Tag) const {
     using Space = typename Tag::type;
-    benchmark::RegisterBenchmark(("BM_SeriesEndToEnd/p1/deg152/N10/kernels/" + std::string(Space::name())).c_str(),
-                                 [](benchmark::State& state) { bm_kernels<Space>(state); })
+    benchmark::RegisterBenchmark(
+        ("BM_SeriesEndToEnd/p1/deg152/N10/kernels/" + std::string(Space::name())).c_str(),
+        [](benchmark::State& state) { bm_kernels<Space>(state); })
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond)
         ->MinTime(0.05);

@@ -53,7 +53,8 @@ void expect_parse(const std::string& text, int n) {
   }
   ASSERT_EQ(status, DecimalStatus::ok) << text << " N = " << n;
   for (int i = 0; i < n; ++i)
-    ASSERT_EQ(limbs[std::size_t(i)], reference[std::size_t(i)]) << text << " N = " << n << " limb " << i;
+    ASSERT_EQ(limbs[std::size_t(i)], reference[std::size_t(i)])
+        << text << " N = " << n << " limb " << i;
 }
 
 // A random decimal: 1..40 significant digits, value about 10^e with e in [emin, emax].
@@ -75,11 +76,12 @@ TEST(Decimal, ParsesToTheGreedyNearestLimbsOverEveryExponent) {
 
 TEST(Decimal, ParsesTheCasesOfTheIssue) {
   for (int n = 1; n <= 10; ++n) {
-    for (const char* text : {"1.5e-308", "12345e-310", "1.7976931348623157e308", "-1.7976931348623157e+308",
-                             "84.477", "0.1", "4.9406564584124654e-324", "2.4703282292062328e-324",
-                             "2.4703282292062327e-324", "1e-320", "2.2250738585072011e-308", "1e-305",
-                             "0.000000000000000000000000000000000000000000000001", "123456789012345678901234567890",
-                             "1.7976931348623158e308", "1.8e308", "1e309", "1e-400", "0e999999"})
+    for (const char* text :
+         {"1.5e-308", "12345e-310", "1.7976931348623157e308", "-1.7976931348623157e+308", "84.477",
+          "0.1", "4.9406564584124654e-324", "2.4703282292062328e-324", "2.4703282292062327e-324",
+          "1e-320", "2.2250738585072011e-308", "1e-305",
+          "0.000000000000000000000000000000000000000000000001", "123456789012345678901234567890",
+          "1.7976931348623158e308", "1.8e308", "1e309", "1e-400", "0e999999"})
       expect_parse(text, n);
   }
   MultiDouble<1> x;
@@ -95,7 +97,8 @@ TEST(Decimal, ParsesTheCasesOfTheIssue) {
 
 TEST(Decimal, RejectsMalformedAndOverflowingNumbers) {
   MultiDouble<3> x;
-  for (const char* text : {"", "-", ".", "1.2.3", "nan", "inf", "-inf", "1e", "1e+", "0x12", "--1", "e5", "1 ", "1,5"})
+  for (const char* text :
+       {"", "-", ".", "1.2.3", "nan", "inf", "-inf", "1e", "1e+", "0x12", "--1", "e5", "1 ", "1,5"})
     EXPECT_EQ(kosmos::parse_decimal(text, x), DecimalStatus::malformed) << "'" << text << "'";
   for (const char* text : {"1e309", "-1.8e308", "1e999999999999999", "1.797693134862315808e308"})
     EXPECT_EQ(kosmos::parse_decimal(text, x), DecimalStatus::overflow) << text;
@@ -147,7 +150,9 @@ void check_printing(std::mt19937_64& rng) {
     const std::string shortest = kosmos::to_string(x);
     MultiDouble<N> back;
     ASSERT_EQ(kosmos::parse_decimal(shortest, back), DecimalStatus::ok) << shortest;
-    EXPECT_EQ(mpfr_cmp(exact_sum(limbs).get(), exact_sum(std::vector<double>(back.limb, back.limb + N)).get()), 0)
+    EXPECT_EQ(mpfr_cmp(exact_sum(limbs).get(),
+                       exact_sum(std::vector<double>(back.limb, back.limb + N)).get()),
+              0)
         << shortest << " N = " << N;
     if (s % 2) {  // N greedy limbs: about 16 digits per limb suffice
       EXPECT_LE(our_digits(shortest).first.size(), std::size_t(17 * N + 2)) << shortest;
@@ -182,8 +187,8 @@ TEST(Decimal, PrintsTheCasesOfTheIssue) {
   EXPECT_EQ(kosmos::to_string(MultiDouble<1>(9.96), 2), "1.0e+1");
   EXPECT_EQ(kosmos::to_string(MultiDouble<3>(-2.5), 3), "-2.50e+0");
   EXPECT_EQ(kosmos::to_string(MultiDouble<3>(0.0)), "0");
-  EXPECT_EQ(kosmos::to_string(MultiDouble<1>(0.1)), "1e-1");  // reads back to the same double
-  EXPECT_EQ(kosmos::to_string(MultiDouble<2>(1.5)), "1.5e+0");                  // exact: no padding
+  EXPECT_EQ(kosmos::to_string(MultiDouble<1>(0.1)), "1e-1");    // reads back to the same double
+  EXPECT_EQ(kosmos::to_string(MultiDouble<2>(1.5)), "1.5e+0");  // exact: no padding
   EXPECT_EQ(kosmos::to_string(MultiDouble<1>(DBL_MAX)), "1.7976931348623157e+308");
   EXPECT_EQ(kosmos::to_string(MultiDouble<1>(0x1p-1074)), "5e-324");
   EXPECT_EQ(kosmos::to_string(MultiDouble<1>(std::nan(""))), "nan");

@@ -19,7 +19,9 @@ using namespace kosmos::series;
 
 const std::string kExample = std::string(KOSMOS_SERIES_EXAMPLES_DIR) + "/simple.poly";
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + "kosmos_series_files_" + name; }
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "kosmos_series_files_" + name;
+}
 
 void expect_throws_with(const std::function<void()>& f, const std::string& fragment) {
   try {
@@ -78,7 +80,8 @@ TEST(SeriesFiles, Hdf5PipelineMatchesTheClosedFormAndTheTextPipeline) {
     got.limb[0] = value[std::size_t(k)];
     got.limb[1] = value[std::size_t(4 + k)];
     ASSERT_TRUE(kosmos::from_string(expected[k], want));
-    EXPECT_LE(std::fabs(kosmos::to_double(got - want)), 16 * kosmos::unit_roundoff<2>() * 5) << "t^" << k;
+    EXPECT_LE(std::fabs(kosmos::to_double(got - want)), 16 * kosmos::unit_roundoff<2>() * 5)
+        << "t^" << k;
   }
   // the same numbers as the text pipeline computes from the text file
   const auto text_values = evaluate_system(load_system(kExample, 2));
@@ -98,10 +101,12 @@ TEST(SeriesFiles, PrecisionConversionIsExactUpAndNearestDown) {
   for (std::size_t r = 0; r < rows; ++r)
     for (int part = 0; part < 2; ++part) {
       for (int l = 0; l < 2; ++l)
-        EXPECT_EQ(up.point[r + rows * std::size_t(part * 5 + l)], sys.point[r + rows * std::size_t(part * 2 + l)]);
+        EXPECT_EQ(up.point[r + rows * std::size_t(part * 5 + l)],
+                  sys.point[r + rows * std::size_t(part * 2 + l)]);
       for (int l = 2; l < 5; ++l) EXPECT_EQ(up.point[r + rows * std::size_t(part * 5 + l)], 0.0);
       // the generator's 17-digit decimals: the nearest double of their double-double is theirs
-      EXPECT_EQ(down.point[r + rows * std::size_t(part)], direct.point[r + rows * std::size_t(part)]);
+      EXPECT_EQ(down.point[r + rows * std::size_t(part)],
+                direct.point[r + rows * std::size_t(part)]);
     }
 }
 
@@ -129,13 +134,25 @@ TEST(SeriesFiles, BadHdf5FilesNameFileAndDataset) {
     w.write("point", sys.point.data(), {1, 11});
     w.commit();
   }
-  expect_throws_with([&] { read_system_h5(path); }, "bad.h5: dataset 'point' has dimensions 1 x 11, expected 1 x 3 x 4");
+  expect_throws_with([&] { read_system_h5(path); },
+                     "bad.h5: dataset 'point' has dimensions 1 x 11, expected 1 x 3 x 4");
   sys = load_system(kExample, 1);
   sys.polynomials[1].coefficients[2] = std::nan("");
   write_system_h5(path, sys, "example");
-  expect_throws_with([&] { read_system_h5(path); }, "dataset 'polynomial_2/coefficients' element 2 is nan");
+  expect_throws_with([&] { read_system_h5(path); },
+                     "dataset 'polynomial_2/coefficients' element 2 is nan");
   std::remove(path.c_str());
   expect_throws_with([&] { load_system(temp_path("missing.h5"), 2); }, "missing.h5");
+}
+
+TEST(SeriesFiles, BadNumbersInATextSystemNameTheLine) {
+  auto text = read_system(kExample);
+  text.polynomials[1].terms[0][2] = "1e999";
+  expect_throws_with([&] { to_numeric(text, 2, "example"); },
+                     "example:" + std::to_string(text.polynomials[1].lines[0]) +
+                         ": coefficient '1e999' overflows");
+  text.polynomials[1].terms[0][2] = "1.5.2";
+  expect_throws_with([&] { to_numeric(text, 2, "example"); }, "coefficient '1.5.2' is malformed");
 }
 
 TEST(SeriesFiles, OverflowInTheEvaluationNamesFileLineAndCoefficient) {

@@ -58,7 +58,6 @@ class BigNat {
     }
     return n;
   }
-  bool odd() const { return !w_.empty() && (w_[0] & 1u); }
 
   // this := this * m + add
   void mul_add_small(std::uint32_t m, std::uint32_t add = 0) {
@@ -279,27 +278,34 @@ BigNat exact_sum(const double* limbs, int n, bool& negative) {
 }
 }  // namespace
 
-DecimalStatus parse_decimal(const std::string& text, double* limbs, int n) {
-  for (int i = 0; i < n; ++i) limbs[i] = 0.0;
-  std::size_t i = 0;
+namespace {
+// A decimal split into sign, significant digits (no leading or trailing zeros; empty for zero)
+// and exponent: value = digits * 10^exponent.
+struct DecimalParts {
   bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  std::string digits;  // significant digits, leading zeros dropped
-  long long exponent = 0;  // value = digits * 10^exponent
+  std::string digits;
+  long long exponent = 0;
+  // value in [10^(magnitude - 1), 10^magnitude)
+  long long magnitude() const { return exponent + (long long)digits.size(); }
+};
+
+bool split_decimal(const std::string& text, DecimalParts& d) {
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) d.negative = text[i++] == '-';
   bool dot = false, any_digit = false;
   for (; i < text.size(); ++i) {
     const char c = text[i];
     if (c >= '0' && c <= '9') {
       any_digit = true;
-      if (!(digits.empty() && c == '0')) digits.push_back(c);
-      if (dot) --exponent;
+      if (!(d.digits.empty() && c == '0')) d.digits.push_back(c);
+      if (dot) --d.exponent;
     } else if (c == '.' && !dot) {
       dot = true;
     } else {
       break;
     }
   }
-  if (!any_digit) return DecimalStatus::malformed;
+  if (!any_digit) return false;
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
     ++i;
     bool exponent_negative = false;
@@ -308,19 +314,38 @@ DecimalStatus parse_decimal(const std::string& text, double* limbs, int n) {
     long long e = 0;
     for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i)
       e = std::min(e * 10 + (text[i] - '0'), 1000000000000LL);  // saturates far beyond any double
-    if (i == start) return DecimalStatus::malformed;
-    exponent += exponent_negative ? -e : e;
+    if (i == start) return false;
+    d.exponent += exponent_negative ? -e : e;
   }
-  if (i != text.size()) return DecimalStatus::malformed;
-  while (!digits.empty() && digits.back() == '0') {
-    digits.pop_back();
-    ++exponent;
+  if (i != text.size()) return false;
+  while (!d.digits.empty() && d.digits.back() == '0') {
+    d.digits.pop_back();
+    ++d.exponent;
   }
+  return true;
+}
+}  // namespace
+
+DecimalStatus check_decimal(const std::string& text) {
+  DecimalParts d;
+  if (!split_decimal(text, d)) return DecimalStatus::malformed;
+  if (d.digits.empty() || d.magnitude() < 308) return DecimalStatus::ok;  // below 1e308 < DBL_MAX
+  double limb;
+  return parse_decimal(text, &limb, 1);
+}
+
+DecimalStatus parse_decimal(const std::string& text, double* limbs, int n) {
+  for (int i = 0; i < n; ++i) limbs[i] = 0.0;
+  DecimalParts parts;
+  if (!split_decimal(text, parts)) return DecimalStatus::malformed;
+  const bool negative = parts.negative;
+  const std::string& digits = parts.digits;
+  const long long exponent = parts.exponent;
   if (digits.empty()) return DecimalStatus::ok;  // zero
   const long long length = (long long)digits.size();
   // value in [10^(exponent + length - 1), 10^(exponent + length))
-  if (exponent + length - 1 > 308) return DecimalStatus::overflow;      // >= 1e309 > DBL_MAX
-  if (exponent + length <= -324) return DecimalStatus::ok;              // < 1e-324 < 2^-1075: zero
+  if (exponent + length - 1 > 308) return DecimalStatus::overflow;  // >= 1e309 > DBL_MAX
+  if (exponent + length <= -324) return DecimalStatus::ok;          // < 1e-324 < 2^-1075: zero
   BigNat digit_value(0);
   for (std::size_t k = 0; k < digits.size(); k += 9) {
     const std::string chunk = digits.substr(k, 9);
@@ -330,8 +355,9 @@ DecimalStatus parse_decimal(const std::string& text, double* limbs, int n) {
   }
   // value = P / Q in units of 2^unit. A unit a few bits below the last limb's spacing keeps the
   // integers short; a limb finer than it (a long run of zero bits) falls back to 2^-1074.
-  const long long lowest_log2 = (long long)std::floor(double(exponent + length - 1) * 3.3219280948873623) - 1;
-  const int coarse_unit = int(std::max<long long>(kUnitExponent, lowest_log2 - 53LL * n - 8));
+  const long long lowest_log2 =
+      (long long)std::floor(double(exponent + length - 1) * 3.3219280948873623) - 1;
+  const int coarse_unit = int(std::max<long long>(kUnitExponent, lowest_log2 - 64LL * n - 16));
   for (int unit : {coarse_unit, kUnitExponent}) {
     BigNat P = digit_value, Q(1);
     if (exponent >= 0) {
@@ -381,7 +407,8 @@ void round_limbs(const double* in, int n_in, double* out, int n_out) {
 namespace {
 // Exact decimal digits of the (finite) sum of the limbs: value = 0.d1 d2 ... * 10^point with
 // digits = "d1 d2 ..." (no leading or trailing zeros); false for zero.
-bool exact_digits(const double* limbs, int n, bool& negative, std::string& digits, long long& point) {
+bool exact_digits(const double* limbs, int n, bool& negative, std::string& digits,
+                  long long& point) {
   BigNat S = exact_sum(limbs, n, negative);
   if (S.is_zero()) return false;
   const int zeros = S.trailing_zeros();
@@ -476,8 +503,8 @@ std::string format_decimal(const double* limbs, int n, int digits) {
   std::vector<double> back(std::size_t(n), 0.0);
   for (;; ++D) {
     std::string text = compose(negative, exact, point, D);
-    if (D >= int(exact.size()) ||
-        (parse_decimal(text, back.data(), n) == DecimalStatus::ok && same_value(limbs, n, back.data())))
+    if (D >= int(exact.size()) || (parse_decimal(text, back.data(), n) == DecimalStatus::ok &&
+                                   same_value(limbs, n, back.data())))
       return without_trailing_zeros(text);
   }
 }

@@ -337,6 +337,8 @@ namespace Impl {
 // N-double nearest to the exact decimal value. malformed: not [+-]digits[.digits][e[+-]digits]
 // (no nan, inf or hex); overflow: the value rounds beyond DBL_MAX. limbs are zero unless ok.
 DecimalStatus parse_decimal(const std::string& text, double* limbs, int n);
+// parse_decimal's status without the conversion (cheap unless the value is near DBL_MAX).
+DecimalStatus check_decimal(const std::string& text);
 // Scientific notation "d.ddd...e+X" of the exact sum of the limbs, correctly rounded (ties to
 // even) to `digits` significant digits; digits <= 0: enough digits (the first count from an
 // estimate up) that parse_decimal reads back to the same value, trailing zeros dropped.

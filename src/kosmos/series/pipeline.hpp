@@ -28,8 +28,9 @@ struct SystemValues {
   int degree = 0;
   int precision = 1;
   bool complex = false;
-  std::vector<std::vector<double>> values;     // per polynomial, LayoutLeft (d + 1, limbs)
-  std::vector<std::vector<double>> gradients;  // per polynomial, LayoutLeft (d + 1, variables, limbs)
+  std::vector<std::vector<double>> values;  // per polynomial, LayoutLeft (d + 1, limbs)
+  std::vector<std::vector<double>>
+      gradients;  // per polynomial, LayoutLeft (d + 1, variables, limbs)
   int limbs() const { return complex ? 2 * precision : precision; }
 };
 
@@ -37,13 +38,15 @@ struct SystemValues {
 // of a value or derivative that overflows to inf or is nan is a file_error
 // "<source>:<line>: polynomial k: <what> coefficient j is inf". `timing` (optional) receives one
 // line per polynomial with job counts and fenced stage times.
-SystemValues evaluate_system(const NumericSystem& system, KernelChoice kernels = KernelChoice::automatic,
+SystemValues evaluate_system(const NumericSystem& system,
+                             KernelChoice kernels = KernelChoice::automatic,
                              std::ostream* timing = nullptr);
 
 // Text: "value k : c_0 ... c_d" and "derivative k x<v> : c_0 ... c_d" lines (complex: re,im),
 // every coefficient correctly rounded to `digits` (0: enough to read back the same N-double).
 void write_values(std::ostream& out, const SystemValues& values, int digits);
-void write_values_h5(const std::string& path, const SystemValues& values, const std::string& source);
+void write_values_h5(const std::string& path, const SystemValues& values,
+                     const std::string& source);
 
 struct FileEvaluation {
   std::string input;   // system file, text or .h5

@@ -3,6 +3,8 @@
 #include <kosmos/core/multi_double.hpp>
 #include <kosmos/series/system.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -13,32 +15,40 @@ namespace series {
 namespace {
 const char* kFormat = "kosmos series system";
 
-// Parses the series `text` (degree + 1 tokens, or none: zero) into series `s` of a LayoutLeft
+// One series of a text file and where its numbers go: series `s` of a LayoutLeft
 // (d + 1, count, limbs) array.
-void parse_series(const SeriesText& text, std::vector<double>& array, std::size_t s, std::size_t count,
-                  const NumericSystem& sys, std::size_t line) {
-  if (text.empty()) return;
-  const std::size_t n1 = std::size_t(sys.degree) + 1, rows = n1 * count;
+struct SeriesSlot {
+  const SeriesText* text;
+  std::vector<double>* array;
+  std::size_t s, count, line;
+};
+
+// Parses the slot's degree + 1 tokens (none: zero); returns the index of the first bad token
+// and its status, or npos.
+std::size_t parse_series(const SeriesSlot& slot, const NumericSystem& sys, DecimalStatus& status) {
+  const std::size_t n1 = std::size_t(sys.degree) + 1, rows = n1 * slot.count;
   const int N = sys.precision;
   std::vector<double> limbs(static_cast<std::size_t>(N), 0.0);
   std::string parts[2];
-  for (std::size_t k = 0; k < n1; ++k) {
-    const std::string& token = text[k];
-    split_complex(token, parts[0], parts[1]);
+  for (std::size_t k = 0; k < slot.text->size(); ++k) {
+    split_complex((*slot.text)[k], parts[0], parts[1]);
     for (int part = 0; part < (sys.complex ? 2 : 1); ++part) {
-      const auto status = kosmos::Impl::parse_decimal(parts[part], limbs.data(), N);
-      if (status != DecimalStatus::ok)
-        throw file_error(sys.source + ":" + std::to_string(line) + ": coefficient '" + token + "' " +
-                         (status == DecimalStatus::overflow ? "overflows (beyond the largest double)" : "is malformed"));
-      for (int l = 0; l < N; ++l) array[s * n1 + k + rows * std::size_t(part * N + l)] = limbs[std::size_t(l)];
+      status = kosmos::Impl::parse_decimal(parts[part], limbs.data(), N);
+      if (status != DecimalStatus::ok) return k;
+      for (int l = 0; l < N; ++l)
+        (*slot.array)[slot.s * n1 + k + rows * std::size_t(part * N + l)] = limbs[std::size_t(l)];
     }
   }
+  return std::string::npos;
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw file_error(path + ": " + what); }
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw file_error(path + ": " + what);
+}
 
 template <class T>
-std::vector<T> read_dataset(const io::H5Reader& in, const std::string& name, const std::vector<std::size_t>& dims) {
+std::vector<T> read_dataset(const io::H5Reader& in, const std::string& name,
+                            const std::vector<std::size_t>& dims) {
   if (!in.has(name)) fail(in.path(), "missing dataset '" + name + "'");
   const auto found = in.dims(name);
   if (found != dims) {
@@ -51,7 +61,8 @@ std::vector<T> read_dataset(const io::H5Reader& in, const std::string& name, con
   if constexpr (std::is_same<T, double>::value) {
     for (std::size_t i = 0; i < v.size(); ++i)
       if (!std::isfinite(v[i]))
-        fail(in.path(), "dataset '" + name + "' element " + std::to_string(i) + " is " + std::to_string(v[i]));
+        fail(in.path(),
+             "dataset '" + name + "' element " + std::to_string(i) + " is " + std::to_string(v[i]));
   }
   return v;
 }
@@ -60,15 +71,15 @@ long long read_attribute(const io::H5Reader& in, const char* key, long long lo, 
   if (!in.has_attribute("/", key)) fail(in.path(), std::string("missing attribute '") + key + "'");
   const long long v = in.attribute_integer("/", key);
   if (v < lo || v > hi)
-    fail(in.path(), std::string("attribute '") + key + "' = " + std::to_string(v) + " is out of range " +
-                        std::to_string(lo) + ".." + std::to_string(hi));
+    fail(in.path(), std::string("attribute '") + key + "' = " + std::to_string(v) +
+                        " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
   return v;
 }
 }  // namespace
 
 NumericSystem to_numeric(const SystemText& text, int precision, const std::string& source) {
-  kosmos::Impl::require(precision >= 1 && precision <= 16, "kosmos::series::to_numeric", "precision ", precision,
-                " is not in 1..16");
+  kosmos::Impl::require(precision >= 1 && precision <= 16, "kosmos::series::to_numeric",
+                        "precision ", precision, " is not in 1..16");
   NumericSystem sys;
   sys.num_variables = text.num_variables;
   sys.degree = text.degree;
@@ -76,20 +87,42 @@ NumericSystem to_numeric(const SystemText& text, int precision, const std::strin
   sys.complex = text.complex;
   sys.source = source;
   const std::size_t n1 = std::size_t(text.degree) + 1, L = std::size_t(sys.limbs());
-  for (const auto& p : text.polynomials) {
-    NumericPolynomial q;
+  std::vector<SeriesSlot> slots;
+  sys.polynomials.resize(text.polynomials.size());
+  for (std::size_t i = 0; i < text.polynomials.size(); ++i) {
+    const auto& p = text.polynomials[i];
+    auto& q = sys.polynomials[i];
     q.structure = p.structure;
     q.line = p.line;
     const std::size_t count = p.terms.size() + 1;
     q.coefficients.assign(n1 * count * L, 0.0);
-    parse_series(p.constant, q.coefficients, 0, count, sys, p.line);
+    slots.push_back(SeriesSlot{&p.constant, &q.coefficients, 0, count, p.line});
     for (std::size_t j = 0; j < p.terms.size(); ++j)
-      parse_series(p.terms[j], q.coefficients, j + 1, count, sys, j < p.lines.size() ? p.lines[j] : p.line);
-    sys.polynomials.push_back(std::move(q));
+      slots.push_back(SeriesSlot{&p.terms[j], &q.coefficients, j + 1, count,
+                                 j < p.lines.size() ? p.lines[j] : p.line});
   }
-  sys.point.assign(n1 * std::size_t(text.num_variables) * L, 0.0);
+  const std::size_t n = std::size_t(text.num_variables);
+  sys.point.assign(n1 * n * L, 0.0);
   for (std::size_t v = 0; v < text.point.size(); ++v)
-    parse_series(text.point[v], sys.point, v, std::size_t(text.num_variables), sys, 0);
+    slots.push_back(SeriesSlot{&text.point[v], &sys.point, v, n, 0});
+  // the series are independent: parse them on all host threads (exact parsing costs microseconds
+  // per number), then report the first bad number in file order
+  std::vector<std::size_t> bad(slots.size());
+  std::vector<DecimalStatus> status(slots.size(), DecimalStatus::ok);
+  Kokkos::parallel_for(
+      "kosmos::series::parse_numbers",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+          0, std::int64_t(slots.size())),
+      [&](const std::int64_t i) {
+        bad[std::size_t(i)] = parse_series(slots[std::size_t(i)], sys, status[std::size_t(i)]);
+      });
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (bad[i] != std::string::npos)
+      throw file_error(
+          source + (slots[i].line ? ":" + std::to_string(slots[i].line) : std::string()) +
+          ": coefficient '" + (*slots[i].text)[bad[i]] + "' " +
+          (status[i] == DecimalStatus::overflow ? "overflows (beyond the largest double)"
+                                                : "is malformed"));
   return sys;
 }
 
@@ -98,30 +131,35 @@ namespace {
 std::vector<double> convert_limbs(const std::vector<double>& in, int parts, int n_in, int n_out) {
   const std::size_t rows = in.size() / std::size_t(parts * n_in);
   std::vector<double> out(rows * std::size_t(parts * n_out), 0.0);
-  std::vector<double> a(static_cast<std::size_t>(n_in), 0.0), b(static_cast<std::size_t>(n_out), 0.0);
+  std::vector<double> a(static_cast<std::size_t>(n_in), 0.0),
+      b(static_cast<std::size_t>(n_out), 0.0);
   for (int part = 0; part < parts; ++part)
     for (std::size_t r = 0; r < rows; ++r) {
-      for (int l = 0; l < n_in; ++l) a[std::size_t(l)] = in[r + rows * std::size_t(part * n_in + l)];
+      for (int l = 0; l < n_in; ++l)
+        a[std::size_t(l)] = in[r + rows * std::size_t(part * n_in + l)];
       kosmos::Impl::round_limbs(a.data(), n_in, b.data(), n_out);
-      for (int l = 0; l < n_out; ++l) out[r + rows * std::size_t(part * n_out + l)] = b[std::size_t(l)];
+      for (int l = 0; l < n_out; ++l)
+        out[r + rows * std::size_t(part * n_out + l)] = b[std::size_t(l)];
     }
   return out;
 }
 }  // namespace
 
 NumericSystem with_precision(const NumericSystem& system, int precision) {
-  kosmos::Impl::require(precision >= 1 && precision <= 16, "kosmos::series::with_precision", "precision ", precision,
-                " is not in 1..16");
+  kosmos::Impl::require(precision >= 1 && precision <= 16, "kosmos::series::with_precision",
+                        "precision ", precision, " is not in 1..16");
   if (precision == system.precision) return system;
   NumericSystem r = system;
   const int parts = system.complex ? 2 : 1;
   r.precision = precision;
-  for (auto& p : r.polynomials) p.coefficients = convert_limbs(p.coefficients, parts, system.precision, precision);
+  for (auto& p : r.polynomials)
+    p.coefficients = convert_limbs(p.coefficients, parts, system.precision, precision);
   r.point = convert_limbs(system.point, parts, system.precision, precision);
   return r;
 }
 
-void write_system_h5(const std::string& path, const NumericSystem& sys, const std::string& comment) {
+void write_system_h5(const std::string& path, const NumericSystem& sys,
+                     const std::string& comment) {
   io::H5Writer out(path);
   out.attribute("/", "format", kFormat);
   out.attribute("/", "comment", comment);
@@ -143,7 +181,8 @@ void write_system_h5(const std::string& path, const NumericSystem& sys, const st
       }
       offsets.push_back(std::int32_t(variables.size()));
     }
-    out.write(group + "coefficients", p.coefficients.data(), {L, p.structure.monomials.size() + 1, n1});
+    out.write(group + "coefficients", p.coefficients.data(),
+              {L, p.structure.monomials.size() + 1, n1});
     out.write(group + "monomial_offsets", offsets);
     out.write(group + "variables", variables);
     out.write(group + "exponents", exponents);
@@ -168,7 +207,8 @@ NumericSystem read_system_h5(const std::string& path) {
     const std::string group = "polynomial_" + std::to_string(k) + "/";
     NumericPolynomial p;
     p.structure.num_variables = sys.num_variables;
-    if (!in.has(group + "monomial_offsets")) fail(path, "missing dataset '" + group + "monomial_offsets'");
+    if (!in.has(group + "monomial_offsets"))
+      fail(path, "missing dataset '" + group + "monomial_offsets'");
     const auto offsets_dims = in.dims(group + "monomial_offsets");
     if (offsets_dims.size() != 1 || offsets_dims[0] < 1)
       fail(path, "dataset '" + group + "monomial_offsets' must be a non-empty list");
@@ -176,7 +216,8 @@ NumericSystem read_system_h5(const std::string& path) {
     const std::size_t M = offsets.size() - 1;
     for (std::size_t j = 0; j < offsets.size(); ++j)
       if (offsets[j] < (j ? offsets[j - 1] : 0) || (j == 0 && offsets[0] != 0))
-        fail(path, "dataset '" + group + "monomial_offsets' is not a non-decreasing list from 0 (entry " +
+        fail(path, "dataset '" + group +
+                       "monomial_offsets' is not a non-decreasing list from 0 (entry " +
                        std::to_string(j) + " = " + std::to_string(offsets[j]) + ")");
     const std::size_t entries = std::size_t(offsets.back());
     const auto variables = read_dataset<std::int32_t>(in, group + "variables", {entries});

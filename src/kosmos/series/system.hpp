@@ -53,7 +53,8 @@ NumericSystem with_precision(const NumericSystem& system, int precision);
 
 // HDF5 (layout above). read_system_h5 throws file_error naming the file and dataset for a
 // missing or mis-sized dataset, a bad attribute, structure or a non-finite number.
-void write_system_h5(const std::string& path, const NumericSystem& system, const std::string& comment);
+void write_system_h5(const std::string& path, const NumericSystem& system,
+                     const std::string& comment);
 NumericSystem read_system_h5(const std::string& path);
 
 // A system file in either format (io::is_hdf5_path picks), at `precision` limbs.

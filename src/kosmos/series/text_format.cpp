@@ -25,11 +25,8 @@ bool split_complex(const std::string& token, std::string& re, std::string& im) {
 
 namespace {
 // Malformed or overflowing in every precision alike (both depend on the leading limb only); the
-// evaluation parses again in its own precision.
-DecimalStatus check_number(const std::string& token) {
-  MultiDouble<1> x;
-  return parse_decimal(token, x);
-}
+// evaluation parses in its own precision.
+DecimalStatus check_number(const std::string& token) { return kosmos::Impl::check_decimal(token); }
 
 // Reads ": c_0 ... c_d" starting at field `first` (the colon).
 SeriesText read_series(const io::TextReader& reader, const io::Record& record, std::size_t first,
