@@ -232,7 +232,7 @@ kokkos() {
   if [ "$backend" = cuda ]; then
     # The installed wrapper compiles for the arch Kokkos was built for unless told otherwise
     # (CMake's compiler check runs it without -arch; CUDA 13 rejects the old defaults).
-    sed -i -E "s/NVCC_WRAPPER_DEFAULT_ARCH:-sm_35/NVCC_WRAPPER_DEFAULT_ARCH:-$NVCC_WRAPPER_DEFAULT_ARCH/; s/^default_arch=\"sm_70\"/default_arch=\"\${NVCC_WRAPPER_DEFAULT_ARCH:-$NVCC_WRAPPER_DEFAULT_ARCH}\"/" \
+    sed -i -E "s/NVCC_WRAPPER_DEFAULT_ARCH:-sm_[0-9]+/NVCC_WRAPPER_DEFAULT_ARCH:-$NVCC_WRAPPER_DEFAULT_ARCH/" \
       "$prefix/bin/nvcc_wrapper"
   fi
   touch "$prefix/.complete"
