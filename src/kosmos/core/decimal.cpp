@@ -447,11 +447,17 @@ std::string compose(bool negative, std::string digits, long long point, int D) {
     }
   }
   digits.resize(std::size_t(D), '0');
-  std::string out = negative ? "-" : "";
+  std::string out;  // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "." + string
+  if (negative) out += '-';
   out += digits[0];
-  if (D > 1) out += "." + digits.substr(1);
+  if (D > 1) {
+    out += '.';
+    out.append(digits, 1, std::string::npos);
+  }
   const long long e = point - 1;
-  out += "e" + std::string(e < 0 ? "-" : "+") + std::to_string(e < 0 ? -e : e);
+  out += 'e';
+  out += e < 0 ? '-' : '+';
+  out += std::to_string(e < 0 ? -e : e);
   return out;
 }
 

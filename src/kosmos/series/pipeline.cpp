@@ -52,9 +52,8 @@ void require_finite(const std::vector<double>& array, std::size_t n1, std::size_
     std::string name = what;
     if (count > 1 || std::string(what) != "value") name += " x" + std::to_string(series + 1);
     throw file_error(
-        sys.source + (p.line ? ":" + std::to_string(p.line) : std::string()) + ": polynomial " +
-        std::to_string(k + 1) + ": " + name + " coefficient " + std::to_string(coefficient) +
-        " is " +
+        where(sys.source, p.line) + ": polynomial " + std::to_string(k + 1) + ": " + name +
+        " coefficient " + std::to_string(coefficient) + " is " +
         (std::isnan(array[i]) ? "nan (an intermediate result overflowed)" : "inf (overflow)") +
         " in the evaluation; rescale the coefficients or the point");
   }

@@ -77,6 +77,15 @@ long long read_attribute(const io::H5Reader& in, const char* key, long long lo, 
 }
 }  // namespace
 
+std::string where(const std::string& source, std::size_t line) {
+  std::string r = source;  // appended: GCC 12 warns falsely (-Wrestrict) on ":" + std::to_string
+  if (line) {
+    r += ':';
+    r += std::to_string(line);
+  }
+  return r;
+}
+
 NumericSystem to_numeric(const SystemText& text, int precision, const std::string& source) {
   kosmos::Impl::require(precision >= 1 && precision <= 16, "kosmos::series::to_numeric",
                         "precision ", precision, " is not in 1..16");
@@ -119,8 +128,7 @@ NumericSystem to_numeric(const SystemText& text, int precision, const std::strin
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (bad[i] != std::string::npos)
       throw file_error(
-          source + (slots[i].line ? ":" + std::to_string(slots[i].line) : std::string()) +
-          ": coefficient '" + (*slots[i].text)[bad[i]] + "' " +
+          where(source, slots[i].line) + ": coefficient '" + (*slots[i].text)[bad[i]] + "' " +
           (status[i] == DecimalStatus::overflow ? "overflows (beyond the largest double)"
                                                 : "is malformed"));
   return sys;

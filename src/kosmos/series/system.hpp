@@ -43,6 +43,9 @@ struct NumericSystem {
   int limbs() const { return complex ? 2 * precision : precision; }
 };
 
+// "<source>:<line>", or the source alone when line is 0 (for messages).
+std::string where(const std::string& source, std::size_t line);
+
 // Every number of `text` correctly rounded to `precision` limbs (kosmos::file_error
 // "<source>:<line>: ..." for a number that is malformed or overflows).
 NumericSystem to_numeric(const SystemText& text, int precision, const std::string& source);
