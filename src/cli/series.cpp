@@ -1,6 +1,7 @@
 // `kosmos series`: value and gradient of a polynomial system with power series coefficients at a
 // point of power series, in N-fold double precision (Verschelde 2021); also writes the paper's
-// test polynomials p1, p2, p3 in the same text format.
+// test polynomials p1, p2, p3 in the same text format (or as HDF5). The work is done by
+// kosmos::series::evaluate_file (series/pipeline.hpp), which the end-to-end benchmark calls too.
 #include "options.hpp"
 
 #include <kosmos/core/error.hpp>
