@@ -13,7 +13,6 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <map>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
@@ -33,7 +32,9 @@ const char* kSummary =
     "                    --density (one value or one per composition) shared equally between the\n"
     "                    compositions (dust masses are then in kg).\n"
     "  --wavelengths     lines 'lambda_micron [bin_width_micron]', strictly increasing; default:\n"
-    "                    the paper's 968 log-spaced wavelengths from 0.0912 to 1000 micron.\n"
+    "                    the paper's 968 log-spaced wavelengths from 0.0912 to 1000 micron. Beyond a\n"
+    "                    table's longest wavelength (1000 micron for Draine's) Q_abs is extrapolated as\n"
+    "                    Q_abs(lambda_end) (lambda / lambda_end)^-beta (--beta, default 2) up to 1 cm.\n"
     "  --cells           one line per cell: 'dust_mass I_1 ... I_L', mean intensity I_lambda in\n"
     "                    W m^-2 m^-1 sr^-1 on the wavelength grid; dust mass in the size\n"
     "                    distribution's mass unit. Or --generate N synthetic cells: MMP83 field\n"
@@ -44,11 +45,10 @@ const char* kSummary =
     "                    its --sizes order).\n"
     "  --sed             one line per cell: the cell's L_lambda (W m^-1 sr^-1) at each wavelength\n"
     "                    (listed in the header).\n"
-    "  --status          one line per cell: the solver status of each species (0 converged, 1 at\n"
-    "                    floor, 2 at ceiling, 3 not converged).\n"
+    "  --status          one line per cell: the solver status of each species (codes below).\n"
     "  --write-cells     the cells in --cells format (to save a generated problem).\n"
-    "Solver status: converged / at floor (heating below E(3 K), e.g. zero) / at ceiling (above\n"
-    "E(3000 K)) / not converged; counts are printed.";
+    "Solver status per (cell, species), all counted in the summary; the run exits 1 when any solve\n"
+    "is at the ceiling (unless --allow-ceiling: then a warning), invalid or not converged:";
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> parts;
@@ -60,6 +60,14 @@ std::vector<std::string> split_list(const std::string& text) {
     if (comma == std::string::npos) return parts;
     start = comma + 1;
   }
+}
+
+std::string summary() {
+  std::string text = kSummary;
+  for (int k = 0; k < kosmos::dust::temperature_status_count; ++k)
+    text += "\n  " + std::to_string(k) + " " + kosmos::dust::temperature_status_name(k) + ": " +
+            kosmos::dust::temperature_status_meaning(k);
+  return text;
 }
 
 template <class T>
@@ -89,6 +97,8 @@ int run_dust(const kosmos::cli::Options& o) {
   if (densities.size() != n_comp)
     throw kosmos::cli::usage_error("--density lists " + std::to_string(densities.size()) + " values for " +
                                    std::to_string(n_comp) + " --cross-sections tables");
+  const double beta = o.number("beta");
+  if (!(beta >= 0) || !std::isfinite(beta)) throw kosmos::cli::usage_error("--beta must be finite and >= 0");
   std::vector<double> w_micron, d_micron;
   if (o.has("wavelengths") && !o.str("wavelengths").empty()) {
     read_wavelength_grid(o.str("wavelengths"), w_micron, d_micron);
@@ -142,7 +152,7 @@ int run_dust(const kosmos::cli::Options& o) {
     for (int s = 0; s < ns; ++s) {
       hr(s) = sizes.radius_micron[s] * 1e-6;
       hn(s) = sizes.number_per_mass[s];
-      const auto sig = absorption_cross_section(tables[composition[s]], sizes.radius_micron[s], w_micron);
+      const auto sig = absorption_cross_section(tables[composition[s]], sizes.radius_micron[s], w_micron, beta);
       for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
     }
     Kokkos::deep_copy(wavelength, hw);
@@ -185,12 +195,14 @@ int run_dust(const kosmos::cli::Options& o) {
   auto h_heat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), heat);
   auto h_m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
 
-  std::map<int, std::int64_t> counts;
+  std::vector<std::int64_t> counts(temperature_status_count, 0);
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0;
   std::int64_t nonfinite_sed = 0;
   for (std::int64_t c = 0; c < nc; ++c) {
     for (int s = 0; s < ns; ++s) {
-      ++counts[h_st(c, s)];
+      const int st = h_st(c, s);
+      ++counts.at(std::size_t(st));
+      if (st == status_no_heating || st == status_invalid_heating) continue;  // T is 0 or NaN
       t_min = std::min(t_min, double(h_t(c, s)));
       t_max = std::max(t_max, double(h_t(c, s)));
       absorbed += double(h_m(c)) * sizes.number_per_mass[s] * double(h_heat(c, s));
@@ -206,10 +218,11 @@ int run_dust(const kosmos::cli::Options& o) {
             << "  time (s): grains " << seconds(t0, t1) << ", heating (GEMM) " << stages.heating
             << ", temperatures " << stages.temperature << ", SED " << stages.sed << ", total " << seconds(t0, t4)
             << "\n"
-            << "  temperature range: " << t_min << " - " << t_max << " K\n"
-            << "  status: converged " << counts[status_converged] << ", at floor " << counts[status_at_floor]
-            << ", at ceiling " << counts[status_at_ceiling] << ", not converged " << counts[status_not_converged]
-            << "\n"
+            << "  temperature range: " << t_min << " - " << t_max << " K (heated grains)\n"
+            << "  status:";
+  for (int k = 0; k < temperature_status_count; ++k)
+    std::cout << (k ? ", " : " ") << temperature_status_name(k) << ' ' << counts[std::size_t(k)];
+  std::cout << "\n"
             << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
             << "\n";
 
@@ -228,7 +241,9 @@ int run_dust(const kosmos::cli::Options& o) {
   }
   if (o.has("status") && !o.str("status").empty()) {
     kosmos::io::write_atomically(o.str("status"), [&](std::ostream& out) {
-      out << "# kosmos dust: solver status (0 converged, 1 at floor, 2 at ceiling, 3 not converged)\n";
+      out << "# kosmos dust: solver status per species, one line per cell\n";
+      for (int k = 0; k < temperature_status_count; ++k)
+        out << "# " << k << ' ' << temperature_status_name(k) << ": " << temperature_status_meaning(k) << '\n';
       for (std::int64_t c = 0; c < nc; ++c) {
         for (int s = 0; s < ns; ++s) out << (s ? " " : "") << h_st(c, s);
         out << '\n';
@@ -238,6 +253,7 @@ int run_dust(const kosmos::cli::Options& o) {
   if (o.has("sed") && !o.str("sed").empty()) {
     kosmos::io::write_atomically(o.str("sed"), [&](std::ostream& out) {
       out << "# kosmos dust: emission SED L_lambda (W m^-1 sr^-1 per cell), one line per cell\n# lambda_micron";
+      out << std::setprecision(17);
       for (double w : w_micron) out << ' ' << w;
       out << '\n' << std::setprecision(sizeof(T) == 4 ? 8 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
@@ -264,15 +280,29 @@ int run_dust(const kosmos::cli::Options& o) {
               << " (use --precision double or a larger mass unit for the dust masses)\n";
     return 1;
   }
-  if (counts[status_not_converged] > 0) {
-    std::cerr << "kosmos dust: error: " << counts[status_not_converged] << " temperature solves did not converge\n";
-    return 1;
+  int exit_code = 0;
+  auto report = [&](int status, const std::string& what) {
+    const std::int64_t n = counts[std::size_t(status)];
+    if (n == 0) return;
+    std::cerr << "kosmos dust: error: " << n << " temperature solves " << what << "\n";
+    exit_code = 1;
+  };
+  report(status_not_converged, "did not converge (raise --tolerance or check the grains)");
+  report(status_invalid_heating, "had invalid (NaN or negative) heating: T = NaN");
+  if (counts[status_at_ceiling] > 0 && o.is_set("allow-ceiling")) {
+    std::cerr << "kosmos dust: WARNING: " << counts[status_at_ceiling] << " temperature solves hit the "
+              << options.max_temperature << " K ceiling: T clamped, those grains emit less than they absorb "
+              << "(they would sublimate); accepted because of --allow-ceiling\n";
+  } else {
+    report(status_at_ceiling, "hit the " + std::to_string(int(options.max_temperature)) +
+                                  " K ceiling (heating above E(T_max); the grains would sublimate): T clamped; "
+                                  "pass --allow-ceiling to accept");
   }
-  return 0;
+  return exit_code;
 }
 
 int run_dust_command(const std::vector<std::string>& args) {
-  kosmos::cli::Options o("dust", kSummary);
+  kosmos::cli::Options o("dust", summary());
   o.option("cross-sections", "FILE[,FILE]", "Draine optical-property table(s), one per grain composition")
       .option("sizes", "FILE[,FILE]", "size distribution per composition (default: power law over the table radii)",
               "", true)
@@ -284,6 +314,8 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("precision", "P", "float (the paper's GPU code) or double", "double")
       .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)", "newton")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
+      .option("beta", "B", "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
+      .flag("allow-ceiling", "exit 0 (with a warning) when solves hit the 3000 K ceiling")
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
       .option("status", "FILE", "write solver statuses here", "", true)
