@@ -13,13 +13,31 @@
 // with the kernels on several instances), as the paper's GPU column counts them:
 //   BM_DustTransfers/<Space>/device_resident/cells:N
 //   BM_DustTransfers/<Space>/host_pipelined/cells:N
+//
+// End to end (issue #9 item 8): `kosmos dust` itself, through the CLI's own code (the command
+// registered by src/cli/dust.cpp, compiled into this benchmark), on the default execution space:
+// 131072 synthetic cells x 81 graphite sizes x 968 wavelengths, float, Newton -> temperatures,
+// statuses and SEDs streamed through the device and written chunk by chunk to one .h5 file
+// (grain preparation, pinned allocations, file creation and commit included), beside the same
+// cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead:
+//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072
+//   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
+#include "options.hpp"
+
 #include <benchmark_utils.hpp>
+
+#include <kosmos/core/hdf5.hpp>
 
 #include <kosmos/dust/dust.hpp>
 #include <kosmos/dust/pipeline.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 namespace {
 using namespace kosmos::dust;
@@ -207,8 +225,40 @@ void register_space(Tag) {
   }
 }
 
+void BM_DustEndToEndCli(benchmark::State& state) {
+  if (!kosmos::io::hdf5_enabled()) {
+    state.SkipWithError("built without HDF5");
+    return;
+  }
+  const auto& commands = kosmos::cli::command_registry();
+  const auto dust =
+      std::find_if(commands.begin(), commands.end(), [](const auto& c) { return std::string(c.name) == "dust"; });
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("kosmos_dust_bench_" + std::to_string(::getpid()) + ".h5")).string();
+  const std::vector<std::string> args = {"--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
+                                         "--generate", std::to_string(state.range(0)), "--precision", "float",
+                                         "--temperatures", out, "--status", out, "--sed", out};
+  int code = 0;
+  kosmos_bench::fenced_loop(state, Kokkos::DefaultExecutionSpace(), [&] { code |= dust->run(args); });
+  std::remove(out.c_str());
+  if (code != 0) state.SkipWithError("kosmos dust exited with an error");
+  state.counters["cells/s"] = kosmos_bench::rate(double(state.range(0)));
+}
+
+void register_end_to_end() {
+  using Space = Kokkos::DefaultExecutionSpace;
+  const std::string space = Space::name();
+  const std::int64_t cells = on_device<Space>() ? 131072 : 4096;  // 4096 on a host backend: seconds per run
+  benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
+      ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+  benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/kernels_only").c_str(),
+                               [](benchmark::State& st) { BM_DustTransfers<Space>(st, false); })
+      ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+}
+
 const int registered = [] {
   kosmos_bench::for_each_parallel_space([](auto tag) { register_space(tag); });
+  register_end_to_end();
   return 0;
 }();
 }  // namespace

@@ -3,8 +3,10 @@
 // file, or for the paper's benchmark problem with synthetic MMP83-based radiation fields.
 #include "options.hpp"
 
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/dust/dust.hpp>
+#include <kosmos/dust/pipeline.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -13,6 +15,8 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <memory>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
@@ -40,6 +44,12 @@ const char* kSummary =
     "                    distribution's mass unit. Or --generate N synthetic cells: MMP83 field\n"
     "                    scaled by 10^[-1,4], screened by tau_V in [0,4] (tau ~ 1/lambda), dust mass\n"
     "                    10^[26,30] kg.\n"
+    "HDF5 (any file named *.h5 or *.hdf5, in or out; several outputs may share one file): cells are\n"
+    "  datasets intensity (cells, wavelengths) and dust_mass (cells), optionally wavelength_micron\n"
+    "  (must match the grid); outputs add temperature (cells, species), status (cells, species, int32),\n"
+    "  sed (cells, wavelengths), intensity + dust_mass (--write-cells), in the --precision type, with\n"
+    "  wavelength_micron, radius_micron and composition (int32) per species; written chunk by chunk as\n"
+    "  the results come off the device.\n"
     "Outputs (written atomically):\n"
     "  --temperatures    one line per cell: T (K) of each species (compositions in order, each in\n"
     "                    its --sizes order).\n"
@@ -68,6 +78,26 @@ std::string summary() {
     text += "\n  " + std::to_string(k) + " " + kosmos::dust::temperature_status_name(k) + ": " +
             kosmos::dust::temperature_status_meaning(k);
   return text;
+}
+
+// An HDF5 cells file: datasets "intensity" (C, L) and "dust_mass" (C), optionally
+// "wavelength_micron" (L), which must then equal the grid. Returns C.
+std::size_t check_hdf5_cells(const kosmos::io::H5Reader& in, const std::vector<double>& w_micron) {
+  const auto dims = in.dims("intensity");
+  const auto mass_dims = in.dims("dust_mass");
+  const bool grid_ok = !in.has("wavelength_micron") || in.dims("wavelength_micron") == std::vector<std::size_t>{w_micron.size()};
+  if (!grid_ok || dims.size() != 2 || dims[1] != w_micron.size() || mass_dims.size() != 1 || mass_dims[0] != dims[0])
+    throw kosmos::file_error(in.path() + ": expected datasets intensity (cells, " + std::to_string(w_micron.size()) +
+                             " wavelengths) and dust_mass (cells)");
+  if (in.has("wavelength_micron")) {
+    const auto w = in.read<double>("wavelength_micron");
+    for (std::size_t l = 0; l < w.size(); ++l)  // w.size() == L: intensity's dims checked it
+      if (!(std::fabs(w[l] - w_micron[l]) <= 1e-9 * w_micron[l]))
+        throw kosmos::file_error(in.path() + ": wavelength_micron(" + std::to_string(l) + ") = " +
+                                 std::to_string(w[l]) + " differs from the grid's " + std::to_string(w_micron[l]));
+  }
+  if (dims[0] == 0) throw kosmos::file_error(in.path() + ": no cells");
+  return dims[0];
 }
 
 template <class T>
@@ -127,15 +157,36 @@ int run_dust(const kosmos::cli::Options& o) {
   if (method == "table") options.method = TemperatureMethod::table;
   else if (method != "newton") throw kosmos::cli::usage_error("--method must be newton or table, not '" + method + "'");
 
-  // Cells.
+  // Cells: row-major in (pinned) host memory; generated ones only on the device unless written out.
   const bool generate = o.has("generate") && !o.str("generate").empty();
   const bool from_file = o.has("cells") && !o.str("cells").empty();
   if (generate == from_file) throw kosmos::cli::usage_error("give exactly one of --cells FILE and --generate N");
+  auto output = [&](const char* name) { return o.has(name) ? o.str(name) : std::string(); };
+  const std::string cells_out = output("write-cells");
   std::vector<double> mass_h, intensity_h;
-  if (from_file) read_cells(o.str("cells"), std::size_t(nl), mass_h, intensity_h);
-  const std::int64_t nc = generate ? o.integer("generate", 1) : std::int64_t(mass_h.size());
+  std::int64_t nc = 0;
+  std::unique_ptr<kosmos::io::H5Reader> cells_h5;
+  if (generate) {
+    nc = o.integer("generate", 1);
+  } else if (kosmos::io::is_hdf5_path(o.str("cells"))) {
+    cells_h5 = std::make_unique<kosmos::io::H5Reader>(o.str("cells"));
+    nc = std::int64_t(check_hdf5_cells(*cells_h5, w_micron));
+  } else {
+    read_cells(o.str("cells"), std::size_t(nl), mass_h, intensity_h);
+    nc = std::int64_t(mass_h.size());
+  }
+  HostCells<T> cells(nc, nl, ns, !generate || !cells_out.empty());
+  if (cells_h5) {
+    cells_h5->read_into("intensity", cells.intensity.data(), std::size_t(nc) * nl);
+    cells_h5->read_into("dust_mass", cells.dust_mass.data(), std::size_t(nc));
+  } else if (from_file) {
+    for (std::int64_t c = 0; c < nc; ++c) {
+      cells.dust_mass(c) = T(mass_h[std::size_t(c)]);
+      for (int l = 0; l < nl; ++l) cells.intensity(c, l) = T(intensity_h[std::size_t(c) * nl + l]);
+    }
+  }
 
-  // Device data.
+  // Grains on the device.
   Kokkos::View<double*, Device> wavelength("wavelength", nl), width("width", nl), radius("radius", ns),
       number("number", ns);
   Kokkos::View<double**, Kokkos::LayoutLeft, Device> sigma("sigma", ns, nl);
@@ -161,63 +212,95 @@ int run_dust(const kosmos::cli::Options& o) {
     Kokkos::deep_copy(number, hn);
     Kokkos::deep_copy(sigma, hs);
   }
-  Kokkos::View<T**, Kokkos::LayoutLeft, Device> intensity("intensity", nc, nl), heat("heating", nc, ns),
-      temperature("temperature", nc, ns), sed("sed", nc, nl);
-  Kokkos::View<int**, Kokkos::LayoutLeft, Device> status("status", nc, ns);
-  Kokkos::View<T*, Device> mass("dust_mass", nc);
   Space space;
-  if (generate) {
-    synthetic_cells(space, wavelength, intensity, mass, std::uint64_t(o.integer("seed")));
-  } else {
-    auto hi = Kokkos::create_mirror_view(intensity);
-    auto hm = Kokkos::create_mirror_view(mass);
-    for (std::int64_t c = 0; c < nc; ++c) {
-      hm(c) = T(mass_h[c]);
-      for (int l = 0; l < nl; ++l) hi(c, l) = T(intensity_h[std::size_t(c) * nl + l]);
-    }
-    Kokkos::deep_copy(intensity, hi);
-    Kokkos::deep_copy(mass, hm);
-  }
   space.fence();
-
-  // The four stages, timed.
   const auto t0 = clock::now();
   const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number, options);
   space.fence();
   const auto t1 = clock::now();
-  StageTimes stages;
-  dust_emission(space, grains, intensity, mass, heat, temperature, status, sed, options, true, &stages);
-  const auto t4 = clock::now();
 
-  auto h_t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), temperature);
-  auto h_st = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), status);
-  auto h_sed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sed);
-  auto h_heat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), heat);
-  auto h_m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
+  // HDF5 outputs (several may share one file) are written chunk by chunk as the results land.
+  std::map<std::string, std::unique_ptr<kosmos::io::H5Writer>> h5;
+  auto h5_output = [&](const char* name) -> kosmos::io::H5Writer* {
+    const std::string path = output(name);
+    if (path.empty() || !kosmos::io::is_hdf5_path(path)) return nullptr;
+    auto& writer = h5[path];
+    if (!writer) {
+      writer = std::make_unique<kosmos::io::H5Writer>(path);
+      writer->attribute("/", "kosmos_dust_precision", sizeof(T) == 4 ? "float" : "double");
+      writer->write("wavelength_micron", w_micron);
+      writer->write("radius_micron", sizes.radius_micron);
+      std::vector<std::int32_t> comp(composition.begin(), composition.end());
+      writer->write("composition", comp);
+    }
+    return writer.get();
+  };
+  const std::size_t cells_dim = std::size_t(nc), l_dim = std::size_t(nl), s_dim = std::size_t(ns);
+  kosmos::io::H5Writer* const h5_temperature = h5_output("temperatures");
+  kosmos::io::H5Writer* const h5_status = h5_output("status");
+  kosmos::io::H5Writer* const h5_sed = h5_output("sed");
+  kosmos::io::H5Writer* const h5_cells = h5_output("write-cells");
+  if (h5_temperature) h5_temperature->create<T>("temperature", {cells_dim, s_dim});
+  if (h5_status) h5_status->create<std::int32_t>("status", {cells_dim, s_dim});
+  if (h5_sed) h5_sed->create<T>("sed", {cells_dim, l_dim});
+  if (h5_cells) {
+    h5_cells->create<T>("intensity", {cells_dim, l_dim});
+    h5_cells->create<T>("dust_mass", {cells_dim});
+  }
 
+  // Stages 2-4 streamed through the device; each chunk's summary and HDF5 rows as it lands.
   std::vector<std::int64_t> counts(temperature_status_count, 0);
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0;
   std::int64_t nonfinite_sed = 0;
-  for (std::int64_t c = 0; c < nc; ++c) {
-    for (int s = 0; s < ns; ++s) {
-      const int st = h_st(c, s);
-      ++counts.at(std::size_t(st));
-      if (st == status_no_heating || st == status_invalid_heating) continue;  // T is 0 or NaN
-      t_min = std::min(t_min, double(h_t(c, s)));
-      t_max = std::max(t_max, double(h_t(c, s)));
-      absorbed += double(h_m(c)) * sizes.number_per_mass[s] * double(h_heat(c, s));
+  auto on_chunk = [&](std::int64_t c0, std::int64_t n) {
+    for (std::int64_t c = c0; c < c0 + n; ++c) {
+      for (int s = 0; s < ns; ++s) {
+        const int st = cells.status(c, s);
+        ++counts.at(std::size_t(st));
+        if (st == status_no_heating || st == status_invalid_heating) continue;  // T is 0 or NaN
+        t_min = std::min(t_min, double(cells.temperature(c, s)));
+        t_max = std::max(t_max, double(cells.temperature(c, s)));
+        absorbed += double(cells.dust_mass(c)) * sizes.number_per_mass[s] * double(cells.heating(c, s));
+      }
+      for (int l = 0; l < nl; ++l) {
+        if (!std::isfinite(double(cells.sed(c, l)))) ++nonfinite_sed;
+        emitted += double(cells.sed(c, l)) * d_micron[l] * 1e-6;
+      }
     }
-    for (int l = 0; l < nl; ++l) {
-      if (!std::isfinite(double(h_sed(c, l)))) ++nonfinite_sed;
-      emitted += double(h_sed(c, l)) * d_micron[l] * 1e-6;
+    const std::size_t first = std::size_t(c0), rows = std::size_t(n);
+    if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, &cells.temperature(c0, 0));
+    if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, &cells.status(c0, 0));
+    if (h5_sed) h5_sed->write_rows("sed", first, rows, &cells.sed(c0, 0));
+    if (h5_cells) {
+      h5_cells->write_rows("intensity", first, rows, &cells.intensity(c0, 0));
+      h5_cells->write_rows("dust_mass", first, rows, &cells.dust_mass(c0));
     }
+  };
+  EmissionPipeline<T, Space> pipeline(space, grains);
+  using Input = typename EmissionPipeline<T, Space>::Input;
+  const auto seed = std::uint64_t(o.integer("seed"));
+  if (generate) {
+    pipeline.run(
+        [&](const Space& instance, std::int64_t c0, const Input& in) {
+          synthetic_cells(instance, wavelength, in.intensity, in.dust_mass, seed, c0);
+          const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + std::int64_t(in.dust_mass.extent(0)));
+          Kokkos::deep_copy(instance, Kokkos::subview(cells.dust_mass, range), in.dust_mass);
+          if (cells.intensity.extent(0) > 0)
+            Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);
+        },
+        cells, options, on_chunk);
+  } else {
+    pipeline.run(EmissionPipeline<T, Space>::copy_cells_in(cells), cells, options, on_chunk);
   }
+  const auto t2 = clock::now();
+  for (auto& writer : h5) writer.second->commit();
+  const auto t3 = clock::now();
+
   std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x " << nl
             << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method " << method << ", on "
             << Space::name() << "\n"
-            << "  time (s): grains " << seconds(t0, t1) << ", heating (GEMM) " << stages.heating
-            << ", temperatures " << stages.temperature << ", SED " << stages.sed << ", total " << seconds(t0, t4)
-            << "\n"
+            << "  time (s): grains " << seconds(t0, t1) << ", cells in + heating + temperatures + SED + out "
+            << "(pipelined) " << seconds(t1, t2) << ", HDF5 commit " << seconds(t2, t3) << "\n"
             << "  temperature range: " << t_min << " - " << t_max << " K (heated grains)\n"
             << "  status:";
   for (int k = 0; k < temperature_status_count; ++k)
@@ -226,7 +309,12 @@ int run_dust(const kosmos::cli::Options& o) {
             << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
             << "\n";
 
-  if (o.has("temperatures") && !o.str("temperatures").empty()) {
+  // Text outputs, each as a whole.
+  auto text_output = [&](const char* name) {
+    const std::string path = output(name);
+    return !path.empty() && !kosmos::io::is_hdf5_path(path);
+  };
+  if (text_output("temperatures")) {
     kosmos::io::write_atomically(o.str("temperatures"), [&](std::ostream& out) {
       out << "# kosmos dust: equilibrium temperatures (K), one line per cell, one column per species\n";
       for (std::size_t k = 0; k < n_comp; ++k) out << "# composition " << k << ": " << table_paths[k] << '\n';
@@ -234,42 +322,41 @@ int run_dust(const kosmos::cli::Options& o) {
       for (int s = 0; s < ns; ++s) out << ' ' << composition[s] << ':' << sizes.radius_micron[s];
       out << '\n' << std::setprecision(sizeof(T) == 4 ? 8 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
-        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << h_t(c, s);
+        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << cells.temperature(c, s);
         out << '\n';
       }
     });
   }
-  if (o.has("status") && !o.str("status").empty()) {
+  if (text_output("status")) {
     kosmos::io::write_atomically(o.str("status"), [&](std::ostream& out) {
       out << "# kosmos dust: solver status per species, one line per cell\n";
       for (int k = 0; k < temperature_status_count; ++k)
         out << "# " << k << ' ' << temperature_status_name(k) << ": " << temperature_status_meaning(k) << '\n';
       for (std::int64_t c = 0; c < nc; ++c) {
-        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << h_st(c, s);
+        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << cells.status(c, s);
         out << '\n';
       }
     });
   }
-  if (o.has("sed") && !o.str("sed").empty()) {
+  if (text_output("sed")) {
     kosmos::io::write_atomically(o.str("sed"), [&](std::ostream& out) {
       out << "# kosmos dust: emission SED L_lambda (W m^-1 sr^-1 per cell), one line per cell\n# lambda_micron";
       out << std::setprecision(17);
       for (double w : w_micron) out << ' ' << w;
       out << '\n' << std::setprecision(sizeof(T) == 4 ? 8 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
-        for (int l = 0; l < nl; ++l) out << (l ? " " : "") << h_sed(c, l);
+        for (int l = 0; l < nl; ++l) out << (l ? " " : "") << cells.sed(c, l);
         out << '\n';
       }
     });
   }
-  if (o.has("write-cells") && !o.str("write-cells").empty()) {
-    auto h_i = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), intensity);
+  if (text_output("write-cells")) {
     kosmos::io::write_atomically(o.str("write-cells"), [&](std::ostream& out) {
       out << "# kosmos dust cells: dust_mass I_1 ... I_" << nl << " (W m^-2 m^-1 sr^-1)\n"
           << std::setprecision(sizeof(T) == 4 ? 9 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
-        out << h_m(c);
-        for (int l = 0; l < nl; ++l) out << ' ' << h_i(c, l);
+        out << cells.dust_mass(c);
+        for (int l = 0; l < nl; ++l) out << ' ' << cells.intensity(c, l);
         out << '\n';
       }
     });

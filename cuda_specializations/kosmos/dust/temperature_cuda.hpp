@@ -83,25 +83,16 @@ void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T
     throw std::runtime_error(std::string("kosmos::dust::equilibrium_temperatures (CUDA): launch failed: ") +
                              cudaGetErrorString(err));
 }
-// Stage 4 (the paper's kernel 4): thread (c, l) sums over species. For a cell-fastest (LayoutLeft)
-// SED blockIdx.y is the wavelength, so a warp reads 32 consecutive temperatures T(c, s) and one
-// broadcast SED weight per species; for a row-major (LayoutRight) SED a 1D grid runs the
-// wavelengths fastest, so the writes stay coalesced and T(c, s) is broadcast.
-template <class T, bool WavelengthFastest, class Exp, class Weights, class Vec, class Temperature, class Mass, class Sed>
+// Stage 4 (the paper's kernel 4): thread (c, l) sums over species; blockIdx.y is the wavelength,
+// so a warp reads 32 consecutive temperatures T(c, s) and one broadcast SED weight per species.
+// A row-major (LayoutRight) SED, as the pipeline's, keeps this mapping: its writes are strided, but
+// they are one per thread against 2 x species coalesced or broadcast reads.
+template <class T, class Exp, class Weights, class Vec, class Temperature, class Mass, class Sed>
 __global__ void __launch_bounds__(256) emission_sed_kernel(Weights sed_weight, Vec x, Temperature temperature,
-                                                           Mass dust_mass, Sed sed, int nc, int nl, int ns,
-                                                           Exp exp_op) {
-  int c, l;
-  if (WavelengthFastest) {
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (long long)nc * nl) return;
-    c = int(i / nl);
-    l = int(i % nl);
-  } else {
-    c = blockIdx.x * blockDim.x + threadIdx.x;
-    l = blockIdx.y;
-    if (c >= nc) return;
-  }
+                                                           Mass dust_mass, Sed sed, int nc, int ns, Exp exp_op) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int l = blockIdx.y;
+  if (c >= nc) return;
   const T xl = x(l);
   T sum = 0;
   for (int s = 0; s < ns; ++s) {
@@ -118,19 +109,14 @@ void emission_sed_cuda(const Kokkos::Cuda& space, const GrainModel<T, Kokkos::Cu
   const int nc = int(temperature.extent(0)), ns = g.species(), nl = g.wavelengths();
   if (nc == 0) return;
   constexpr int block = 256;
-  constexpr bool wavelength_fastest = std::is_same<typename Sed::array_layout, Kokkos::LayoutRight>::value;
-  const long long blocks = ((long long)nc * nl + block - 1) / block;
-  kosmos::Impl::require(wavelength_fastest ? blocks <= 2147483647LL : nl <= 65535, "kosmos::dust::emission_sed (CUDA)",
-                        nc, " cells x ", nl, " wavelengths exceed the grid");
-  const dim3 grid = wavelength_fastest ? dim3(unsigned(blocks)) : dim3((nc + block - 1) / block, nl);
-  auto launch = [&](auto exp_op) {
-    emission_sed_kernel<T, wavelength_fastest><<<grid, block, 0, space.cuda_stream()>>>(
-        g.sed_weight, g.x, temperature, dust_mass, sed, nc, nl, ns, exp_op);
-  };
+  kosmos::Impl::require(nl <= 65535, "kosmos::dust::emission_sed (CUDA)", nl, " wavelengths exceed the 65535 grid rows");
+  const dim3 grid((nc + block - 1) / block, nl);
   if (std::is_same<T, float>::value && options.fast_exp) {
-    launch(CudaFastExp());
+    emission_sed_kernel<T><<<grid, block, 0, space.cuda_stream()>>>(g.sed_weight, g.x, temperature, dust_mass, sed,
+                                                                    nc, ns, CudaFastExp());
   } else {
-    launch(LibraryExp());
+    emission_sed_kernel<T><<<grid, block, 0, space.cuda_stream()>>>(g.sed_weight, g.x, temperature, dust_mass, sed,
+                                                                    nc, ns, LibraryExp());
   }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
