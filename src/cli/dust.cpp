@@ -252,21 +252,91 @@ int run_dust(const kosmos::cli::Options& o) {
   std::vector<std::int64_t> counts(temperature_status_count, 0);
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0;
   std::int64_t nonfinite_sed = 0;
+  // Host-side summary of each chunk, in parallel on the host while the device works on the next.
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  using HostRange = Kokkos::RangePolicy<Host, Kokkos::IndexType<std::int64_t>>;
+  std::vector<double> n_per_mass = sizes.number_per_mass, width_m(d_micron);
+  for (auto& w : width_m) w *= 1e-6;
   auto on_chunk = [&](std::int64_t c0, std::int64_t n) {
-    for (std::int64_t c = c0; c < c0 + n; ++c) {
-      for (int s = 0; s < ns; ++s) {
-        const int st = cells.status(c, s);
-        ++counts.at(std::size_t(st));
-        if (st == status_no_heating || st == status_invalid_heating) continue;  // T is 0 or NaN
-        t_min = std::min(t_min, double(cells.temperature(c, s)));
-        t_max = std::max(t_max, double(cells.temperature(c, s)));
-        absorbed += double(cells.dust_mass(c)) * sizes.number_per_mass[s] * double(cells.heating(c, s));
-      }
-      for (int l = 0; l < nl; ++l) {
-        if (!std::isfinite(double(cells.sed(c, l)))) ++nonfinite_sed;
-        emitted += double(cells.sed(c, l)) * d_micron[l] * 1e-6;
-      }
+    const auto temperature = cells.temperature;
+    const auto status = cells.status;
+    const auto heat = cells.heating;
+    const auto sed = cells.sed;
+    const auto mass = cells.dust_mass;
+    const double* number = n_per_mass.data();
+    const double* width = width_m.data();
+    const std::int64_t c1 = c0 + n;
+    // Per (cell, species): k = (c - c0) * ns + s.
+    auto cs = [=](std::int64_t k, std::int64_t& c, int& s) {
+      c = c0 + k / ns;
+      s = int(k % ns);
+    };
+    for (int st = 0; st < temperature_status_count; ++st) {
+      std::int64_t count = 0;
+      Kokkos::parallel_reduce(
+          "kosmos::dust::cli_status_counts", HostRange(0, n * ns),
+          [=](std::int64_t k, std::int64_t& sum) {
+            std::int64_t c;
+            int s;
+            cs(k, c, s);
+            sum += status(c, s) == st;
+          },
+          Kokkos::Sum<std::int64_t>(count));
+      counts[std::size_t(st)] += count;
     }
+    // Heated grains only: no heating (T = 0) and invalid heating (T = NaN) are left out.
+    auto heated = [=](std::int64_t c, int s) {
+      return status(c, s) != status_no_heating && status(c, s) != status_invalid_heating;
+    };
+    double lo = 1e300, hi = 0, in = 0, out = 0;
+    Kokkos::parallel_reduce(
+        "kosmos::dust::cli_t_min", HostRange(0, n * ns),
+        [=](std::int64_t k, double& m) {
+          std::int64_t c;
+          int s;
+          cs(k, c, s);
+          if (heated(c, s)) m = std::min(m, double(temperature(c, s)));
+        },
+        Kokkos::Min<double>(lo));
+    Kokkos::parallel_reduce(
+        "kosmos::dust::cli_t_max", HostRange(0, n * ns),
+        [=](std::int64_t k, double& m) {
+          std::int64_t c;
+          int s;
+          cs(k, c, s);
+          if (heated(c, s)) m = std::max(m, double(temperature(c, s)));
+        },
+        Kokkos::Max<double>(hi));
+    Kokkos::parallel_reduce(
+        "kosmos::dust::cli_absorbed", HostRange(0, n * ns),
+        [=](std::int64_t k, double& sum) {
+          std::int64_t c;
+          int s;
+          cs(k, c, s);
+          if (heated(c, s)) sum += double(mass(c)) * number[s] * double(heat(c, s));
+        },
+        Kokkos::Sum<double>(in));
+    Kokkos::parallel_reduce(
+        "kosmos::dust::cli_emitted", HostRange(c0, c1),
+        [=](std::int64_t c, double& sum) {
+          for (int l = 0; l < nl; ++l) sum += double(sed(c, l)) * width[l];
+        },
+        Kokkos::Sum<double>(out));
+    if (!std::isfinite(out)) {  // count the culprits only when there are some
+      std::int64_t bad = 0;
+      Kokkos::parallel_reduce(
+          "kosmos::dust::cli_nonfinite_sed", HostRange(c0, c1),
+          [=](std::int64_t c, std::int64_t& sum) {
+            for (int l = 0; l < nl; ++l) sum += !std::isfinite(double(sed(c, l)));
+          },
+          Kokkos::Sum<std::int64_t>(bad));
+      nonfinite_sed += bad;
+    } else {
+      emitted += out;
+    }
+    t_min = std::min(t_min, lo);
+    t_max = std::max(t_max, hi);
+    absorbed += in;
     const std::size_t first = std::size_t(c0), rows = std::size_t(n);
     if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, &cells.temperature(c0, 0));
     if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, &cells.status(c0, 0));
@@ -293,6 +363,9 @@ int run_dust(const kosmos::cli::Options& o) {
     pipeline.run(EmissionPipeline<T, Space>::copy_cells_in(cells), cells, options, on_chunk);
   }
   const auto t2 = clock::now();
+  std::int64_t counted = 0;
+  for (auto count : counts) counted += count;
+  if (counted != nc * ns) throw std::runtime_error("kosmos dust: a solver status outside 0-5 (internal error)");
   for (auto& writer : h5) writer.second->commit();
   const auto t3 = clock::now();
 
