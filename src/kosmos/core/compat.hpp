@@ -102,14 +102,19 @@ using pinned_host_space = Kokkos::CudaHostPinnedSpace;
 using pinned_host_space = Kokkos::HostSpace;
 #endif
 
-// `count` independent instances of `space` (their own CUDA streams) for overlapping copies and
-// kernels. Kokkos 4 and later: Kokkos::Experimental::partition_space. Kokkos 3.x on CUDA: Cuda
-// instances on non-blocking streams created here and destroyed with this object (after a fence).
-// Elsewhere in 3.x: `count` handles to `space` itself (the work runs in order).
+// `count` independent instances of a device `space` (their own CUDA streams) for overlapping
+// copies and kernels. Kokkos 4 and later: Kokkos::Experimental::partition_space. Kokkos 3.x on
+// CUDA: Cuda instances on non-blocking streams created here and destroyed with this object (after
+// a fence). Host spaces (whose calls block anyway; partitioning would split their threads):
+// `count` handles to `space` itself.
 template <class ExecSpace>
 class SpaceInstances {
  public:
   SpaceInstances(const ExecSpace& space, int count) {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+      instances_.assign(std::size_t(count), space);
+      return;
+    }
 #if KOKKOS_VERSION >= 40000
     instances_ = Kokkos::Experimental::partition_space(space, std::vector<int>(std::size_t(count), 1));
 #else
