@@ -175,7 +175,18 @@ int run_dust(const kosmos::cli::Options& o) {
     read_cells(o.str("cells"), std::size_t(nl), mass_h, intensity_h);
     nc = std::int64_t(mass_h.size());
   }
-  HostCells<T> cells(nc, nl, ns, !generate || !cells_out.empty());
+  // Every cell's results stay in host memory only for text outputs and --write-cells; otherwise
+  // they stream through a ring of chunk buffers straight into the HDF5 files.
+  auto text_output = [&](const char* name) {
+    const std::string path = output(name);
+    return !path.empty() && !kosmos::io::is_hdf5_path(path);
+  };
+  const bool keep_all =
+      text_output("temperatures") || text_output("status") || text_output("sed") || !cells_out.empty();
+  using Cells = HostCells<T>;
+  const Cells cells = keep_all ? Cells(nc, nl, ns, generate && cells_out.empty() ? Cells::results : Cells::both)
+                      : generate ? Cells()
+                                 : Cells(nc, nl, ns, Cells::inputs);
   if (cells_h5) {
     cells_h5->read_into("intensity", cells.intensity.data(), std::size_t(nc) * nl);
     cells_h5->read_into("dust_mass", cells.dust_mass.data(), std::size_t(nc));
@@ -257,18 +268,22 @@ int run_dust(const kosmos::cli::Options& o) {
   using HostRange = Kokkos::RangePolicy<Host, Kokkos::IndexType<std::int64_t>>;
   std::vector<double> n_per_mass = sizes.number_per_mass, width_m(d_micron);
   for (auto& w : width_m) w *= 1e-6;
-  auto on_chunk = [&](std::int64_t c0, std::int64_t n) {
-    const auto temperature = cells.temperature;
-    const auto status = cells.status;
-    const auto heat = cells.heating;
-    const auto sed = cells.sed;
-    const auto mass = cells.dust_mass;
+  PipelineOptions streaming;
+  streaming.chunk_cells = o.integer("chunk-cells", 1);
+  EmissionPipeline<T, Space> pipeline(space, grains, streaming);
+  const Cells results = keep_all ? cells : Cells(pipeline.ring_rows(), nl, ns, Cells::results);
+  auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
+    const auto temperature = results.temperature;
+    const auto status = results.status;
+    const auto heat = results.heating;
+    const auto sed = results.sed;
+    const auto mass = results.dust_mass;
     const double* number = n_per_mass.data();
     const double* width = width_m.data();
-    const std::int64_t c1 = c0 + n;
-    // Per (cell, species): k = (c - c0) * ns + s.
+    const std::int64_t r1 = row + n;  // the chunk's rows in `results`: [row, r1)
+    // Per (cell, species): k = (c - row) * ns + s.
     auto cs = [=](std::int64_t k, std::int64_t& c, int& s) {
-      c = c0 + k / ns;
+      c = row + k / ns;
       s = int(k % ns);
     };
     for (int st = 0; st < temperature_status_count; ++st) {
@@ -317,7 +332,7 @@ int run_dust(const kosmos::cli::Options& o) {
         },
         Kokkos::Sum<double>(in));
     Kokkos::parallel_reduce(
-        "kosmos::dust::cli_emitted", HostRange(c0, c1),
+        "kosmos::dust::cli_emitted", HostRange(row, r1),
         [=](std::int64_t c, double& sum) {
           for (int l = 0; l < nl; ++l) sum += double(sed(c, l)) * width[l];
         },
@@ -325,7 +340,7 @@ int run_dust(const kosmos::cli::Options& o) {
     if (!std::isfinite(out)) {  // count the culprits only when there are some
       std::int64_t bad = 0;
       Kokkos::parallel_reduce(
-          "kosmos::dust::cli_nonfinite_sed", HostRange(c0, c1),
+          "kosmos::dust::cli_nonfinite_sed", HostRange(row, r1),
           [=](std::int64_t c, std::int64_t& sum) {
             for (int l = 0; l < nl; ++l) sum += !std::isfinite(double(sed(c, l)));
           },
@@ -338,29 +353,29 @@ int run_dust(const kosmos::cli::Options& o) {
     t_max = std::max(t_max, hi);
     absorbed += in;
     const std::size_t first = std::size_t(c0), rows = std::size_t(n);
-    if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, &cells.temperature(c0, 0));
-    if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, &cells.status(c0, 0));
-    if (h5_sed) h5_sed->write_rows("sed", first, rows, &cells.sed(c0, 0));
+    if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, &results.temperature(row, 0));
+    if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, &results.status(row, 0));
+    if (h5_sed) h5_sed->write_rows("sed", first, rows, &results.sed(row, 0));
     if (h5_cells) {
-      h5_cells->write_rows("intensity", first, rows, &cells.intensity(c0, 0));
-      h5_cells->write_rows("dust_mass", first, rows, &cells.dust_mass(c0));
+      h5_cells->write_rows("intensity", first, rows, &cells.intensity(c0, 0));  // keep_all: row == c0
+      h5_cells->write_rows("dust_mass", first, rows, &results.dust_mass(row));
     }
   };
-  EmissionPipeline<T, Space> pipeline(space, grains);
   using Input = typename EmissionPipeline<T, Space>::Input;
   const auto seed = std::uint64_t(o.integer("seed"));
   if (generate) {
     pipeline.run(
+        nc,
         [&](const Space& instance, std::int64_t c0, const Input& in) {
           synthetic_cells(instance, wavelength, in.intensity, in.dust_mass, seed, c0);
-          const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + std::int64_t(in.dust_mass.extent(0)));
-          Kokkos::deep_copy(instance, Kokkos::subview(cells.dust_mass, range), in.dust_mass);
-          if (cells.intensity.extent(0) > 0)
+          if (cells.intensity.extent(0) > 0) {  // --write-cells
+            const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + std::int64_t(in.dust_mass.extent(0)));
             Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);
+          }
         },
-        cells, options, on_chunk);
+        results, options, on_chunk);
   } else {
-    pipeline.run(EmissionPipeline<T, Space>::copy_cells_in(cells), cells, options, on_chunk);
+    pipeline.run(nc, EmissionPipeline<T, Space>::copy_cells_in(cells), results, options, on_chunk);
   }
   const auto t2 = clock::now();
   std::int64_t counted = 0;
@@ -382,11 +397,7 @@ int run_dust(const kosmos::cli::Options& o) {
             << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
             << "\n";
 
-  // Text outputs, each as a whole.
-  auto text_output = [&](const char* name) {
-    const std::string path = output(name);
-    return !path.empty() && !kosmos::io::is_hdf5_path(path);
-  };
+  // Text outputs, each as a whole (keep_all: `results` is `cells`, one row per cell).
   if (text_output("temperatures")) {
     kosmos::io::write_atomically(o.str("temperatures"), [&](std::ostream& out) {
       out << "# kosmos dust: equilibrium temperatures (K), one line per cell, one column per species\n";
@@ -395,7 +406,7 @@ int run_dust(const kosmos::cli::Options& o) {
       for (int s = 0; s < ns; ++s) out << ' ' << composition[s] << ':' << sizes.radius_micron[s];
       out << '\n' << std::setprecision(sizeof(T) == 4 ? 8 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
-        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << cells.temperature(c, s);
+        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << results.temperature(c, s);
         out << '\n';
       }
     });
@@ -406,7 +417,7 @@ int run_dust(const kosmos::cli::Options& o) {
       for (int k = 0; k < temperature_status_count; ++k)
         out << "# " << k << ' ' << temperature_status_name(k) << ": " << temperature_status_meaning(k) << '\n';
       for (std::int64_t c = 0; c < nc; ++c) {
-        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << cells.status(c, s);
+        for (int s = 0; s < ns; ++s) out << (s ? " " : "") << results.status(c, s);
         out << '\n';
       }
     });
@@ -418,7 +429,7 @@ int run_dust(const kosmos::cli::Options& o) {
       for (double w : w_micron) out << ' ' << w;
       out << '\n' << std::setprecision(sizeof(T) == 4 ? 8 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
-        for (int l = 0; l < nl; ++l) out << (l ? " " : "") << cells.sed(c, l);
+        for (int l = 0; l < nl; ++l) out << (l ? " " : "") << results.sed(c, l);
         out << '\n';
       }
     });
@@ -428,7 +439,7 @@ int run_dust(const kosmos::cli::Options& o) {
       out << "# kosmos dust cells: dust_mass I_1 ... I_" << nl << " (W m^-2 m^-1 sr^-1)\n"
           << std::setprecision(sizeof(T) == 4 ? 9 : 17);
       for (std::int64_t c = 0; c < nc; ++c) {
-        out << cells.dust_mass(c);
+        out << results.dust_mass(c);
         for (int l = 0; l < nl; ++l) out << ' ' << cells.intensity(c, l);
         out << '\n';
       }
@@ -475,6 +486,7 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)", "newton")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("beta", "B", "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
+      .option("chunk-cells", "N", "cells per chunk streamed through the device (3 chunks in flight)", "16384")
       .flag("allow-ceiling", "exit 0 (with a warning) when solves hit the 3000 K ceiling")
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)

@@ -8,6 +8,7 @@
 #include <kosmos/core/compat.hpp>
 #include <kosmos/dust/equilibrium.hpp>
 
+#include <KokkosKernels_config.h>
 #include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
@@ -29,15 +30,19 @@ struct HostCells {
   Kokkos::View<int**, Kokkos::LayoutRight, MemorySpace> status;  // (C, S), TemperatureStatus
   matrix sed;                                                    // (C, L), W m^-1 sr^-1
 
+  // Which arrays get rows: the intensities (inputs), the heating ... SEDs (results), or both;
+  // every part has the dust masses.
+  enum Parts { inputs = 1, results = 2, both = 3 };
+
   HostCells() = default;
-  HostCells(std::int64_t cells, int wavelengths, int species, bool with_intensity = true)
-      : intensity(alloc("kosmos::dust::host_intensity"), with_intensity ? cells : 0, wavelengths),
+  HostCells(std::int64_t cells, int wavelengths, int species, Parts parts = both)
+      : intensity(alloc("kosmos::dust::host_intensity"), parts & inputs ? cells : 0, wavelengths),
         dust_mass(alloc("kosmos::dust::host_dust_mass"), cells),
-        heating(alloc("kosmos::dust::host_heating"), cells, species),
-        temperature(alloc("kosmos::dust::host_temperature"), cells, species),
-        status(alloc("kosmos::dust::host_status"), cells, species),
-        sed(alloc("kosmos::dust::host_sed"), cells, wavelengths) {}
-  std::int64_t cells() const { return std::int64_t(temperature.extent(0)); }
+        heating(alloc("kosmos::dust::host_heating"), parts & results ? cells : 0, species),
+        temperature(alloc("kosmos::dust::host_temperature"), parts & results ? cells : 0, species),
+        status(alloc("kosmos::dust::host_status"), parts & results ? cells : 0, species),
+        sed(alloc("kosmos::dust::host_sed"), parts & results ? cells : 0, wavelengths) {}
+  std::int64_t cells() const { return std::int64_t(dust_mass.extent(0)); }
 
  private:
   static auto alloc(const char* label) {
@@ -71,18 +76,22 @@ struct InstanceGemm {
 }  // namespace dust
 }  // namespace kosmos
 
-#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+// cuBLAS is linked where Kokkos Kernels uses it.
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA) && \
+    defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
 #include <kosmos/dust/heating_cuda.hpp>
 #endif
 
 namespace kosmos {
 namespace dust {
 
-// Runs stages 2-4 (with validate_cells per chunk) on cells in host memory. fill_chunk(instance,
-// first_cell, intensity, dust_mass) queues the filling of one chunk's device input on `instance`
-// (intensity: row-major (n, L), dust_mass: (n)); copy_cells_in(host) returns one that copies from
-// HostCells. After a chunk's temperatures, statuses and SEDs have landed in `out`,
-// on_chunk(first_cell, n) runs on the host while the device works on later chunks.
+// Runs stages 2-4 (with validate_cells per chunk) on n_cells cells. fill_chunk(instance,
+// first_cell, input) queues the filling of one chunk's device input on `instance` (intensity:
+// row-major (n, L), dust_mass: (n)); copy_cells_in(host) returns one that copies from HostCells.
+// Each chunk's dust masses, heating, temperatures, statuses and SEDs land in `out`: at row
+// first_cell when `out` has a row per cell, or, when it has only ring_rows() rows, in the slot of
+// the instance that ran it (the results are then only valid until on_chunk returns).
+// on_chunk(first_cell, n, first_row) runs on the host while the device works on later chunks.
 template <class T, class ExecSpace>
 class EmissionPipeline {
  public:
@@ -105,6 +114,16 @@ class EmissionPipeline {
     }
   }
 
+  // Work still queued (after an exception in run) must not outlive the buffers.
+  ~EmissionPipeline() {
+    for (int i = 0; i < instances_.size(); ++i) instances_[i].fence();
+  }
+  EmissionPipeline(const EmissionPipeline&) = delete;
+  EmissionPipeline& operator=(const EmissionPipeline&) = delete;
+
+  // Rows of a HostCells that holds only the chunks in flight.
+  std::int64_t ring_rows() const { return std::int64_t(instances_.size()) * options_.chunk_cells; }
+
   // One chunk's device input: intensity (n, L) row-major and dust_mass (n).
   struct Input {
     rows intensity;
@@ -112,17 +131,22 @@ class EmissionPipeline {
   };
 
   template <class FillChunk, class HostMemory, class OnChunk>
-  void run(const FillChunk& fill_chunk, const HostCells<T, HostMemory>& out,
+  void run(std::int64_t n_cells, const FillChunk& fill_chunk, const HostCells<T, HostMemory>& out,
            const SolverOptions& solver, const OnChunk& on_chunk) {
-    const std::int64_t nc = out.cells(), chunk = options_.chunk_cells;
+    const std::int64_t nc = n_cells, chunk = options_.chunk_cells;
     const int nl = g_.wavelengths(), ns = g_.species(), ni = instances_.size();
-    std::vector<std::int64_t> pending(std::size_t(ni),
-                                      -1);  // first cell of the chunk in flight per instance
+    const bool ring = out.cells() < nc;
+    kosmos::Impl::require(!ring || out.cells() >= ring_rows(), "kosmos::dust::EmissionPipeline::run", "out has ",
+                          out.cells(), " rows: need one per cell (", nc, ") or ring_rows() = ", ring_rows());
+    kosmos::Impl::require(out.sed.extent(0) == out.dust_mass.extent(0), "kosmos::dust::EmissionPipeline::run",
+                          "out has no result arrays (HostCells::inputs)");
+    std::vector<std::int64_t> pending(std::size_t(ni), -1);  // first cell of the chunk in flight
+    auto first_row = [&](int i, std::int64_t c0) { return ring ? i * chunk : c0; };
     auto finish = [&](int i) {
       if (pending[std::size_t(i)] < 0) return;
       instances_[i].fence();
       const std::int64_t c0 = pending[std::size_t(i)];
-      on_chunk(c0, std::min(chunk, nc - c0));
+      on_chunk(c0, std::min(chunk, nc - c0), first_row(i, c0));
       pending[std::size_t(i)] = -1;
     };
     for (std::int64_t c0 = 0, k = 0; c0 < nc; c0 += chunk, ++k) {
@@ -144,7 +168,8 @@ class EmissionPipeline {
                             left(heating.data(), ns, n));
       equilibrium_temperatures(space, g_, heating, temperature, status, solver);
       emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
-      const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + n);
+      const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(i, c0), first_row(i, c0) + n);
+      Kokkos::deep_copy(space, Kokkos::subview(out.dust_mass, range), in.dust_mass);
       Kokkos::deep_copy(space, Kokkos::subview(out.sed, range, Kokkos::ALL), sed);
       Kokkos::deep_copy(space, Kokkos::subview(out.temperature, range, Kokkos::ALL), temperature);
       Kokkos::deep_copy(space, Kokkos::subview(out.heating, range, Kokkos::ALL), heating);
@@ -160,7 +185,7 @@ class EmissionPipeline {
 
   template <class HostMemory>
   void run(const HostCells<T, HostMemory>& cells, const SolverOptions& solver) {
-    run(copy_cells_in(cells), cells, solver, [](std::int64_t, std::int64_t) {});
+    run(cells.cells(), copy_cells_in(cells), cells, solver, [](std::int64_t, std::int64_t, std::int64_t) {});
   }
 
   // fill_chunk for cells already in host memory.
