@@ -2,6 +2,7 @@
 // __float128 range reduction), over e in [0, 0.999] and M over +-1000 orbits.
 #include <kosmos/kepler/solver.hpp>
 
+#include <kepler/solver_reference.hpp>
 #include <test_spaces.hpp>
 
 #include <cmath>
@@ -16,11 +17,13 @@ using Wide = __float128;
 #else
 using Wide = long double;
 #endif
-using LD = long double;
+using kosmos_test::LD;
+using kosmos_test::kTwoPiL;
+using kosmos_test::solve_reference;
+using kosmos_test::angle_distance;
 
 // 2 pi as a sum of three doubles (~160 bits).
 constexpr double kTwoPi0 = 6.283185307179586232, kTwoPi1 = 2.4492935982947064e-16, kTwoPi2 = -5.9895396194366793e-33;
-const LD kTwoPiL = 6.283185307179586476925286766559005768L;
 
 // M (exactly as given) reduced to [0, 2pi) in extended precision.
 LD reduce_reference(double M) {
@@ -34,28 +37,6 @@ LD reduce_reference(double M) {
   while (r < 0) r += two_pi;
   while (r >= two_pi) r -= two_pi;
   return LD(r);
-}
-
-// E in [0, 2pi) with E - e sin E = m, safeguarded Newton in long double.
-LD solve_reference(LD m, LD e) {
-  LD lo = 0, hi = kTwoPiL;  // f(0) = -m <= 0, f(2pi) = 2pi - m > 0; f increasing
-  LD E = m + 0.85L * e * (m < kTwoPiL / 2 ? 1 : -1);
-  if (E <= lo || E >= hi) E = m;
-  for (int it = 0; it < 200; ++it) {
-    const LD f = E - e * sinl(E) - m;
-    if (f == 0) break;
-    if (f > 0) hi = E; else lo = E;
-    LD next = E - f / (1 - e * cosl(E));
-    if (!(next > lo && next < hi)) next = 0.5L * (lo + hi);
-    if (fabsl(next - E) <= 1e-19L * (1 + fabsl(E))) { E = next; break; }
-    E = next;
-  }
-  return E;
-}
-
-LD angle_distance(LD a, LD b) {
-  LD d = fmodl(fabsl(a - b), kTwoPiL);
-  return d > kTwoPiL / 2 ? kTwoPiL - d : d;
 }
 
 // Test inputs: a grid of hard cases (M near 0, pi, 2pi and many orbits out, e up to 0.999) plus

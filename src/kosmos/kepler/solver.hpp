@@ -10,8 +10,9 @@
 //  - Solver::Markley (default): Markley (1995, Celest. Mech. 63, 101), loop-free: a Pade-cubic
 //    starter and one fifth-order correction, one sincos per solution.
 //
-// Conventions: M is range-reduced to [0, 2pi) with a two-constant (Cody-Waite) reduction so that
-// many orbits from the epoch keep the accuracy of the given M; E, and the true anomaly nu, are
+// Conventions: M is range-reduced to [0, 2pi) to about one ulp of 2 pi for every finite M
+// (Cody-Waite with a two-constant 2 pi for |M| < 2^50 double / 2^20 float, the exact Payne-Hanek
+// reduction beyond), so many orbits from the epoch keep the accuracy of the given M; E, and the true anomaly nu, are
 // returned in [0, 2pi) for that reduced M. Valid input: 0 <= e < 1, finite M.
 //
 // Accuracy (tested in unit_tests/kepler against a long-double / __float128 reference over
@@ -27,6 +28,7 @@
 #include <kosmos/core/validation.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace kosmos {
@@ -138,16 +140,113 @@ KOKKOS_FORCEINLINE_FUNCTION void rotate_small(T d, T& s, T& c) {
 }
 }  // namespace Impl
 
-// M reduced to [0, 2pi): M - 2 pi k with 2 pi carried to twice T's precision, so the result is
-// accurate to about one ulp of 2pi for |M| up to ~1e15 (double) / ~1e6 (float).
+namespace Impl {
+// Bits of 1/(2 pi) for the Payne-Hanek reduction: word w (1..20) holds bits 64 (w - 1) + 1 ..
+// 64 w after the binary point (1280 bits: enough for the largest double, 2^1024, plus a
+// 192-bit window); word 0 is zero (the bits before the point). Computed with mpmath at 1600 bits.
+KOKKOS_INLINE_FUNCTION std::uint64_t inv_two_pi_word(int w) {
+  switch (w) {
+    case 1: return 0x28be60db9391054aull;
+    case 2: return 0x7f09d5f47d4d3770ull;
+    case 3: return 0x36d8a5664f10e410ull;
+    case 4: return 0x7f9458eaf7aef158ull;
+    case 5: return 0x6dc91b8e909374b8ull;
+    case 6: return 0x01924bba82746487ull;
+    case 7: return 0x3f877ac72c4a69cfull;
+    case 8: return 0xba208d7d4baed121ull;
+    case 9: return 0x3a671c09ad17df90ull;
+    case 10: return 0x4e64758e60d4ce7dull;
+    case 11: return 0x272117e2ef7e4a0eull;
+    case 12: return 0xc7fe25fff7816603ull;
+    case 13: return 0xfbcbc462d6829b47ull;
+    case 14: return 0xdb4d9fb3c9f2c26dull;
+    case 15: return 0xd3d18fd9a797fa8bull;
+    case 16: return 0x5d49eeb1faf97c5eull;
+    case 17: return 0xcf41ce7de294a4baull;
+    case 18: return 0x9afed7ec47e35742ull;
+    case 19: return 0x1580cc11bf1edaeaull;
+    case 20: return 0xfc33ef0826bd0d87ull;
+    default: return 0;
+  }
+}
+
+// 64 bits of 1/(2 pi) starting after bit position `offset` - 64 (offset >= 0, word-0 based).
+KOKKOS_INLINE_FUNCTION std::uint64_t inv_two_pi_bits(int offset) {
+  const int w = offset / 64, shift = offset % 64;
+  const std::uint64_t hi = inv_two_pi_word(w), lo = inv_two_pi_word(w + 1);
+  return shift == 0 ? hi : (hi << shift) | (lo >> (64 - shift));
+}
+
+// Full 64 x 64 -> 128-bit product.
+KOKKOS_INLINE_FUNCTION void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
+#if defined(__CUDA_ARCH__)
+  lo = a * b;
+  hi = __umul64hi(a, b);
+#else
+  const std::uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+  const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const std::uint64_t middle = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  lo = (middle << 32) | (p00 & 0xffffffffu);
+  hi = p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+#endif
+}
+
+// |x| mod 2 pi in [0, 2pi] for finite |x| >= 2^50 (Payne-Hanek): with x = m 2^q (m the 53-bit
+// integer significand, q >= -2), frac(x / 2pi) = frac(m W / 2^192) up to m 2^-192, where W holds
+// the bits q + 1 .. q + 192 of 1/(2 pi) (the bits before them multiply m 2^q to integers).
+// The 128 leading fraction bits give |x| mod 2pi to well within one ulp of 2 pi.
+KOKKOS_INLINE_FUNCTION double reduce_huge(double x) {
+  std::uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const int q = int((bits >> 52) & 0x7ff) - 1075;
+  const std::uint64_t m = (bits & ((std::uint64_t(1) << 52) - 1)) | (std::uint64_t(1) << 52);
+  const int offset = q + 64;  // word 0 is the zero word
+  const std::uint64_t w0 = inv_two_pi_bits(offset), w1 = inv_two_pi_bits(offset + 64),
+                      w2 = inv_two_pi_bits(offset + 128);
+  std::uint64_t h0, l0, h1, l1, h2, l2;
+  mul_64x64(m, w0, h0, l0);  // h0: integer part, dropped
+  mul_64x64(m, w1, h1, l1);
+  mul_64x64(m, w2, h2, l2);
+  const std::uint64_t f1 = h2 + l1;                        // fraction bits 65..128
+  const std::uint64_t f0 = h1 + l0 + (f1 < h2 ? 1u : 0u);  // fraction bits 1..64 (mod 2^64)
+  // fraction = f0 / 2^64 + f1 / 2^128 as a double pair, times 2 pi as a double pair.
+  const double frac_hi = double(f0 & ~std::uint64_t(0x7ff)) * 5.42101086242752217e-20;  // 2^-64
+  const double frac_lo = (double(f0 & 0x7ff) + double(f1) * 5.42101086242752217e-20) * 5.42101086242752217e-20;
+  return math::fma(frac_hi, TwoPiSplit<double>::hi(),
+                   math::fma(frac_hi, TwoPiSplit<double>::lo(), frac_lo * TwoPiSplit<double>::hi()));
+}
+
+// Cody-Waite: M - 2 pi k with 2 pi carried to twice T's precision; k times the leading part is
+// exact in the fma, so the result is good to about one ulp of 2 pi while k fits in T's
+// significand with room for the quotient's rounding (|M| < 2^50 double, 2^20 float).
 template <class T>
-KOKKOS_INLINE_FUNCTION T reduce_mean_anomaly(T M) {
-  using Split = Impl::TwoPiSplit<T>;
+KOKKOS_INLINE_FUNCTION T reduce_cody_waite(T M) {
+  using Split = TwoPiSplit<T>;
   const T k = math::floor(M * T(0.15915494309189533577));
   T r = math::fma(-k, Split::hi(), M);
   r = math::fma(-k, Split::lo(), r);
   if (r < T(0)) r += Split::hi();
   if (r >= Split::hi()) r -= Split::hi();
+  return r;
+}
+}  // namespace Impl
+
+// M reduced to [0, 2pi), to about one ulp of 2 pi for every finite M: Cody-Waite for moderate
+// |M|, the exact (Payne-Hanek) reduction beyond (float through double). NaN for non-finite M.
+template <class T>
+KOKKOS_INLINE_FUNCTION T reduce_mean_anomaly(T M) {
+  if (!math::isfinite(M)) return M - M;
+  const T cody_waite_limit = std::is_same<T, float>::value ? T(1048576.0) : T(1125899906842624.0);  // 2^20, 2^50
+  T r;
+  if (math::fabs(M) < cody_waite_limit) {
+    r = Impl::reduce_cody_waite(M);
+  } else if (math::fabs(double(M)) < 1125899906842624.0) {
+    r = T(Impl::reduce_cody_waite(double(M)));
+  } else {
+    const double a = Impl::reduce_huge(math::fabs(double(M)));
+    r = T(M < T(0) && a > 0 ? (Impl::TwoPiSplit<double>::hi() - a) + Impl::TwoPiSplit<double>::lo() : a);
+  }
+  if (r >= Impl::TwoPiSplit<T>::hi()) r = T(0);  // within half an ulp of 2 pi
   if (r < T(0)) r = T(0);
   return r;
 }
