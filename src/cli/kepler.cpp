@@ -22,7 +22,7 @@ void print_row(const kosmos::kepler::ParameterSummary& s, const char* unit, int 
 int run_rv(const std::vector<std::string>& args) {
   kosmos::cli::Options options(
       "rv",
-      "Search an RV file (columns: time velocity sigma [instrument]) for Keplerian planets: periodogram-seeded "
+      "Search an RV file (whitespace or CSV columns time velocity sigma [instrument], RadVel header names, any row order) for Keplerian planets: periodogram-seeded "
       "random search and differential-evolution optimization per planet, then differential-evolution MCMC "
       "(ter Braak 2006) over all orbits with per-instrument offsets and jitters, on the batched chi^2 kernels. "
       "Prints medians with 68% intervals and writes the posterior samples.");
@@ -34,7 +34,7 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("thin", "N", "keep every N-th generation", "4");
   options.option("generations", "N", "DE optimizer generations per planet", "150");
   options.option("candidates", "N", "random-search orbits per planet", "8192");
-  options.option("period-min", "DAYS", "shortest period searched", "2");
+  options.option("period-min", "DAYS", "shortest period searched", "0.5");
   options.option("period-max", "DAYS", "longest period searched (0: twice the time span)", "0");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
   options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)", "auto");

@@ -31,7 +31,7 @@ struct SearchOptions {
   int thin = 4;                   // keep every thin-th generation
   int optimizer_generations = 150;
   int random_candidates = 8192;   // random-search orbits per planet
-  double period_min = 2.0;        // days
+  double period_min = 0.5;        // days (ultra-short-period planets have P ~ 1 d)
   double period_max = 0.0;        // days; 0: 2 x the data's time span
   double k_max = 1000.0;          // m/s
   double e_max = 0.95;
