@@ -15,8 +15,9 @@ using LD = long double;
 const LD kTwoPiL = 6.283185307179586476925286766559005768L;
 
 struct HostModels {
-  int n_sys = 0, n_pl = 0, n_inst = 0;
+  int n_sys = 0, n_pl = 0, n_inst = 0, n_trend = 0;
   std::vector<double> P, K, e, omega, M0, offset, jitter;  // row-major (sys, pl) / (sys, inst)
+  std::vector<double> trend;                               // (sys, n_trend): dvdt, curv
 };
 
 // Ford 2009 Table 2: P log-uniform in [2 d, 10 yr), K log-uniform in [1, 500) m/s, e U[0, 0.99),
@@ -45,7 +46,7 @@ HostModels table2_models(int n_sys, int n_pl, int n_inst, bool with_offsets, uns
 
 template <class Precision, class Space>
 kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
-  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst);
+  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst, h.n_trend);
   kosmos::kepler::ModelsHostMirror<Precision, Space> mirror(m);
   for (int s = 0; s < h.n_sys; ++s) {
     for (int j = 0; j < h.n_pl; ++j) {
@@ -60,6 +61,7 @@ kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
       mirror.offset(s, j) = h.offset[s * h.n_inst + j];
       mirror.jitter(s, j) = h.jitter[s * h.n_inst + j];
     }
+    for (int j = 0; j < h.n_trend; ++j) mirror.trend(s, j) = h.trend[s * h.n_trend + j];
   }
   mirror.copy_to(m);
   return m;
@@ -107,6 +109,8 @@ void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, doub
       const LD nu = 2 * atan2l(sqrtl(1 + e) * sinl(E / 2), sqrtl(1 - e) * cosl(E / 2));
       model += LD(m.K[i]) * (cosl(nu + w) + e * cosl(w));
     }
+    const LD dt = LD(d.time[k]) - LD(epoch);
+    for (int j = 0; j < m.n_trend; ++j) model += LD(m.trend[s * m.n_trend + j]) * powl(dt, j + 1);
     const int inst = d.instrument[k];
     const LD jit = m.jitter[s * m.n_inst + inst];
     const LD var = LD(d.sigma[k]) * d.sigma[k] + jit * jit;
@@ -170,6 +174,46 @@ void check_double_against_reference() {
       }
 }
 TYPED_TEST(KeplerChi2Test, DoubleMatchesLongDoubleReference) { check_double_against_reference<TypeParam>(); }
+
+// Linear and quadratic trends (RadVel's dvdt, curv about the epoch), with 0 and 2 planets, both
+// layouts, double and mixed precision, against the long-double reference.
+template <class Space>
+void check_trend_against_reference() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922();
+  const double epoch = data.mid_time();
+  const auto obs = observations<Space>(data, epoch);
+  const int n_sys = 12;
+  for (int n_pl : {0, 2})
+    for (int n_trend : {1, 2}) {
+      HostModels h = table2_models(n_sys, n_pl, data.n_instruments(), true, 23);
+      h.n_trend = n_trend;
+      std::mt19937_64 rng(5);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      for (int i = 0; i < n_sys * n_trend; ++i) h.trend.push_back(i % n_trend == 0 ? 0.01 * u(rng) : 3e-6 * u(rng));
+      const auto md = to_device<Double, Space>(h);
+      const auto mm = to_device<Mixed, Space>(h);
+      Kokkos::View<double*, Space> chi2("chi2", n_sys), ll("ll", n_sys);
+      for (auto layout : {Chi2Layout::fused, Chi2Layout::separate})
+        for (bool mixed : {false, true}) {
+          Chi2Options options;
+          options.layout = layout;
+          if (mixed)
+            Chi2Evaluator<Mixed, Space>(Space(), obs, options).evaluate(mm, chi2, ll);
+          else
+            Chi2Evaluator<Double, Space>(Space(), obs, options).evaluate(md, chi2, ll);
+          auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);
+          for (int s = 0; s < n_sys; ++s) {
+            LD rc, rl;
+            reference(h, s, data, epoch, rc, rl);
+            EXPECT_LE(std::fabs(double((hc(s) - rc) / rc)), mixed ? 1e-4 : 1e-10)
+                << layout_name(layout) << " n_pl " << n_pl << " n_trend " << n_trend << " mixed " << mixed
+                << " system " << s;
+          }
+        }
+    }
+}
+TYPED_TEST(KeplerChi2Test, TrendsAndZeroPlanetsMatchReference) { check_trend_against_reference<TypeParam>(); }
 
 template <class Precision, class Space>
 std::vector<double> run_chi2(const kosmos::kepler::Observations<Space>& obs, const HostModels& h,

@@ -114,8 +114,10 @@ class Observations {
   double epoch_ = 0;
 };
 
-// Parameters of n_sys models with n_pl planets each. P in the phase type, the rest in the real
-// type of Precision. Angles in radians, M0 at the observations' epoch.
+// Parameters of n_sys models with n_pl planets each (n_pl may be 0: offsets, jitters and trend
+// only). P in the phase type, the rest in the real type of Precision. Angles in radians, M0 at
+// the observations' epoch. Optional polynomial trend (RadVel's dvdt, curv) of degree
+// n_trend <= 2 about the epoch: v += trend(s, 0) (t - epoch) + trend(s, 1) (t - epoch)^2.
 template <class Precision, class ExecSpace = Kokkos::DefaultExecutionSpace>
 struct Models {
   using Phase = typename Precision::phase_type;
@@ -123,17 +125,20 @@ struct Models {
   Kokkos::View<Phase**, Kokkos::LayoutRight, ExecSpace> P;
   Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0;
   Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> offset, jitter;  // (n_sys, n_instruments)
+  Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> trend;           // (n_sys, n_trend)
 
   Models() = default;
-  Models(int n_sys, int n_pl, int n_instruments)
+  Models(int n_sys, int n_pl, int n_instruments, int n_trend = 0)
       : P("kosmos::kepler::P", n_sys, n_pl),
         K("kosmos::kepler::K", n_sys, n_pl),
         e("kosmos::kepler::e", n_sys, n_pl),
         omega("kosmos::kepler::omega", n_sys, n_pl),
         M0("kosmos::kepler::M0", n_sys, n_pl),
         offset("kosmos::kepler::offset", n_sys, n_instruments),
-        jitter("kosmos::kepler::jitter", n_sys, n_instruments) {}
+        jitter("kosmos::kepler::jitter", n_sys, n_instruments),
+        trend("kosmos::kepler::trend", n_sys, n_trend) {}
   int n_systems() const { return int(P.extent(0)); }
+  int n_trend() const { return int(trend.extent(1)); }
   int n_planets() const { return int(P.extent(1)); }
   int n_instruments() const { return int(offset.extent(1)); }
 };
@@ -143,7 +148,7 @@ template <class Precision, class ExecSpace>
 struct ModelsHostMirror {
   using Device = Models<Precision, ExecSpace>;
   typename decltype(Device::P)::HostMirror P;
-  typename decltype(Device::K)::HostMirror K, e, omega, M0, offset, jitter;
+  typename decltype(Device::K)::HostMirror K, e, omega, M0, offset, jitter, trend;
 
   ModelsHostMirror() = default;
   explicit ModelsHostMirror(const Device& m)
@@ -153,7 +158,8 @@ struct ModelsHostMirror {
         omega(Kokkos::create_mirror_view(m.omega)),
         M0(Kokkos::create_mirror_view(m.M0)),
         offset(Kokkos::create_mirror_view(m.offset)),
-        jitter(Kokkos::create_mirror_view(m.jitter)) {}
+        jitter(Kokkos::create_mirror_view(m.jitter)),
+        trend(Kokkos::create_mirror_view(m.trend)) {}
 
   void copy_to(const Device& m) const {
     Kokkos::deep_copy(m.P, P);
@@ -163,6 +169,7 @@ struct ModelsHostMirror {
     Kokkos::deep_copy(m.M0, M0);
     Kokkos::deep_copy(m.offset, offset);
     Kokkos::deep_copy(m.jitter, jitter);
+    Kokkos::deep_copy(m.trend, trend);
   }
 };
 
@@ -172,7 +179,9 @@ template <class ExecSpace, class Precision>
 void validate_models(const ExecSpace& space, const char* where, const Models<Precision, ExecSpace>& m,
                      Amplitude amplitude) {
   const int n_sys = m.n_systems(), n_pl = m.n_planets(), n_inst = m.n_instruments();
-  kosmos::Impl::require(n_sys > 0 && n_pl > 0, where, "models are empty (n_sys = ", n_sys, ", n_pl = ", n_pl, ")");
+  kosmos::Impl::require(n_sys > 0, where, "models are empty (n_sys = ", n_sys, ")");
+  kosmos::Impl::require(m.n_trend() <= 2 && m.trend.extent(0) == std::size_t(n_sys), where, "trend has extents (",
+                        m.trend.extent(0), ", ", m.trend.extent(1), "), expected (", n_sys, ", 0, 1 or 2)");
   for (const auto* v : {&m.K, &m.e, &m.omega, &m.M0}) {
     kosmos::Impl::require(v->extent(0) == std::size_t(n_sys) && v->extent(1) == std::size_t(n_pl), where,
                           v->label(), " has extents (", v->extent(0), ", ", v->extent(1), "), expected (", n_sys,
@@ -226,6 +235,14 @@ void validate_models(const ExecSpace& space, const char* where, const Models<Pre
     throw invalid_input(kosmos::Impl::concat(where, ": offset(", s, ", ", j, ") = ", o, ", jitter(", s, ", ", j,
                                              ") = ", q, ": both must be finite and jitter >= 0"));
   }
+  auto trend = m.trend;
+  const int n_trend = m.n_trend();
+  const auto bad_trend = kosmos::Impl::first_index_where(
+      space, "kosmos::kepler::validate_models", std::int64_t(n_sys) * n_trend,
+      KOKKOS_LAMBDA(std::int64_t i) { return !math::isfinite(trend(int(i / n_trend), int(i % n_trend))); });
+  if (bad_trend >= 0)
+    throw invalid_input(kosmos::Impl::concat(where, ": trend(", bad_trend / n_trend, ", ", bad_trend % n_trend,
+                                             ") is not finite"));
 }
 }  // namespace Impl
 
@@ -258,15 +275,18 @@ class Chi2Evaluator {
   }
 
   const Chi2Options& options() const { return options_; }
-  // True when evaluate() runs the hand-tuned CUDA kernel for models with n_pl planets: Kokkos::Cuda,
-  // Mixed precision, fused layout, Solver::Markley, n_pl <= 8, use_cuda_specialization.
-  bool uses_cuda_specialization(int n_pl) const {
+  // True when evaluate() runs the hand-tuned CUDA kernel for models with n_pl planets and a
+  // trend of degree n_trend: Kokkos::Cuda, Mixed precision, fused layout, Solver::Markley,
+  // 1 <= n_pl <= 8, no trend, use_cuda_specialization.
+  bool uses_cuda_specialization(int n_pl, int n_trend = 0) const {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
     if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value)
       return options_.layout == Chi2Layout::fused && options_.use_cuda_specialization &&
-             options_.solver.solver == Solver::Markley && n_pl <= Impl::cuda_max_planets;
+             options_.solver.solver == Solver::Markley && n_pl >= 1 && n_pl <= Impl::cuda_max_planets &&
+             n_trend == 0;
 #endif
     (void)n_pl;
+    (void)n_trend;
     return false;
   }
   int n_observations() const { return n_obs_; }
@@ -279,7 +299,7 @@ class Chi2Evaluator {
     check(models, chi2, loglike);
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
     if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value && std::is_same<Precision, Mixed>::value) {
-      if (uses_cuda_specialization(models.n_planets())) {
+      if (uses_cuda_specialization(models.n_planets(), models.n_trend())) {
         Impl::fused_chi2_mixed_cuda(space_, obs_, models, chi2, loglike, loglike.extent(0) > 0, options_.amplitude);
         return;
       }
@@ -371,12 +391,12 @@ class Chi2Evaluator {
     const bool want_ll = loglike.extent(0) > 0;
     if (separate) {
       FromDv f{obs_.t, obs_.v, obs_.var, obs_.inst, models.P, models.K, models.e, models.omega, models.M0,
-               models.offset, models.jitter, dv_, chi2, loglike, want_ll, n_sys, n_pl, n_obs_, tile, team_size,
+               models.offset, models.jitter, models.trend, dv_, chi2, loglike, want_ll, n_sys, n_pl, n_obs_, tile, team_size,
                groups, options_.solver.solver, tolerance(), options_.solver.max_iterations, options_.amplitude};
       Kokkos::parallel_for("kosmos::kepler::chi2_from_dv", policy, f);
     } else {
       Fused f{obs_.t, obs_.v, obs_.var, obs_.inst, models.P, models.K, models.e, models.omega, models.M0,
-              models.offset, models.jitter, Kokkos::View<const Real**, ExecSpace>(), chi2, loglike, want_ll, n_sys,
+              models.offset, models.jitter, models.trend, Kokkos::View<const Real**, ExecSpace>(), chi2, loglike, want_ll, n_sys,
               n_pl, n_obs_, tile, team_size, groups, options_.solver.solver, tolerance(),
               options_.solver.max_iterations, options_.amplitude};
       Kokkos::parallel_for("kosmos::kepler::chi2_fused", policy, f);

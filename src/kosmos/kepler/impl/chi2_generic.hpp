@@ -119,7 +119,7 @@ struct Chi2TeamFunctor {
   Kokkos::View<const Real*, ExecSpace> v, var;
   Kokkos::View<const int*, ExecSpace> inst;
   Kokkos::View<const Phase**, Kokkos::LayoutRight, ExecSpace> P;
-  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0, offset, jitter;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0, offset, jitter, trend;
   Kokkos::View<const Real**, ExecSpace> dv;
   Kokkos::View<double*, ExecSpace> chi2, loglike;
   bool want_loglike;
@@ -190,6 +190,10 @@ struct Chi2TeamFunctor {
               solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
               model.add(rv_from_anomaly(s_A(slot), s_B(slot), ecc, s, c));
             }
+          }
+          if (trend.extent(1) > 0) {
+            const Real dt = Real(st(k));
+            model.add(dt * (trend(sys, 0) + (trend.extent(1) > 1 ? dt * trend(sys, 1) : Real(0))));
           }
           const int i = sinst(k);
           const Real jit = jitter(sys, i);
