@@ -15,10 +15,16 @@ inline LD solve_reference(LD m, LD e) {
   for (int it = 0; it < 200; ++it) {
     const LD f = E - e * sinl(E) - m;
     if (f == 0) break;
-    if (f > 0) hi = E; else lo = E;
+    if (f > 0)
+      hi = E;
+    else
+      lo = E;
     LD next = E - f / (1 - e * cosl(E));
     if (!(next > lo && next < hi)) next = 0.5L * (lo + hi);
-    if (fabsl(next - E) <= 1e-19L * (1 + fabsl(E))) { E = next; break; }
+    if (fabsl(next - E) <= 1e-19L * (1 + fabsl(E))) {
+      E = next;
+      break;
+    }
     E = next;
   }
   return E;

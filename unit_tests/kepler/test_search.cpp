@@ -74,7 +74,10 @@ TEST(KeplerSearch, RejectsBadOptions) {
     data.instrument.push_back(0);
   }
   SearchOptions o;
-  o.planets = 0;
+  o.planets = 9;
+  EXPECT_THROW(search(data, o), kosmos::invalid_input);
+  o = SearchOptions();
+  o.trend = 3;
   EXPECT_THROW(search(data, o), kosmos::invalid_input);
   o = SearchOptions();
   o.chains = 11;

@@ -37,7 +37,8 @@ std::vector<double> huge_inputs(int n) {
   const double top = std::log2(double(std::numeric_limits<T>::max()));
   std::uniform_real_distribution<double> u(10.0, top);
   std::vector<double> M;
-  for (double m : {double(std::numeric_limits<T>::max()), 1e18, 1e10, 4.5e15, 1125899906842624.0, 1048576.0}) {
+  for (double m :
+       {double(std::numeric_limits<T>::max()), 1e18, 1e10, 4.5e15, 1125899906842624.0, 1048576.0}) {
     M.push_back(double(T(m)));  // exactly representable in T
     M.push_back(-double(T(m)));
   }
@@ -52,7 +53,8 @@ TEST(KeplerRangeReduction, AnyFiniteDoubleMatchesMpfr) {
   for (double M : huge_inputs<double>(20000)) {
     const double r = kosmos::kepler::reduce_mean_anomaly(M);
     ASSERT_TRUE(r >= 0 && r < 6.283185307179586) << M;
-    EXPECT_LE(double(kosmos_test::angle_distance(LD(r), reduce_exact(M))), 1.8e-15) << M;  // 2 ulp of 2 pi
+    EXPECT_LE(double(kosmos_test::angle_distance(LD(r), reduce_exact(M))), 1.8e-15)
+        << M;  // 2 ulp of 2 pi
   }
 }
 
@@ -60,7 +62,8 @@ TEST(KeplerRangeReduction, AnyFiniteFloatMatchesMpfr) {
   for (double M : huge_inputs<float>(20000)) {
     const float r = kosmos::kepler::reduce_mean_anomaly(float(M));
     ASSERT_TRUE(r >= 0 && r < 6.2831855f) << M;
-    EXPECT_LE(double(kosmos_test::angle_distance(LD(r), reduce_exact(M))), 4.8e-7) << M;  // 1 ulp of 2 pi
+    EXPECT_LE(double(kosmos_test::angle_distance(LD(r), reduce_exact(M))), 4.8e-7)
+        << M;  // 1 ulp of 2 pi
   }
 }
 
@@ -95,13 +98,22 @@ void check_huge(kosmos::kepler::Solver solver, double bound) {
     const LD Eref = kosmos_test::solve_reference(reduce_exact(M[i]), e);
     const LD err = kosmos_test::angle_distance(LD(hE(i)), Eref) * (1 - e);
     if ((hst(i) != kosmos::kepler::converged || !(err <= bound)) && ++failures <= 5)
-      ADD_FAILURE() << kosmos::kepler::solver_name(solver) << " M = " << M[i] << " e = " << double(e)
-                    << ": E = " << double(hE(i)) << " ref " << double(Eref) << " status " << int(hst(i));
+      ADD_FAILURE() << kosmos::kepler::solver_name(solver) << " M = " << M[i]
+                    << " e = " << double(e) << ": E = " << double(hE(i)) << " ref " << double(Eref)
+                    << " status " << int(hst(i));
   }
   EXPECT_EQ(failures, 0);
 }
-TYPED_TEST(KeplerHugeAnomalyTest, MarkleyDouble) { check_huge<TypeParam, double>(kosmos::kepler::Solver::Markley, 3e-15); }
-TYPED_TEST(KeplerHugeAnomalyTest, MarkleyFloat) { check_huge<TypeParam, float>(kosmos::kepler::Solver::Markley, 1.5e-6); }
-TYPED_TEST(KeplerHugeAnomalyTest, DanbyDouble) { check_huge<TypeParam, double>(kosmos::kepler::Solver::Danby, 3e-15); }
-TYPED_TEST(KeplerHugeAnomalyTest, DanbyFloat) { check_huge<TypeParam, float>(kosmos::kepler::Solver::Danby, 1.5e-6); }
+TYPED_TEST(KeplerHugeAnomalyTest, MarkleyDouble) {
+  check_huge<TypeParam, double>(kosmos::kepler::Solver::Markley, 3e-15);
+}
+TYPED_TEST(KeplerHugeAnomalyTest, MarkleyFloat) {
+  check_huge<TypeParam, float>(kosmos::kepler::Solver::Markley, 1.5e-6);
+}
+TYPED_TEST(KeplerHugeAnomalyTest, DanbyDouble) {
+  check_huge<TypeParam, double>(kosmos::kepler::Solver::Danby, 3e-15);
+}
+TYPED_TEST(KeplerHugeAnomalyTest, DanbyFloat) {
+  check_huge<TypeParam, float>(kosmos::kepler::Solver::Danby, 1.5e-6);
+}
 }  // namespace

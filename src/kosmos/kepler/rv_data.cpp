@@ -18,7 +18,8 @@ std::vector<std::string> split_fields(const io::Record& r) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
-    std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string f =
+        line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto first = f.find_first_not_of(' '), last = f.find_last_not_of(' ');
     out.push_back(first == std::string::npos ? std::string() : f.substr(first, last - first + 1));
     if (comma == std::string::npos) return out;
@@ -37,7 +38,8 @@ Columns columns_from_header(const std::vector<std::string>& header) {
   auto find = [&](std::initializer_list<const char*> names, int fallback) {
     for (std::size_t i = 0; i < header.size(); ++i) {
       std::string h = header[i];
-      std::transform(h.begin(), h.end(), h.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+      std::transform(h.begin(), h.end(), h.begin(),
+                     [](unsigned char ch) { return char(std::tolower(ch)); });
       for (const char* n : names)
         if (h == n) return int(i);
     }
@@ -76,7 +78,8 @@ RVData read_rv_file(const std::string& path) {
     const double v = reader.number(r, col.velocity, "velocity");
     const double s = reader.number(r, col.sigma, "sigma");
     if (!(s > 0)) reader.fail(r.line_number, "sigma " + r.fields[col.sigma] + " must be > 0");
-    const bool has_instrument = int(r.fields.size()) > col.instrument && !r.fields[col.instrument].empty();
+    const bool has_instrument =
+        int(r.fields.size()) > col.instrument && !r.fields[col.instrument].empty();
     const std::string name = has_instrument ? r.fields[col.instrument] : std::string("default");
     auto it = std::find(data.instrument_names.begin(), data.instrument_names.end(), name);
     if (it == data.instrument_names.end()) {
@@ -92,7 +95,8 @@ RVData read_rv_file(const std::string& path) {
   // Time order (files are often grouped by instrument); stable, so equal times keep file order.
   std::vector<std::size_t> order(data.size());
   std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return data.time[a] < data.time[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return data.time[a] < data.time[b]; });
   auto permute = [&](auto& column) {
     auto copy = column;
     for (std::size_t k = 0; k < order.size(); ++k) column[k] = copy[order[k]];
