@@ -514,7 +514,7 @@ double percentile(std::vector<double> v, double q) {
 
 // Nelder-Mead (adaptive coefficients of Gao & Han 2012) on the free parameters of `x`, maximizing
 // ln posterior; each iteration's four trial points (reflection, expansion, both contractions)
-// are one batched evaluation. Restarts from the best point until a restart gains < 1e-6.
+// are one batched evaluation. Restarts from the best point until a restart gains < 1e-4.
 // Returns the maximum; x holds its parameters.
 double polish(Likelihood& lik, const Model& model, std::vector<double>& x,
               const std::vector<double>& scales) {
@@ -533,7 +533,7 @@ double polish(Likelihood& lik, const Model& model, std::vector<double>& x,
     for (int i = 0; i < n; ++i) p[free[i]] = y[i];
     return p;
   };
-  for (int restart = 0; restart < 8; ++restart) {
+  for (int restart = 0; restart < 5; ++restart) {
     // Simplex: x and x + scale along each free parameter; values are -ln posterior.
     std::vector<std::vector<double>> simplex(n + 1, std::vector<double>(n));
     for (int i = 0; i <= n; ++i)
@@ -551,7 +551,8 @@ double polish(Likelihood& lik, const Model& model, std::vector<double>& x,
       std::iota(order.begin(), order.end(), 0);
       std::sort(order.begin(), order.end(), [&](int a, int b) { return value[a] < value[b]; });
       const int lo = order[0], hi = order[n], second = order[n - 1];
-      if (value[hi] - value[lo] < 1e-10 * (1 + std::fabs(value[lo]))) break;
+      if (value[hi] - value[lo] < 1e-7)
+        break;  // ln posterior resolved far below its 1-sigma scale of 0.5
       std::vector<double> centroid(n, 0.0);
       for (int i = 0; i <= n; ++i)
         if (i != hi)
@@ -603,66 +604,11 @@ double polish(Likelihood& lik, const Model& model, std::vector<double>& x,
       best = -value[lo];
       x = point(x, simplex[lo]);
     }
-    if (!(gain >= 1e-6)) break;
+    if (!(gain >= 1e-4)) break;
   }
   return best;
 }
 
-// Split R-hat and effective sample size of one quantity from `chains` (equal lengths), after
-// Gelman et al., BDA3 Sec. 11.4-11.5: each chain is split in halves; ESS from the variogram
-// autocorrelations summed in pairs while positive (Geyer's initial positive sequence).
-void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& rhat, double& ess) {
-  std::vector<const double*> halves;
-  const int len = int(chains.front().size()) / 2;
-  rhat = 1;
-  ess = double(chains.size()) * chains.front().size();
-  if (len < 2) return;
-  for (const auto& c : chains) {
-    halves.push_back(c.data());
-    halves.push_back(c.data() + len);
-  }
-  const int m = int(halves.size());
-  std::vector<double> mean(m, 0.0);
-  double W = 0, grand = 0;
-  for (int c = 0; c < m; ++c) {
-    for (int i = 0; i < len; ++i) mean[c] += halves[c][i] / len;
-    double v = 0;
-    for (int i = 0; i < len; ++i) v += (halves[c][i] - mean[c]) * (halves[c][i] - mean[c]);
-    W += v / (len - 1) / m;
-    grand += mean[c] / m;
-  }
-  double B = 0;
-  for (int c = 0; c < m; ++c) B += (mean[c] - grand) * (mean[c] - grand) * len / (m - 1);
-  const double var_plus = (len - 1.0) / len * W + B / len;
-  if (!(W > 0) || !(var_plus > 0)) return;  // constant (fixed) quantity
-  rhat = std::sqrt(var_plus / W);
-  double sum_rho = 0;
-  for (int t = 1; t + 1 < len; t += 2) {
-    double pair = 0;
-    for (int lag = t; lag <= t + 1; ++lag) {
-      double variogram = 0;
-      for (int c = 0; c < m; ++c)
-        for (int i = lag; i < len; ++i)
-          variogram += (halves[c][i] - halves[c][i - lag]) * (halves[c][i] - halves[c][i - lag]);
-      variogram /= double(m) * (len - lag);
-      pair += 1 - variogram / (2 * var_plus);
-    }
-    if (pair < 0) break;
-    sum_rho += pair;
-  }
-  ess = std::min(double(m) * len / (1 + 2 * sum_rho), double(m) * len);
-}
-
-// Planet mass m sin i [kg] and semi-major axis [m] from K [m/s], P [d], e and the stellar GM,
-// with m sin i taken as the mass in M_star + m (sin i = 1 in that small term).
-void mass_and_axis(double K, double P_days, double e, double gm_star, double& gm_planet,
-                   double& a) {
-  const double P = P_days * 86400.0;
-  const double factor = K * std::sqrt((1 - e) * (1 + e)) * std::cbrt(P / kTwoPi);
-  gm_planet = 0;
-  for (int it = 0; it < 60; ++it) gm_planet = factor * std::pow(gm_star + gm_planet, 2.0 / 3.0);
-  a = std::cbrt((gm_star + gm_planet) * P * P / (kTwoPi * kTwoPi));
-}
 constexpr double kGMSun = 1.3271244e20, kGMJupiter = 1.26686534e17,
                  kGMEarth = 3.986004e14;  // m^3/s^2 (IAU)
 constexpr double kAu = 1.495978707e11;    // m
@@ -748,6 +694,70 @@ std::vector<Prior> read_prior_file(const std::string& path) {
     }
   }
   return out;
+}
+
+// Split R-hat and effective sample size of one quantity from `chains` (equal lengths), after
+// Gelman et al., BDA3 Sec. 11.4-11.5: each chain is split in halves; ESS from the variogram
+// autocorrelations summed in pairs while positive (Geyer's initial positive sequence).
+void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& rhat, double& ess) {
+  kosmos::Impl::require(!chains.empty() && !chains.front().empty(),
+                        "kosmos::kepler::chain_diagnostics", "no samples");
+  std::vector<const double*> halves;
+  const int len = int(chains.front().size()) / 2;
+  rhat = 1;
+  ess = double(chains.size()) * chains.front().size();
+  if (len < 2) return;
+  for (const auto& c : chains) {
+    halves.push_back(c.data());
+    halves.push_back(c.data() + len);
+  }
+  const int m = int(halves.size());
+  std::vector<double> mean(m, 0.0);
+  double W = 0, grand = 0;
+  for (int c = 0; c < m; ++c) {
+    for (int i = 0; i < len; ++i) mean[c] += halves[c][i] / len;
+    double v = 0;
+    for (int i = 0; i < len; ++i) v += (halves[c][i] - mean[c]) * (halves[c][i] - mean[c]);
+    W += v / (len - 1) / m;
+    grand += mean[c] / m;
+  }
+  double B = 0;
+  for (int c = 0; c < m; ++c) B += (mean[c] - grand) * (mean[c] - grand) * len / (m - 1);
+  const double var_plus = (len - 1.0) / len * W + B / len;
+  if (!(W > 0) || !(var_plus > 0)) return;  // constant (fixed) quantity
+  rhat = std::sqrt(var_plus / W);
+  double sum_rho = 0;
+  for (int t = 1; t + 1 < len; t += 2) {
+    double pair = 0;
+    for (int lag = t; lag <= t + 1; ++lag) {
+      double variogram = 0;
+      for (int c = 0; c < m; ++c)
+        for (int i = lag; i < len; ++i)
+          variogram += (halves[c][i] - halves[c][i - lag]) * (halves[c][i] - halves[c][i - lag]);
+      variogram /= double(m) * (len - lag);
+      pair += 1 - variogram / (2 * var_plus);
+    }
+    if (pair < 0) break;
+    sum_rho += pair;
+  }
+  ess = std::min(double(m) * len / (1 + 2 * sum_rho), double(m) * len);
+}
+
+PlanetMass minimum_mass(const Orbit& o, double stellar_mass) {
+  using namespace Impl;
+  kosmos::Impl::require(stellar_mass > 0 && o.P > 0 && o.K >= 0 && o.e >= 0 && o.e < 1,
+                        "kosmos::kepler::minimum_mass",
+                        "need stellar mass > 0, P > 0, K >= 0, 0 <= e < 1 (got ", stellar_mass,
+                        ", ", o.P, ", ", o.K, ", ", o.e, ")");
+  const double gm_star = stellar_mass * kGMSun, P = o.P * 86400.0, K = o.K, e = o.e;
+  const double factor = K * std::sqrt((1 - e) * (1 + e)) * std::cbrt(P / kTwoPi);
+  double gm_planet = 0;  // fixed point of the mass function; m / M_star < 1 converges fast
+  for (int it = 0; it < 60; ++it) gm_planet = factor * std::pow(gm_star + gm_planet, 2.0 / 3.0);
+  PlanetMass m;
+  m.msini_jupiter = gm_planet / kGMJupiter;
+  m.msini_earth = gm_planet / kGMEarth;
+  m.a_au = std::cbrt((gm_star + gm_planet) * P * P / (kTwoPi * kTwoPi)) / kAu;
+  return m;
 }
 
 const ParameterSummary& SearchResult::get(const std::string& column) const {
@@ -837,10 +847,11 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     const int best = int(std::max_element(fit.begin(), fit.end()) - fit.begin());
     std::vector<double> x(pop.begin() + std::size_t(best) * model.L.dim(),
                           pop.begin() + std::size_t(best + 1) * model.L.dim());
+    const long long before = lik.evaluations;
     const double polished = polish(lik, model, x, parameter_scales(x, model.L, baseline));
     std::ostringstream m;
     m << stage << ": ln posterior " << std::setprecision(10) << fit[best] << " (DE) -> " << polished
-      << " (Nelder-Mead)";
+      << " (Nelder-Mead, " << lik.evaluations - before << " evaluations)";
     progress.message(m.str());
     return x;
   };
@@ -1156,7 +1167,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   auto near = [](double value, double center, double period) {
     return value + period * std::round((center - value) / period);
   };
-  auto derived = [&](const double* x, double loglike, double gm_star) {
+  auto derived = [&](const double* x, double loglike, double m_star) {
     std::vector<double> out;
     for (int j = 0; j < L.n_pl; ++j) {
       const Orbit o = orbit_of(x, j);
@@ -1169,11 +1180,10 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
           near(conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch), map_tc[j], o.P));
       out.push_back(near(periastron_from_mean_anomaly(o.P, o.M0, epoch), map_tp[j], o.P));
       if (masses) {
-        double gm_planet, a;
-        mass_and_axis(o.K, o.P, o.e, gm_star, gm_planet, a);
-        out.push_back(gm_planet / kGMJupiter);
-        out.push_back(gm_planet / kGMEarth);
-        out.push_back(a / kAu);
+        const PlanetMass pm = minimum_mass(o, m_star);
+        out.push_back(pm.msini_jupiter);
+        out.push_back(pm.msini_earth);
+        out.push_back(pm.a_au);
       }
     }
     for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.gamma(i)]);
@@ -1196,7 +1206,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     if (masses && opt.stellar_mass_sigma > 0) do
         m_star = mass_draw(rng);
       while (!(m_star > 0));
-    result.samples.push_back(derived(kept[r].data(), sample_ll[r], m_star * kGMSun));
+    result.samples.push_back(derived(kept[r].data(), sample_ll[r], m_star));
   }
   // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
   // median lies in [0, 360) (the MAP value moves with it).
@@ -1206,7 +1216,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     lik->evaluate(current, 1, f, &ll, &c2);
     result.best_loglike = ll[0];
     result.best_chi2 = c2[0];
-    map_row = derived(current.data(), ll[0], opt.stellar_mass * kGMSun);
+    map_row = derived(current.data(), ll[0], opt.stellar_mass);
   }
   const std::size_t n_cols = result.columns.size();
   for (std::size_t c = 0; c < n_cols; ++c) {

@@ -127,6 +127,20 @@ struct SearchResult {
 // Runs the search on Kokkos::DefaultExecutionSpace. Throws kosmos::invalid_input for bad options.
 SearchResult search(const RVData& data, const SearchOptions& options);
 
+// Split R-hat and effective sample size of one quantity from equally long chains (Gelman et al.,
+// BDA3 Sec. 11.4-11.5: each chain split in halves; ESS from variogram autocorrelations summed in
+// pairs while positive, Geyer's initial positive sequence). A constant quantity gives R-hat 1 and
+// ESS = all samples.
+void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& rhat, double& ess);
+
+// Minimum mass and semi-major axis of a planet from its orbit (P [d], K [m/s], e) and the stellar
+// mass [M_sun]: the mass function solved for m sin i with m sin i in M_star + m (sin i = 1 in
+// that small term), a from Kepler's third law; IAU nominal GM of Sun, Jupiter and Earth.
+struct PlanetMass {
+  double msini_jupiter = 0, msini_earth = 0, a_au = 0;
+};
+PlanetMass minimum_mass(const Orbit& orbit, double stellar_mass);
+
 // Writes the posterior samples: HDF5 when io::is_hdf5_path(path) (datasets "samples" (rows x
 // columns), "columns", "chain" (index of each row's chain); attributes data, epoch, planets,
 // trend, n_obs, max_rhat, acceptance, MAP ln L), else a text table (header line with the column
