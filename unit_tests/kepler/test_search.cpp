@@ -254,6 +254,43 @@ TEST(KeplerSearch, ChainDiagnosticsMatchAR1) {
   EXPECT_GT(rhat, 2.0);
 }
 
+// Survey mode: three stars with different planets, instruments and sizes share one DE-MCMC;
+// every star's truth lies inside its own posterior. survey() runs the full per-star
+// optimization first (one star here); survey_from() starts from given models.
+TEST(KeplerSearch, SurveySamplesManyStarsTogether) {
+  using namespace kosmos::kepler;
+  const double epoch = 2456000.0, offsets[2] = {2.0, -1.0}, jitters[2] = {1.0, 1.5};
+  const std::vector<Orbit> truths{
+      {12.3, 10.0, 0.1, 1.0, 2.0}, {47.0, 15.0, 0.3, 2.0, 1.0}, {3.3, 8.0, 0.05, 4.0, 3.0}};
+  std::vector<RVData> stars;
+  std::vector<StartModel> starts;
+  for (int s = 0; s < 3; ++s) {
+    stars.push_back(synthetic({truths[std::size_t(s)]}, epoch + 100 * s, 0.0, 0.0, 60 + 20 * s,
+                              21 + s, offsets, jitters));
+    Orbit start = truths[std::size_t(s)];
+    start.P *= 1.0005;
+    start.K *= 0.9;
+    starts.push_back({{start}, {0.0, 0.0}, {1.0, 1.0}, {}});
+  }
+  auto options = small_budget(0.0);
+  options.planets = 1;
+  const auto results = survey_from(stars, starts, options);
+  ASSERT_EQ(results.size(), 3u);
+  for (int s = 0; s < 3; ++s) {
+    const auto& r = results[std::size_t(s)];
+    EXPECT_EQ(r.n_obs, 60 + 20 * s);
+    expect_within(r, "P_b", truths[std::size_t(s)].P);
+    expect_within(r, "K_b", truths[std::size_t(s)].K);
+    expect_within(r, "gamma_B", offsets[1]);
+    EXPECT_EQ(r.samples.size(), std::size_t(40 * 50));
+  }
+  const auto full = survey({stars[0]}, options);
+  ASSERT_EQ(full.size(), 1u);
+  expect_within(full[0], "P_b", truths[0].P);
+  starts[1].offsets.pop_back();
+  EXPECT_THROW(survey_from(stars, starts, options), kosmos::invalid_input);
+}
+
 TEST(KeplerSearch, RejectsBadOptions) {
   using namespace kosmos::kepler;
   RVData data;

@@ -242,57 +242,77 @@ struct Model {
   }
 };
 
-// Batched ln posterior (ln L + ln prior) of parameter vectors (rows of x); -inf outside the
-// prior. Optionally ln L and chi^2 as well.
+// Batched ln posterior (ln L + ln prior) of parameter vectors, for one star or for many stars at
+// once (the survey layout: each star's rows read only its slice of the concatenated
+// observations); -inf outside the prior. Optionally ln L and chi^2 as well.
 class Likelihood {
  public:
   virtual ~Likelihood() = default;
-  virtual void evaluate(const std::vector<double>& x, int n, std::vector<double>& logpost,
-                        std::vector<double>* loglike = nullptr,
-                        std::vector<double>* chi2 = nullptr) = 0;
+  // x[s] holds `rows` parameter rows of star s (its own layout); outputs are flat, star-major.
+  virtual void evaluate_stars(const std::vector<const double*>& x, int rows,
+                              std::vector<double>& logpost, std::vector<double>* loglike,
+                              std::vector<double>* chi2) = 0;
+  // One star's rows (the only star of a single-star likelihood).
+  void evaluate(const std::vector<double>& x, int n, std::vector<double>& logpost,
+                std::vector<double>* loglike = nullptr, std::vector<double>* chi2 = nullptr) {
+    evaluate_stars({x.data()}, n, logpost, loglike, chi2);
+  }
   long long evaluations = 0;
 };
 
 template <class Precision>
 class BatchLikelihood : public Likelihood {
  public:
-  BatchLikelihood(const Observations<SearchSpace>& obs, const Model& model,
-                  const Chi2Options& options)
-      : model_(model), evaluator_(SearchSpace(), obs, options) {}
+  // models[s] with observations [begin[s], begin[s] + count[s]) of obs; one star: all of them.
+  BatchLikelihood(const Observations<SearchSpace>& obs, std::vector<Model> models,
+                  std::vector<int> begin, std::vector<int> count, const Chi2Options& options)
+      : models_(std::move(models)),
+        begin_(std::move(begin)),
+        count_(std::move(count)),
+        evaluator_(SearchSpace(), obs, options) {
+    for (const auto& m : models_) n_inst_ = std::max(n_inst_, m.L.n_inst);
+  }
 
-  void evaluate(const std::vector<double>& x, int n, std::vector<double>& logpost,
-                std::vector<double>* loglike_out, std::vector<double>* chi2_out) override {
-    const ParamLayout& L = model_.L;
-    const int dim = L.dim();
+  void evaluate_stars(const std::vector<const double*>& x, int rows, std::vector<double>& logpost,
+                      std::vector<double>* loglike_out, std::vector<double>* chi2_out) override {
+    const int n_stars = int(models_.size()), n = n_stars * rows;
+    const ParamLayout& L0 = models_.front().L;
     // Device buffers per batch size (the DE population, Nelder-Mead's 1, 4 and n + 1, ...).
     Buffers& b = buffers_[n];
     if (b.models.n_systems() != n) {
-      b.models = Models<Precision, SearchSpace>(n, L.n_pl, L.n_inst, L.n_trend);
+      b.models = Models<Precision, SearchSpace>(n, L0.n_pl, n_inst_, L0.n_trend);
+      if (n_stars > 1) b.models.enable_observation_ranges();
       b.host = ModelsHostMirror<Precision, SearchSpace>(b.models);
       b.chi2 = Kokkos::View<double*, SearchSpace>("kosmos::kepler::search::chi2", n);
       b.ll = Kokkos::View<double*, SearchSpace>("kosmos::kepler::search::loglike", n);
+      for (int r = 0; r < n && n_stars > 1; ++r) {
+        b.host.obs_range(r, 0) = begin_[std::size_t(r / rows)];
+        b.host.obs_range(r, 1) = count_[std::size_t(r / rows)];
+      }
     }
-    auto& host_ = b.host;
+    auto& host = b.host;
     prior_.assign(n, 0.0);
     for (int r = 0; r < n; ++r) {
-      const double* xr = &x[std::size_t(r) * dim];
-      prior_[r] = model_.log_prior(xr);
+      const Model& model = models_[std::size_t(r / rows)];
+      const ParamLayout& L = model.L;
+      const double* xr = x[std::size_t(r / rows)] + std::size_t(r % rows) * L.dim();
+      prior_[r] = model.log_prior(xr);
       const bool ok = prior_[r] > kNegInf;
       for (int j = 0; j < L.n_pl; ++j) {
         const Orbit o = ok ? orbit_of(xr, j) : Orbit{10.0, 0.0, 0.0, 0.0, 0.0};
-        host_.P(r, j) = o.P;
-        host_.K(r, j) = o.K;
-        host_.e(r, j) = o.e;
-        host_.omega(r, j) = o.omega;
-        host_.M0(r, j) = o.M0;
+        host.P(r, j) = o.P;
+        host.K(r, j) = o.K;
+        host.e(r, j) = o.e;
+        host.omega(r, j) = o.omega;
+        host.M0(r, j) = o.M0;
       }
-      for (int i = 0; i < L.n_inst; ++i) {
-        host_.offset(r, i) = ok ? xr[L.gamma(i)] : 0.0;
-        host_.jitter(r, i) = ok ? xr[L.jitter(i)] : 1.0;
+      for (int i = 0; i < n_inst_; ++i) {  // columns beyond the star's instruments are unused
+        host.offset(r, i) = ok && i < L.n_inst ? xr[L.gamma(i)] : 0.0;
+        host.jitter(r, i) = ok && i < L.n_inst ? xr[L.jitter(i)] : 1.0;
       }
-      for (int i = 0; i < L.n_trend; ++i) host_.trend(r, i) = ok ? xr[L.trend(i)] : 0.0;
+      for (int i = 0; i < L.n_trend; ++i) host.trend(r, i) = ok ? xr[L.trend(i)] : 0.0;
     }
-    host_.copy_to(b.models);
+    host.copy_to(b.models);
     evaluator_.evaluate(b.models, b.chi2, b.ll);
     auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.ll);
     logpost.resize(n);
@@ -312,19 +332,29 @@ class BatchLikelihood : public Likelihood {
     ModelsHostMirror<Precision, SearchSpace> host;
     Kokkos::View<double*, SearchSpace> chi2, ll;
   };
-  Model model_;
+  std::vector<Model> models_;
+  std::vector<int> begin_, count_;
+  int n_inst_ = 0;
   Chi2Evaluator<Precision, SearchSpace> evaluator_;
   std::map<int, Buffers> buffers_;
   std::vector<double> prior_;
 };
 
 std::unique_ptr<Likelihood> make_likelihood(const Observations<SearchSpace>& obs,
-                                            const Model& model, const SearchOptions& opt) {
+                                            std::vector<Model> models, std::vector<int> begin,
+                                            std::vector<int> count, const SearchOptions& opt) {
   Chi2Options co;
   co.validate = false;  // every model is inside the prior (checked on the host)
   co.solver.solver = opt.solver;
-  if (opt.mixed_precision) return std::make_unique<BatchLikelihood<Mixed>>(obs, model, co);
-  return std::make_unique<BatchLikelihood<Double>>(obs, model, co);
+  if (opt.mixed_precision)
+    return std::make_unique<BatchLikelihood<Mixed>>(obs, std::move(models), std::move(begin),
+                                                    std::move(count), co);
+  return std::make_unique<BatchLikelihood<Double>>(obs, std::move(models), std::move(begin),
+                                                   std::move(count), co);
+}
+std::unique_ptr<Likelihood> make_likelihood(const Observations<SearchSpace>& obs,
+                                            const Model& model, const SearchOptions& opt) {
+  return make_likelihood(obs, {model}, {0}, {int(obs.size())}, opt);
 }
 
 // Generalized Lomb-Scargle power (Zechmeister & Kuerster 2009) on a frequency grid, plus the
@@ -766,11 +796,28 @@ const ParameterSummary& SearchResult::get(const std::string& column) const {
   throw invalid_input("kosmos::kepler::SearchResult::get: no column '" + column + "'");
 }
 
-SearchResult search(const RVData& data, const SearchOptions& opt) {
-  using namespace Impl;
+namespace Impl {
+// One star through the search: the optimization stages, then the DE-MCMC state and output.
+struct StarFit {
+  const RVData* data = nullptr;
+  double epoch = 0, baseline = 0;
+  std::function<Model(int)> model_for;  // the model of a planet count
+  std::unique_ptr<Model> model;         // the count sampled
+  std::vector<double> current;          // its MAP
+  SearchResult result;
+  long long evaluations = 0;
+  std::chrono::steady_clock::time_point start;
+  // DE-MCMC state and kept rows (parameters, ln posterior, ln L), ordered (generation, chain).
+  std::vector<double> sigma, lnpost, lnlike;
+  std::vector<std::vector<double>> kept;
+  long long accepted = 0, proposed = 0;
+};
+
+void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
+                   Progress& progress) {
+  const RVData& data = *fit.data;
   constexpr const char* where = "kosmos::kepler::search";
-  kosmos::Impl::ScopedRegion region(where);
-  const auto start_time = std::chrono::steady_clock::now();
+  fit.start = std::chrono::steady_clock::now();
   kosmos::Impl::require(data.size() >= 5, where, "need at least 5 observations, got ", data.size());
   kosmos::Impl::require(opt.planets >= 0 && opt.planets <= 8, where, "planets = ", opt.planets,
                         " is outside [0, 8]");
@@ -792,12 +839,15 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
           std::isfinite(opt.stellar_mass_sigma),
       where, "stellar mass ", opt.stellar_mass, " +- ", opt.stellar_mass_sigma, " must be >= 0");
   const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
+  fit.epoch = epoch;
+  fit.baseline = baseline;
   const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
                            opt.jitter_max};
   const auto bound_priors = bind_priors(opt.priors, data.instrument_names, opt.planets, opt.trend);
   auto model_for = [&](int n_pl) {
     return Model({n_pl, data.n_instruments(), opt.trend}, bounds, epoch, bound_priors);
   };
+  fit.model_for = model_for;
   const Model full = model_for(opt.planets);
   const int dim_full = full.n_free();
   kosmos::Impl::require(opt.chains >= 2 * dim_full + 2 && opt.chains % 2 == 0, where,
@@ -823,16 +873,14 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   }
   const Observations<SearchSpace> obs(data.time, data.velocity, data.sigma, data.instrument,
                                       data.n_instruments(), epoch);
-  Progress progress(opt.progress);
-  std::mt19937_64 rng(opt.seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> gauss(0.0, 1.0);
-  SearchResult result;
+  SearchResult& result = fit.result;
   result.epoch = epoch;
   result.n_obs = int(data.size());
   result.trend = opt.trend;
   result.instruments = data.instrument_names;
-  long long evaluations = 0;
+  long long& evaluations = fit.evaluations;
   const bool compare = opt.min_planets >= 0;
   std::vector<std::vector<double>> optimum_of_count;  // polished optimum per planet count
 
@@ -1040,96 +1088,160 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     result.comparison_rule = rule.str();
   }
   result.planets = count;
-  current = optimum_of_count[count];
+  fit.model = std::make_unique<Model>(model_for(count));
+  fit.current = optimum_of_count[std::size_t(count)];
+  result.n_free = fit.model->n_free();
+}
 
-  // 3. DE-MCMC around the MAP.
-  const Model model = model_for(count);
-  const ParamLayout& L = model.L;
-  const int dim = L.dim();
-  result.n_free = model.n_free();
-  auto lik = make_likelihood(obs, model, opt);
+// DE-MCMC (ter Braak 2006) for every star at once, started from each star's MAP scattered by
+// the curvature of its ln posterior: per generation, each half of every star's chains is updated
+// from the other half, all stars' proposals in one batched evaluation.
+void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
+                  std::mt19937_64& rng, Progress& progress) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> gauss(0.0, 1.0);
   const int n = opt.chains, half = n / 2;
-  std::vector<double> sigma(dim, 0.0);
+  std::vector<const double*> x(fits.size());
+  std::vector<double> f, ll;
+  auto evaluate = [&](const std::vector<std::vector<double>>& rows, int count) {
+    for (std::size_t s = 0; s < fits.size(); ++s) x[s] = rows[s].data();
+    lik.evaluate_stars(x, count, f, &ll, nullptr);
+  };
   {
     // Conditional widths from the curvature of ln posterior (central differences, one batch).
-    const auto h = parameter_scales(current, L, baseline);
-    std::vector<double> x(std::size_t(2 * dim + 1) * dim), f;
-    for (int r = 0; r < 2 * dim + 1; ++r) {
-      std::copy(current.begin(), current.end(), x.begin() + std::size_t(r) * dim);
-      if (r > 0) x[std::size_t(r) * dim + (r - 1) / 2] += (r % 2 ? 1 : -1) * h[(r - 1) / 2];
+    int rows = 0;
+    for (auto* fit : fits) rows = std::max(rows, 2 * fit->model->L.dim() + 1);
+    std::vector<std::vector<double>> probes(fits.size());
+    std::vector<std::vector<double>> steps(fits.size());
+    for (std::size_t s = 0; s < fits.size(); ++s) {
+      const StarFit& fit = *fits[s];
+      const int dim = fit.model->L.dim();
+      steps[s] = parameter_scales(fit.current, fit.model->L, fit.baseline);
+      for (int r = 0; r < rows; ++r) {
+        probes[s].insert(probes[s].end(), fit.current.begin(), fit.current.end());
+        if (r > 0 && r < 2 * dim + 1)
+          probes[s][std::size_t(r) * dim + (r - 1) / 2] += (r % 2 ? 1 : -1) * steps[s][(r - 1) / 2];
+      }
     }
-    lik->evaluate(x, 2 * dim + 1, f);
-    for (int d = 0; d < dim; ++d) {
-      const double curv = (f[2 * d + 1] + f[2 * d + 2] - 2 * f[0]) / (h[d] * h[d]);
-      sigma[d] = model.is_fixed(d)                 ? 0.0
-                 : std::isfinite(curv) && curv < 0 ? std::min(1 / std::sqrt(-curv), 20 * h[d])
-                                                   : h[d];
+    evaluate(probes, rows);
+    for (std::size_t s = 0; s < fits.size(); ++s) {
+      StarFit& fit = *fits[s];
+      const int dim = fit.model->L.dim();
+      const double* fs = &f[s * rows];
+      const auto& h = steps[s];
+      fit.sigma.assign(dim, 0.0);
+      for (int d = 0; d < dim; ++d) {
+        const double curv = (fs[2 * d + 1] + fs[2 * d + 2] - 2 * fs[0]) / (h[d] * h[d]);
+        fit.sigma[d] = fit.model->is_fixed(d)            ? 0.0
+                       : std::isfinite(curv) && curv < 0 ? std::min(1 / std::sqrt(-curv), 20 * h[d])
+                                                         : h[d];
+      }
     }
   }
-  std::vector<double> chains(std::size_t(n) * dim), lnl(n);
-  for (int i = 0; i < n; ++i) {
-    double* x = &chains[std::size_t(i) * dim];
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      for (int d = 0; d < dim; ++d) x[d] = current[d] + (i == 0 ? 0.0 : sigma[d] * gauss(rng));
-      if (model.log_prior(x) > kNegInf) break;
-      std::copy(current.begin(), current.end(), x);
+  std::vector<std::vector<double>> state(fits.size()), proposal(fits.size());
+  for (std::size_t s = 0; s < fits.size(); ++s) {
+    StarFit& fit = *fits[s];
+    const int dim = fit.model->L.dim();
+    state[s].resize(std::size_t(n) * dim);
+    proposal[s].resize(std::size_t(half) * dim);
+    for (int i = 0; i < n; ++i) {
+      double* xi = &state[s][std::size_t(i) * dim];
+      for (int attempt = 0; attempt < 100; ++attempt) {
+        for (int d = 0; d < dim; ++d)
+          xi[d] = fit.current[d] + (i == 0 ? 0.0 : fit.sigma[d] * gauss(rng));
+        if (fit.model->log_prior(xi) > kNegInf) break;
+        std::copy(fit.current.begin(), fit.current.end(), xi);
+      }
     }
   }
-  lik->evaluate(chains, n, lnl);
-  const double gamma0 = 2.38 / std::sqrt(2.0 * std::max(1, result.n_free));
+  evaluate(state, n);
+  for (std::size_t s = 0; s < fits.size(); ++s) {
+    fits[s]->lnpost.assign(f.begin() + s * n, f.begin() + (s + 1) * n);
+    fits[s]->lnlike.assign(ll.begin() + s * n, ll.begin() + (s + 1) * n);
+  }
   const int generations = opt.burn + opt.steps;
-  std::vector<double> proposal(std::size_t(half) * dim), prop_lnl;
-  std::vector<std::vector<double>>
-      kept;  // rows: dim params + ln posterior, ordered (generation, chain)
-  long long accepted = 0, proposed = 0;
   progress.reset();
+  std::uniform_int_distribution<int> pick(0, half - 1);
   for (int g = 0; g < generations; ++g) {
-    const double gamma = (g % 10 == 9) ? 1.0 : gamma0;  // occasional mode jumps (ter Braak 2006)
     for (int part = 0; part < 2; ++part) {
       const int base = part * half, other = (1 - part) * half;
-      std::uniform_int_distribution<int> pick(0, half - 1);
-      for (int i = 0; i < half; ++i) {
-        const int a = other + pick(rng);
-        int b;
-        do b = other + pick(rng);
-        while (b == a);
-        for (int d = 0; d < dim; ++d)
-          proposal[std::size_t(i) * dim + d] =
-              chains[std::size_t(base + i) * dim + d] +
-              gamma * (chains[std::size_t(a) * dim + d] - chains[std::size_t(b) * dim + d]) +
-              1e-3 * sigma[d] * gauss(rng);
+      for (std::size_t s = 0; s < fits.size(); ++s) {
+        const StarFit& fit = *fits[s];
+        const int dim = fit.model->L.dim();
+        const double gamma =
+            (g % 10 == 9) ? 1.0
+                          : 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));  // mode jumps
+        const auto& chains = state[s];
+        for (int i = 0; i < half; ++i) {
+          const int a = other + pick(rng);
+          int b;
+          do b = other + pick(rng);
+          while (b == a);
+          for (int d = 0; d < dim; ++d)
+            proposal[s][std::size_t(i) * dim + d] =
+                chains[std::size_t(base + i) * dim + d] +
+                gamma * (chains[std::size_t(a) * dim + d] - chains[std::size_t(b) * dim + d]) +
+                1e-3 * fit.sigma[d] * gauss(rng);
+        }
       }
-      lik->evaluate(proposal, half, prop_lnl);
-      for (int i = 0; i < half; ++i) {
-        ++proposed;
-        if (std::log(u(rng)) < prop_lnl[i] - lnl[base + i]) {
-          ++accepted;
-          lnl[base + i] = prop_lnl[i];
-          std::copy(proposal.begin() + std::size_t(i) * dim,
-                    proposal.begin() + std::size_t(i + 1) * dim,
-                    chains.begin() + std::size_t(base + i) * dim);
+      evaluate(proposal, half);
+      for (std::size_t s = 0; s < fits.size(); ++s) {
+        StarFit& fit = *fits[s];
+        const int dim = fit.model->L.dim();
+        for (int i = 0; i < half; ++i) {
+          ++fit.proposed;
+          const double lp = f[s * half + i];
+          if (std::log(u(rng)) < lp - fit.lnpost[base + i]) {
+            ++fit.accepted;
+            fit.lnpost[base + i] = lp;
+            fit.lnlike[base + i] = ll[s * half + i];
+            std::copy(proposal[s].begin() + std::size_t(i) * dim,
+                      proposal[s].begin() + std::size_t(i + 1) * dim,
+                      state[s].begin() + std::size_t(base + i) * dim);
+          }
         }
       }
     }
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0)
-      for (int i = 0; i < n; ++i) {
-        std::vector<double> row(chains.begin() + std::size_t(i) * dim,
-                                chains.begin() + std::size_t(i + 1) * dim);
-        row.push_back(lnl[i]);
-        kept.push_back(std::move(row));
-        result.sample_chain.push_back(i);
+      for (std::size_t s = 0; s < fits.size(); ++s) {
+        StarFit& fit = *fits[s];
+        const int dim = fit.model->L.dim();
+        for (int i = 0; i < n; ++i) {
+          std::vector<double> row(state[s].begin() + std::size_t(i) * dim,
+                                  state[s].begin() + std::size_t(i + 1) * dim);
+          row.push_back(fit.lnpost[i]);
+          row.push_back(fit.lnlike[i]);
+          fit.kept.push_back(std::move(row));
+          fit.result.sample_chain.push_back(i);
+        }
       }
     std::ostringstream extra;
+    const StarFit& first = *fits.front();
     extra << ", acceptance " << std::fixed << std::setprecision(2)
-          << double(accepted) / std::max(1LL, proposed)
-          << ", best ln posterior = " << *std::max_element(lnl.begin(), lnl.end());
+          << double(first.accepted) / std::max(1LL, first.proposed) << ", best ln posterior = "
+          << *std::max_element(first.lnpost.begin(), first.lnpost.end());
     progress.step(g < opt.burn ? "DE-MCMC burn-in" : "DE-MCMC sampling",
                   g < opt.burn ? g + 1 : g + 1 - opt.burn, g < opt.burn ? opt.burn : opt.steps,
-                  extra.str());
+                  fits.size() == 1 ? extra.str() : std::string());
     if (g + 1 == opt.burn) progress.reset();
   }
-  result.acceptance = double(accepted) / std::max(1LL, proposed);
-  // The MAP: the polished optimum, or a sample above it (then polished again).
+}
+
+// The MAP (the polished optimum, or a sample above it, polished again), derived columns and
+// summaries of one star after sampling.
+void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
+  const RVData& data = *fit.data;
+  const Model& model = *fit.model;
+  const ParamLayout& L = model.L;
+  const int dim = L.dim(), n = opt.chains;
+  const double epoch = fit.epoch;
+  SearchResult& result = fit.result;
+  std::vector<double>& current = fit.current;
+  const auto& kept = fit.kept;
+  const Observations<SearchSpace> obs(data.time, data.velocity, data.sigma, data.instrument,
+                                      data.n_instruments(), epoch);
+  auto lik = make_likelihood(obs, model, opt);
+  result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
   {
     const auto top = std::max_element(
         kept.begin(), kept.end(), [&](const auto& a, const auto& b) { return a[dim] < b[dim]; });
@@ -1137,10 +1249,9 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     lik->evaluate(current, 1, f);
     if ((*top)[dim] > f[0]) {
       current.assign(top->begin(), top->begin() + dim);
-      polish(*lik, model, current, parameter_scales(current, L, baseline));
+      polish(*lik, model, current, parameter_scales(current, L, fit.baseline));
     }
   }
-
   // Derived columns; ln L (not the posterior) as the last.
   const std::string letters = "bcdefghi";
   const bool masses = opt.stellar_mass > 0;
@@ -1192,21 +1303,13 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     out.push_back(loglike);
     return out;
   };
-  // ln L of the kept samples (the chains carry ln posterior): one batched evaluation.
-  std::vector<double> sample_ll;
-  {
-    std::vector<double> x(kept.size() * std::size_t(dim)), lp;
-    for (std::size_t r = 0; r < kept.size(); ++r)
-      std::copy(kept[r].begin(), kept[r].begin() + dim, x.begin() + r * dim);
-    lik->evaluate(x, int(kept.size()), lp, &sample_ll);
-  }
   std::normal_distribution<double> mass_draw(opt.stellar_mass, opt.stellar_mass_sigma);
   for (std::size_t r = 0; r < kept.size(); ++r) {
     double m_star = opt.stellar_mass;
     if (masses && opt.stellar_mass_sigma > 0) do
         m_star = mass_draw(rng);
       while (!(m_star > 0));
-    result.samples.push_back(derived(kept[r].data(), sample_ll[r], m_star));
+    result.samples.push_back(derived(kept[r].data(), kept[r][dim + 1], m_star));
   }
   // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
   // median lies in [0, 360) (the MAP value moves with it).
@@ -1253,10 +1356,150 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
     result.best_jitters.push_back(current[L.jitter(i)]);
   }
   for (int i = 0; i < L.n_trend; ++i) result.best_trend.push_back(current[L.trend(i)]);
-  result.likelihood_evaluations = evaluations + lik->evaluations;
+  result.likelihood_evaluations = fit.evaluations + lik->evaluations;
   result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
-  return result;
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - fit.start).count();
+}
+
+}  // namespace Impl
+
+SearchResult search(const RVData& data, const SearchOptions& opt) {
+  using namespace Impl;
+  kosmos::Impl::ScopedRegion region("kosmos::kepler::search");
+  Progress progress(opt.progress);
+  std::mt19937_64 rng(opt.seed);
+  StarFit fit;
+  fit.data = &data;
+  optimize_star(fit, opt, rng, progress);
+  const Observations<SearchSpace> obs(data.time, data.velocity, data.sigma, data.instrument,
+                                      data.n_instruments(), fit.epoch);
+  auto lik = make_likelihood(obs, *fit.model, opt);
+  sample_stars({&fit}, *lik, opt, rng, progress);
+  fit.evaluations += lik->evaluations;
+  finish_star(fit, opt, rng);
+  return std::move(fit.result);
+}
+
+namespace Impl {
+// The DE-MCMC of many prepared stars in shared launches, then each star's summaries.
+std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const SearchOptions& opt,
+                                        std::mt19937_64& rng, Progress& progress) {
+  constexpr const char* where = "kosmos::kepler::survey";
+  std::vector<double> t, v, sig;
+  std::vector<int> inst, begin, count;
+  std::vector<Model> models;
+  std::vector<StarFit*> pointers;
+  int n_inst = 1;
+  for (auto& fit : fits) {
+    const RVData& d = *fit.data;
+    kosmos::Impl::require(fit.model->L.n_pl == fits.front().model->L.n_pl, where,
+                          "every star needs the same planet count (", d.path, ")");
+    begin.push_back(int(t.size()));
+    count.push_back(int(d.size()));
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      t.push_back(d.time[k] - fit.epoch);  // each star about its own epoch
+      v.push_back(d.velocity[k]);
+      sig.push_back(d.sigma[k]);
+      inst.push_back(d.instrument[k]);
+    }
+    n_inst = std::max(n_inst, d.n_instruments());
+    models.push_back(*fit.model);
+    pointers.push_back(&fit);
+  }
+  const Observations<SearchSpace> obs(t, v, sig, inst, n_inst, 0.0);
+  auto lik = make_likelihood(obs, models, begin, count, opt);
+  sample_stars(pointers, *lik, opt, rng, progress);
+  std::vector<SearchResult> out;
+  for (auto& fit : fits) {
+    fit.evaluations += lik->evaluations / (long long)fits.size();  // the shared launches, evenly
+    finish_star(fit, opt, rng);
+    out.push_back(std::move(fit.result));
+  }
+  return out;
+}
+}  // namespace Impl
+
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& opt) {
+  using namespace Impl;
+  kosmos::Impl::ScopedRegion region("kosmos::kepler::survey");
+  kosmos::Impl::require(!stars.empty(), "kosmos::kepler::survey", "no stars");
+  kosmos::Impl::require(opt.min_planets < 0, "kosmos::kepler::survey",
+                        "a survey fits one planet count (min_planets must be < 0)");
+  Progress progress(opt.progress);
+  Progress quiet(nullptr);
+  std::mt19937_64 rng(opt.seed);
+  std::vector<StarFit> fits(stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    fits[s].data = &stars[s];
+    optimize_star(fits[s], opt, rng, quiet);
+    std::ostringstream m;
+    m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
+    progress.message(m.str());
+  }
+  return sample_survey(fits, opt, rng, progress);
+}
+
+std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
+                                      const std::vector<StartModel>& starts,
+                                      const SearchOptions& opt) {
+  using namespace Impl;
+  constexpr const char* where = "kosmos::kepler::survey_from";
+  kosmos::Impl::ScopedRegion region(where);
+  kosmos::Impl::require(!stars.empty() && starts.size() == stars.size(), where, stars.size(),
+                        " stars and ", starts.size(), " starting models");
+  Progress progress(opt.progress);
+  std::mt19937_64 rng(opt.seed);
+  std::vector<StarFit> fits(stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const RVData& d = stars[s];
+    const StartModel& st = starts[s];
+    StarFit& fit = fits[s];
+    fit.data = &d;
+    fit.start = std::chrono::steady_clock::now();
+    fit.epoch = opt.epoch != 0 ? opt.epoch : d.mid_time();
+    fit.baseline = d.baseline();
+    const double p_max = opt.period_max > 0 ? opt.period_max : 2 * fit.baseline;
+    const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
+                             opt.jitter_max};
+    const int n_pl = int(st.orbits.size());
+    kosmos::Impl::require(st.offsets.size() == std::size_t(d.n_instruments()) &&
+                              st.jitters.size() == std::size_t(d.n_instruments()) &&
+                              st.trend.size() == std::size_t(opt.trend),
+                          where, "star ", s,
+                          ": the start needs one offset and jitter per instrument and ", opt.trend,
+                          " trend coefficient(s)");
+    fit.model =
+        std::make_unique<Model>(ParamLayout{n_pl, d.n_instruments(), opt.trend}, bounds, fit.epoch,
+                                bind_priors(opt.priors, d.instrument_names, n_pl, opt.trend));
+    const ParamLayout& L = fit.model->L;
+    fit.current.assign(L.dim(), 0.0);
+    for (int j = 0; j < n_pl; ++j) {
+      const Orbit& o = st.orbits[std::size_t(j)];
+      fit.current[L.lnP(j)] = std::log(o.P);
+      fit.current[L.K(j)] = o.K;
+      fit.current[L.h(j)] = std::sqrt(o.e) * std::cos(o.omega);
+      fit.current[L.k(j)] = std::sqrt(o.e) * std::sin(o.omega);
+      fit.current[L.lambda(j)] = wrap_2pi(o.M0 + o.omega);
+    }
+    for (int i = 0; i < L.n_inst; ++i) {
+      fit.current[L.gamma(i)] = st.offsets[std::size_t(i)];
+      fit.current[L.jitter(i)] = st.jitters[std::size_t(i)];
+    }
+    for (int i = 0; i < L.n_trend; ++i) fit.current[L.trend(i)] = st.trend[std::size_t(i)];
+    fit.model->apply_fixed(fit.current.data());
+    kosmos::Impl::require(fit.model->log_prior(fit.current.data()) > kNegInf, where, "star ", s,
+                          ": the starting model lies outside the prior");
+    fit.result.epoch = fit.epoch;
+    fit.result.n_obs = int(d.size());
+    fit.result.trend = opt.trend;
+    fit.result.planets = n_pl;
+    fit.result.instruments = d.instrument_names;
+    fit.result.n_free = fit.model->n_free();
+    kosmos::Impl::require(opt.chains >= 2 * fit.result.n_free + 2 && opt.chains % 2 == 0, where,
+                          "chains = ", opt.chains,
+                          " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
+  }
+  return sample_survey(fits, opt, rng, progress);
 }
 
 void write_samples(const std::string& path, const SearchResult& result, const RVData& data) {

@@ -127,6 +127,25 @@ struct SearchResult {
 // Runs the search on Kokkos::DefaultExecutionSpace. Throws kosmos::invalid_input for bad options.
 SearchResult search(const RVData& data, const SearchOptions& options);
 
+// Survey mode: many stars, one planet count (SearchOptions::planets; no comparison). Each star
+// goes through the optimization stages of search() one at a time; then one DE-MCMC samples every
+// star, all stars' chains in the same kernel launches (the survey layout of the chi^2 kernel:
+// options.chains x stars models per half-generation). Results in the order of `stars`.
+// Priors must apply to every star (their instrument names must exist in each).
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& options);
+
+// A starting model for survey_from: orbits (RadVel convention), one offset and jitter per
+// instrument, options.trend trend coefficients.
+struct StartModel {
+  std::vector<Orbit> orbits;
+  std::vector<double> offsets, jitters, trend;
+};
+// The survey's shared DE-MCMC alone, from given starting models (what the survey benchmark
+// times): skips the per-star optimization; the MAP is the best of the start and the samples.
+std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
+                                      const std::vector<StartModel>& starts,
+                                      const SearchOptions& options);
+
 // Split R-hat and effective sample size of one quantity from equally long chains (Gelman et al.,
 // BDA3 Sec. 11.4-11.5: each chain split in halves; ESS from variogram autocorrelations summed in
 // pairs while positive, Geyer's initial positive sequence). A constant quantity gives R-hat 1 and
