@@ -164,9 +164,9 @@ struct Models {
 template <class Precision, class ExecSpace>
 struct ModelsHostMirror {
   using Device = Models<Precision, ExecSpace>;
-  typename decltype(Device::P)::HostMirror P;
-  typename decltype(Device::K)::HostMirror K, e, omega, M0, offset, jitter, trend;
-  typename decltype(Device::obs_range)::HostMirror obs_range;
+  host_mirror_t<decltype(Device::P)> P;
+  host_mirror_t<decltype(Device::K)> K, e, omega, M0, offset, jitter, trend;
+  host_mirror_t<decltype(Device::obs_range)> obs_range;
 
   ModelsHostMirror() = default;
   explicit ModelsHostMirror(const Device& m)
