@@ -1,6 +1,7 @@
 // The search on synthetic data with a known injected planet, two instruments with different
 // offsets and jitters: the truth must lie inside the posterior (4 posterior standard deviations).
 #include <kosmos/core/error.hpp>
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/kepler/search.hpp>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <random>
 
 namespace {
@@ -289,6 +291,50 @@ TEST(KeplerSearch, SurveySamplesManyStarsTogether) {
   expect_within(full[0], "P_b", truths[0].P);
   starts[1].offsets.pop_back();
   EXPECT_THROW(survey_from(stars, starts, options), kosmos::invalid_input);
+}
+
+// The posterior file through the binary I/O layer: samples, column names, chains and attributes
+// read back as written; a text path gives the text table.
+TEST(KeplerSearch, PosteriorFileIsHdf5ForH5Paths) {
+  using namespace kosmos::kepler;
+  SearchResult r;
+  r.epoch = 2456000.25;
+  r.planets = 1;
+  r.n_obs = 42;
+  r.max_rhat = 1.01;
+  r.columns = {"P_b", "K_b", "lnL"};
+  r.samples = {{10.123456789012345, 5.5, -100.25}, {10.2, 5.25, -101.5}};
+  r.sample_chain = {0, 1};
+  RVData data;
+  data.path = "star.txt";
+  const std::string text = ::testing::TempDir() + "kosmos_rv_posterior.txt";
+  write_samples(text, r, data);
+  std::ifstream in(text);
+  std::string line;
+  std::getline(in, line);
+  std::getline(in, line);
+  std::getline(in, line);
+  EXPECT_EQ(line, "P_b K_b lnL");
+  double p = 0, k = 0, ll = 0;
+  in >> p >> k >> ll;
+  EXPECT_EQ(p, r.samples[0][0]);  // full precision: the same double back
+  EXPECT_EQ(ll, r.samples[0][2]);
+  std::remove(text.c_str());
+  if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "built without HDF5 (KOSMOS_ENABLE_HDF5=OFF)";
+  const std::string path = ::testing::TempDir() + "kosmos_rv_posterior.h5";
+  write_samples(path, r, data);
+  kosmos::io::H5Reader h5(path);
+  std::vector<std::size_t> dims;
+  const auto flat = h5.read<double>("samples", &dims);
+  ASSERT_EQ(dims, (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(flat[0], r.samples[0][0]);
+  EXPECT_EQ(flat[5], r.samples[1][2]);
+  EXPECT_EQ(h5.read_strings("columns"), r.columns);
+  EXPECT_EQ(h5.read<std::int32_t>("chain"), (std::vector<std::int32_t>{0, 1}));
+  EXPECT_EQ(h5.attribute_double("/", "epoch"), r.epoch);
+  EXPECT_EQ(h5.attribute_integer("/", "planets"), 1);
+  EXPECT_EQ(h5.attribute_string("/", "data"), "star.txt");
+  std::remove(path.c_str());
 }
 
 TEST(KeplerSearch, RejectsBadOptions) {

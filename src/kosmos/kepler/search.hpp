@@ -162,8 +162,8 @@ PlanetMass minimum_mass(const Orbit& orbit, double stellar_mass);
 
 // Writes the posterior samples: HDF5 when io::is_hdf5_path(path) (datasets "samples" (rows x
 // columns), "columns", "chain" (index of each row's chain); attributes data, epoch, planets,
-// trend, n_obs, max_rhat, acceptance, MAP ln L), else a text table (header line with the column
-// names).
+// trend, n_obs, max_rhat, acceptance, map_loglike, units), else a text table (header line with the
+// column names).
 void write_samples(const std::string& path, const SearchResult& result, const RVData& data);
 }  // namespace kepler
 }  // namespace kosmos
