@@ -7,8 +7,10 @@
 #include <kosmos/kepler/search.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -63,6 +65,76 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return out;
 }
 
+// The .txt, .csv and .dat files of a directory (sorted) or the files of a list file (one per line,
+// '#' comments, relative to the list's directory).
+std::vector<std::string> batch_files(const std::string& source) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  if (fs::is_directory(source)) {
+    for (const auto& entry : fs::directory_iterator(source))
+      if (entry.is_regular_file() &&
+          (entry.path().extension() == ".txt" || entry.path().extension() == ".csv" ||
+           entry.path().extension() == ".dat"))
+        files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+  } else {
+    kosmos::io::TextReader reader(source);
+    kosmos::io::Record r;
+    const fs::path base = fs::path(source).parent_path();
+    while (reader.next(r)) {
+      const fs::path f(r.fields[0]);
+      files.push_back(f.is_absolute() ? f.string() : (base / f).string());
+    }
+  }
+  if (files.empty()) throw kosmos::file_error(source + ": no RV files for --batch");
+  return files;
+}
+
+// `--batch`: one survey over every star, one summary line each.
+int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& so,
+               const kosmos::cli::Options& options) {
+  if (so.min_planets >= 0)
+    throw kosmos::cli::usage_error("--batch fits one planet count: --planets N");
+  std::vector<kosmos::kepler::RVData> stars;
+  for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
+  const auto config = kosmos::current_configuration();
+  std::cout << "kosmos rv --batch: " << stars.size() << " stars, " << so.planets
+            << " planet(s), trend " << so.trend << ", " << so.chains << " DE-MCMC chains per star ("
+            << so.chains * stars.size() << " per launch pair), on " << config.backend << " ("
+            << config.device << ")\n";
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = kosmos::kepler::survey(stars, so);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string letters = "bcdefghi";
+  std::ostringstream header;
+  header << "star n_obs";
+  for (int j = 0; j < so.planets; ++j)
+    for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
+      header << " " << q << "_" << letters[j];
+  header << " lnL_MAP max_rhat min_ess";
+  std::ostringstream table;
+  table << header.str() << "\n";
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const auto& r = results[s];
+    table << stars[s].path << " " << r.n_obs << std::setprecision(10);
+    for (int j = 0; j < so.planets; ++j)
+      for (const char* q : {"P_", "K_", "e_"}) {
+        const auto& p = r.get(q + std::string(1, letters[j]));
+        table << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
+              << std::setprecision(10);
+      }
+    table << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
+          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
+  }
+  std::cout << table.str() << "done in " << std::setprecision(3) << seconds << " s ("
+            << stars.size() / seconds << " stars/s)\n";
+  if (options.has("summary") && !options.str("summary").empty())
+    kosmos::io::write_atomically(options.str("summary"),
+                                 [&](std::ostream& out) { out << table.str(); });
+  return 0;
+}
+
 int run_rv(const std::vector<std::string>& args) {
   kosmos::cli::Options options(
       "rv",
@@ -73,7 +145,15 @@ int run_rv(const std::vector<std::string>& args) {
       "(ter Braak 2006) over all orbits with per-instrument offsets and jitters, on the batched "
       "chi^2 kernels. "
       "Prints medians with 68% intervals and writes the posterior samples.");
-  options.positional("data", "RV data file (e.g. data/rv/hd164922_radvel.txt)");
+  options.positional("data", "RV data file (e.g. data/rv/hd164922_radvel.txt); omit with --batch",
+                     false);
+  options.option(
+      "batch", "DIR|LIST",
+      "survey mode: fit every RV file (.txt, .csv, .dat) of a directory, or listed one per line in "
+      "a text file (paths "
+      "relative to it), with --planets N; the DE-MCMC of all stars shares its kernel launches; one "
+      "summary line per star",
+      "", true);
   options.option("planets", "N|A..B",
                  "number of planets, or a range A..B: fit every count, print ln L (at the polished "
                  "optimum), BIC "
@@ -121,8 +201,10 @@ int run_rv(const std::vector<std::string>& args) {
   options.flag("quiet", "no progress messages");
   if (!options.parse(args)) return 0;
 
-  const std::string path = options.str("data");
-  const auto data = kosmos::kepler::read_rv_file(path);
+  const bool batch = options.has("batch") && !options.str("batch").empty();
+  const std::string path = options.has("data") ? options.str("data") : std::string();
+  if (batch == !path.empty())
+    throw kosmos::cli::usage_error("give either an RV data file or --batch DIR|LIST");
   kosmos::kepler::SearchOptions so;
   parse_planets(options.str("planets"), so.min_planets, so.planets);
   so.trend = int(options.integer("trend", 0));
@@ -188,6 +270,8 @@ int run_rv(const std::vector<std::string>& args) {
   if (!options.is_set("quiet"))
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
+  if (batch) return run_survey(options.str("batch"), so, options);
+  const auto data = kosmos::kepler::read_rv_file(path);
   const auto config = kosmos::current_configuration();
   std::cout << "kosmos rv: " << path << ": " << data.size() << " observations, "
             << data.n_instruments() << " instrument(s) (";

@@ -19,7 +19,22 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
-using SearchSpace = Kokkos::DefaultExecutionSpace;
+// Observations on the host, each star's times about its own epoch (the survey concatenates
+// several stars).
+struct HostObservations {
+  std::vector<double> t, v, sigma;
+  std::vector<int> inst;
+  int n_inst = 1;
+  double epoch = 0;
+  HostObservations() = default;
+  HostObservations(const RVData& d, double ep)
+      : t(d.time),
+        v(d.velocity),
+        sigma(d.sigma),
+        inst(d.instrument),
+        n_inst(d.n_instruments()),
+        epoch(ep) {}
+};
 constexpr double kTwoPi = 6.283185307179586476925;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -261,16 +276,18 @@ class Likelihood {
   long long evaluations = 0;
 };
 
-template <class Precision>
+template <class Precision, class Space>
 class BatchLikelihood : public Likelihood {
  public:
   // models[s] with observations [begin[s], begin[s] + count[s]) of obs; one star: all of them.
-  BatchLikelihood(const Observations<SearchSpace>& obs, std::vector<Model> models,
-                  std::vector<int> begin, std::vector<int> count, const Chi2Options& options)
+  BatchLikelihood(const HostObservations& obs, std::vector<Model> models, std::vector<int> begin,
+                  std::vector<int> count, const Chi2Options& options)
       : models_(std::move(models)),
         begin_(std::move(begin)),
         count_(std::move(count)),
-        evaluator_(SearchSpace(), obs, options) {
+        evaluator_(Space(),
+                   Observations<Space>(obs.t, obs.v, obs.sigma, obs.inst, obs.n_inst, obs.epoch),
+                   options) {
     for (const auto& m : models_) n_inst_ = std::max(n_inst_, m.L.n_inst);
   }
 
@@ -281,11 +298,11 @@ class BatchLikelihood : public Likelihood {
     // Device buffers per batch size (the DE population, Nelder-Mead's 1, 4 and n + 1, ...).
     Buffers& b = buffers_[n];
     if (b.models.n_systems() != n) {
-      b.models = Models<Precision, SearchSpace>(n, L0.n_pl, n_inst_, L0.n_trend);
+      b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend);
       if (n_stars > 1) b.models.enable_observation_ranges();
-      b.host = ModelsHostMirror<Precision, SearchSpace>(b.models);
-      b.chi2 = Kokkos::View<double*, SearchSpace>("kosmos::kepler::search::chi2", n);
-      b.ll = Kokkos::View<double*, SearchSpace>("kosmos::kepler::search::loglike", n);
+      b.host = ModelsHostMirror<Precision, Space>(b.models);
+      b.chi2 = Kokkos::View<double*, Space>("kosmos::kepler::search::chi2", n);
+      b.ll = Kokkos::View<double*, Space>("kosmos::kepler::search::loglike", n);
       for (int r = 0; r < n && n_stars > 1; ++r) {
         b.host.obs_range(r, 0) = begin_[std::size_t(r / rows)];
         b.host.obs_range(r, 1) = count_[std::size_t(r / rows)];
@@ -329,40 +346,51 @@ class BatchLikelihood : public Likelihood {
 
  private:
   struct Buffers {
-    Models<Precision, SearchSpace> models;
-    ModelsHostMirror<Precision, SearchSpace> host;
-    Kokkos::View<double*, SearchSpace> chi2, ll;
+    Models<Precision, Space> models;
+    ModelsHostMirror<Precision, Space> host;
+    Kokkos::View<double*, Space> chi2, ll;
   };
   std::vector<Model> models_;
   std::vector<int> begin_, count_;
   int n_inst_ = 0;
-  Chi2Evaluator<Precision, SearchSpace> evaluator_;
+  Chi2Evaluator<Precision, Space> evaluator_;
   std::map<int, Buffers> buffers_;
   std::vector<double> prior_;
 };
 
-std::unique_ptr<Likelihood> make_likelihood(const Observations<SearchSpace>& obs,
-                                            std::vector<Model> models, std::vector<int> begin,
-                                            std::vector<int> count, const SearchOptions& opt) {
+template <class Space>
+std::unique_ptr<Likelihood> make_likelihood_on(const HostObservations& obs,
+                                               std::vector<Model> models, std::vector<int> begin,
+                                               std::vector<int> count, const SearchOptions& opt) {
   Chi2Options co;
   co.validate = false;  // every model is inside the prior (checked on the host)
   co.solver.solver = opt.solver;
   if (opt.mixed_precision)
-    return std::make_unique<BatchLikelihood<Mixed>>(obs, std::move(models), std::move(begin),
-                                                    std::move(count), co);
-  return std::make_unique<BatchLikelihood<Double>>(obs, std::move(models), std::move(begin),
-                                                   std::move(count), co);
+    return std::make_unique<BatchLikelihood<Mixed, Space>>(obs, std::move(models), std::move(begin),
+                                                           std::move(count), co);
+  return std::make_unique<BatchLikelihood<Double, Space>>(obs, std::move(models), std::move(begin),
+                                                          std::move(count), co);
 }
-std::unique_ptr<Likelihood> make_likelihood(const Observations<SearchSpace>& obs,
-                                            const Model& model, const SearchOptions& opt) {
-  return make_likelihood(obs, {model}, {0}, {int(obs.size())}, opt);
+std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, std::vector<Model> models,
+                                            std::vector<int> begin, std::vector<int> count,
+                                            const SearchOptions& opt) {
+  if (opt.host_space)
+    return make_likelihood_on<Kokkos::DefaultHostExecutionSpace>(
+        obs, std::move(models), std::move(begin), std::move(count), opt);
+  return make_likelihood_on<Kokkos::DefaultExecutionSpace>(obs, std::move(models), std::move(begin),
+                                                           std::move(count), opt);
+}
+std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, const Model& model,
+                                            const SearchOptions& opt) {
+  return make_likelihood(obs, {model}, {0}, {int(obs.t.size())}, opt);
 }
 
 // Generalized Lomb-Scargle power (Zechmeister & Kuerster 2009) on a frequency grid, plus the
 // sinusoid's cos/sin amplitudes; one frequency per work item.
+template <class Space>
 struct GLSFunctor {
-  Kokkos::View<const double*, SearchSpace> t, y, w;  // w normalized to sum 1
-  Kokkos::View<double*, SearchSpace> power, a, b;
+  Kokkos::View<const double*, Space> t, y, w;  // w normalized to sum 1
+  Kokkos::View<double*, Space> power, a, b;
   double f0, df;
   int n;
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
@@ -397,15 +425,15 @@ struct Peak {
   double period, power, amplitude, phase;  // y ~ amplitude cos(2 pi t / P + phase)
 };
 
-std::vector<Peak> periodogram_peaks(const std::vector<double>& t, const std::vector<double>& y,
-                                    const std::vector<double>& w, double f_min, double f_max,
-                                    double df, int max_peaks, double baseline) {
+template <class Space>
+std::vector<Peak> periodogram_peaks_on(const std::vector<double>& t, const std::vector<double>& y,
+                                       const std::vector<double>& w, double f_min, double f_max,
+                                       double df, int max_peaks, double baseline) {
   const int n = int(t.size());
   const int nf = int((f_max - f_min) / df) + 1;
-  Kokkos::View<double*, SearchSpace> dt("kosmos::kepler::gls::t", n),
-      dy("kosmos::kepler::gls::y", n), dw("kosmos::kepler::gls::w", n),
-      power("kosmos::kepler::gls::power", nf), a("kosmos::kepler::gls::a", nf),
-      b("kosmos::kepler::gls::b", nf);
+  Kokkos::View<double*, Space> dt("kosmos::kepler::gls::t", n), dy("kosmos::kepler::gls::y", n),
+      dw("kosmos::kepler::gls::w", n), power("kosmos::kepler::gls::power", nf),
+      a("kosmos::kepler::gls::a", nf), b("kosmos::kepler::gls::b", nf);
   auto ht = Kokkos::create_mirror_view(dt);
   auto hy = Kokkos::create_mirror_view(dy);
   auto hw = Kokkos::create_mirror_view(dw);
@@ -419,8 +447,8 @@ std::vector<Peak> periodogram_peaks(const std::vector<double>& t, const std::vec
   Kokkos::deep_copy(dt, ht);
   Kokkos::deep_copy(dy, hy);
   Kokkos::deep_copy(dw, hw);
-  Kokkos::parallel_for("kosmos::kepler::periodogram", Kokkos::RangePolicy<SearchSpace>(0, nf),
-                       GLSFunctor{dt, dy, dw, power, a, b, f_min, df, n});
+  Kokkos::parallel_for("kosmos::kepler::periodogram", Kokkos::RangePolicy<Space>(0, nf),
+                       GLSFunctor<Space>{dt, dy, dw, power, a, b, f_min, df, n});
   auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), power);
   auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
@@ -440,6 +468,15 @@ std::vector<Peak> periodogram_peaks(const std::vector<double>& t, const std::vec
     if (int(peaks.size()) == max_peaks) break;
   }
   return peaks;
+}
+std::vector<Peak> periodogram_peaks(bool host_space, const std::vector<double>& t,
+                                    const std::vector<double>& y, const std::vector<double>& w,
+                                    double f_min, double f_max, double df, int max_peaks,
+                                    double baseline) {
+  return host_space ? periodogram_peaks_on<Kokkos::DefaultHostExecutionSpace>(
+                          t, y, w, f_min, f_max, df, max_peaks, baseline)
+                    : periodogram_peaks_on<Kokkos::DefaultExecutionSpace>(t, y, w, f_min, f_max, df,
+                                                                          max_peaks, baseline);
 }
 
 // Characteristic step of each parameter (starting scatter, finite-difference steps, simplex).
@@ -810,6 +847,7 @@ struct StarFit {
   std::chrono::steady_clock::time_point start;
   // DE-MCMC state and kept rows (parameters, ln posterior, ln L), ordered (generation, chain).
   std::vector<double> sigma, lnpost, lnlike;
+  double start_lnpost = 0, start_lnlike = 0;  // at `current` when sampling began
   std::vector<std::vector<double>> kept;
   long long accepted = 0, proposed = 0;
 };
@@ -872,8 +910,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
         "a fixed value lies outside the search bounds (period range, K <= k_max, 0 <= jitter <= "
         "jitter_max)");
   }
-  const Observations<SearchSpace> obs(data.time, data.velocity, data.sigma, data.instrument,
-                                      data.n_instruments(), epoch);
+  const HostObservations obs(data, epoch);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> gauss(0.0, 1.0);
   SearchResult& result = fit.result;
@@ -952,8 +989,8 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       y[k] = data.velocity[k] - model;
       w[k] = 1 / (data.sigma[k] * data.sigma[k] + s * s);
     }
-    const auto peaks =
-        periodogram_peaks(t, y, w, 1 / p_max, 1 / opt.period_min, 0.2 / baseline, 3, baseline);
+    const auto peaks = periodogram_peaks(opt.host_space, t, y, w, 1 / p_max, 1 / opt.period_min,
+                                         0.2 / baseline, 3, baseline);
     kosmos::Impl::require(!peaks.empty(), where, "no periodogram peak for planet ", p + 1);
     {
       std::ostringstream m;
@@ -1159,6 +1196,8 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
   for (std::size_t s = 0; s < fits.size(); ++s) {
     fits[s]->lnpost.assign(f.begin() + s * n, f.begin() + (s + 1) * n);
     fits[s]->lnlike.assign(ll.begin() + s * n, ll.begin() + (s + 1) * n);
+    fits[s]->start_lnpost = fits[s]->lnpost[0];  // chain 0 starts at the MAP
+    fits[s]->start_lnlike = fits[s]->lnlike[0];
   }
   const int generations = opt.burn + opt.steps;
   progress.reset();
@@ -1230,7 +1269,9 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
 
 // The MAP (the polished optimum, or a sample above it, polished again), derived columns and
 // summaries of one star after sampling.
-void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
+// refine: polish a sample above the MAP (and evaluate the MAP again); otherwise the MAP is the
+// best of the start and the samples, its chi^2 from its ln L (the survey benchmark's path).
+void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, bool refine) {
   const RVData& data = *fit.data;
   const Model& model = *fit.model;
   const ParamLayout& L = model.L;
@@ -1239,18 +1280,17 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
   SearchResult& result = fit.result;
   std::vector<double>& current = fit.current;
   const auto& kept = fit.kept;
-  const Observations<SearchSpace> obs(data.time, data.velocity, data.sigma, data.instrument,
-                                      data.n_instruments(), epoch);
-  auto lik = make_likelihood(obs, model, opt);
+  std::unique_ptr<Likelihood> lik;
+  if (refine) lik = make_likelihood(HostObservations(data, epoch), model, opt);
   result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
+  double map_loglike = fit.start_lnlike;
   {
     const auto top = std::max_element(
         kept.begin(), kept.end(), [&](const auto& a, const auto& b) { return a[dim] < b[dim]; });
-    std::vector<double> f;
-    lik->evaluate(current, 1, f);
-    if ((*top)[dim] > f[0]) {
+    if ((*top)[dim] > fit.start_lnpost) {
       current.assign(top->begin(), top->begin() + dim);
-      polish(*lik, model, current, parameter_scales(current, L, fit.baseline));
+      map_loglike = (*top)[dim + 1];
+      if (refine) polish(*lik, model, current, parameter_scales(current, L, fit.baseline));
     }
   }
   // Derived columns; ln L (not the posterior) as the last.
@@ -1315,13 +1355,21 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
   // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
   // median lies in [0, 360) (the MAP value moves with it).
   std::vector<double> map_row;
-  {
+  if (refine) {
     std::vector<double> f, ll, c2;
     lik->evaluate(current, 1, f, &ll, &c2);
     result.best_loglike = ll[0];
     result.best_chi2 = c2[0];
-    map_row = derived(current.data(), ll[0], opt.stellar_mass);
+  } else {  // ln L = -(chi^2 + sum ln(2 pi (sigma^2 + s^2))) / 2
+    double log_var = 0;
+    for (std::size_t k = 0; k < data.size(); ++k) {
+      const double s = current[L.jitter(data.instrument[k])];
+      log_var += std::log(kTwoPi * (data.sigma[k] * data.sigma[k] + s * s));
+    }
+    result.best_loglike = map_loglike;
+    result.best_chi2 = -2 * map_loglike - log_var;
   }
+  map_row = derived(current.data(), result.best_loglike, opt.stellar_mass);
   const std::size_t n_cols = result.columns.size();
   for (std::size_t c = 0; c < n_cols; ++c) {
     const std::string& name = result.columns[c];
@@ -1357,7 +1405,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
     result.best_jitters.push_back(current[L.jitter(i)]);
   }
   for (int i = 0; i < L.n_trend; ++i) result.best_trend.push_back(current[L.trend(i)]);
-  result.likelihood_evaluations = fit.evaluations + lik->evaluations;
+  result.likelihood_evaluations = fit.evaluations + (lik ? lik->evaluations : 0);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - fit.start).count();
 }
@@ -1372,19 +1420,18 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   StarFit fit;
   fit.data = &data;
   optimize_star(fit, opt, rng, progress);
-  const Observations<SearchSpace> obs(data.time, data.velocity, data.sigma, data.instrument,
-                                      data.n_instruments(), fit.epoch);
+  const HostObservations obs(data, fit.epoch);
   auto lik = make_likelihood(obs, *fit.model, opt);
   sample_stars({&fit}, *lik, opt, rng, progress);
   fit.evaluations += lik->evaluations;
-  finish_star(fit, opt, rng);
+  finish_star(fit, opt, rng, true);
   return std::move(fit.result);
 }
 
 namespace Impl {
 // The DE-MCMC of many prepared stars in shared launches, then each star's summaries.
 std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const SearchOptions& opt,
-                                        std::mt19937_64& rng, Progress& progress) {
+                                        std::mt19937_64& rng, Progress& progress, bool refine) {
   constexpr const char* where = "kosmos::kepler::survey";
   std::vector<double> t, v, sig;
   std::vector<int> inst, begin, count;
@@ -1407,13 +1454,18 @@ std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const Search
     models.push_back(*fit.model);
     pointers.push_back(&fit);
   }
-  const Observations<SearchSpace> obs(t, v, sig, inst, n_inst, 0.0);
+  HostObservations obs;
+  obs.t = std::move(t);
+  obs.v = std::move(v);
+  obs.sigma = std::move(sig);
+  obs.inst = std::move(inst);
+  obs.n_inst = n_inst;
   auto lik = make_likelihood(obs, models, begin, count, opt);
   sample_stars(pointers, *lik, opt, rng, progress);
   std::vector<SearchResult> out;
   for (auto& fit : fits) {
     fit.evaluations += lik->evaluations / (long long)fits.size();  // the shared launches, evenly
-    finish_star(fit, opt, rng);
+    finish_star(fit, opt, rng, refine);
     out.push_back(std::move(fit.result));
   }
   return out;
@@ -1437,7 +1489,7 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
     m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
     progress.message(m.str());
   }
-  return sample_survey(fits, opt, rng, progress);
+  return sample_survey(fits, opt, rng, progress, true);
 }
 
 std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
@@ -1500,7 +1552,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                           "chains = ", opt.chains,
                           " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
   }
-  return sample_survey(fits, opt, rng, progress);
+  return sample_survey(fits, opt, rng, progress, false);
 }
 
 void write_samples(const std::string& path, const SearchResult& result, const RVData& data) {

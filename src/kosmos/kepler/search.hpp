@@ -1,5 +1,6 @@
 // Global search and Bayesian parameter estimation for n-planet Keplerian RV models, built on the
-// batched log-likelihood (kosmos/kepler/chi2.hpp) on Kokkos' default execution space:
+// batched log-likelihood (kosmos/kepler/chi2.hpp) on Kokkos' default execution space (or the
+// default host space, SearchOptions::host_space):
 //  0. offsets, jitters and the optional trend alone (differential evolution);
 //  1. for each planet in turn: a generalized Lomb-Scargle periodogram (Zechmeister & Kuerster
 //     2009) of the residuals (or, for a planet with a prior on P, draws from that prior), a
@@ -70,6 +71,7 @@ struct SearchOptions {
   double jitter_max = 100.0;     // m/s
   double epoch = 0.0;            // reference time of M0 and lambda; 0: middle of the data
   bool mixed_precision = false;  // Mixed instead of Double for the likelihood
+  bool host_space = false;       // run on Kokkos::DefaultHostExecutionSpace, not the default space
   Solver solver = Solver::Markley;
   std::uint64_t seed = 1;
   // Called with progress messages (stage, percentage); may be empty.
