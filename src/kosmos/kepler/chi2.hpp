@@ -275,6 +275,18 @@ void validate_models(const ExecSpace& space, const char* where,
     throw invalid_input(kosmos::Impl::concat(where, ": trend(", bad_trend / n_trend, ", ",
                                              bad_trend % n_trend, ") is not finite"));
 }
+// Throws kosmos::invalid_input naming the first system whose range leaves [0, n_obs) or is empty.
+template <class ExecSpace, class RangeView>
+void validate_observation_ranges(const ExecSpace& space, const char* where, const RangeView& range,
+                                 int n_obs) {
+  const auto bad = kosmos::Impl::first_index_where(
+      space, "kosmos::kepler::validate_ranges", std::int64_t(range.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t s) {
+        return range(s, 0) < 0 || range(s, 1) < 1 || range(s, 0) > n_obs - range(s, 1);
+      });
+  kosmos::Impl::require(bad < 0, where, "obs_range of system ", bad, " lies outside [0, ", n_obs,
+                        ") or is empty");
+}
 }  // namespace Impl
 
 // Evaluates chi^2 (and optionally ln L) for batches of models against fixed observations.
@@ -389,15 +401,7 @@ class Chi2Evaluator {
                             "observation ranges (survey layout) need the fused layout");
       kosmos::Impl::require(models.obs_range.extent(0) == n_sys, where, "obs_range has ",
                             models.obs_range.extent(0), " rows, expected ", n_sys);
-      auto range = models.obs_range;
-      const int n_obs = n_obs_;
-      const auto bad = kosmos::Impl::first_index_where(
-          space_, "kosmos::kepler::validate_ranges", std::int64_t(n_sys),
-          KOKKOS_LAMBDA(std::int64_t s) {
-            return range(s, 0) < 0 || range(s, 1) < 1 || range(s, 0) > n_obs - range(s, 1);
-          });
-      kosmos::Impl::require(bad < 0, where, "obs_range of system ", bad, " lies outside [0, ",
-                            n_obs_, ") or is empty");
+      Impl::validate_observation_ranges(space_, where, models.obs_range, n_obs_);
     }
     if (options_.validate) Impl::validate_models(space_, where, models, options_.amplitude);
   }

@@ -51,7 +51,7 @@ Prior parse_prior(const std::string& spec, const std::string& where);
 std::vector<Prior> read_prior_file(const std::string& path);
 
 struct SearchOptions {
-  int planets = 2;
+  int planets = 2;       // 0..8
   int min_planets = -1;  // >= 0 and < planets: fit every count min_planets..planets
   int trend = 0;         // 0, 1 (dvdt) or 2 (dvdt, curv)
   std::vector<Prior> priors;
