@@ -402,8 +402,8 @@ void check_specialization_matches_generic() {
   EXPECT_LE(max_relative_error(mixed, mixed_generic), 2.6e-4);
 }
 TYPED_TEST(KeplerChi2Test, CudaSpecializationMatchesGenericPath) {
-  KOSMOS_SKIP_WITHOUT_CUDA_SPECIALIZATION(kosmos::kepler::Impl::HasCudaSpecialization<TypeParam>::value,
-                                          TypeParam);
+  KOSMOS_SKIP_WITHOUT_CUDA_SPECIALIZATION(
+      kosmos::kepler::Impl::HasCudaSpecialization<TypeParam>::value, TypeParam);
   check_specialization_matches_generic<TypeParam>();
 }
 

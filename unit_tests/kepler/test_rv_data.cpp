@@ -42,7 +42,8 @@ void expect_file_error(const std::string& content, const std::string& fragment) 
 TEST(KeplerRVData, RejectsBadFilesNamingTheLine) {
   expect_file_error("1.0 2.0 1.0 k\n2.0 abc 1.0 k\n", ":2: velocity 'abc' is not a finite number");
   expect_file_error("1.0 2.0\n", ":1: expected at least 3 columns");
-  expect_file_error("time,mnvel,errvel,tel\n1.0,2.0,1.0,k\n2.0,,1.0,k\n", ":3: velocity '' is not a finite number");
+  expect_file_error("time,mnvel,errvel,tel\n1.0,2.0,1.0,k\n2.0,,1.0,k\n",
+                    ":3: velocity '' is not a finite number");
   expect_file_error("1.0 2.0 0.0 k\n", ":1: sigma 0.0 must be > 0");
   expect_file_error("1.0 2.0 -1 k\n", ":1: sigma -1 must be > 0");
   expect_file_error("# only a comment\ntime mnvel errvel\n", "no observations (empty data)");
@@ -77,7 +78,8 @@ TEST(KeplerRVData, SortsRowsAndReadsRadVelCsv) {
   for (const auto& path : {text, csv}) {
     const auto d = kosmos::kepler::read_rv_file(path);
     ASSERT_EQ(d.size(), 5u) << path;
-    const double t[] = {1, 2, 3, 4, 5}, v[] = {-2.0, 0.5, 4.0, 7.0, 1.5}, s[] = {1.0, 2.5, 2.0, 3.0, 1.1};
+    const double t[] = {1, 2, 3, 4, 5}, v[] = {-2.0, 0.5, 4.0, 7.0, 1.5},
+                 s[] = {1.0, 2.5, 2.0, 3.0, 1.1};
     const char* inst[] = {"hires", "lick", "lick", "apf", "hires"};
     for (int k = 0; k < 5; ++k) {
       EXPECT_EQ(d.time[k], t[k]) << path;
