@@ -140,11 +140,12 @@ int run_rv(const std::vector<std::string>& args) {
       "rv",
       "Search an RV file (whitespace or CSV columns time velocity sigma [instrument], RadVel "
       "header names, any row order) for Keplerian planets: periodogram-seeded "
-      "random search and differential-evolution optimization per planet, then "
+      "random search, differential-evolution optimization and a Nelder-Mead polish per planet "
+      "(priors and fixed parameters included), then "
       "differential-evolution MCMC "
       "(ter Braak 2006) over all orbits with per-instrument offsets and jitters, on the batched "
       "chi^2 kernels. "
-      "Prints medians with 68% intervals and writes the posterior samples.");
+      "Prints medians with 68% intervals, ESS and split R-hat and writes the posterior samples.");
   options.positional("data", "RV data file (e.g. data/rv/hd164922_radvel.txt); omit with --batch",
                      false);
   options.option(
