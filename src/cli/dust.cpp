@@ -47,6 +47,22 @@ const char* kSummary =
     "  --status          one line per cell: the solver status of each species (0 converged, 1 at\n"
     "                    floor, 2 at ceiling, 3 not converged).\n"
     "  --write-cells     the cells in --cells format (to save a generated problem).\n"
+    "Dust models:\n"
+    "  --size-distribution mrn|wd01  instead of the default power law, on each table's radii: MRN\n"
+    "                    (a^-3.5, 0.005-0.25 micron, Draine & Lee 1984 amplitudes) or Weingartner &\n"
+    "                    Draine (2001) Milky Way R_V = 3.1, case A, b_C = 6e-5 (carbonaceous incl.\n"
+    "                    the very small grains, and silicate). Each radius carries the mass of its\n"
+    "                    bin (grains below the smallest table radius go to it); the compositions keep\n"
+    "                    the model's mass ratio per H, normalized to 1 kg of dust in total (the dust\n"
+    "                    mass per H is printed). Densities 2.24 (graphite) and 3.5 (silicate) g cm^-3.\n"
+    "  --stochastic-below R  grains smaller than R micron get their temperature distribution P(T)\n"
+    "                    (Guhathakurta & Draine 1989, Draine & Li 2001 heat capacities, 128 enthalpy\n"
+    "                    bins) and its emission in the SED instead of the equilibrium emission;\n"
+    "                    --temperatures still lists their equilibrium T. Status counts are printed:\n"
+    "                    ok / no heating (SED unchanged) / energy imbalance above 1 % (P(T) truncated\n"
+    "                    at 3000 K; a warning) / invalid heating (an error).\n"
+    "  --materials       graphite or silicate per --cross-sections table (for the two options\n"
+    "                    above); default: read from the table file names.\n"
     "Solver status: converged / at floor (heating below E(3 K), e.g. zero) / at ceiling (above\n"
     "E(3000 K)) / not converged; counts are printed.";
 
@@ -60,6 +76,32 @@ std::vector<std::string> split_list(const std::string& text) {
     if (comma == std::string::npos) return parts;
     start = comma + 1;
   }
+}
+
+// --materials, or each table's material from its file name (for --size-distribution and
+// --stochastic-below).
+std::vector<kosmos::dust::GrainMaterial> grain_materials(const kosmos::cli::Options& o,
+                                                         const std::vector<std::string>& table_paths) {
+  std::vector<kosmos::dust::GrainMaterial> materials;
+  if (o.has("materials") && !o.str("materials").empty()) {
+    for (const auto& name : split_list(o.str("materials"))) {
+      if (name != "graphite" && name != "silicate")
+        throw kosmos::cli::usage_error("--materials '" + name + "' is not graphite or silicate");
+      materials.push_back(kosmos::dust::parse_grain_material(name));
+    }
+    if (materials.size() != table_paths.size())
+      throw kosmos::cli::usage_error("--materials lists " + std::to_string(materials.size()) + " materials for " +
+                                     std::to_string(table_paths.size()) + " --cross-sections tables");
+    return materials;
+  }
+  for (const auto& path : table_paths) {
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    const bool graphite = file.find("graphite") != std::string::npos, silicate = file.find("silicate") != std::string::npos;
+    if (graphite == silicate)
+      throw kosmos::cli::usage_error("cannot tell the material of '" + path + "' from its name: give --materials");
+    materials.push_back(graphite ? kosmos::dust::GrainMaterial::graphite : kosmos::dust::GrainMaterial::silicate);
+  }
+  return materials;
 }
 
 template <class T>
@@ -96,16 +138,36 @@ int run_dust(const kosmos::cli::Options& o) {
     w_micron = paper_wavelength_grid();
     d_micron = bin_widths(w_micron);
   }
+  const bool model_given = o.has("size-distribution") && !o.str("size-distribution").empty();
+  const double stochastic_below = o.has("stochastic-below") ? o.number("stochastic-below") : 0.0;
+  if (!(stochastic_below >= 0)) throw kosmos::cli::usage_error("--stochastic-below must be a radius >= 0 (micron)");
+  if (model_given && sizes_given) throw kosmos::cli::usage_error("give --sizes or --size-distribution, not both");
+  std::vector<GrainMaterial> materials;
+  if (model_given || stochastic_below > 0) materials = grain_materials(o, table_paths);
+  std::vector<SizeDistribution> model_sizes;  // per kg of dust, the model's mass ratio between compositions
+  if (model_given) {
+    const std::string name = o.str("size-distribution");
+    if (name != "mrn" && name != "wd01")
+      throw kosmos::cli::usage_error("--size-distribution must be mrn or wd01, not '" + name + "'");
+    for (std::size_t k = 0; k < n_comp; ++k)
+      model_sizes.push_back(
+          binned_size_distribution(parse_size_distribution_model(name), materials[k], tables[k].radius_micron));
+    const double per_h = normalize_to_dust_mass(model_sizes, materials);
+    // gas mass per H: 1.4 m_H (helium at 10 % of H by number)
+    std::cout << std::setprecision(4) << "size distribution " << name << ": dust mass per H nucleus " << per_h
+              << " g (dust/gas " << per_h / (1.4 * 1.6735575e-24) << ")\n";
+  }
   // All species: (composition, radius, number per unit dust mass).
   SizeDistribution sizes;
   std::vector<std::size_t> composition;
   for (std::size_t k = 0; k < n_comp; ++k) {
-    auto sd = sizes_given ? read_size_distribution(size_paths[k])
-                          : power_law_size_distribution(tables[k].radius_micron, densities[k]);
+    auto sd = sizes_given   ? read_size_distribution(size_paths[k])
+              : model_given ? model_sizes[k]
+                            : power_law_size_distribution(tables[k].radius_micron, densities[k]);
     for (std::size_t i = 0; i < sd.radius_micron.size(); ++i) {
       sizes.radius_micron.push_back(sd.radius_micron[i]);
       // The default distributions share the unit dust mass equally between compositions.
-      sizes.number_per_mass.push_back(sd.number_per_mass[i] / (sizes_given ? 1.0 : double(n_comp)));
+      sizes.number_per_mass.push_back(sd.number_per_mass[i] / (sizes_given || model_given ? 1.0 : double(n_comp)));
       composition.push_back(k);
     }
   }
@@ -177,6 +239,23 @@ int run_dust(const kosmos::cli::Options& o) {
   const auto t1 = clock::now();
   StageTimes stages;
   dust_emission(space, grains, intensity, mass, heat, temperature, status, sed, options, true, &stages);
+  // Stochastic heating of the grains below --stochastic-below: P(T) emission replaces theirs.
+  std::vector<StochasticSpecies> small;
+  for (int s = 0; s < ns; ++s)
+    if (sizes.radius_micron[s] < stochastic_below)
+      small.push_back({s, materials[composition[s]], sizes.radius_micron[s]});
+  std::map<int, std::int64_t> stochastic_counts;
+  double stochastic_seconds = 0;
+  if (!small.empty()) {
+    const auto start = clock::now();
+    const auto model = prepare_stochastic(space, grains, small);
+    Kokkos::View<int**, Kokkos::LayoutLeft, Device> stochastic_status("stochastic_status", nc, small.size());
+    add_stochastic_emission(space, grains, model, intensity, temperature, mass, sed, stochastic_status);
+    space.fence();
+    stochastic_seconds = seconds(start, clock::now());
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), stochastic_status);
+    for (std::size_t i = 0; i < h.span(); ++i) ++stochastic_counts[h.data()[i]];
+  }
   const auto t4 = clock::now();
 
   auto h_t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), temperature);
@@ -212,6 +291,15 @@ int run_dust(const kosmos::cli::Options& o) {
             << "\n"
             << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
             << "\n";
+  if (!small.empty())
+    std::cout << "  stochastic heating: " << small.size() << " species below " << stochastic_below
+              << " micron, " << stochastic_seconds << " s; status: ok " << stochastic_counts[stochastic_ok] << ", no heating "
+              << stochastic_counts[stochastic_no_heating] << ", energy imbalance "
+              << stochastic_counts[stochastic_energy_imbalance] << ", invalid heating "
+              << stochastic_counts[stochastic_invalid_heating] << "\n";
+  if (stochastic_counts[stochastic_energy_imbalance] > 0)
+    std::cerr << "kosmos dust: warning: " << stochastic_counts[stochastic_energy_imbalance]
+              << " stochastic P(T) lose more than 1 % of the absorbed energy above 3000 K\n";
 
   if (o.has("temperatures") && !o.str("temperatures").empty()) {
     kosmos::io::write_atomically(o.str("temperatures"), [&](std::ostream& out) {
@@ -264,6 +352,11 @@ int run_dust(const kosmos::cli::Options& o) {
               << " (use --precision double or a larger mass unit for the dust masses)\n";
     return 1;
   }
+  if (stochastic_counts[stochastic_invalid_heating] > 0) {
+    std::cerr << "kosmos dust: error: " << stochastic_counts[stochastic_invalid_heating]
+              << " stochastic heating calculations got invalid heating\n";
+    return 1;
+  }
   if (counts[status_not_converged] > 0) {
     std::cerr << "kosmos dust: error: " << counts[status_not_converged] << " temperature solves did not converge\n";
     return 1;
@@ -284,6 +377,9 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("precision", "P", "float (the paper's GPU code) or double", "double")
       .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)", "newton")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
+      .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "", true)
+      .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron", "0")
+      .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)", "", true)
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
       .option("status", "FILE", "write solver statuses here", "", true)
