@@ -84,10 +84,10 @@ std::vector<double> grain_log_enthalpy_table(GrainMaterial material, double radi
   const double modes = grain_atoms(material, radius_micron) - 2;
   kosmos::Impl::require(modes > 0, "kosmos::dust::grain_log_enthalpy_table", "a ", material_properties(material).name,
                         " grain of radius ", radius_micron, " micron has fewer than 3 atoms");
-  std::vector<double> table(std::size_t(o.enthalpy_points));
+  std::vector<double> table(std::size_t(o.table_points));
   const double log_t0 = std::log(o.min_temperature);
-  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.enthalpy_points - 1);
-  for (int k = 0; k < o.enthalpy_points; ++k)
+  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
+  for (int k = 0; k < o.table_points; ++k)
     table[std::size_t(k)] = std::log(modes * enthalpy_per_atom(material, std::exp(log_t0 + k * dlog_t)));
   return table;
 }

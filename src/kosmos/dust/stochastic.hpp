@@ -13,9 +13,10 @@
 //  - upward rates from the absorbed photon spectrum R_l = I_l sigma_l dlambda_l / eps_l, each photon
 //    taking bin i to E_i + eps split linearly between the two nearest bins (so every transition
 //    conserves energy in expectation, including photons smaller than a bin);
-//  - downward: continuous cooling, A_{j-1,j} = L(T_j) / (E_j - E_{j-1}), L(T) = sum_l sigma dlambda B;
+//  - downward: continuous cooling, A_{j-1,j} = L(T_j) / (E_j - E_{j-1}), L(T) = sum_l sigma dlambda B
+//    interpolated in a per-species ln L(ln T) table (2048 points: ~1e-5 relative);
 //  - steady state by the recursion P_j = sum_{i<j} B_{ji} P_i / A_{j-1,j}, B_{ji} = sum_{f>=j} A_{fi}.
-//  The construction conserves energy exactly (sum_j P_j L(T_j) = absorbed) unless photons would lift
+//  The construction conserves energy (sum_j P_j L(T_j) = absorbed, to the L table's accuracy) unless photons would lift
 //  the grain above T_hi (capped at max_temperature): then the status says so.
 #pragma once
 
@@ -41,7 +42,7 @@ struct StochasticOptions {
   int bins = 128;                  // enthalpy bins per (cell, species)
   double min_temperature = 3.0;    // K: the lowest bin (the equilibrium solver's floor)
   double max_temperature = 3000.0; // K: top of the enthalpy table and of the bins
-  int enthalpy_points = 512;       // ln E(ln T) table points per species, log-spaced in T
+  int table_points = 2048;         // ln E(ln T) and ln L(ln T) table points per species, log-spaced in T
   double width_factor = 4.0;       // bins reach w = width_factor sqrt(E_eq eps_max) below and above E_eq
   double energy_tolerance = 1e-2;  // stochastic_energy_imbalance above this relative mismatch
 };
@@ -58,7 +59,7 @@ struct StochasticSpecies {
 double enthalpy_per_atom(GrainMaterial material, double temperature);
 double heat_capacity_per_atom(GrainMaterial material, double temperature);
 double grain_atoms(GrainMaterial material, double radius_micron);
-// ln E_grain(T_k) at options.enthalpy_points temperatures log-spaced over [min, max]_temperature.
+// ln E_grain(T_k) at options.table_points temperatures log-spaced over [min, max]_temperature.
 std::vector<double> grain_log_enthalpy_table(GrainMaterial material, double radius_micron,
                                              const StochasticOptions& options);
 
@@ -67,6 +68,7 @@ struct StochasticModel {
   using device_type = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
   Kokkos::View<int*, device_type> species;                             // (Q): GrainModel species index
   Kokkos::View<double**, Kokkos::LayoutRight, device_type> log_enthalpy;  // (Q, K): ln E(T_k), J
+  Kokkos::View<double**, Kokkos::LayoutRight, device_type> log_cooling;   // (Q, K): ln L(T_k), W sr^-1
   StochasticOptions options;
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
@@ -78,7 +80,8 @@ struct StochasticModel {
 namespace kosmos {
 namespace dust {
 
-// Builds the per-species enthalpy tables (host quadrature, copied to ExecSpace's memory).
+// Builds the per-species enthalpy tables (host, Draine & Li 2001) and cooling tables L(T) =
+// sum_l sigma dlambda B(lambda_l, T) (a kernel over the GrainModel's emission weights).
 template <class T, class ExecSpace>
 StochasticModel<ExecSpace> prepare_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& grains,
                                               const std::vector<StochasticSpecies>& species,
@@ -87,7 +90,7 @@ StochasticModel<ExecSpace> prepare_stochastic(const ExecSpace& space, const Grai
   Impl::check_stochastic_options(options);
   StochasticModel<ExecSpace> m;
   m.options = options;
-  const int nq = int(species.size()), nk = options.enthalpy_points;
+  const int nq = int(species.size()), nk = options.table_points;
   m.species = decltype(m.species)(Kokkos::view_alloc(space, std::string("kosmos::dust::stochastic_species")), nq);
   m.log_enthalpy =
       decltype(m.log_enthalpy)(Kokkos::view_alloc(space, std::string("kosmos::dust::log_enthalpy")), nq, nk);
@@ -105,6 +108,9 @@ StochasticModel<ExecSpace> prepare_stochastic(const ExecSpace& space, const Grai
   }
   Kokkos::deep_copy(space, m.species, h_species);
   Kokkos::deep_copy(space, m.log_enthalpy, h_enthalpy);
+  m.log_cooling =
+      decltype(m.log_cooling)(Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
+  Impl::build_cooling_table(space, grains, m);
   space.fence();
   return m;
 }

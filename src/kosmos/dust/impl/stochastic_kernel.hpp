@@ -21,26 +21,27 @@ inline void check_stochastic_options(const StochasticOptions& o) {
   kosmos::Impl::require(o.min_temperature > 0 && o.min_temperature < o.max_temperature && std::isfinite(o.max_temperature),
                         where, "temperature range [", o.min_temperature, ", ", o.max_temperature,
                         "] K is empty or not positive");
-  kosmos::Impl::require(o.enthalpy_points >= 16, where, "enthalpy_points = ", o.enthalpy_points, " must be >= 16");
+  kosmos::Impl::require(o.table_points >= 16, where, "table_points = ", o.table_points, " must be >= 16");
   kosmos::Impl::require(o.width_factor > 0 && std::isfinite(o.width_factor), where, "width_factor = ", o.width_factor);
   kosmos::Impl::require(o.energy_tolerance > 0, where, "energy_tolerance = ", o.energy_tolerance, " must be > 0");
 }
 
-// ln E(ln T) of one species: linear interpolation in the table (clamped at its ends) and inverse.
-template <class Table>
-struct EnthalpyTable {
-  Table log_e;  // row of StochasticModel::log_enthalpy
+// ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
+// at the table's ends, and the inverse for increasing y.
+template <class Row>
+struct LogTable {
+  Row log_e;
   double log_t0, dlog_t;
   int points;
 
-  KOKKOS_INLINE_FUNCTION double energy(double t) const {
+  KOKKOS_INLINE_FUNCTION double operator()(double t) const {
     double u = (math::log(t) - log_t0) / dlog_t;
     u = u < 0 ? 0 : (u > points - 1 ? points - 1 : u);
     int k = int(u);
     if (k > points - 2) k = points - 2;
     return math::exp(log_e(k) + (u - k) * (log_e(k + 1) - log_e(k)));
   }
-  KOKKOS_INLINE_FUNCTION double temperature(double e) const {
+  KOKKOS_INLINE_FUNCTION double inverse(double e) const {
     const double y = math::log(e);
     if (y <= log_e(0)) return math::exp(log_t0);
     if (y >= log_e(points - 1)) return math::exp(log_t0 + (points - 1) * dlog_t);
@@ -156,8 +157,10 @@ struct StochasticFunctor {
         Kokkos::Max<double>(eps_max));
     const double absorbed = wcum(nl);
     const double t_eq = double(temperature(c, s));
-    const EnthalpyTable<decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL))> table{
-        Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL), log_t0, dlog_t, int(m.log_enthalpy.extent(1))};
+    using row = decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL));
+    const int nk = int(m.log_enthalpy.extent(1));
+    const LogTable<row> enthalpy{Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL), log_t0, dlog_t, nk};
+    const LogTable<row> cooling{Kokkos::subview(m.log_cooling, q, Kokkos::ALL), log_t0, dlog_t, nk};
     int state = stochastic_ok;
     if (!(absorbed >= 0) || !math::isfinite(absorbed) || !(t_eq > 0)) state = stochastic_invalid_heating;
     else if (absorbed == 0 || eps_max == 0) state = stochastic_no_heating;
@@ -165,19 +168,17 @@ struct StochasticFunctor {
     // The bins: log-spaced temperatures over [T_lo, T_hi] (every thread computes the same bounds).
     double t_lo = m.options.min_temperature, t_hi = 2 * t_lo;
     if (state == stochastic_ok) {
-      const double e_floor = table.energy(t_lo), e_eq = table.energy(t_eq);
+      const double e_floor = enthalpy(t_lo), e_eq = enthalpy(t_eq);
       const double w = m.options.width_factor * math::sqrt(e_eq * eps_max);
-      t_lo = e_eq - w > e_floor ? table.temperature(e_eq - w) : t_lo;
-      t_hi = table.temperature(e_eq + w + eps_max);
+      t_lo = e_eq - w > e_floor ? enthalpy.inverse(e_eq - w) : t_lo;
+      t_hi = enthalpy.inverse(e_eq + w + eps_max);
       if (!(t_hi > t_lo * 1.001)) t_hi = t_lo * 1.001;
     }
     const double ratio = math::log(t_hi / t_lo) / (nb - 1);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
       tb(j) = t_lo * math::exp(ratio * j);
-      eb(j) = table.energy(tb(j));
-      double l_cool = 0;  // W sr^-1, the same sum as the equilibrium solver's emission
-      for (int l = 0; l < nl; ++l) l_cool += double(g.emission_weight(l, s)) * planck_occupation(double(g.x(l)) / tb(j));
-      cool(j) = l_cool * double(g.scale(s));
+      eb(j) = enthalpy(tb(j));
+      cool(j) = cooling(tb(j));
       p(j) = j == 0 ? 1.0 : 0.0;
       next(j) = 0;
     });
@@ -225,6 +226,29 @@ struct StochasticFunctor {
   }
 };
 
+// log_cooling(q, k) = ln L(T_k), L = sum_l sigma dlambda B(lambda_l, T) in W sr^-1: the equilibrium
+// solver's emission sum (GrainModel's scaled weights times their scale), in double.
+template <class T, class ExecSpace>
+void build_cooling_table(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const StochasticModel<ExecSpace>& m) {
+  const int nq = m.selected(), nk = m.options.table_points, nl = g.wavelengths();
+  const double log_t0 = std::log(m.options.min_temperature);
+  const double dlog_t = (std::log(m.options.max_temperature) - log_t0) / (nk - 1);
+  auto table = m.log_cooling;
+  auto species = m.species;
+  auto w = g.emission_weight;
+  auto x = g.x;
+  auto scale = g.scale;
+  Kokkos::parallel_for(
+      "kosmos::dust::stochastic_cooling_table", Kokkos::RangePolicy<ExecSpace>(space, 0, nq * nk),
+      KOKKOS_LAMBDA(const int i) {
+        const int q = i / nk, k = i % nk, s = species(q);
+        const double inv_t = math::exp(-(log_t0 + k * dlog_t));
+        double sum = 0;
+        for (int l = 0; l < nl; ++l) sum += double(w(l, s)) * planck_occupation(double(x(l)) * inv_t);
+        table(q, k) = math::log(sum * double(scale(s)));
+      });
+}
+
 template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
 void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const StochasticModel<ExecSpace>& m,
                     const Intensity& intensity, const Temperature& temperature, const Status& status,
@@ -255,7 +279,7 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, c
                         " available (use fewer wavelengths or bins)");
   const StochasticOptions& o = m.options;
   const double log_t0 = std::log(o.min_temperature);
-  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.enthalpy_points - 1);
+  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
   const int team_size = is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
   Kokkos::parallel_for("kosmos::dust::stochastic_heating",
