@@ -213,6 +213,23 @@ TYPED_TEST(DustStochasticTest, ZeroFieldKeepsTheSed) {
   for (int l = 0; l < p.nl(); ++l) EXPECT_EQ(r.f(0, l), r.f(0, l, false));
 }
 
+// Fields of 1e12 x MMP83 drive grains to the 3000 K top of the bins: P(T) stays a finite
+// distribution and the energy lost above the top is reported (energy_imbalance), never hidden.
+TYPED_TEST(DustStochasticTest, HugeFieldIsFlaggedNotNan) {
+  const Problem p = field_problem({0.001, 0.01, 0.1}, {1e12}, 81);
+  const auto r = run_stochastic<TypeParam>(p);
+  for (int s = 0; s < p.ns(); ++s) {
+    double sum = 0;
+    for (int j = 0; j < r.nb; ++j) sum += r.p(0, s, j);
+    EXPECT_NEAR(sum, 1.0, 1e-12) << "radius " << p.radius[s];
+    // equilibrium is at its 3000 K ceiling: the grains cannot emit all they absorb below 3000 K
+    EXPECT_EQ(r.t_eq(0, s), 3000.0);
+    EXPECT_EQ(r.st(0, s), kosmos::dust::stochastic_energy_imbalance);
+    EXPECT_LE(r.tb(0, s, r.nb - 1), 3000.0 * (1 + 1e-12));
+  }
+  for (int l = 0; l < p.nl(); ++l) EXPECT_TRUE(std::isfinite(r.f(0, l)));
+}
+
 TYPED_TEST(DustStochasticTest, RejectsBadInput) {
   using Space = TypeParam;
   const Problem p = field_problem({0.001}, {1.0}, 41);

@@ -172,7 +172,9 @@ struct StochasticFunctor {
       const double w = m.options.width_factor * math::sqrt(e_eq * eps_max);
       t_lo = e_eq - w > e_floor ? enthalpy.inverse(e_eq - w) : t_lo;
       t_hi = enthalpy.inverse(e_eq + w + eps_max);
-      if (!(t_hi > t_lo * 1.001)) t_hi = t_lo * 1.001;
+      // At least a 1 % span inside [min, max]_temperature, so that the bin energies increase.
+      if (t_hi < t_lo * 1.01) t_hi = math::fmin(m.options.max_temperature, t_lo * 1.01);
+      t_lo = math::fmin(t_lo, t_hi / 1.01);
     }
     const double ratio = math::log(t_hi / t_lo) / (nb - 1);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
