@@ -18,13 +18,14 @@ void BM_DustStochastic(benchmark::State& state) {
   using device = Kokkos::Device<Space, typename Space::memory_space>;
   using T = float;
   const std::int64_t nc = state.range(0);
-  const auto table = read_draine_table(std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat");
+  const auto table =
+      read_draine_table(std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat");
   const auto w = paper_wavelength_grid();
   const auto dw = bin_widths(w);
   const auto sizes = power_law_size_distribution(table.radius_micron, 2.24);
   const int nl = int(w.size()), ns = int(sizes.radius_micron.size());
-  Kokkos::View<double*, device> wavelength("wavelength", nl), width("width", nl), radius("radius", ns),
-      number("number", ns);
+  Kokkos::View<double*, device> wavelength("wavelength", nl), width("width", nl),
+      radius("radius", ns), number("number", ns);
   Kokkos::View<double**, Kokkos::LayoutLeft, device> sigma("sigma", ns, nl);
   std::vector<StochasticSpecies> small;
   {
@@ -42,7 +43,8 @@ void BM_DustStochastic(benchmark::State& state) {
       hn(s) = sizes.number_per_mass[s];
       const auto sig = absorption_cross_section(table, sizes.radius_micron[s], w);
       for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
-      if (sizes.radius_micron[s] < 0.05) small.push_back({s, GrainMaterial::graphite, sizes.radius_micron[s]});
+      if (sizes.radius_micron[s] < 0.05)
+        small.push_back({s, GrainMaterial::graphite, sizes.radius_micron[s]});
     }
     Kokkos::deep_copy(wavelength, hw);
     Kokkos::deep_copy(width, hd);
@@ -51,8 +53,8 @@ void BM_DustStochastic(benchmark::State& state) {
     Kokkos::deep_copy(sigma, hs);
   }
   Space space;
-  Kokkos::View<T**, Kokkos::LayoutLeft, device> intensity("intensity", nc, nl), heat("heating", nc, ns),
-      temperature("temperature", nc, ns), sed("sed", nc, nl);
+  Kokkos::View<T**, Kokkos::LayoutLeft, device> intensity("intensity", nc, nl),
+      heat("heating", nc, ns), temperature("temperature", nc, ns), sed("sed", nc, nl);
   Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns),
       status("status", nc, std::int64_t(small.size()));
   Kokkos::View<T*, device> mass("dust_mass", nc);
@@ -67,8 +69,11 @@ void BM_DustStochastic(benchmark::State& state) {
   int bad = 0;  // (sanity, outside the timing) every P(T) must be valid
   Kokkos::parallel_reduce(
       "kosmos::bench::stochastic_status",
-      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, nc * std::int64_t(small.size())),
-      KOKKOS_LAMBDA(const std::int64_t i, int& b) { b += status(i % nc, i / nc) == stochastic_invalid_heating; },
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0,
+                                                                  nc * std::int64_t(small.size())),
+      KOKKOS_LAMBDA(const std::int64_t i, int& b) {
+        b += status(i % nc, i / nc) == stochastic_invalid_heating;
+      },
       Kokkos::Sum<int>(bad));
   if (bad) state.SkipWithError("invalid stochastic heating status");
 }
@@ -76,9 +81,10 @@ void BM_DustStochastic(benchmark::State& state) {
 template <class Tag>
 void register_space(Tag) {
   using Space = typename Tag::type;
-  const bool gpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-  auto* b = benchmark::RegisterBenchmark((std::string("BM_DustStochastic/") + Space::name()).c_str(),
-                                         &BM_DustStochastic<Space>);
+  const bool gpu =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  auto* b = benchmark::RegisterBenchmark(
+      (std::string("BM_DustStochastic/") + Space::name()).c_str(), &BM_DustStochastic<Space>);
   b->ArgName("cells")->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(gpu ? 5 : 2);
   for (std::int64_t n = gpu ? 256 : 16; n <= (gpu ? 65536 : 256); n *= 4) b->Arg(n);
 }

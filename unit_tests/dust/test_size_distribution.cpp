@@ -44,10 +44,12 @@ TEST(DustSizeDistribution, Wd01VerySmallGrainsHoldBc) {
   auto without = p;
   without.b_c = 0;
   const double vsg = mass_integral(GrainMaterial::graphite, 3.5e-4, 10.0, [&](double a) {
-    return wd01_per_h(p, GrainMaterial::graphite, a) - wd01_per_h(without, GrainMaterial::graphite, a);
+    return wd01_per_h(p, GrainMaterial::graphite, a) -
+           wd01_per_h(without, GrainMaterial::graphite, a);
   });
   const double carbon_atom_g = 12.011 * 1.66053906660e-24;
-  // The log-normal at 3.5 A is cut at a_min = 3.5 A; Eq. 3's erf factor makes the mass above it b_C m_C.
+  // The log-normal at 3.5 A is cut at a_min = 3.5 A; Eq. 3's erf factor makes the mass above it b_C
+  // m_C.
   EXPECT_NEAR(vsg / (6.0e-5 * carbon_atom_g), 1.0, 2e-3);
 }
 
@@ -63,7 +65,10 @@ TEST(DustSizeDistribution, Wd01DustMassPerHMatchesDraine) {
   for (auto m : {GrainMaterial::graphite, GrainMaterial::silicate})
     EXPECT_NEAR(dust_mass_per_h(SizeDistributionModel::wd01, m) /
                     mass_integral(m, 3.5e-4, 10.0,
-                                  [&](double a) { return size_distribution_per_h(SizeDistributionModel::wd01, m, a); }),
+                                  [&](double a) {
+                                    return size_distribution_per_h(SizeDistributionModel::wd01, m,
+                                                                   a);
+                                  }),
                 1.0, 1e-4);
 }
 
@@ -85,27 +90,35 @@ TEST(DustSizeDistribution, BinsConserveMassAndNormalize) {
       EXPECT_GE(per_h[0].radius_micron.front(), 0.004);
       EXPECT_LE(per_h[0].radius_micron.back(), 0.3);
     } else {
-      EXPECT_EQ(per_h[0].radius_micron.front(), 0.001);  // WD01's 3.5-11 A grains are represented by 10 A ones
+      EXPECT_EQ(per_h[0].radius_micron.front(),
+                0.001);  // WD01's 3.5-11 A grains are represented by 10 A ones
     }
     const double per_h_total = normalize_to_dust_mass(per_h, materials);
-    EXPECT_NEAR(per_h_total / (dust_mass_per_h(model, materials[0]) + dust_mass_per_h(model, materials[1])), 1.0, 1e-3);
+    EXPECT_NEAR(
+        per_h_total / (dust_mass_per_h(model, materials[0]) + dust_mass_per_h(model, materials[1])),
+        1.0, 1e-3);
     double kg[2] = {0, 0};
     for (int k = 0; k < 2; ++k)
       for (std::size_t i = 0; i < per_h[k].radius_micron.size(); ++i)
-        kg[k] += per_h[k].number_per_mass[i] * grain_mass_g(materials[k], per_h[k].radius_micron[i]) * 1e-3;
+        kg[k] += per_h[k].number_per_mass[i] *
+                 grain_mass_g(materials[k], per_h[k].radius_micron[i]) * 1e-3;
     EXPECT_NEAR(kg[0] + kg[1], 1.0, 1e-12);
-    EXPECT_NEAR(kg[0] / kg[1], dust_mass_per_h(model, materials[0]) / dust_mass_per_h(model, materials[1]), 2e-3);
+    EXPECT_NEAR(kg[0] / kg[1],
+                dust_mass_per_h(model, materials[0]) / dust_mass_per_h(model, materials[1]), 2e-3);
   }
 }
 
 TEST(DustSizeDistribution, RejectsBadInput) {
   EXPECT_THROW(parse_grain_material("pah"), kosmos::invalid_input);
   EXPECT_THROW(parse_size_distribution_model("mrn77"), kosmos::invalid_input);
-  EXPECT_THROW(binned_size_distribution(SizeDistributionModel::mrn, GrainMaterial::graphite, {0.1}), kosmos::invalid_input);
-  EXPECT_THROW(binned_size_distribution(SizeDistributionModel::mrn, GrainMaterial::graphite, {0.1, 0.05}),
+  EXPECT_THROW(binned_size_distribution(SizeDistributionModel::mrn, GrainMaterial::graphite, {0.1}),
                kosmos::invalid_input);
+  EXPECT_THROW(
+      binned_size_distribution(SizeDistributionModel::mrn, GrainMaterial::graphite, {0.1, 0.05}),
+      kosmos::invalid_input);
   // A grid far above MRN's range would give all its mass to 1 micron grains.
-  EXPECT_THROW(binned_size_distribution(SizeDistributionModel::mrn, GrainMaterial::graphite, {1.0, 2.0}),
-               kosmos::invalid_input);
+  EXPECT_THROW(
+      binned_size_distribution(SizeDistributionModel::mrn, GrainMaterial::graphite, {1.0, 2.0}),
+      kosmos::invalid_input);
 }
 }  // namespace

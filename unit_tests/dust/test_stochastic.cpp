@@ -35,19 +35,23 @@ TEST(DustHeatCapacity, LimitsAndConsistency) {
     EXPECT_NEAR(kosmos::dust::heat_capacity_per_atom(m, 2e5) / kBoltzmann, 3.0, 1e-3);
     for (double t : {5.0, 30.0, 300.0, 2000.0}) {
       const double h = 1e-4 * t;
-      const double de = (kosmos::dust::enthalpy_per_atom(m, t + h) - kosmos::dust::enthalpy_per_atom(m, t - h)) / (2 * h);
+      const double de =
+          (kosmos::dust::enthalpy_per_atom(m, t + h) - kosmos::dust::enthalpy_per_atom(m, t - h)) /
+          (2 * h);
       EXPECT_NEAR(de / kosmos::dust::heat_capacity_per_atom(m, t), 1.0, 1e-6) << "T = " << t;
     }
   }
   const double c1 = kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, 5.0);
   const double c2 = kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, 10.0);
   EXPECT_NEAR(c2 / c1, 4.0, 0.01);
-  EXPECT_THROW(kosmos::dust::enthalpy_per_atom(GrainMaterial::graphite, -1.0), kosmos::invalid_input);
+  EXPECT_THROW(kosmos::dust::enthalpy_per_atom(GrainMaterial::graphite, -1.0),
+               kosmos::invalid_input);
 }
 
 // Graphite grains of the given radii (micron) in fields U x MMP83, nl wavelengths from the Lyman
 // limit to 1000 micron; one grain per unit dust mass and unit cell masses, so the SED is per grain.
-Problem field_problem(const std::vector<double>& radius_micron, const std::vector<double>& field, int nl) {
+Problem field_problem(const std::vector<double>& radius_micron, const std::vector<double>& field,
+                      int nl) {
   const auto t = kosmos::dust::read_draine_table(data_path("dust/draine_graphite_81.dat"));
   Problem p;
   const auto w = kosmos::dust::log_wavelength_grid(0.0912, 1000.0, nl);
@@ -76,7 +80,9 @@ struct StochasticResult {
   std::vector<int> status;
   double t_eq(int c, int s) const { return temperature[c + std::size_t(nc) * s]; }
   double p(int c, int s, int j) const { return probability[(std::size_t(c) * ns + s) * nb + j]; }
-  double tb(int c, int s, int j) const { return bin_temperature[(std::size_t(c) * ns + s) * nb + j]; }
+  double tb(int c, int s, int j) const {
+    return bin_temperature[(std::size_t(c) * ns + s) * nb + j];
+  }
   int st(int c, int s) const { return status[std::size_t(c) * ns + s]; }
   double f(int c, int l, bool stochastic = true) const {
     return (stochastic ? sed : sed_equilibrium)[c + std::size_t(nc) * l];
@@ -85,24 +91,37 @@ struct StochasticResult {
 
 // The equilibrium pipeline in double, then P(T) and the SED with every species stochastic.
 template <class Space>
-StochasticResult run_stochastic(const Problem& p, const StochasticOptions& o = StochasticOptions()) {
+StochasticResult run_stochastic(const Problem& p,
+                                const StochasticOptions& o = StochasticOptions()) {
   using device = Kokkos::Device<Space, typename Space::memory_space>;
   DeviceProblem<double, Space> d(p);
   const auto g = d.prepare(kosmos::dust::SolverOptions());
   const int nc = p.nc(), ns = p.ns(), nl = p.nl();
-  Kokkos::View<double**, Kokkos::LayoutLeft, device> heating("heating", nc, ns), temperature("T", nc, ns),
-      sed("sed", nc, nl);
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> heating("heating", nc, ns),
+      temperature("T", nc, ns), sed("sed", nc, nl);
   Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns);
-  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status, sed);
+  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status,
+                              sed);
   std::vector<kosmos::dust::StochasticSpecies> species;
   for (int s = 0; s < ns; ++s) species.push_back({s, GrainMaterial::graphite, p.radius[s] * 1e6});
   const auto m = kosmos::dust::prepare_stochastic(Space(), g, species, o);
-  Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, ns, o.bins), bins("T_bins", nc, ns, o.bins);
-  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, ns), emission_status("status2", nc, ns);
-  kosmos::dust::temperature_distributions(Space(), g, m, d.intensity, temperature, probability, bins, status);
-  StochasticResult r{nc, ns, o.bins, to_host(temperature), to_host(sed), {}, to_host(probability), to_host(bins),
+  Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, ns, o.bins),
+      bins("T_bins", nc, ns, o.bins);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, ns),
+      emission_status("status2", nc, ns);
+  kosmos::dust::temperature_distributions(Space(), g, m, d.intensity, temperature, probability,
+                                          bins, status);
+  StochasticResult r{nc,
+                     ns,
+                     o.bins,
+                     to_host(temperature),
+                     to_host(sed),
+                     {},
+                     to_host(probability),
+                     to_host(bins),
                      to_host(status)};
-  kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed, emission_status);
+  kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed,
+                                        emission_status);
   r.sed = to_host(sed);
   EXPECT_EQ(to_host(emission_status), to_host(status));
   return r;
@@ -135,7 +154,8 @@ TYPED_TEST(DustStochasticTest, TinyGrainMatchesSinglePhotonLimit) {
   };
   auto density = [&](LD t) {
     const LD e = atoms * kosmos::dust::enthalpy_per_atom(GrainMaterial::graphite, double(t));
-    return photons_above(e) * atoms * kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, double(t)) /
+    return photons_above(e) * atoms *
+           kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, double(t)) /
            emission_ref(p, 0, t);
   };
   // int_{t_x}^{3000 K} P dT by Simpson in ln T on one grid from 30 K, cumulated from the top.
@@ -144,7 +164,8 @@ TYPED_TEST(DustStochasticTest, TinyGrainMatchesSinglePhotonLimit) {
   std::vector<LD> integrand(n + 1), above_ref(n + 1, 0);
   for (int i = 0; i <= n; ++i) integrand[i] = density(std::exp(u0 + i * h)) * std::exp(u0 + i * h);
   for (int i = n - 2; i >= 0; i -= 2)
-    above_ref[i] = above_ref[i + 2] + h / 3 * (integrand[i] + 4 * integrand[i + 1] + integrand[i + 2]);
+    above_ref[i] =
+        above_ref[i + 2] + h / 3 * (integrand[i] + 4 * integrand[i + 1] + integrand[i + 2]);
   for (int i_x : {0, 180, 360, 560}) {  // T_x = 30, 60, 120, 250 K
     const double t_x = double(std::exp(u0 + i_x * h));
     const LD ref = above_ref[i_x];
@@ -153,11 +174,13 @@ TYPED_TEST(DustStochasticTest, TinyGrainMatchesSinglePhotonLimit) {
     for (int j = 0; j < r.nb; ++j) {
       const double lo = j ? std::sqrt(r.tb(0, 0, j - 1) * r.tb(0, 0, j)) : r.tb(0, 0, 0);
       const double hi = j + 1 < r.nb ? std::sqrt(r.tb(0, 0, j) * r.tb(0, 0, j + 1)) : r.tb(0, 0, j);
-      if (lo >= t_x) above += r.p(0, 0, j);
-      else if (hi > t_x) above += r.p(0, 0, j) * std::log(hi / t_x) / std::log(hi / lo);
+      if (lo >= t_x)
+        above += r.p(0, 0, j);
+      else if (hi > t_x)
+        above += r.p(0, 0, j) * std::log(hi / t_x) / std::log(hi / lo);
     }
-    EXPECT_NEAR(above / double(ref), 1.0, 0.05) << "T_x = " << t_x << " K: P(T > T_x) = " << above << ", limit "
-                                                << double(ref);
+    EXPECT_NEAR(above / double(ref), 1.0, 0.05)
+        << "T_x = " << t_x << " K: P(T > T_x) = " << above << ", limit " << double(ref);
   }
 }
 
@@ -171,7 +194,8 @@ TYPED_TEST(DustStochasticTest, EmissionBalancesAbsorption) {
     for (int s = 0; s < p.ns(); ++s) absorbed += heating_ref(p, c, s);
     for (int l = 0; l < p.nl(); ++l) emitted += LD(r.f(c, l)) * p.width[l];
     EXPECT_NEAR(double(emitted / absorbed), 1.0, 1e-3) << "cell " << c;
-    for (int s = 0; s < p.ns(); ++s) EXPECT_EQ(r.st(c, s), kosmos::dust::stochastic_ok) << c << ", " << s;
+    for (int s = 0; s < p.ns(); ++s)
+      EXPECT_EQ(r.st(c, s), kosmos::dust::stochastic_ok) << c << ", " << s;
   }
   // Stochastic heating moves emission of the tiny grains to short wavelengths: at 10 micron the
   // SED exceeds the equilibrium one (the 3-25 micron excess).
@@ -201,7 +225,8 @@ TYPED_TEST(DustStochasticTest, BigGrainsReachTheEquilibriumLimit) {
     }
 }
 
-// A zero field: status no_heating, P(T) all in the lowest bin, the SED as the equilibrium stage left it.
+// A zero field: status no_heating, P(T) all in the lowest bin, the SED as the equilibrium stage
+// left it.
 TYPED_TEST(DustStochasticTest, ZeroFieldKeepsTheSed) {
   const Problem p = field_problem({0.001, 0.1}, {0.0, 1.0}, 81);
   const auto r = run_stochastic<TypeParam>(p);
@@ -237,19 +262,23 @@ TYPED_TEST(DustStochasticTest, RejectsBadInput) {
   const auto g = d.prepare(kosmos::dust::SolverOptions());
   StochasticOptions o;
   o.bins = 4;
-  EXPECT_THROW(kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}}, o),
-               kosmos::invalid_input);
+  EXPECT_THROW(
+      kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}}, o),
+      kosmos::invalid_input);
   EXPECT_THROW(kosmos::dust::prepare_stochastic(Space(), g, {{1, GrainMaterial::graphite, 0.001}}),
                kosmos::invalid_input);
-  const auto m = kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}});
+  const auto m =
+      kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}});
   using device = Kokkos::Device<Space, typename Space::memory_space>;
   Kokkos::View<double**, Kokkos::LayoutLeft, device> temperature("T", 1, 1), sed("sed", 1, 41);
   Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", 2, 1);
   try {
-    kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed, status);
+    kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed,
+                                          status);
     FAIL() << "no exception";
   } catch (const kosmos::invalid_input& e) {
-    EXPECT_NE(std::string(e.what()).find("status.extent(0) is 2, expected 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("status.extent(0) is 2, expected 1"), std::string::npos)
+        << e.what();
   }
 }
 }  // namespace

@@ -34,7 +34,8 @@ double curvature(double a, double beta, double a_t) {
 
 const MaterialProperties& material_properties(GrainMaterial material) {
   static const MaterialProperties graphite{"graphite", 2.24, 12.011};
-  static const MaterialProperties silicate{"silicate", 3.5, (24.305 + 55.845 + 28.0855 + 4 * 15.999) / 7};
+  static const MaterialProperties silicate{"silicate", 3.5,
+                                           (24.305 + 55.845 + 28.0855 + 4 * 15.999) / 7};
   return material == GrainMaterial::graphite ? graphite : silicate;
 }
 
@@ -84,9 +85,10 @@ double wd01_per_h(const Wd01Parameters& p, GrainMaterial material, double a) {
     const double m_c = material_properties(material).atom_mass_amu * kAmuGram;
     const double a0[2] = {3.5e-8, 30e-8}, fraction[2] = {0.75, 0.25};  // cm
     for (int i = 0; i < 2; ++i) {
-      const double b = 3 / std::pow(2 * kPi, 1.5) * std::exp(-4.5 * sigma * sigma) / (rho * std::pow(a0[i], 3) * sigma) *
-                       fraction[i] * p.b_c * m_c /
-                       (1 + std::erf(3 * sigma / std::sqrt(2.0) + std::log(a0[i] / 3.5e-8) / (sigma * std::sqrt(2.0))));
+      const double b = 3 / std::pow(2 * kPi, 1.5) * std::exp(-4.5 * sigma * sigma) /
+                       (rho * std::pow(a0[i], 3) * sigma) * fraction[i] * p.b_c * m_c /
+                       (1 + std::erf(3 * sigma / std::sqrt(2.0) +
+                                     std::log(a0[i] / 3.5e-8) / (sigma * std::sqrt(2.0))));
       const double z = std::log(a_cm / a0[i]) / sigma;
       per_cm += b / a_cm * std::exp(-0.5 * z * z);
     }
@@ -95,11 +97,13 @@ double wd01_per_h(const Wd01Parameters& p, GrainMaterial material, double a) {
 }
 
 double size_distribution_per_h(SizeDistributionModel model, GrainMaterial material, double a) {
-  if (model == SizeDistributionModel::wd01) return wd01_per_h(wd01_milky_way_31(material), material, a);
+  if (model == SizeDistributionModel::wd01)
+    return wd01_per_h(wd01_milky_way_31(material), material, a);
   double a_min, a_max;
   model_radius_range(model, a_min, a_max);
   if (a < a_min || a > a_max) return 0;
-  const double amplitude = std::pow(10.0, material == GrainMaterial::graphite ? -25.13 : -25.11);  // cm^2.5
+  const double amplitude =
+      std::pow(10.0, material == GrainMaterial::graphite ? -25.13 : -25.11);  // cm^2.5
   return amplitude * std::pow(a * kCmPerMicron, -3.5) * kCmPerMicron;
 }
 
@@ -108,7 +112,10 @@ double dust_mass_per_h(SizeDistributionModel model, GrainMaterial material) {
   model_radius_range(model, a_min, a_max);
   return integrate_log(
       a_min, a_max,
-      [&](double a) { return grain_mass_g(material, a) * size_distribution_per_h(model, material, a); }, 20000);
+      [&](double a) {
+        return grain_mass_g(material, a) * size_distribution_per_h(model, material, a);
+      },
+      20000);
 }
 
 SizeDistribution binned_size_distribution(SizeDistributionModel model, GrainMaterial material,
@@ -116,22 +123,26 @@ SizeDistribution binned_size_distribution(SizeDistributionModel model, GrainMate
   const char* where = "kosmos::dust::binned_size_distribution";
   kosmos::Impl::require(radius.size() >= 2, where, "need at least 2 radii, got ", radius.size());
   for (std::size_t i = 0; i < radius.size(); ++i)
-    kosmos::Impl::require(radius[i] > 0 && std::isfinite(radius[i]) && (i == 0 || radius[i] > radius[i - 1]), where,
-                          "radius[", i, "] = ", radius[i], " micron: radii must be positive and increasing");
+    kosmos::Impl::require(
+        radius[i] > 0 && std::isfinite(radius[i]) && (i == 0 || radius[i] > radius[i - 1]), where,
+        "radius[", i, "] = ", radius[i], " micron: radii must be positive and increasing");
   double a_min, a_max;
   model_radius_range(model, a_min, a_max);
   // The end bins take the mass of the model's grains beyond the grid: only up to a factor 3 away.
-  kosmos::Impl::require(radius.front() <= 3 * a_min && radius.back() >= a_max / 3, where, "the radius grid [",
-                        radius.front(), ", ", radius.back(), "] micron does not cover the model's range [", a_min, ", ",
-                        a_max, "] micron to within a factor 3");
+  kosmos::Impl::require(radius.front() <= 3 * a_min && radius.back() >= a_max / 3, where,
+                        "the radius grid [", radius.front(), ", ", radius.back(),
+                        "] micron does not cover the model's range [", a_min, ", ", a_max,
+                        "] micron to within a factor 3");
   SizeDistribution out;
   for (std::size_t i = 0; i < radius.size(); ++i) {
     double lo = i == 0 ? std::min(a_min, radius[0]) : std::sqrt(radius[i - 1] * radius[i]);
-    double hi = i + 1 == radius.size() ? std::max(a_max, radius[i]) : std::sqrt(radius[i] * radius[i + 1]);
+    double hi =
+        i + 1 == radius.size() ? std::max(a_max, radius[i]) : std::sqrt(radius[i] * radius[i + 1]);
     lo = std::max(lo, a_min);
     hi = std::min(hi, a_max);
-    const double mass = integrate_log(
-        lo, hi, [&](double a) { return grain_mass_g(material, a) * size_distribution_per_h(model, material, a); });
+    const double mass = integrate_log(lo, hi, [&](double a) {
+      return grain_mass_g(material, a) * size_distribution_per_h(model, material, a);
+    });
     if (!(mass > 0)) continue;
     out.radius_micron.push_back(radius[i]);
     out.number_per_mass.push_back(mass / grain_mass_g(material, radius[i]));
@@ -139,9 +150,10 @@ SizeDistribution binned_size_distribution(SizeDistributionModel model, GrainMate
   return out;
 }
 
-double normalize_to_dust_mass(std::vector<SizeDistribution>& per_h, const std::vector<GrainMaterial>& materials) {
-  kosmos::Impl::require(per_h.size() == materials.size(), "kosmos::dust::normalize_to_dust_mass", per_h.size(),
-                        " size distributions for ", materials.size(), " materials");
+double normalize_to_dust_mass(std::vector<SizeDistribution>& per_h,
+                              const std::vector<GrainMaterial>& materials) {
+  kosmos::Impl::require(per_h.size() == materials.size(), "kosmos::dust::normalize_to_dust_mass",
+                        per_h.size(), " size distributions for ", materials.size(), " materials");
   double mass_g = 0;
   for (std::size_t k = 0; k < per_h.size(); ++k)
     for (std::size_t i = 0; i < per_h[k].radius_micron.size(); ++i)

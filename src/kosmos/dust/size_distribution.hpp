@@ -44,7 +44,8 @@ void model_radius_range(SizeDistributionModel model, double& a_min_micron, doubl
 
 // (1 / n_H) dn/da in grains per micron per H nucleus at radius a (micron); 0 outside the range.
 // MRN: A a^-3.5 with A = 10^-25.13 (graphite) / 10^-25.11 (silicate) cm^2.5 (Draine & Lee 1984).
-double size_distribution_per_h(SizeDistributionModel model, GrainMaterial material, double a_micron);
+double size_distribution_per_h(SizeDistributionModel model, GrainMaterial material,
+                               double a_micron);
 double wd01_per_h(const Wd01Parameters& p, GrainMaterial material, double a_micron);
 
 // Dust mass per H nucleus (g) of a composition: the integral of (4 pi / 3) a^3 rho dn/da over
@@ -56,15 +57,16 @@ double dust_mass_per_h(SizeDistributionModel model, GrainMaterial material);
 // the model's a_min and the last up to its a_max, and carries the bin's MASS (so grains smaller
 // than the smallest tabulated radius, e.g. WD01's 3.5-10 Angstrom grains, are represented by it
 // with their mass); the grid must reach within a factor 3 of both ends of the model's range
-// (invalid_input otherwise). Radii whose bin holds no grains are left out. number_per_mass is returned per
-// H nucleus (grains per H), see normalize_to_dust_mass.
+// (invalid_input otherwise). Radii whose bin holds no grains are left out. number_per_mass is
+// returned per H nucleus (grains per H), see normalize_to_dust_mass.
 SizeDistribution binned_size_distribution(SizeDistributionModel model, GrainMaterial material,
                                           const std::vector<double>& radius_micron);
 
 // Mass normalization across compositions: divides every composition's grains per H by the total
 // dust mass per H of all of them (kg), so number_per_mass is per kg of dust and each composition
 // keeps the model's own mass fraction. Returns the total dust mass per H in g.
-double normalize_to_dust_mass(std::vector<SizeDistribution>& per_h, const std::vector<GrainMaterial>& materials);
+double normalize_to_dust_mass(std::vector<SizeDistribution>& per_h,
+                              const std::vector<GrainMaterial>& materials);
 
 // Mass of one grain (g) of radius a (micron).
 double grain_mass_g(GrainMaterial material, double a_micron);

@@ -18,12 +18,16 @@ namespace Impl {
 inline void check_stochastic_options(const StochasticOptions& o) {
   const char* where = "kosmos::dust::StochasticOptions";
   kosmos::Impl::require(o.bins >= 8, where, "bins = ", o.bins, " must be >= 8");
-  kosmos::Impl::require(o.min_temperature > 0 && o.min_temperature < o.max_temperature && std::isfinite(o.max_temperature),
+  kosmos::Impl::require(o.min_temperature > 0 && o.min_temperature < o.max_temperature &&
+                            std::isfinite(o.max_temperature),
                         where, "temperature range [", o.min_temperature, ", ", o.max_temperature,
                         "] K is empty or not positive");
-  kosmos::Impl::require(o.table_points >= 16, where, "table_points = ", o.table_points, " must be >= 16");
-  kosmos::Impl::require(o.width_factor > 0 && std::isfinite(o.width_factor), where, "width_factor = ", o.width_factor);
-  kosmos::Impl::require(o.energy_tolerance > 0, where, "energy_tolerance = ", o.energy_tolerance, " must be > 0");
+  kosmos::Impl::require(o.table_points >= 16, where, "table_points = ", o.table_points,
+                        " must be >= 16");
+  kosmos::Impl::require(o.width_factor > 0 && std::isfinite(o.width_factor), where,
+                        "width_factor = ", o.width_factor);
+  kosmos::Impl::require(o.energy_tolerance > 0, where, "energy_tolerance = ", o.energy_tolerance,
+                        " must be > 0");
 }
 
 // ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
@@ -60,8 +64,8 @@ struct WriteDistribution {
   Probability probability;
   BinTemperature bin_temperature;
   template <class Member, class Scratch>
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int, int status, double, const Scratch& p,
-                                         const Scratch& tb) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int, int status, double,
+                                         const Scratch& p, const Scratch& tb) const {
     const int nb = int(p.extent(0));
     const bool invalid = status == stochastic_invalid_heating;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
@@ -71,9 +75,9 @@ struct WriteDistribution {
   }
 };
 
-// Output policy of add_stochastic_emission: sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) - n(x_l / T_eq)),
-// w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon occupation: the P(T)
-// emission replaces the equilibrium term emission_sed added.
+// Output policy of add_stochastic_emission: sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) -
+// n(x_l / T_eq)), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
+// occupation: the P(T) emission replaces the equilibrium term emission_sed added.
 template <class T, class ExecSpace, class Mass, class Sed>
 struct AddEmission {
   typename GrainModel<T, ExecSpace>::matrix_type sed_weight;
@@ -81,8 +85,8 @@ struct AddEmission {
   Mass dust_mass;
   Sed sed;
   template <class Member, class Scratch>
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int, int s, int status, double t_eq,
-                                         const Scratch& p, const Scratch& tb) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int, int s, int status,
+                                         double t_eq, const Scratch& p, const Scratch& tb) const {
     if (status == stochastic_no_heating || status == stochastic_invalid_heating) return;
     const int nb = int(p.extent(0)), nl = int(x.extent(0));
     const double mass = double(dust_mass(c));
@@ -100,10 +104,10 @@ template <class T, class ExecSpace, class Intensity, class Temperature, class St
 struct StochasticFunctor {
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member = typename team_policy::member_type;
-  using scratch_view =
-      Kokkos::View<double*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using index_view =
-      Kokkos::View<int*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using scratch_view = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using index_view = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
+                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   GrainModel<T, ExecSpace> g;
   StochasticModel<ExecSpace> m;
@@ -114,8 +118,8 @@ struct StochasticFunctor {
   double log_t0, dlog_t;
 
   static std::size_t scratch_bytes(int nl, int nb) {
-    return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
-           index_view::shmem_size(nb);
+    return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) +
+           4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
@@ -123,8 +127,8 @@ struct StochasticFunctor {
     const int c = team.league_rank() / nq, q = team.league_rank() % nq, s = m.species(q);
     // Photon energies ascending (k = nl - 1 - l), cumulative absorbed photon rate and power.
     scratch_view eps(team.team_scratch(0), nl), ncum(team.team_scratch(0), nl + 1),
-        wcum(team.team_scratch(0), nl + 1), tb(team.team_scratch(0), nb), eb(team.team_scratch(0), nb),
-        p(team.team_scratch(0), nb), cool(team.team_scratch(0), nb);
+        wcum(team.team_scratch(0), nl + 1), tb(team.team_scratch(0), nb),
+        eb(team.team_scratch(0), nb), p(team.team_scratch(0), nb), cool(team.team_scratch(0), nb);
     index_view next(team.team_scratch(0), nb);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
       const int l = nl - 1 - k;
@@ -139,11 +143,12 @@ struct StochasticFunctor {
     });
     team.team_barrier();
     auto prefix_sum = [&](const scratch_view& cum) {
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nl + 1), [&](const int k, double& partial, const bool last) {
-        const double v = cum(k);
-        partial += v;
-        if (last) cum(k) = partial;
-      });
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nl + 1),
+                            [&](const int k, double& partial, const bool last) {
+                              const double v = cum(k);
+                              partial += v;
+                              if (last) cum(k) = partial;
+                            });
       team.team_barrier();
     };
     prefix_sum(ncum);
@@ -159,11 +164,14 @@ struct StochasticFunctor {
     const double t_eq = double(temperature(c, s));
     using row = decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL));
     const int nk = int(m.log_enthalpy.extent(1));
-    const LogTable<row> enthalpy{Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL), log_t0, dlog_t, nk};
+    const LogTable<row> enthalpy{Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL), log_t0, dlog_t,
+                                 nk};
     const LogTable<row> cooling{Kokkos::subview(m.log_cooling, q, Kokkos::ALL), log_t0, dlog_t, nk};
     int state = stochastic_ok;
-    if (!(absorbed >= 0) || !math::isfinite(absorbed) || !(t_eq > 0)) state = stochastic_invalid_heating;
-    else if (absorbed == 0 || eps_max == 0) state = stochastic_no_heating;
+    if (!(absorbed >= 0) || !math::isfinite(absorbed) || !(t_eq > 0))
+      state = stochastic_invalid_heating;
+    else if (absorbed == 0 || eps_max == 0)
+      state = stochastic_no_heating;
 
     // The bins: log-spaced temperatures over [T_lo, T_hi] (every thread computes the same bounds).
     double t_lo = m.options.min_temperature, t_hi = 2 * t_lo;
@@ -189,8 +197,8 @@ struct StochasticFunctor {
     if (state == stochastic_ok) {
       const double total_rate = ncum(nl);
       for (int j = 1; j < nb; ++j) {
-        // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus the
-        // linear share of those landing between E_{j-1} and E_j. next(i) walks the photon grid.
+        // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
+        // the linear share of those landing between E_{j-1} and E_j. next(i) walks the photon grid.
         double up = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, j),
@@ -201,14 +209,16 @@ struct StochasticFunctor {
               while (kb < nl && eps(kb) < b) ++kb;
               next(i) = kb;
               const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
-              sum += p(i) * ((total_rate - ncum(kb)) + (power_between - a * rate_between) / (b - a));
+              sum +=
+                  p(i) * ((total_rate - ncum(kb)) + (power_between - a * rate_between) / (b - a));
             },
             up);
         const double pj = up * (eb(j) - eb(j - 1)) / cool(j);
         Kokkos::single(Kokkos::PerTeam(team), [&]() { p(j) = pj; });
         team.team_barrier();
         if (pj > 1e200) {  // keep the unnormalized P finite (big grains: P rises steeply from T_lo)
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1), [&](const int i) { p(i) *= 1e-200; });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1),
+                               [&](const int i) { p(i) *= 1e-200; });
           team.team_barrier();
         }
       }
@@ -216,7 +226,8 @@ struct StochasticFunctor {
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, nb), [&](const int j, double& sum) { sum += p(j); }, norm);
       Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, nb), [&](const int j, double& sum) { sum += p(j) * cool(j); }, emitted);
+          Kokkos::TeamThreadRange(team, nb),
+          [&](const int j, double& sum) { sum += p(j) * cool(j); }, emitted);
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) { p(j) /= norm; });
       team.team_barrier();
@@ -231,7 +242,8 @@ struct StochasticFunctor {
 // log_cooling(q, k) = ln L(T_k), L = sum_l sigma dlambda B(lambda_l, T) in W sr^-1: the equilibrium
 // solver's emission sum (GrainModel's scaled weights times their scale), in double.
 template <class T, class ExecSpace>
-void build_cooling_table(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const StochasticModel<ExecSpace>& m) {
+void build_cooling_table(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                         const StochasticModel<ExecSpace>& m) {
   const int nq = m.selected(), nk = m.options.table_points, nl = g.wavelengths();
   const double log_t0 = std::log(m.options.min_temperature);
   const double dlog_t = (std::log(m.options.max_temperature) - log_t0) / (nk - 1);
@@ -246,38 +258,46 @@ void build_cooling_table(const ExecSpace& space, const GrainModel<T, ExecSpace>&
         const int q = i / nk, k = i % nk, s = species(q);
         const double inv_t = math::exp(-(log_t0 + k * dlog_t));
         double sum = 0;
-        for (int l = 0; l < nl; ++l) sum += double(w(l, s)) * planck_occupation(double(x(l)) * inv_t);
+        for (int l = 0; l < nl; ++l)
+          sum += double(w(l, s)) * planck_occupation(double(x(l)) * inv_t);
         table(q, k) = math::log(sum * double(scale(s)));
       });
 }
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
-void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const StochasticModel<ExecSpace>& m,
-                    const Intensity& intensity, const Temperature& temperature, const Status& status,
-                    const Output& output, const char* where) {
+void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                    const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                    const Temperature& temperature, const Status& status, const Output& output,
+                    const char* where) {
   static_assert(Intensity::rank == 2 && Temperature::rank == 2 && Status::rank == 2,
-                "kosmos::dust: stochastic heating needs intensity (cell, wavelength), temperature (cell, species) "
+                "kosmos::dust: stochastic heating needs intensity (cell, wavelength), temperature "
+                "(cell, species) "
                 "and status (cell, selected species)");
-  static_assert(std::is_same<typename Status::value_type, int>::value, "kosmos::dust: status must hold int");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Intensity::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename Temperature::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename Status::memory_space>::accessible,
-                "kosmos::dust: the stochastic-heating Views must be accessible from the execution space");
+  static_assert(std::is_same<typename Status::value_type, int>::value,
+                "kosmos::dust: status must hold int");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename Intensity::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Temperature::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Status::memory_space>::accessible,
+      "kosmos::dust: the stochastic-heating Views must be accessible from the execution space");
   const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected());
   kosmos::Impl::require_extent(where, "intensity", intensity, 1, std::size_t(g.wavelengths()));
   kosmos::Impl::require_extent(where, "temperature", temperature, 0, nc);
   kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(g.species()));
   kosmos::Impl::require_extent(where, "status", status, 0, nc);
   kosmos::Impl::require_extent(where, "status", status, 1, nq);
-  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq, where, "the StochasticModel is not prepared");
+  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq, where,
+                        "the StochasticModel is not prepared");
   if (nc == 0 || nq == 0) return;
-  kosmos::Impl::require(nc * nq <= std::size_t(std::numeric_limits<int>::max()), where, nc, " cells x ", nq,
+  kosmos::Impl::require(nc * nq <= std::size_t(std::numeric_limits<int>::max()), where, nc,
+                        " cells x ", nq,
                         " species exceed the league size; pass fewer cells per call");
   using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
   const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), m.options.bins);
   const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
-  kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ", m.options.bins,
-                        " bins need ", scratch, " bytes of team scratch, more than the ", scratch_max,
+  kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
+                        m.options.bins, " bins need ", scratch,
+                        " bytes of team scratch, more than the ", scratch_max,
                         " available (use fewer wavelengths or bins)");
   const StochasticOptions& o = m.options;
   const double log_t0 = std::log(o.min_temperature);
