@@ -72,8 +72,11 @@ build_all() {
   export KOSMOS_CACHE=${KOSMOS_CACHE:-/tmp/kosmos-cache}
   export KOSMOS_DEPS_BUNDLE="$deps/sources"
   restore_prebuilt
-  mkdir -p "$sysroot"
-  for deb in "$deps"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+  if [ ! -f "$sysroot/.complete" ]; then
+    mkdir -p "$sysroot"
+    for deb in "$deps"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    touch "$sysroot/.complete"
+  fi
   local gtest kokkos
   gtest=$("$root/scripts/deps.sh" gtest)
   kokkos=$("$root/scripts/deps.sh" kokkos cuda)
@@ -84,11 +87,11 @@ build_all() {
     -DCMAKE_PREFIX_PATH="$gtest;$sysroot/usr" -DCMAKE_BUILD_TYPE=Release \
     ${KOSMOS_CXX_STANDARD:+-DCMAKE_CXX_STANDARD=$KOSMOS_CXX_STANDARD} \
     -DKOSMOS_HDF5_INCLUDE_DIR="$sysroot/usr/include/hdf5/serial" \
-    -DKOSMOS_HDF5_LIBRARY="$sysroot/usr/lib/x86_64-linux-gnu/libhdf5_serial.so" >"$out/configure.log" 2>&1 ||
-    { tail -n 30 "$out/configure.log"; exit 1; }
+    -DKOSMOS_HDF5_LIBRARY="$sysroot/usr/lib/x86_64-linux-gnu/libhdf5_serial.so" >"$out/configure-kokkos$kokkos_choice.log" 2>&1 ||
+    { tail -n 30 "$out/configure-kokkos$kokkos_choice.log"; exit 1; }
   local t0=$(date +%s)
-  cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 ||
-    { grep -m 30 -A5 'error' "$out/build.log" || tail -n 40 "$out/build.log"; exit 1; }
+  cmake --build "$build" -j "$(nproc)" >"$out/build-kokkos$kokkos_choice.log" 2>&1 ||
+    { grep -m 30 -A5 'error' "$out/build-kokkos$kokkos_choice.log" || tail -n 40 "$out/build-kokkos$kokkos_choice.log"; exit 1; }
   echo "built Kosmos for CUDA (Kokkos $kokkos_choice) in $(( $(date +%s) - t0 )) s"
 }
 
