@@ -255,6 +255,31 @@ TYPED_TEST(DustStochasticTest, HugeFieldIsFlaggedNotNan) {
   for (int l = 0; l < p.nl(); ++l) EXPECT_TRUE(std::isfinite(r.f(0, l)));
 }
 
+// Zero heating is no_heating whatever T_eq says (T = 0 included); positive heating without a
+// positive T_eq is invalid_heating with a NaN P(T).
+TYPED_TEST(DustStochasticTest, StatusesWithoutEquilibriumTemperature) {
+  using Space = TypeParam;
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  const Problem p = field_problem({0.001}, {0.0, 1.0}, 41);
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  const auto m =
+      kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}});
+  const int nb = m.options.bins;
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> temperature("T", 2, 1);  // zeros
+  Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", 2, 1, nb),
+      bins("T_bins", 2, 1, nb);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", 2, 1);
+  kosmos::dust::temperature_distributions(Space(), g, m, d.intensity, temperature, probability,
+                                          bins, status);
+  const auto st = to_host(status);
+  const auto prob = to_host(probability);
+  EXPECT_EQ(st[0], kosmos::dust::stochastic_no_heating);
+  EXPECT_EQ(prob[0], 1.0);
+  EXPECT_EQ(st[1], kosmos::dust::stochastic_invalid_heating);
+  EXPECT_TRUE(std::isnan(prob[std::size_t(nb)]));
+}
+
 TYPED_TEST(DustStochasticTest, RejectsBadInput) {
   using Space = TypeParam;
   const Problem p = field_problem({0.001}, {1.0}, 41);

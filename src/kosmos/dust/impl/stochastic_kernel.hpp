@@ -168,10 +168,13 @@ struct StochasticFunctor {
                                  nk};
     const LogTable<row> cooling{Kokkos::subview(m.log_cooling, q, Kokkos::ALL), log_t0, dlog_t, nk};
     int state = stochastic_ok;
-    if (!(absorbed >= 0) || !math::isfinite(absorbed) || !(t_eq > 0))
+    // Zero heating before T_eq: the equilibrium stage may report T_eq = 0 (or its floor) for it.
+    if (!(absorbed >= 0) || !math::isfinite(absorbed))
       state = stochastic_invalid_heating;
     else if (absorbed == 0 || eps_max == 0)
       state = stochastic_no_heating;
+    else if (!(t_eq > 0))
+      state = stochastic_invalid_heating;
 
     // The bins: log-spaced temperatures over [T_lo, T_hi] (every thread computes the same bounds).
     double t_lo = m.options.min_temperature, t_hi = 2 * t_lo;
