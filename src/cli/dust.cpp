@@ -346,10 +346,10 @@ int run_dust(const kosmos::cli::Options& o) {
   // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
   // as `results`' rows).
   using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
-  const StatusRows stochastic_status(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("stochastic_status")),
+  const StatusRows stochastic_status(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kosmos::dust::cli_stochastic_status")),
                                      nq > 0 ? pipeline.ring_rows() : 0, nq);
   const Kokkos::View<int**, Kokkos::LayoutRight, kosmos::pinned_host_space> stochastic_status_h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("stochastic_status_h")), nq > 0 ? results.cells() : 0,
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kosmos::dust::cli_stochastic_status_host")), nq > 0 ? results.cells() : 0,
       nq);
   using Pipeline = EmissionPipeline<T, Space>;
   auto stochastic_step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
@@ -362,7 +362,7 @@ int run_dust(const kosmos::cli::Options& o) {
     const Kokkos::pair<std::int64_t, std::int64_t> rows(chunk.first_row, chunk.first_row + n);
     Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h, rows, Kokkos::ALL), status);
   };
-  std::vector<std::int64_t> stochastic_counts(4, 0);  // StochasticStatus 0-3
+  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per StochasticStatus
   // counts[st] += the number of status(c, q) == st in rows [row, row + n).
   auto count_statuses = [](const auto& status, std::int64_t row, std::int64_t n, std::vector<std::int64_t>& counts) {
     const std::int64_t width = std::int64_t(status.extent(1));
