@@ -57,6 +57,22 @@ const char* kSummary =
     "                    (listed in the header).\n"
     "  --status          one line per cell: the solver status of each species (codes below).\n"
     "  --write-cells     the cells in --cells format (to save a generated problem).\n"
+    "Dust models:\n"
+    "  --size-distribution mrn|wd01  instead of the default power law, on each table's radii: MRN\n"
+    "                    (a^-3.5, 0.005-0.25 micron, Draine & Lee 1984 amplitudes) or Weingartner &\n"
+    "                    Draine (2001) Milky Way R_V = 3.1, case A, b_C = 6e-5 (carbonaceous incl.\n"
+    "                    the very small grains, and silicate). Each radius carries the mass of its\n"
+    "                    bin (grains below the smallest table radius go to it); the compositions keep\n"
+    "                    the model's mass ratio per H, normalized to 1 kg of dust in total (the dust\n"
+    "                    mass per H is printed). Densities 2.24 (graphite) and 3.5 (silicate) g cm^-3.\n"
+    "  --stochastic-below R  grains smaller than R micron get their temperature distribution P(T)\n"
+    "                    (Guhathakurta & Draine 1989, Draine & Li 2001 heat capacities, 128 enthalpy\n"
+    "                    bins) and its emission in the SED instead of the equilibrium emission;\n"
+    "                    --temperatures still lists their equilibrium T. Status counts are printed:\n"
+    "                    ok / no heating (SED unchanged) / energy imbalance above 1 % (P(T) truncated\n"
+    "                    at 3000 K; a warning) / invalid heating (an error).\n"
+    "  --materials       graphite or silicate per --cross-sections table (for the two options\n"
+    "                    above); default: read from the table file names.\n"
     "Solver status per (cell, species), all counted in the summary; the run exits 1 when any solve\n"
     "is at the ceiling (unless --allow-ceiling: then a warning), invalid or not converged:";
 
@@ -70,6 +86,32 @@ std::vector<std::string> split_list(const std::string& text) {
     if (comma == std::string::npos) return parts;
     start = comma + 1;
   }
+}
+
+// --materials, or each table's material from its file name (for --size-distribution and
+// --stochastic-below).
+std::vector<kosmos::dust::GrainMaterial> grain_materials(const kosmos::cli::Options& o,
+                                                         const std::vector<std::string>& table_paths) {
+  std::vector<kosmos::dust::GrainMaterial> materials;
+  if (o.has("materials") && !o.str("materials").empty()) {
+    for (const auto& name : split_list(o.str("materials"))) {
+      if (name != "graphite" && name != "silicate")
+        throw kosmos::cli::usage_error("--materials '" + name + "' is not graphite or silicate");
+      materials.push_back(kosmos::dust::parse_grain_material(name));
+    }
+    if (materials.size() != table_paths.size())
+      throw kosmos::cli::usage_error("--materials lists " + std::to_string(materials.size()) + " materials for " +
+                                     std::to_string(table_paths.size()) + " --cross-sections tables");
+    return materials;
+  }
+  for (const auto& path : table_paths) {
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    const bool graphite = file.find("graphite") != std::string::npos, silicate = file.find("silicate") != std::string::npos;
+    if (graphite == silicate)
+      throw kosmos::cli::usage_error("cannot tell the material of '" + path + "' from its name: give --materials");
+    materials.push_back(graphite ? kosmos::dust::GrainMaterial::graphite : kosmos::dust::GrainMaterial::silicate);
+  }
+  return materials;
 }
 
 std::string summary() {
@@ -136,16 +178,36 @@ int run_dust(const kosmos::cli::Options& o) {
     w_micron = paper_wavelength_grid();
     d_micron = bin_widths(w_micron);
   }
+  const bool model_given = o.has("size-distribution") && !o.str("size-distribution").empty();
+  const double stochastic_below = o.has("stochastic-below") ? o.number("stochastic-below") : 0.0;
+  if (!(stochastic_below >= 0)) throw kosmos::cli::usage_error("--stochastic-below must be a radius >= 0 (micron)");
+  if (model_given && sizes_given) throw kosmos::cli::usage_error("give --sizes or --size-distribution, not both");
+  std::vector<GrainMaterial> materials;
+  if (model_given || stochastic_below > 0) materials = grain_materials(o, table_paths);
+  std::vector<SizeDistribution> model_sizes;  // per kg of dust, the model's mass ratio between compositions
+  if (model_given) {
+    const std::string name = o.str("size-distribution");
+    if (name != "mrn" && name != "wd01")
+      throw kosmos::cli::usage_error("--size-distribution must be mrn or wd01, not '" + name + "'");
+    for (std::size_t k = 0; k < n_comp; ++k)
+      model_sizes.push_back(
+          binned_size_distribution(parse_size_distribution_model(name), materials[k], tables[k].radius_micron));
+    const double per_h = normalize_to_dust_mass(model_sizes, materials);
+    // gas mass per H: 1.4 m_H (helium at 10 % of H by number)
+    std::cout << std::setprecision(4) << "size distribution " << name << ": dust mass per H nucleus " << per_h
+              << " g (dust/gas " << per_h / (1.4 * 1.6735575e-24) << ")\n";
+  }
   // All species: (composition, radius, number per unit dust mass).
   SizeDistribution sizes;
   std::vector<std::size_t> composition;
   for (std::size_t k = 0; k < n_comp; ++k) {
-    auto sd = sizes_given ? read_size_distribution(size_paths[k])
-                          : power_law_size_distribution(tables[k].radius_micron, densities[k]);
+    auto sd = sizes_given   ? read_size_distribution(size_paths[k])
+              : model_given ? model_sizes[k]
+                            : power_law_size_distribution(tables[k].radius_micron, densities[k]);
     for (std::size_t i = 0; i < sd.radius_micron.size(); ++i) {
       sizes.radius_micron.push_back(sd.radius_micron[i]);
       // The default distributions share the unit dust mass equally between compositions.
-      sizes.number_per_mass.push_back(sd.number_per_mass[i] / (sizes_given ? 1.0 : double(n_comp)));
+      sizes.number_per_mass.push_back(sd.number_per_mass[i] / (sizes_given || model_given ? 1.0 : double(n_comp)));
       composition.push_back(k);
     }
   }
@@ -229,6 +291,15 @@ int run_dust(const kosmos::cli::Options& o) {
   const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number, options);
   space.fence();
   const auto t1 = clock::now();
+  // Stochastic heating of the grains below --stochastic-below: its tables are built once here; in
+  // each chunk the P(T) emission replaces theirs in the SED (pipeline step below).
+  std::vector<StochasticSpecies> small;
+  for (int s = 0; s < ns; ++s)
+    if (sizes.radius_micron[s] < stochastic_below) small.push_back({s, materials[composition[s]], sizes.radius_micron[s]});
+  const int nq = int(small.size());
+  const auto stochastic = nq > 0 ? prepare_stochastic(space, grains, small) : StochasticModel<Space>();
+  space.fence();
+  const double stochastic_seconds = seconds(t1, clock::now());
 
   // HDF5 outputs (several may share one file) are written chunk by chunk as the results land.
   std::map<std::string, std::unique_ptr<kosmos::io::H5Writer>> h5;
@@ -272,6 +343,38 @@ int run_dust(const kosmos::cli::Options& o) {
   streaming.chunk_cells = o.integer("chunk-cells", 1);
   EmissionPipeline<T, Space> pipeline(space, grains, streaming);
   const Cells results = keep_all ? cells : Cells(pipeline.ring_rows(), nl, ns, Cells::results);
+  // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
+  // as `results`' rows).
+  using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
+  const StatusRows stochastic_status(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kosmos::dust::cli_stochastic_status")),
+                                     nq > 0 ? pipeline.ring_rows() : 0, nq);
+  const Kokkos::View<int**, Kokkos::LayoutRight, kosmos::pinned_host_space> stochastic_status_h(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kosmos::dust::cli_stochastic_status_host")), nq > 0 ? results.cells() : 0,
+      nq);
+  using Pipeline = EmissionPipeline<T, Space>;
+  auto stochastic_step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
+    if (nq == 0) return;
+    const std::int64_t n = std::int64_t(chunk.in.dust_mass.extent(0)), slot = chunk.instance * streaming.chunk_cells;
+    const auto status = Kokkos::subview(stochastic_status, Kokkos::pair<std::int64_t, std::int64_t>(slot, slot + n),
+                                        Kokkos::ALL);
+    add_stochastic_emission(instance, grains, stochastic, chunk.in.intensity, chunk.temperature, chunk.in.dust_mass,
+                            chunk.sed, status);
+    const Kokkos::pair<std::int64_t, std::int64_t> rows(chunk.first_row, chunk.first_row + n);
+    Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h, rows, Kokkos::ALL), status);
+  };
+  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per StochasticStatus
+  // counts[st] += the number of status(c, q) == st in rows [row, row + n).
+  auto count_statuses = [](const auto& status, std::int64_t row, std::int64_t n, std::vector<std::int64_t>& counts) {
+    const std::int64_t width = std::int64_t(status.extent(1));
+    for (std::size_t st = 0; st < counts.size(); ++st) {
+      std::int64_t count = 0;
+      Kokkos::parallel_reduce(
+          "kosmos::dust::cli_status_counts", HostRange(0, n * width),
+          [=](std::int64_t k, std::int64_t& sum) { sum += status(row + k / width, k % width) == int(st); },
+          Kokkos::Sum<std::int64_t>(count));
+      counts[st] += count;
+    }
+  };
   auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
     const auto temperature = results.temperature;
     const auto status = results.status;
@@ -286,19 +389,8 @@ int run_dust(const kosmos::cli::Options& o) {
       c = row + k / ns;
       s = int(k % ns);
     };
-    for (int st = 0; st < temperature_status_count; ++st) {
-      std::int64_t count = 0;
-      Kokkos::parallel_reduce(
-          "kosmos::dust::cli_status_counts", HostRange(0, n * ns),
-          [=](std::int64_t k, std::int64_t& sum) {
-            std::int64_t c;
-            int s;
-            cs(k, c, s);
-            sum += status(c, s) == st;
-          },
-          Kokkos::Sum<std::int64_t>(count));
-      counts[std::size_t(st)] += count;
-    }
+    count_statuses(status, row, n, counts);
+    if (nq > 0) count_statuses(stochastic_status_h, row, n, stochastic_counts);
     // Heated grains only: no heating (T = 0) and invalid heating (T = NaN) are left out.
     auto heated = [=](std::int64_t c, int s) {
       return status(c, s) != status_no_heating && status(c, s) != status_invalid_heating;
@@ -361,7 +453,7 @@ int run_dust(const kosmos::cli::Options& o) {
       h5_cells->write_rows("dust_mass", first, rows, &results.dust_mass(row));
     }
   };
-  using Input = typename EmissionPipeline<T, Space>::Input;
+  using Input = typename Pipeline::Input;
   const auto seed = std::uint64_t(o.integer("seed"));
   if (generate) {
     pipeline.run(
@@ -373,14 +465,18 @@ int run_dust(const kosmos::cli::Options& o) {
             Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);
           }
         },
-        results, options, on_chunk);
+        results, options, stochastic_step, on_chunk);
   } else {
-    pipeline.run(nc, EmissionPipeline<T, Space>::copy_cells_in(cells), results, options, on_chunk);
+    pipeline.run(nc, Pipeline::copy_cells_in(cells), results, options, stochastic_step, on_chunk);
   }
   const auto t2 = clock::now();
   std::int64_t counted = 0;
   for (auto count : counts) counted += count;
   if (counted != nc * ns) throw std::runtime_error("kosmos dust: a solver status outside 0-5 (internal error)");
+  std::int64_t stochastic_counted = 0;
+  for (auto count : stochastic_counts) stochastic_counted += count;
+  if (stochastic_counted != nc * nq)
+    throw std::runtime_error("kosmos dust: a stochastic status outside 0-3 (internal error)");
   for (auto& writer : h5) writer.second->commit();
   const auto t3 = clock::now();
 
@@ -396,6 +492,16 @@ int run_dust(const kosmos::cli::Options& o) {
   std::cout << "\n"
             << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
             << "\n";
+  if (nq > 0)
+    std::cout << "  stochastic heating: " << nq << " species below " << stochastic_below << " micron (tables "
+              << std::setprecision(3) << stochastic_seconds << " s, P(T) per chunk in the pipeline); status: ok "
+              << stochastic_counts[stochastic_ok] << ", no heating "
+              << stochastic_counts[stochastic_no_heating] << ", energy imbalance "
+              << stochastic_counts[stochastic_energy_imbalance] << ", invalid heating "
+              << stochastic_counts[stochastic_invalid_heating] << "\n";
+  if (stochastic_counts[stochastic_energy_imbalance] > 0)
+    std::cerr << "kosmos dust: warning: " << stochastic_counts[stochastic_energy_imbalance]
+              << " stochastic P(T) lose more than 1 % of the absorbed energy above 3000 K\n";
 
   // Text outputs, each as a whole (keep_all: `results` is `cells`, one row per cell).
   if (text_output("temperatures")) {
@@ -460,6 +566,11 @@ int run_dust(const kosmos::cli::Options& o) {
   };
   report(status_not_converged, "did not converge (raise --tolerance or check the grains)");
   report(status_invalid_heating, "had invalid (NaN or negative) heating: T = NaN");
+  if (stochastic_counts[stochastic_invalid_heating] > 0) {
+    std::cerr << "kosmos dust: error: " << stochastic_counts[stochastic_invalid_heating]
+              << " stochastic heating calculations got invalid heating\n";
+    exit_code = 1;
+  }
   if (counts[status_at_ceiling] > 0 && o.is_set("allow-ceiling")) {
     std::cerr << "kosmos dust: WARNING: " << counts[status_at_ceiling] << " temperature solves hit the "
               << options.max_temperature << " K ceiling: T clamped, those grains emit less than they absorb "
@@ -485,6 +596,9 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("precision", "P", "float (the paper's GPU code) or double", "double")
       .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)", "newton")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
+      .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "", true)
+      .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron", "0")
+      .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)", "", true)
       .option("beta", "B", "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
       .option("chunk-cells", "N", "cells per chunk streamed through the device (3 chunks in flight)", "16384")
       .flag("allow-ceiling", "exit 0 (with a warning) when solves hit the 3000 K ceiling")

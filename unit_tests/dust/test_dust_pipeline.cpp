@@ -1,9 +1,11 @@
 // EmissionPipeline: cells in (pinned) host memory streamed through the device in chunks on several
 // instances give the energy balance of the long-double reference, the same SEDs as the
-// device-resident path, and every chunk exactly once to on_chunk.
+// device-resident path, and every chunk exactly once to on_chunk; a chunk_step adds stochastic
+// heating per chunk.
 #include "dust_test_problem.hpp"
 
 #include <kosmos/dust/pipeline.hpp>
+#include <kosmos/dust/stochastic.hpp>
 
 #include <test_spaces.hpp>
 
@@ -88,6 +90,100 @@ TYPED_TEST(DustPipelineTest, ChunksOnSeveralInstancesMatchTheReference) {
   one.chunk_cells = 64;
   one.instances = 1;
   check_pipeline<double, TypeParam>(one, false);
+}
+
+// The stochastic heating hook: add_stochastic_emission queued per chunk by chunk_step (statuses in
+// a per-instance slot, copied to the host) conserves each cell's absorbed power (long-double
+// reference), gives the SEDs of the whole-array calls, and reports every (cell, small species).
+TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
+  using Space = TypeParam;
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  auto p = graphite_problem(97, 8, 23, 7);  // radii 0.001, 0.0025, 0.0063, 0.016, ... micron
+  std::fill(p.intensity[4].begin(), p.intensity[4].end(), 0.0);
+  DeviceProblem<double, Space> d(p);
+  const SolverOptions o;
+  const auto g = d.prepare(o);
+  const int nc = p.nc(), ns = p.ns(), nl = p.nl();
+  std::vector<kosmos::dust::StochasticSpecies> small;
+  for (int s = 0; s < ns; ++s)
+    if (p.radius[s] < 0.01e-6)
+      small.push_back({s, kosmos::dust::GrainMaterial::graphite, p.radius[s] * 1e6});
+  ASSERT_EQ(small.size(), 3u);
+  const int nq = int(small.size());
+  const auto m = kosmos::dust::prepare_stochastic(Space(), g, small);
+
+  kosmos::dust::PipelineOptions po;  // 23 cells in chunks of 5 over 3 instances, results in a ring
+  po.chunk_cells = 5;
+  po.instances = 3;
+  using Pipeline = kosmos::dust::EmissionPipeline<double, Space>;
+  using Cells = kosmos::dust::HostCells<double>;
+  Pipeline pipeline(Space(), g, po);
+  Cells cells(nc, nl, ns, Cells::inputs);
+  for (int c = 0; c < nc; ++c) {
+    cells.dust_mass(c) = p.dust_mass[c];
+    for (int l = 0; l < nl; ++l) cells.intensity(c, l) = p.intensity[c][l];
+  }
+  const Cells out(pipeline.ring_rows(), nl, ns, Cells::results);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> slots("slots", pipeline.ring_rows(), nq);
+  Kokkos::View<int**, Kokkos::LayoutRight, kosmos::pinned_host_space> slots_h(
+      "slots_h", pipeline.ring_rows(), nq);
+  auto step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
+    const std::int64_t n = std::int64_t(chunk.in.dust_mass.extent(0)),
+                       first = chunk.instance * po.chunk_cells;
+    const Kokkos::pair<std::int64_t, std::int64_t> rows(first, first + n);
+    EXPECT_EQ(chunk.first_row, first);  // a ring: the instance's slot
+    const auto status = Kokkos::subview(slots, rows, Kokkos::ALL);
+    kosmos::dust::add_stochastic_emission(instance, g, m, chunk.in.intensity, chunk.temperature,
+                                          chunk.in.dust_mass, chunk.sed, status);
+    Kokkos::deep_copy(instance, Kokkos::subview(slots_h, rows, Kokkos::ALL), status);
+  };
+  std::vector<int> status(std::size_t(nc) * nq, -1);
+  std::vector<double> sed(std::size_t(nc) * nl);
+  pipeline.run(nc, Pipeline::copy_cells_in(cells), out, o, step,
+               [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
+                 for (std::int64_t k = 0; k < n; ++k) {
+                   const std::size_t c = std::size_t(c0 + k);
+                   for (int q = 0; q < nq; ++q) status[c * nq + q] = slots_h(row + k, q);
+                   for (int l = 0; l < nl; ++l) sed[c * nl + l] = out.sed(row + k, l);
+                 }
+               });
+
+  // The whole-array calls on the same cells.
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> heating("heating", nc, ns),
+      temperature("T", nc, ns), whole_sed("sed", nc, nl);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns),
+      whole_status("status", nc, nq);
+  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status,
+                              whole_sed, o);
+  kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass,
+                                        whole_sed, whole_status);
+  const auto ref_sed = to_host(whole_sed);
+  const auto ref_status = to_host(whole_status);  // LayoutLeft: (c, q) at c + q * nc
+
+  for (int c = 0; c < nc; ++c) {
+    for (int q = 0; q < nq; ++q) {
+      const int expected =
+          c == 4 ? kosmos::dust::stochastic_no_heating : kosmos::dust::stochastic_ok;
+      EXPECT_EQ(status[std::size_t(c) * nq + q], expected) << "cell " << c << " species " << q;
+      EXPECT_EQ(status[std::size_t(c) * nq + q], ref_status[std::size_t(c) + std::size_t(q) * nc]);
+    }
+    LD absorbed = 0, emitted = 0;
+    for (int s = 0; s < ns; ++s)
+      absorbed += LD(p.dust_mass[c]) * LD(p.number_per_mass[s]) * heating_ref(p, c, s);
+    for (int l = 0; l < nl; ++l) {
+      const double x = sed[std::size_t(c) * nl + l],
+                   y = ref_sed[std::size_t(c) + std::size_t(l) * nc];
+      EXPECT_LE(std::fabs(x - y), 1e-10 * std::fabs(y)) << "cell " << c << " wavelength " << l;
+      emitted += LD(x) * LD(p.width[l]);
+    }
+    if (c == 4) {
+      EXPECT_EQ(emitted, 0.0L);
+      continue;
+    }
+    // Each stochastic species within its 1 % energy tolerance, the others within o.tolerance.
+    EXPECT_LE(std::fabs(double(emitted / absorbed - 1)), m.options.energy_tolerance + o.tolerance)
+        << "cell " << c;
+  }
 }
 
 TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {

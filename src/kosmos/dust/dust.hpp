@@ -5,3 +5,5 @@
 #include <kosmos/dust/fields.hpp>
 #include <kosmos/dust/grains.hpp>
 #include <kosmos/dust/planck.hpp>
+#include <kosmos/dust/size_distribution.hpp>
+#include <kosmos/dust/stochastic.hpp>

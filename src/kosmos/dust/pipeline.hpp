@@ -92,6 +92,9 @@ namespace dust {
 // first_cell when `out` has a row per cell, or, when it has only ring_rows() rows, in the slot of
 // the instance that ran it (the results are then only valid until on_chunk returns).
 // on_chunk(first_cell, n, first_row) runs on the host while the device works on later chunks.
+// The overload with chunk_step(instance, chunk) lets the caller queue more device work on each
+// chunk after its SED and before the copy out (e.g. add_stochastic_emission); chunk.instance
+// (0..instances - 1) tells which of the chunks in flight it is, for per-instance scratch.
 template <class T, class ExecSpace>
 class EmissionPipeline {
  public:
@@ -129,10 +132,24 @@ class EmissionPipeline {
     rows intensity;
     column dust_mass;
   };
+  // One chunk on the device after stage 4: its input and results (n rows each).
+  struct Chunk {
+    std::int64_t first_cell, first_row;  // first_row: where its rows land in `out`
+    int instance;
+    Input in;
+    rows heating, temperature, sed;
+    status_rows status;
+  };
 
   template <class FillChunk, class HostMemory, class OnChunk>
   void run(std::int64_t n_cells, const FillChunk& fill_chunk, const HostCells<T, HostMemory>& out,
            const SolverOptions& solver, const OnChunk& on_chunk) {
+    run(n_cells, fill_chunk, out, solver, [](const ExecSpace&, const Chunk&) {}, on_chunk);
+  }
+
+  template <class FillChunk, class HostMemory, class ChunkStep, class OnChunk>
+  void run(std::int64_t n_cells, const FillChunk& fill_chunk, const HostCells<T, HostMemory>& out,
+           const SolverOptions& solver, const ChunkStep& chunk_step, const OnChunk& on_chunk) {
     const std::int64_t nc = n_cells, chunk = options_.chunk_cells;
     const int nl = g_.wavelengths(), ns = g_.species(), ni = instances_.size();
     const bool ring = out.cells() < nc;
@@ -168,6 +185,7 @@ class EmissionPipeline {
                             left(heating.data(), ns, n));
       equilibrium_temperatures(space, g_, heating, temperature, status, solver);
       emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
+      chunk_step(space, Chunk{c0, first_row(i, c0), i, in, heating, temperature, sed, status});
       const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(i, c0), first_row(i, c0) + n);
       Kokkos::deep_copy(space, Kokkos::subview(out.dust_mass, range), in.dust_mass);
       Kokkos::deep_copy(space, Kokkos::subview(out.sed, range, Kokkos::ALL), sed);

@@ -1,0 +1,96 @@
+// Stochastic heating (kosmos/dust/stochastic.hpp) on the paper's grain set: 81 graphite sizes x
+// 968 wavelengths, the sizes below 0.05 micron (18 of them) computed stochastically with 128
+// enthalpy bins, synthetic MMP83-based cells. The timed region is add_stochastic_emission alone
+// (P(T) of every (cell, small size) and its emission into the SED); the equilibrium stages run
+// once before. Counters: (cell, size) pairs per second.
+//   BM_DustStochastic/<Space>/cells:N
+#include <benchmark_utils.hpp>
+
+#include <kosmos/dust/dust.hpp>
+
+#include <string>
+
+namespace {
+using namespace kosmos::dust;
+
+template <class Space>
+void BM_DustStochastic(benchmark::State& state) {
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  using T = float;
+  const std::int64_t nc = state.range(0);
+  const auto table =
+      read_draine_table(std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat");
+  const auto w = paper_wavelength_grid();
+  const auto dw = bin_widths(w);
+  const auto sizes = power_law_size_distribution(table.radius_micron, 2.24);
+  const int nl = int(w.size()), ns = int(sizes.radius_micron.size());
+  Kokkos::View<double*, device> wavelength("wavelength", nl), width("width", nl),
+      radius("radius", ns), number("number", ns);
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> sigma("sigma", ns, nl);
+  std::vector<StochasticSpecies> small;
+  {
+    auto hw = Kokkos::create_mirror_view(wavelength);
+    auto hd = Kokkos::create_mirror_view(width);
+    auto hr = Kokkos::create_mirror_view(radius);
+    auto hn = Kokkos::create_mirror_view(number);
+    auto hs = Kokkos::create_mirror_view(sigma);
+    for (int l = 0; l < nl; ++l) {
+      hw(l) = w[l] * 1e-6;
+      hd(l) = dw[l] * 1e-6;
+    }
+    for (int s = 0; s < ns; ++s) {
+      hr(s) = sizes.radius_micron[s] * 1e-6;
+      hn(s) = sizes.number_per_mass[s];
+      const auto sig = absorption_cross_section(table, sizes.radius_micron[s], w);
+      for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
+      if (sizes.radius_micron[s] < 0.05)
+        small.push_back({s, GrainMaterial::graphite, sizes.radius_micron[s]});
+    }
+    Kokkos::deep_copy(wavelength, hw);
+    Kokkos::deep_copy(width, hd);
+    Kokkos::deep_copy(radius, hr);
+    Kokkos::deep_copy(number, hn);
+    Kokkos::deep_copy(sigma, hs);
+  }
+  Space space;
+  Kokkos::View<T**, Kokkos::LayoutLeft, device> intensity("intensity", nc, nl),
+      heat("heating", nc, ns), temperature("temperature", nc, ns), sed("sed", nc, nl);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns),
+      status("status", nc, std::int64_t(small.size()));
+  Kokkos::View<T*, device> mass("dust_mass", nc);
+  synthetic_cells(space, wavelength, intensity, mass, 1989);
+  const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number);
+  dust_emission(space, grains, intensity, mass, heat, temperature, eq_status, sed);
+  const auto model = prepare_stochastic(space, grains, small);
+  kosmos_bench::fenced_loop(state, space, [&] {
+    add_stochastic_emission(space, grains, model, intensity, temperature, mass, sed, status);
+  });
+  state.counters["pairs/s"] = kosmos_bench::rate(double(nc) * double(small.size()));
+  int bad = 0;  // (sanity, outside the timing) every P(T) must be valid
+  Kokkos::parallel_reduce(
+      "kosmos::bench::stochastic_status",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0,
+                                                                  nc * std::int64_t(small.size())),
+      KOKKOS_LAMBDA(const std::int64_t i, int& b) {
+        b += status(i % nc, i / nc) == stochastic_invalid_heating;
+      },
+      Kokkos::Sum<int>(bad));
+  if (bad) state.SkipWithError("invalid stochastic heating status");
+}
+
+template <class Tag>
+void register_space(Tag) {
+  using Space = typename Tag::type;
+  const bool gpu =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  auto* b = benchmark::RegisterBenchmark(
+      (std::string("BM_DustStochastic/") + Space::name()).c_str(), &BM_DustStochastic<Space>);
+  b->ArgName("cells")->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(gpu ? 5 : 2);
+  for (std::int64_t n = gpu ? 256 : 16; n <= (gpu ? 65536 : 256); n *= 4) b->Arg(n);
+}
+
+const int registered = [] {
+  kosmos_bench::for_each_parallel_space([](auto tag) { register_space(tag); });
+  return 0;
+}();
+}  // namespace

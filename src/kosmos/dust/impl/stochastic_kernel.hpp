@@ -1,0 +1,317 @@
+// The stochastic-heating kernel (see kosmos/dust/stochastic.hpp for the method): one team per
+// (cell, selected species), the absorbed photon spectrum, the bins and P(T) in team scratch.
+#pragma once
+
+#include <kosmos/core/compat.hpp>
+#include <kosmos/core/error.hpp>
+#include <kosmos/core/validation.hpp>
+#include <kosmos/dust/planck.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace kosmos {
+namespace dust {
+namespace Impl {
+
+inline void check_stochastic_options(const StochasticOptions& o) {
+  const char* where = "kosmos::dust::StochasticOptions";
+  kosmos::Impl::require(o.bins >= 8, where, "bins = ", o.bins, " must be >= 8");
+  kosmos::Impl::require(o.min_temperature > 0 && o.min_temperature < o.max_temperature &&
+                            std::isfinite(o.max_temperature),
+                        where, "temperature range [", o.min_temperature, ", ", o.max_temperature,
+                        "] K is empty or not positive");
+  kosmos::Impl::require(o.table_points >= 16, where, "table_points = ", o.table_points,
+                        " must be >= 16");
+  kosmos::Impl::require(o.width_factor > 0 && std::isfinite(o.width_factor), where,
+                        "width_factor = ", o.width_factor);
+  kosmos::Impl::require(o.energy_tolerance > 0, where, "energy_tolerance = ", o.energy_tolerance,
+                        " must be > 0");
+}
+
+// ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
+// at the table's ends, and the inverse for increasing y.
+template <class Row>
+struct LogTable {
+  Row log_e;
+  double log_t0, dlog_t;
+  int points;
+
+  KOKKOS_INLINE_FUNCTION double operator()(double t) const {
+    double u = (math::log(t) - log_t0) / dlog_t;
+    u = u < 0 ? 0 : (u > points - 1 ? points - 1 : u);
+    int k = int(u);
+    if (k > points - 2) k = points - 2;
+    return math::exp(log_e(k) + (u - k) * (log_e(k + 1) - log_e(k)));
+  }
+  KOKKOS_INLINE_FUNCTION double inverse(double e) const {
+    const double y = math::log(e);
+    if (y <= log_e(0)) return math::exp(log_t0);
+    if (y >= log_e(points - 1)) return math::exp(log_t0 + (points - 1) * dlog_t);
+    int lo = 0, hi = points - 1;  // log_e(lo) < y <= log_e(hi)
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      (log_e(mid) < y ? lo : hi) = mid;
+    }
+    return math::exp(log_t0 + (lo + (y - log_e(lo)) / (log_e(hi) - log_e(lo))) * dlog_t);
+  }
+};
+
+// Output policy of temperature_distributions: stores P(T) and the bin temperatures.
+template <class Probability, class BinTemperature>
+struct WriteDistribution {
+  Probability probability;
+  BinTemperature bin_temperature;
+  template <class Member, class Scratch>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int, int status, double,
+                                         const Scratch& p, const Scratch& tb) const {
+    const int nb = int(p.extent(0));
+    const bool invalid = status == stochastic_invalid_heating;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
+      probability(c, q, j) = invalid ? NAN : p(j);
+      bin_temperature(c, q, j) = tb(j);
+    });
+  }
+};
+
+// Output policy of add_stochastic_emission: sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) -
+// n(x_l / T_eq)), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
+// occupation: the P(T) emission replaces the equilibrium term emission_sed added.
+template <class T, class ExecSpace, class Mass, class Sed>
+struct AddEmission {
+  typename GrainModel<T, ExecSpace>::matrix_type sed_weight;
+  typename GrainModel<T, ExecSpace>::vector_type x;
+  Mass dust_mass;
+  Sed sed;
+  template <class Member, class Scratch>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int, int s, int status,
+                                         double t_eq, const Scratch& p, const Scratch& tb) const {
+    if (status == stochastic_no_heating || status == stochastic_invalid_heating) return;
+    const int nb = int(p.extent(0)), nl = int(x.extent(0));
+    const double mass = double(dust_mass(c));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
+      const double xl = double(x(l));
+      double sum = 0;
+      for (int j = 0; j < nb; ++j) sum += p(j) * planck_occupation(xl / tb(j));
+      const double change = mass * double(sed_weight(s, l)) * (sum - planck_occupation(xl / t_eq));
+      Kokkos::atomic_add(&sed(c, l), typename Sed::value_type(change));
+    });
+  }
+};
+
+template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
+struct StochasticFunctor {
+  using team_policy = Kokkos::TeamPolicy<ExecSpace>;
+  using member = typename team_policy::member_type;
+  using scratch_view = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using index_view = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
+                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  GrainModel<T, ExecSpace> g;
+  StochasticModel<ExecSpace> m;
+  Intensity intensity;
+  Temperature temperature;
+  Status status;
+  Output output;
+  double log_t0, dlog_t;
+
+  static std::size_t scratch_bytes(int nl, int nb) {
+    return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) +
+           4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const int nq = m.selected(), nl = g.wavelengths(), nb = m.options.bins;
+    const int c = team.league_rank() / nq, q = team.league_rank() % nq, s = m.species(q);
+    // Photon energies ascending (k = nl - 1 - l), cumulative absorbed photon rate and power.
+    scratch_view eps(team.team_scratch(0), nl), ncum(team.team_scratch(0), nl + 1),
+        wcum(team.team_scratch(0), nl + 1), tb(team.team_scratch(0), nb),
+        eb(team.team_scratch(0), nb), p(team.team_scratch(0), nb), cool(team.team_scratch(0), nb);
+    index_view next(team.team_scratch(0), nb);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
+      const int l = nl - 1 - k;
+      eps(k) = constants::boltzmann_k * double(g.x(l));
+      const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
+      ncum(k + 1) = power / eps(k);
+      wcum(k + 1) = power;
+    });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      ncum(0) = 0;
+      wcum(0) = 0;
+    });
+    team.team_barrier();
+    auto prefix_sum = [&](const scratch_view& cum) {
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nl + 1),
+                            [&](const int k, double& partial, const bool last) {
+                              const double v = cum(k);
+                              partial += v;
+                              if (last) cum(k) = partial;
+                            });
+      team.team_barrier();
+    };
+    prefix_sum(ncum);
+    prefix_sum(wcum);
+    double eps_max = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nl),
+        [&](const int k, double& top) {
+          if (ncum(k + 1) > ncum(k) && eps(k) > top) top = eps(k);
+        },
+        Kokkos::Max<double>(eps_max));
+    const double absorbed = wcum(nl);
+    const double t_eq = double(temperature(c, s));
+    using row = decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL));
+    const int nk = int(m.log_enthalpy.extent(1));
+    const LogTable<row> enthalpy{Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL), log_t0, dlog_t,
+                                 nk};
+    const LogTable<row> cooling{Kokkos::subview(m.log_cooling, q, Kokkos::ALL), log_t0, dlog_t, nk};
+    int state = stochastic_ok;
+    // Zero heating before T_eq: the equilibrium stage may report T_eq = 0 (or its floor) for it.
+    if (!(absorbed >= 0) || !math::isfinite(absorbed))
+      state = stochastic_invalid_heating;
+    else if (absorbed == 0 || eps_max == 0)
+      state = stochastic_no_heating;
+    else if (!(t_eq > 0))
+      state = stochastic_invalid_heating;
+
+    // The bins: log-spaced temperatures over [T_lo, T_hi] (every thread computes the same bounds).
+    double t_lo = m.options.min_temperature, t_hi = 2 * t_lo;
+    if (state == stochastic_ok) {
+      const double e_floor = enthalpy(t_lo), e_eq = enthalpy(t_eq);
+      const double w = m.options.width_factor * math::sqrt(e_eq * eps_max);
+      t_lo = e_eq - w > e_floor ? enthalpy.inverse(e_eq - w) : t_lo;
+      t_hi = enthalpy.inverse(e_eq + w + eps_max);
+      // At least a 1 % span inside [min, max]_temperature, so that the bin energies increase.
+      if (t_hi < t_lo * 1.01) t_hi = math::fmin(m.options.max_temperature, t_lo * 1.01);
+      t_lo = math::fmin(t_lo, t_hi / 1.01);
+    }
+    const double ratio = math::log(t_hi / t_lo) / (nb - 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
+      tb(j) = t_lo * math::exp(ratio * j);
+      eb(j) = enthalpy(tb(j));
+      cool(j) = cooling(tb(j));
+      p(j) = j == 0 ? 1.0 : 0.0;
+      next(j) = 0;
+    });
+    team.team_barrier();
+
+    if (state == stochastic_ok) {
+      const double total_rate = ncum(nl);
+      for (int j = 1; j < nb; ++j) {
+        // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
+        // the linear share of those landing between E_{j-1} and E_j. next(i) walks the photon grid.
+        double up = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, j),
+            [&](const int i, double& sum) {
+              const double a = eb(j - 1) - eb(i), b = eb(j) - eb(i);
+              const int ka = next(i);
+              int kb = ka;
+              while (kb < nl && eps(kb) < b) ++kb;
+              next(i) = kb;
+              const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
+              sum +=
+                  p(i) * ((total_rate - ncum(kb)) + (power_between - a * rate_between) / (b - a));
+            },
+            up);
+        const double pj = up * (eb(j) - eb(j - 1)) / cool(j);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { p(j) = pj; });
+        team.team_barrier();
+        if (pj > 1e200) {  // keep the unnormalized P finite (big grains: P rises steeply from T_lo)
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1),
+                               [&](const int i) { p(i) *= 1e-200; });
+          team.team_barrier();
+        }
+      }
+      double norm = 0, emitted = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, nb), [&](const int j, double& sum) { sum += p(j); }, norm);
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, nb),
+          [&](const int j, double& sum) { sum += p(j) * cool(j); }, emitted);
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) { p(j) /= norm; });
+      team.team_barrier();
+      if (!(math::fabs(emitted / norm / absorbed - 1) <= m.options.energy_tolerance))
+        state = stochastic_energy_imbalance;
+    }
+    output(team, c, q, s, state, t_eq, p, tb);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { status(c, q) = state; });
+  }
+};
+
+// log_cooling(q, k) = ln L(T_k), L = sum_l sigma dlambda B(lambda_l, T) in W sr^-1: the equilibrium
+// solver's emission sum (GrainModel's scaled weights times their scale), in double.
+template <class T, class ExecSpace>
+void build_cooling_table(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                         const StochasticModel<ExecSpace>& m) {
+  const int nq = m.selected(), nk = m.options.table_points, nl = g.wavelengths();
+  const double log_t0 = std::log(m.options.min_temperature);
+  const double dlog_t = (std::log(m.options.max_temperature) - log_t0) / (nk - 1);
+  auto table = m.log_cooling;
+  auto species = m.species;
+  auto w = g.emission_weight;
+  auto x = g.x;
+  auto scale = g.scale;
+  Kokkos::parallel_for(
+      "kosmos::dust::stochastic_cooling_table", Kokkos::RangePolicy<ExecSpace>(space, 0, nq * nk),
+      KOKKOS_LAMBDA(const int i) {
+        const int q = i / nk, k = i % nk, s = species(q);
+        const double inv_t = math::exp(-(log_t0 + k * dlog_t));
+        double sum = 0;
+        for (int l = 0; l < nl; ++l)
+          sum += double(w(l, s)) * planck_occupation(double(x(l)) * inv_t);
+        table(q, k) = math::log(sum * double(scale(s)));
+      });
+}
+
+template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
+void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                    const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                    const Temperature& temperature, const Status& status, const Output& output,
+                    const char* where) {
+  static_assert(Intensity::rank == 2 && Temperature::rank == 2 && Status::rank == 2,
+                "kosmos::dust: stochastic heating needs intensity (cell, wavelength), temperature "
+                "(cell, species) "
+                "and status (cell, selected species)");
+  static_assert(std::is_same<typename Status::value_type, int>::value,
+                "kosmos::dust: status must hold int");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename Intensity::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Temperature::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Status::memory_space>::accessible,
+      "kosmos::dust: the stochastic-heating Views must be accessible from the execution space");
+  const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected());
+  kosmos::Impl::require_extent(where, "intensity", intensity, 1, std::size_t(g.wavelengths()));
+  kosmos::Impl::require_extent(where, "temperature", temperature, 0, nc);
+  kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(g.species()));
+  kosmos::Impl::require_extent(where, "status", status, 0, nc);
+  kosmos::Impl::require_extent(where, "status", status, 1, nq);
+  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq, where,
+                        "the StochasticModel is not prepared");
+  if (nc == 0 || nq == 0) return;
+  kosmos::Impl::require(nc * nq <= std::size_t(std::numeric_limits<int>::max()), where, nc,
+                        " cells x ", nq,
+                        " species exceed the league size; pass fewer cells per call");
+  using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
+  const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), m.options.bins);
+  const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+  kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
+                        m.options.bins, " bins need ", scratch,
+                        " bytes of team scratch, more than the ", scratch_max,
+                        " available (use fewer wavelengths or bins)");
+  const StochasticOptions& o = m.options;
+  const double log_t0 = std::log(o.min_temperature);
+  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
+  const int team_size = is_host_space<ExecSpace>() ? 1 : 64;
+  kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
+  Kokkos::parallel_for("kosmos::dust::stochastic_heating",
+                       Kokkos::TeamPolicy<ExecSpace>(space, int(nc * nq), team_size)
+                           .set_scratch_size(0, Kokkos::PerTeam(scratch)),
+                       functor{g, m, intensity, temperature, status, output, log_t0, dlog_t});
+}
+}  // namespace Impl
+}  // namespace dust
+}  // namespace kosmos

@@ -1,0 +1,210 @@
+// Stochastic heating of small grains: the temperature distribution P(T) of each (cell, grain size)
+// by the transition-matrix method of Guhathakurta & Draine (1989, ApJ 345, 230), with the
+// continuous-cooling approximation for downward transitions and their recursive steady-state
+// solution, and the emission of P(T) in the SED (replacing the equilibrium emission of the
+// selected sizes). Heat capacities: Draine & Li (2001, ApJ 551, 807) Eqs. 9-11.
+//
+// Method, per (cell c, selected species s), one Kokkos team each (impl/stochastic_kernel.hpp):
+//  - M enthalpy bins, log-spaced in T between T_lo and T_hi around the equilibrium energy E_eq =
+//    E(T_eq): E_lo = max(E(min_temperature), E_eq - w), E_hi = E_eq + w + eps_max, where eps_max
+//    is the most energetic absorbed photon and w = width_factor sqrt(E_eq eps_max) (a bound on the
+//    shot-noise width); tiny grains get the whole range from min_temperature, big grains a narrow
+//    window around T_eq.
+//  - upward rates from the absorbed photon spectrum R_l = I_l sigma_l dlambda_l / eps_l, each
+//    photon taking bin i to E_i + eps split linearly between the two nearest bins (so every
+//    transition conserves energy in expectation, including photons smaller than a bin);
+//  - downward: continuous cooling, A_{j-1,j} = L(T_j) / (E_j - E_{j-1}), with
+//    L(T) = sum_l sigma dlambda B interpolated in a per-species ln L(ln T) table (2048 points);
+//  - steady state by the recursion P_j = sum_{i<j} B_{ji} P_i / A_{j-1,j},
+//    B_{ji} = sum_{f>=j} A_{fi}.
+//  The construction conserves energy (sum_j P_j L(T_j) = absorbed, to the L table's accuracy)
+//  unless photons would lift the grain above T_hi (capped at max_temperature): the status says so.
+#pragma once
+
+#include <kosmos/dust/equilibrium.hpp>
+#include <kosmos/dust/size_distribution.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace dust {
+
+// Per (cell, selected species) status of the stochastic calculation.
+enum StochasticStatus : int {
+  // |emitted / absorbed - 1| <= energy_tolerance
+  stochastic_ok = 0,
+  // nothing absorbed: P(T) is the lowest bin, the SED is left as it was
+  stochastic_no_heating = 1,
+  // energy lost above the top bin (T_hi capped at max_temperature) or too few bins; P(T) and
+  // its emission are still returned
+  stochastic_energy_imbalance = 2,
+  // absorbed power NaN, infinite or negative: P(T) NaN, the SED is left as it was
+  stochastic_invalid_heating = 3
+};
+
+struct StochasticOptions {
+  int bins = 128;                   // enthalpy bins per (cell, species)
+  double min_temperature = 3.0;     // K: the lowest bin (the equilibrium solver's floor)
+  double max_temperature = 3000.0;  // K: top of the enthalpy table and of the bins
+  int table_points = 2048;    // ln E(ln T) and ln L(ln T) table points per species, log-spaced in T
+  double width_factor = 4.0;  // bins reach w = width_factor sqrt(E_eq eps_max) below and above E_eq
+  double energy_tolerance = 1e-2;  // stochastic_energy_imbalance above this relative mismatch
+};
+
+// One grain species computed stochastically: its index in the GrainModel, material and radius.
+struct StochasticSpecies {
+  int index;
+  GrainMaterial material;
+  double radius_micron;
+};
+
+// Host: Draine & Li (2001) enthalpy E(T) (J, from 0 K) and heat capacity dE/dT (J/K) per atom
+// (multiply by N - 2 for a grain of N atoms), and the number of atoms of a grain.
+double enthalpy_per_atom(GrainMaterial material, double temperature);
+double heat_capacity_per_atom(GrainMaterial material, double temperature);
+double grain_atoms(GrainMaterial material, double radius_micron);
+// ln E_grain(T_k) at options.table_points temperatures log-spaced over [min, max]_temperature.
+std::vector<double> grain_log_enthalpy_table(GrainMaterial material, double radius_micron,
+                                             const StochasticOptions& options);
+
+template <class ExecSpace>
+struct StochasticModel {
+  using device_type = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  Kokkos::View<int*, device_type> species;  // (Q): GrainModel species index
+  Kokkos::View<double**, Kokkos::LayoutRight, device_type> log_enthalpy;  // (Q, K): ln E(T_k), J
+  Kokkos::View<double**, Kokkos::LayoutRight, device_type>
+      log_cooling;  // (Q, K): ln L(T_k), W sr^-1
+  StochasticOptions options;
+  KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
+};
+}  // namespace dust
+}  // namespace kosmos
+
+#include <kosmos/dust/impl/stochastic_kernel.hpp>
+
+namespace kosmos {
+namespace dust {
+
+// Builds the per-species enthalpy tables (host, Draine & Li 2001) and cooling tables L(T) =
+// sum_l sigma dlambda B(lambda_l, T) (a kernel over the GrainModel's emission weights).
+template <class T, class ExecSpace>
+StochasticModel<ExecSpace> prepare_stochastic(
+    const ExecSpace& space, const GrainModel<T, ExecSpace>& grains,
+    const std::vector<StochasticSpecies>& species,
+    const StochasticOptions& options = StochasticOptions()) {
+  const char* where = "kosmos::dust::prepare_stochastic";
+  Impl::check_stochastic_options(options);
+  StochasticModel<ExecSpace> m;
+  m.options = options;
+  const int nq = int(species.size()), nk = options.table_points;
+  m.species = decltype(m.species)(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::stochastic_species")), nq);
+  m.log_enthalpy = decltype(m.log_enthalpy)(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::log_enthalpy")), nq, nk);
+  auto h_species = Kokkos::create_mirror_view(m.species);
+  auto h_enthalpy = Kokkos::create_mirror_view(m.log_enthalpy);
+  for (int q = 0; q < nq; ++q) {
+    const auto& sp = species[std::size_t(q)];
+    kosmos::Impl::require(sp.index >= 0 && sp.index < grains.species(), where, "species[", q,
+                          "].index = ", sp.index, " is not a species of the GrainModel (0..",
+                          grains.species() - 1, ")");
+    kosmos::Impl::require(sp.radius_micron > 0 && std::isfinite(sp.radius_micron), where,
+                          "species[", q, "].radius_micron = ", sp.radius_micron);
+    h_species(q) = sp.index;
+    const auto table = grain_log_enthalpy_table(sp.material, sp.radius_micron, options);
+    for (int k = 0; k < nk; ++k) h_enthalpy(q, k) = table[std::size_t(k)];
+  }
+  Kokkos::deep_copy(space, m.species, h_species);
+  Kokkos::deep_copy(space, m.log_enthalpy, h_enthalpy);
+  m.log_cooling = decltype(m.log_cooling)(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
+  Impl::build_cooling_table(space, grains, m);
+  space.fence();
+  return m;
+}
+
+// P(T) of every (cell, selected species): probability (C, Q, M) sums to 1 over the bins at
+// bin_temperature (C, Q, M) in K; status (C, Q) a StochasticStatus. intensity (C, L) is the cells'
+// mean intensity, temperature (C, S) their equilibrium temperatures (equilibrium_temperatures),
+// which centre the bins of big grains.
+template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,
+          class BinTemperature, class Status>
+void temperature_distributions(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                               const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                               const Temperature& temperature, const Probability& probability,
+                               const BinTemperature& bin_temperature, const Status& status) {
+  static_assert(Probability::rank == 3 && BinTemperature::rank == 3,
+                "kosmos::dust::temperature_distributions: probability and bin_temperature are "
+                "(cell, species, bin)");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename Probability::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename BinTemperature::memory_space>::accessible,
+      "kosmos::dust::temperature_distributions: the Views must be accessible from the execution "
+      "space");
+  const char* where = "kosmos::dust::temperature_distributions";
+  const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected()),
+                    nb = std::size_t(m.options.bins);
+  const std::size_t dims[3] = {nc, nq, nb};
+  for (int d = 0; d < 3; ++d) {
+    kosmos::Impl::require_extent(where, "probability", probability, d, dims[d]);
+    kosmos::Impl::require_extent(where, "bin_temperature", bin_temperature, d, dims[d]);
+  }
+  Impl::run_stochastic(
+      space, g, m, intensity, temperature, status,
+      Impl::WriteDistribution<Probability, BinTemperature>{probability, bin_temperature}, where);
+}
+
+// Replaces, in sed (C, L) as emission_sed wrote it, the equilibrium emission of each selected
+// species by the emission of its P(T): sed(c, l) += m_c n_s sigma_{s,l} (sum_j P_j B(lambda_l, T_j)
+// - B(lambda_l, T_eq)). Cells with status no_heating or invalid_heating keep their SED.
+template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
+          class Status>
+void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                             const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                             const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
+                             const Status& status) {
+  static_assert(
+      Mass::rank == 1 && Sed::rank == 2,
+      "kosmos::dust::add_stochastic_emission: dust_mass (cell) and sed (cell, wavelength)");
+  static_assert(
+      std::is_same<typename Sed::value_type, T>::value,
+      "kosmos::dust::add_stochastic_emission: sed must hold the GrainModel's precision T");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible,
+                "kosmos::dust::add_stochastic_emission: the Views must be accessible from the "
+                "execution space");
+  const char* where = "kosmos::dust::add_stochastic_emission";
+  const std::size_t nc = intensity.extent(0);
+  kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, nc);
+  kosmos::Impl::require_extent(where, "sed", sed, 0, nc);
+  kosmos::Impl::require_extent(where, "sed", sed, 1, std::size_t(g.wavelengths()));
+  Impl::run_stochastic(
+      space, g, m, intensity, temperature, status,
+      Impl::AddEmission<T, ExecSpace, Mass, Sed>{g.sed_weight, g.x, dust_mass, sed}, where);
+}
+
+template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,
+          class BinTemperature, class Status>
+void temperature_distributions(const GrainModel<T, ExecSpace>& g,
+                               const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                               const Temperature& temperature, const Probability& probability,
+                               const BinTemperature& bin_temperature, const Status& status) {
+  temperature_distributions(ExecSpace(), g, m, intensity, temperature, probability, bin_temperature,
+                            status);
+}
+template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
+          class Status>
+void add_stochastic_emission(const GrainModel<T, ExecSpace>& g, const StochasticModel<ExecSpace>& m,
+                             const Intensity& intensity, const Temperature& temperature,
+                             const Mass& dust_mass, const Sed& sed, const Status& status) {
+  add_stochastic_emission(ExecSpace(), g, m, intensity, temperature, dust_mass, sed, status);
+}
+template <class T, class ExecSpace>
+StochasticModel<ExecSpace> prepare_stochastic(
+    const GrainModel<T, ExecSpace>& grains, const std::vector<StochasticSpecies>& species,
+    const StochasticOptions& options = StochasticOptions()) {
+  return prepare_stochastic(ExecSpace(), grains, species, options);
+}
+}  // namespace dust
+}  // namespace kosmos

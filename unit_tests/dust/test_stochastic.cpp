@@ -1,0 +1,309 @@
+// Stochastic heating (kosmos/dust/stochastic.hpp) on every enabled space: the Draine & Li (2001)
+// heat capacities against laboratory values, P(T) of a tiny grain against the analytic
+// single-photon limit, energy balance of the P(T) emission in the SED, the equilibrium limit of
+// big grains against the equilibrium solver, the zero field, and bad input.
+#include "dust_test_problem.hpp"
+
+#include <test_spaces.hpp>
+
+#include <kosmos/dust/stochastic.hpp>
+
+namespace {
+using namespace dust_test;
+using kosmos::dust::GrainMaterial;
+using kosmos::dust::StochasticOptions;
+
+constexpr double kBoltzmann = 1.380649e-23, kAvogadro = 6.02214076e23;
+
+// Heat capacity per mole of atoms (J mol^-1 K^-1) of the Draine & Li (2001) model.
+double molar_heat_capacity(GrainMaterial m, double t) {
+  return kosmos::dust::heat_capacity_per_atom(m, t) * kAvogadro;
+}
+
+// Graphite at 298.15 K: C_p = 8.517 J mol^-1 K^-1 (NIST-JANAF / CRC Handbook); forsterite
+// Mg2SiO4 (7 atoms): 118.6 J mol^-1 K^-1 (Robie & Hemingway 1995), i.e. 16.9 per mole of atoms.
+// The model is a fit to such data (Draine & Li 2001, Figs. 1-2): 10 % and 15 %.
+TEST(DustHeatCapacity, MatchesLaboratoryValuesAt298K) {
+  EXPECT_NEAR(molar_heat_capacity(GrainMaterial::graphite, 298.15), 8.517, 0.10 * 8.517);
+  EXPECT_NEAR(molar_heat_capacity(GrainMaterial::silicate, 298.15), 118.6 / 7, 0.15 * 118.6 / 7);
+}
+
+// Dulong-Petit at high temperature (3 k per atom), the 2-D Debye T^2 law of graphite at low T
+// (C(2T)/C(T) = 4 for T << 863 K), and dE/dT = C between the two independent formulas.
+TEST(DustHeatCapacity, LimitsAndConsistency) {
+  for (auto m : {GrainMaterial::graphite, GrainMaterial::silicate}) {
+    EXPECT_NEAR(kosmos::dust::heat_capacity_per_atom(m, 2e5) / kBoltzmann, 3.0, 1e-3);
+    for (double t : {5.0, 30.0, 300.0, 2000.0}) {
+      const double h = 1e-4 * t;
+      const double de =
+          (kosmos::dust::enthalpy_per_atom(m, t + h) - kosmos::dust::enthalpy_per_atom(m, t - h)) /
+          (2 * h);
+      EXPECT_NEAR(de / kosmos::dust::heat_capacity_per_atom(m, t), 1.0, 1e-6) << "T = " << t;
+    }
+  }
+  const double c1 = kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, 5.0);
+  const double c2 = kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, 10.0);
+  EXPECT_NEAR(c2 / c1, 4.0, 0.01);
+  EXPECT_THROW(kosmos::dust::enthalpy_per_atom(GrainMaterial::graphite, -1.0),
+               kosmos::invalid_input);
+}
+
+// Graphite grains of the given radii (micron) in fields U x MMP83, nl wavelengths from the Lyman
+// limit to 1000 micron; one grain per unit dust mass and unit cell masses, so the SED is per grain.
+Problem field_problem(const std::vector<double>& radius_micron, const std::vector<double>& field,
+                      int nl) {
+  const auto t = kosmos::dust::read_draine_table(data_path("dust/draine_graphite_81.dat"));
+  Problem p;
+  const auto w = kosmos::dust::log_wavelength_grid(0.0912, 1000.0, nl);
+  const auto d = kosmos::dust::bin_widths(w);
+  for (int l = 0; l < nl; ++l) {
+    p.wavelength.push_back(w[l] * 1e-6);
+    p.width.push_back(d[l] * 1e-6);
+  }
+  for (double a : radius_micron) {
+    p.radius.push_back(a * 1e-6);
+    p.number_per_mass.push_back(1.0);
+    p.sigma.push_back(kosmos::dust::absorption_cross_section(t, a, w));
+  }
+  for (double u : field) {
+    p.dust_mass.push_back(1.0);
+    std::vector<double> row;
+    for (int l = 0; l < nl; ++l) row.push_back(u * kosmos::dust::mmp83_mean_intensity(w[l]));
+    p.intensity.push_back(row);
+  }
+  return p;
+}
+
+struct StochasticResult {
+  int nc, ns, nb;
+  std::vector<double> temperature, sed_equilibrium, sed, probability, bin_temperature;
+  std::vector<int> status;
+  double t_eq(int c, int s) const { return temperature[c + std::size_t(nc) * s]; }
+  double p(int c, int s, int j) const { return probability[(std::size_t(c) * ns + s) * nb + j]; }
+  double tb(int c, int s, int j) const {
+    return bin_temperature[(std::size_t(c) * ns + s) * nb + j];
+  }
+  int st(int c, int s) const { return status[std::size_t(c) * ns + s]; }
+  double f(int c, int l, bool stochastic = true) const {
+    return (stochastic ? sed : sed_equilibrium)[c + std::size_t(nc) * l];
+  }
+};
+
+// The equilibrium pipeline in double, then P(T) and the SED with every species stochastic.
+template <class Space>
+StochasticResult run_stochastic(const Problem& p,
+                                const StochasticOptions& o = StochasticOptions()) {
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  const int nc = p.nc(), ns = p.ns(), nl = p.nl();
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> heating("heating", nc, ns),
+      temperature("T", nc, ns), sed("sed", nc, nl);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns);
+  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status,
+                              sed);
+  std::vector<kosmos::dust::StochasticSpecies> species;
+  for (int s = 0; s < ns; ++s) species.push_back({s, GrainMaterial::graphite, p.radius[s] * 1e6});
+  const auto m = kosmos::dust::prepare_stochastic(Space(), g, species, o);
+  Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, ns, o.bins),
+      bins("T_bins", nc, ns, o.bins);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, ns),
+      emission_status("status2", nc, ns);
+  kosmos::dust::temperature_distributions(Space(), g, m, d.intensity, temperature, probability,
+                                          bins, status);
+  StochasticResult r{nc,
+                     ns,
+                     o.bins,
+                     to_host(temperature),
+                     to_host(sed),
+                     {},
+                     to_host(probability),
+                     to_host(bins),
+                     to_host(status)};
+  kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed,
+                                        emission_status);
+  r.sed = to_host(sed);
+  EXPECT_EQ(to_host(emission_status), to_host(status));
+  return r;
+}
+
+template <class Space>
+class DustStochasticTest : public ::testing::Test {};
+TYPED_TEST_SUITE(DustStochasticTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
+
+// A 10 Angstrom graphite grain (~470 C atoms) in the MMP83 field absorbs a photon about every
+// few 1e4 s and cools in seconds: the single-photon limit (Guhathakurta & Draine 1989, Sect. IV;
+// Draine & Li 2001, Sect. 6) holds, where the grain cools from E_0 + eps along dE/dt = -4 pi L(T),
+// so P(T) dT = N(eps > E(T)) C(T) / L(T) dT with N the absorbed photon rate. The probability of
+// T > T_x from the kernel against that integral evaluated here in long double (photon rates,
+// Planck sums and the T quadrature independent of the kernel; only C(T) is shared): 5 %.
+TYPED_TEST(DustStochasticTest, TinyGrainMatchesSinglePhotonLimit) {
+  const Problem p = field_problem({0.001}, {1.0}, 241);
+  StochasticOptions o;
+  o.bins = 200;
+  const auto r = run_stochastic<TypeParam>(p, o);
+  ASSERT_EQ(r.st(0, 0), kosmos::dust::stochastic_ok);
+  const double atoms = kosmos::dust::grain_atoms(GrainMaterial::graphite, 0.001) - 2;
+  auto photons_above = [&](LD e) {
+    LD n = 0;
+    for (int l = 0; l < p.nl(); ++l) {
+      const LD eps = 6.62607015e-34L * 299792458.0L / p.wavelength[l];
+      if (eps > e) n += LD(p.intensity[0][l]) * p.sigma[0][l] * p.width[l] / eps;
+    }
+    return n;
+  };
+  auto density = [&](LD t) {
+    const LD e = atoms * kosmos::dust::enthalpy_per_atom(GrainMaterial::graphite, double(t));
+    return photons_above(e) * atoms *
+           kosmos::dust::heat_capacity_per_atom(GrainMaterial::graphite, double(t)) /
+           emission_ref(p, 0, t);
+  };
+  // int_{t_x}^{3000 K} P dT by Simpson in ln T on one grid from 30 K, cumulated from the top.
+  const int n = 1200;
+  const LD u0 = std::log(LD(30)), h = (std::log(LD(3000)) - u0) / n;
+  std::vector<LD> integrand(n + 1), above_ref(n + 1, 0);
+  for (int i = 0; i <= n; ++i) integrand[i] = density(std::exp(u0 + i * h)) * std::exp(u0 + i * h);
+  for (int i = n - 2; i >= 0; i -= 2)
+    above_ref[i] =
+        above_ref[i + 2] + h / 3 * (integrand[i] + 4 * integrand[i + 1] + integrand[i + 2]);
+  for (int i_x : {0, 180, 360, 560}) {  // T_x = 30, 60, 120, 250 K
+    const double t_x = double(std::exp(u0 + i_x * h));
+    const LD ref = above_ref[i_x];
+    // The kernel's P(T > t_x): bins above, the straddling bin by its log-T share.
+    double above = 0;
+    for (int j = 0; j < r.nb; ++j) {
+      const double lo = j ? std::sqrt(r.tb(0, 0, j - 1) * r.tb(0, 0, j)) : r.tb(0, 0, 0);
+      const double hi = j + 1 < r.nb ? std::sqrt(r.tb(0, 0, j) * r.tb(0, 0, j + 1)) : r.tb(0, 0, j);
+      if (lo >= t_x)
+        above += r.p(0, 0, j);
+      else if (hi > t_x)
+        above += r.p(0, 0, j) * std::log(hi / t_x) / std::log(hi / lo);
+    }
+    EXPECT_NEAR(above / double(ref), 1.0, 0.05)
+        << "T_x = " << t_x << " K: P(T > T_x) = " << above << ", limit " << double(ref);
+  }
+}
+
+// Energy balance: the SED with P(T) emission integrates to the absorbed power (long-double
+// reference of Eq. 6) for tiny to big grains and fields 1 to 1e3 x MMP83: 1e-3.
+TYPED_TEST(DustStochasticTest, EmissionBalancesAbsorption) {
+  const Problem p = field_problem({0.001, 0.003, 0.01, 0.03, 0.1}, {1.0, 1e3}, 161);
+  const auto r = run_stochastic<TypeParam>(p);
+  for (int c = 0; c < p.nc(); ++c) {
+    LD emitted = 0, absorbed = 0;
+    for (int s = 0; s < p.ns(); ++s) absorbed += heating_ref(p, c, s);
+    for (int l = 0; l < p.nl(); ++l) emitted += LD(r.f(c, l)) * p.width[l];
+    EXPECT_NEAR(double(emitted / absorbed), 1.0, 1e-3) << "cell " << c;
+    for (int s = 0; s < p.ns(); ++s)
+      EXPECT_EQ(r.st(c, s), kosmos::dust::stochastic_ok) << c << ", " << s;
+  }
+  // Stochastic heating moves emission of the tiny grains to short wavelengths: at 10 micron the
+  // SED exceeds the equilibrium one (the 3-25 micron excess).
+  int l10 = 0;
+  while (p.wavelength[l10] < 10e-6) ++l10;
+  EXPECT_GT(r.f(0, l10), 10 * r.f(0, l10, false));
+}
+
+// Big grains: P(T) collapses onto the equilibrium temperature of the Newton solver (mean within
+// 1 %, standard deviation below 3 %, 99 % of P within 5 % of T_eq).
+TYPED_TEST(DustStochasticTest, BigGrainsReachTheEquilibriumLimit) {
+  const Problem p = field_problem({0.1, 0.25, 1.0}, {1.0, 100.0}, 161);
+  const auto r = run_stochastic<TypeParam>(p);
+  for (int c = 0; c < p.nc(); ++c)
+    for (int s = 0; s < p.ns(); ++s) {
+      const double t_eq = r.t_eq(c, s);
+      double mean = 0, second = 0, near = 0;
+      for (int j = 0; j < r.nb; ++j) {
+        mean += r.p(c, s, j) * r.tb(c, s, j);
+        second += r.p(c, s, j) * r.tb(c, s, j) * r.tb(c, s, j);
+        if (std::fabs(r.tb(c, s, j) / t_eq - 1) < 0.05) near += r.p(c, s, j);
+      }
+      const double sd = std::sqrt(std::max(0.0, second - mean * mean));
+      EXPECT_NEAR(mean / t_eq, 1.0, 0.01) << "cell " << c << " radius " << p.radius[s];
+      EXPECT_LT(sd / t_eq, 0.03) << "cell " << c << " radius " << p.radius[s];
+      EXPECT_GT(near, 0.99) << "cell " << c << " radius " << p.radius[s];
+    }
+}
+
+// A zero field: status no_heating, P(T) all in the lowest bin, the SED as the equilibrium stage
+// left it.
+TYPED_TEST(DustStochasticTest, ZeroFieldKeepsTheSed) {
+  const Problem p = field_problem({0.001, 0.1}, {0.0, 1.0}, 81);
+  const auto r = run_stochastic<TypeParam>(p);
+  for (int s = 0; s < p.ns(); ++s) {
+    EXPECT_EQ(r.st(0, s), kosmos::dust::stochastic_no_heating);
+    EXPECT_EQ(r.p(0, s, 0), 1.0);
+    EXPECT_EQ(r.st(1, s), kosmos::dust::stochastic_ok);
+  }
+  for (int l = 0; l < p.nl(); ++l) EXPECT_EQ(r.f(0, l), r.f(0, l, false));
+}
+
+// Fields of 1e12 x MMP83 drive grains to the 3000 K top of the bins: P(T) stays a finite
+// distribution and the energy lost above the top is reported (energy_imbalance), never hidden.
+TYPED_TEST(DustStochasticTest, HugeFieldIsFlaggedNotNan) {
+  const Problem p = field_problem({0.001, 0.01, 0.1}, {1e12}, 81);
+  const auto r = run_stochastic<TypeParam>(p);
+  for (int s = 0; s < p.ns(); ++s) {
+    double sum = 0;
+    for (int j = 0; j < r.nb; ++j) sum += r.p(0, s, j);
+    EXPECT_NEAR(sum, 1.0, 1e-12) << "radius " << p.radius[s];
+    // equilibrium is at its 3000 K ceiling: the grains cannot emit all they absorb below 3000 K
+    EXPECT_EQ(r.t_eq(0, s), 3000.0);
+    EXPECT_EQ(r.st(0, s), kosmos::dust::stochastic_energy_imbalance);
+    EXPECT_LE(r.tb(0, s, r.nb - 1), 3000.0 * (1 + 1e-12));
+  }
+  for (int l = 0; l < p.nl(); ++l) EXPECT_TRUE(std::isfinite(r.f(0, l)));
+}
+
+// Zero heating is no_heating whatever T_eq says (T = 0 included); positive heating without a
+// positive T_eq is invalid_heating with a NaN P(T).
+TYPED_TEST(DustStochasticTest, StatusesWithoutEquilibriumTemperature) {
+  using Space = TypeParam;
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  const Problem p = field_problem({0.001}, {0.0, 1.0}, 41);
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  const auto m =
+      kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}});
+  const int nb = m.options.bins;
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> temperature("T", 2, 1);  // zeros
+  Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", 2, 1, nb),
+      bins("T_bins", 2, 1, nb);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", 2, 1);
+  kosmos::dust::temperature_distributions(Space(), g, m, d.intensity, temperature, probability,
+                                          bins, status);
+  const auto st = to_host(status);
+  const auto prob = to_host(probability);
+  EXPECT_EQ(st[0], kosmos::dust::stochastic_no_heating);
+  EXPECT_EQ(prob[0], 1.0);
+  EXPECT_EQ(st[1], kosmos::dust::stochastic_invalid_heating);
+  EXPECT_TRUE(std::isnan(prob[std::size_t(nb)]));
+}
+
+TYPED_TEST(DustStochasticTest, RejectsBadInput) {
+  using Space = TypeParam;
+  const Problem p = field_problem({0.001}, {1.0}, 41);
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  StochasticOptions o;
+  o.bins = 4;
+  EXPECT_THROW(
+      kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}}, o),
+      kosmos::invalid_input);
+  EXPECT_THROW(kosmos::dust::prepare_stochastic(Space(), g, {{1, GrainMaterial::graphite, 0.001}}),
+               kosmos::invalid_input);
+  const auto m =
+      kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}});
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> temperature("T", 1, 1), sed("sed", 1, 41);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", 2, 1);
+  try {
+    kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed,
+                                          status);
+    FAIL() << "no exception";
+  } catch (const kosmos::invalid_input& e) {
+    EXPECT_NE(std::string(e.what()).find("status.extent(0) is 2, expected 1"), std::string::npos)
+        << e.what();
+  }
+}
+}  // namespace
