@@ -8,6 +8,7 @@
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
 #include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/impl/modern_launch.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
 #include <kosmos/nbody/impl/propagators.hpp>
@@ -22,9 +23,9 @@
 namespace kosmos {
 namespace nbody {
 
-enum class Method { hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet };
+enum class Method { hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15 };
 
-// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet".
+// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet", "whfast", "ias15".
 Method method_from_name(const std::string& name);
 const char* method_name(Method method);
 
@@ -33,6 +34,9 @@ struct IntegratorConfig {
   double dt = 1e-3;          // fixed step (and the first step of adaptive Runge-Kutta)
   double tau = 1.7e-2;       // adaptive Hermite step-size scale (eq. 5)
   double tolerance = 1e-12;  // adaptive Runge-Kutta error tolerance (see RKCKPropagator)
+  int corrector = 0;         // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
+  WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: Wisdom-Holman coordinates
+  double epsilon = 1e-9;     // ias15: step control, max|b6| / max|a| per step (dt: the first step)
   int steps_per_launch = 1000;           // propagator steps per kernel launch
   long long max_iterations = 1LL << 40;  // per system and call of integrate()
   int systems_per_team = 0;              // 0: automatic (1 on CPUs, up to 16 on GPUs)
@@ -406,6 +410,73 @@ IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<type
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
+// Relaunches a system-per-thread kernel (`launch(iterations)`, one launch) until every system
+// reached the destination, stopped, or used up its iteration budget.
+template <class ExecSpace, class Launch>
+IntegrationReport run_system_per_thread(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                                        double destination, const IntegrateOptions& options, const Launch& launch) {
+  const auto start = std::chrono::steady_clock::now();
+  IntegrationReport report;
+  report.systems = ens.n_systems();
+  Kokkos::View<long long*, typename ExecSpace::memory_space> iterations("kosmos::nbody::iterations",
+                                                                       ens.n_systems());
+  while (ens.n_systems() > 0) {
+    launch(iterations);
+    ++report.launches;
+    if (summarize(space, ens, iterations, destination, options.integrator.max_iterations, options, report) == 0) break;
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+// WHFast-class (whfast_system.hpp) and IAS15-class (ias15_system.hpp) integration: Newtonian
+// gravity, 2 to 8 bodies, no monitors or logs.
+template <class ExecSpace, class Force>
+IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                             double destination, const IntegrateOptions& options) {
+  const IntegratorConfig& cfg = options.integrator;
+  const MonitorConfig& mon = options.monitor;
+  const char* name = method_name(cfg.method);
+  kosmos::Impl::require(std::is_same<Force, Newtonian>::value, "kosmos::nbody::integrate", name,
+                        " integrates Newtonian gravity only");
+  kosmos::Impl::require(!(mon.close_encounter_hill > 0) && !(mon.ejection_distance > 0) && !mon.crossing_orbits &&
+                            !options.on_log,
+                        "kosmos::nbody::integrate: ", name, " runs without monitors and logs");
+  const int n = ens.n_bodies();
+  kosmos::Impl::require(n >= system_kernel_min_bodies && n <= system_kernel_max_bodies, "kosmos::nbody::integrate",
+                        name, " handles ", system_kernel_min_bodies, " to ", system_kernel_max_bodies,
+                        " bodies, not ", n);
+  using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
+  if (cfg.method == Method::whfast) {
+    kosmos::Impl::require(valid_corrector_order(cfg.corrector), "kosmos::nbody::integrate", "corrector order ",
+                          cfg.corrector, " is not one of 0, 3, 5, 7, 11");
+    kosmos::Impl::require(cfg.corrector == 0 || cfg.coordinates == WHCoordinates::jacobi,
+                          "kosmos::nbody::integrate", "symplectic corrector ", cfg.corrector,
+                          " needs Jacobi coordinates");
+    WHFastParams p;
+    p.destination = destination;
+    p.dt = cfg.dt;
+    p.corrector = cfg.corrector;
+    p.coordinates = cfg.coordinates;
+    p.steps = cfg.steps_per_launch;
+    p.max_iterations = cfg.max_iterations;
+    return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
+      with_body_count(n, [&](auto nb) { launch_whfast_system<decltype(nb)::value>(space, ens, iterations, p); });
+    });
+  }
+  kosmos::Impl::require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "kosmos::nbody::integrate", "epsilon = ",
+                        cfg.epsilon, " must be positive and finite");
+  IAS15Params p;
+  p.destination = destination;
+  p.dt = cfg.dt;
+  p.epsilon = cfg.epsilon;
+  p.steps = cfg.steps_per_launch;
+  p.max_iterations = cfg.max_iterations;
+  p.k = IAS15Constants::make();
+  return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
+    with_body_count(n, [&](auto nb) { launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p); });
+  });
+}
 }  // namespace Impl
 
 // Integrates every active system of `ens` (in place, on `space`) to `destination` time with the
@@ -482,6 +553,8 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
       p.dt = cfg.dt;
       return Impl::run_driver(space, ens, destination, p, force, options);
     }
+    case Method::whfast:
+    case Method::ias15: return Impl::run_modern<ExecSpace, Force>(space, ens, destination, options);
   }
   return {};
 }

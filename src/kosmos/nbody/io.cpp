@@ -51,8 +51,10 @@ Method method_from_name(const std::string& name) {
   if (name == "rkck_adaptive") return Method::rkck_adaptive;
   if (name == "mvs") return Method::mvs;
   if (name == "verlet") return Method::verlet;
+  if (name == "whfast") return Method::whfast;
+  if (name == "ias15") return Method::ias15;
   throw invalid_input("kosmos::nbody: unknown integrator '" + name +
-                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet)");
+                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15)");
 }
 
 const char* method_name(Method method) {
@@ -63,6 +65,8 @@ const char* method_name(Method method) {
     case Method::rkck_adaptive: return "rkck_adaptive";
     case Method::mvs: return "mvs";
     case Method::verlet: return "verlet";
+    case Method::whfast: return "whfast";
+    case Method::ias15: return "ias15";
   }
   return "unknown";
 }

@@ -9,3 +9,4 @@
 #include <kosmos/nbody/io.hpp>
 #include <kosmos/nbody/kepler_drift.hpp>
 #include <kosmos/nbody/reference.hpp>
+#include <kosmos/nbody/solar_system.hpp>
