@@ -52,7 +52,7 @@ std::string fmt(double v, int precision = 6) {
 std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) {
   std::map<std::string, std::string> m;
   for (const char* k : {"integrator", "dt", "tau", "tolerance", "destination", "steps-per-launch", "max-iterations",
-                        "close-encounter", "ejection", "log-interval"})
+                        "close-encounter", "ejection", "log-interval", "corrector", "coordinates", "epsilon"})
     m[k] = o.str(k);
   m["crossing-orbits"] = o.is_set("crossing-orbits") ? "1" : "0";
   return m;
@@ -79,6 +79,14 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
   o.monitor.ejection_distance = num("ejection");
   o.monitor.crossing_orbits = m.at("crossing-orbits") == "1";
   o.monitor.log_interval = num("log-interval");
+  if (m.count("corrector")) {  // whfast / ias15 settings (absent from older checkpoints)
+    o.integrator.corrector = int(num("corrector"));
+    o.integrator.epsilon = num("epsilon");
+    const std::string& c = m.at("coordinates");
+    if (c != "jacobi" && c != "democratic_heliocentric")
+      throw usage_error("--coordinates '" + c + "' is not jacobi or democratic_heliocentric");
+    o.integrator.coordinates = c == "jacobi" ? WHCoordinates::jacobi : WHCoordinates::democratic_heliocentric;
+  }
   return o;
 }
 
@@ -127,8 +135,12 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
       .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
       .option("seed", "S", "random orbital phases per system (0: all planets start on the x axis)", "0")
-      .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet", "hermite")
-      .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive)", "0.001")
+      .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15",
+              "hermite")
+      .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
+      .option("corrector", "K", "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
+      .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric", "jacobi")
+      .option("epsilon", "EPS", "ias15 step control: max|b6|/max|a| per step (steps adapt per system)", "1e-9")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
       .option("tolerance", "EPS", "rkck_adaptive error tolerance", "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")

@@ -69,8 +69,8 @@ TYPED_TEST(WHFast, TwoBodyJacobiIsExactToRoundOff) {
 
 TYPED_TEST(WHFast, OuterSolarSystemEnergyWithCorrectors) {
   // dt = 0.377 (21.9 days) over 1000 yr (the 1e5 yr run is a benchmark), the largest
-  // |dE/E| at 8 checkpoints. Each corrector order must beat the uncorrected map, and order 11
-  // must meet the 5e-11, which the uncorrected map (~1e-8) misses.
+  // |dE/E| at 8 checkpoints. Each corrector order must beat the uncorrected map by 100x, and
+  // order 11 must meet the 5e-11, which the uncorrected map (~2e-8) misses.
   const auto init = outer_solar_system(1);
   const double span = 1000 * 2 * M_PI;
   double error[12] = {};
@@ -79,8 +79,9 @@ TYPED_TEST(WHFast, OuterSolarSystemEnergyWithCorrectors) {
     std::printf("  outer solar system, corrector %2d: max |dE/E| %.2e\n", order, error[order]);
   }
   EXPECT_GT(error[0], 5e-11);
-  for (const int order : {3, 5, 7, 11}) EXPECT_LT(error[order], error[0]) << "corrector " << order;
-  EXPECT_LT(error[11], error[3]);
+  // Orders 5 to 11 reach the same floor (the part of the error second order in the planet
+  // masses, which no corrector removes: ~2e-11 here, as REBOUND's 2.2e-11 over 1e5 yr).
+  for (const int order : {3, 5, 7, 11}) EXPECT_LT(error[order], 1e-2 * error[0]) << "corrector " << order;
   EXPECT_LE(error[11], 5e-11);
 }
 
