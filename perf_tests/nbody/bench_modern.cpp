@@ -68,12 +68,20 @@ void BM_Accuracy(benchmark::State& state, Method method, int corrector) {
 
 template <class Space>
 void register_throughput(const std::string& suffix) {
-  const int iters = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible ? 1 : 5;
+  const int iters =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible ? 1
+                                                                                              : 5;
   for (const Method method : {Method::whfast, Method::ias15}) {
-    const std::string name = std::string("BM_nbody_") + (method == Method::whfast ? "WHFast/" : "IAS15/") + suffix;
-    benchmark::RegisterBenchmark(name.c_str(), [method](benchmark::State& s) { BM_Throughput<Space>(s, method); })
-        ->ArgName("systems")->Arg(1024)->Arg(131072)
-        ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
+    const std::string name =
+        std::string("BM_nbody_") + (method == Method::whfast ? "WHFast/" : "IAS15/") + suffix;
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [method](benchmark::State& s) { BM_Throughput<Space>(s, method); })
+        ->ArgName("systems")
+        ->Arg(1024)
+        ->Arg(131072)
+        ->UseManualTime()
+        ->Iterations(iters)
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
@@ -85,15 +93,21 @@ const bool registered = [] {
 #if defined(KOKKOS_ENABLE_SERIAL)
   register_throughput<Kokkos::Serial>("Serial");  // one core
 #endif
-  benchmark::RegisterBenchmark("BM_nbody_OuterSolarSystem_1e5yr/whfast", [](benchmark::State& s) {
-    BM_Accuracy(s, Method::whfast, 0);
-  })->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
-  benchmark::RegisterBenchmark("BM_nbody_OuterSolarSystem_1e5yr/whfast_corrector11", [](benchmark::State& s) {
-    BM_Accuracy(s, Method::whfast, 11);
-  })->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
-  benchmark::RegisterBenchmark("BM_nbody_OuterSolarSystem_1e5yr/ias15", [](benchmark::State& s) {
-    BM_Accuracy(s, Method::ias15, 0);
-  })->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
+  benchmark::RegisterBenchmark("BM_nbody_OuterSolarSystem_1e5yr/whfast",
+                               [](benchmark::State& s) { BM_Accuracy(s, Method::whfast, 0); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond);
+  benchmark::RegisterBenchmark("BM_nbody_OuterSolarSystem_1e5yr/whfast_corrector11",
+                               [](benchmark::State& s) { BM_Accuracy(s, Method::whfast, 11); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond);
+  benchmark::RegisterBenchmark("BM_nbody_OuterSolarSystem_1e5yr/ias15",
+                               [](benchmark::State& s) { BM_Accuracy(s, Method::ias15, 0); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kSecond);
   return true;
 }();
 }  // namespace

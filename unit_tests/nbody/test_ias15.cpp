@@ -30,8 +30,8 @@ TYPED_TEST(IAS15, OuterSolarSystemEnergyToMachinePrecision) {
   const auto out = nbody_test::run_on<TypeParam>(init, span, ias15_options(0.01), &rep);
   const Real e0 = nbody_test::energy_ld(init, 0);
   const double err = double(std::fabs((nbody_test::energy_ld(out, 0) - e0) / e0));
-  std::printf("  outer solar system, 2000 yr: |dE/E| %.2e in %lld steps (last dt %.3f)\n", err, rep.steps,
-              out.step(0));
+  std::printf("  outer solar system, 2000 yr: |dE/E| %.2e in %lld steps (last dt %.3f)\n", err,
+              rep.steps, out.step(0));
   EXPECT_EQ(rep.reached_destination, 1);
   EXPECT_LE(err, 1e-14);
 }
@@ -65,7 +65,8 @@ TYPED_TEST(IAS15, EachSystemAdaptsItsOwnStepAndRecoversFromATooLargeOne) {
   // until the error estimate allows it), both must land exactly and keep energy to 1e-13, and
   // the eccentric one must carry a much smaller step.
   HostEnsemble init(2, 2);
-  const auto circ = nbody_test::two_body_ensemble(1, 1e-3, 0.0), ecc = nbody_test::two_body_ensemble(1, 1e-3, 0.9);
+  const auto circ = nbody_test::two_body_ensemble(1, 1e-3, 0.0),
+             ecc = nbody_test::two_body_ensemble(1, 1e-3, 0.9);
   for (int b = 0; b < 2; ++b) {
     init.m(0, b) = circ.m(0, b);
     init.m(1, b) = ecc.m(0, b);
@@ -82,7 +83,8 @@ TYPED_TEST(IAS15, EachSystemAdaptsItsOwnStepAndRecoversFromATooLargeOne) {
   for (int s = 0; s < 2; ++s) {
     EXPECT_EQ(out.time(s), 20.0);
     const Real e0 = nbody_test::energy_ld(init, s);
-    EXPECT_LT(double(std::fabs((nbody_test::energy_ld(out, s) - e0) / e0)), 1e-13) << "system " << s;
+    EXPECT_LT(double(std::fabs((nbody_test::energy_ld(out, s) - e0) / e0)), 1e-13)
+        << "system " << s;
   }
   std::printf("  carried steps: circular %.3e, e = 0.9 %.3e\n", out.step(0), out.step(1));
   EXPECT_LT(out.step(1), 0.5 * out.step(0));
@@ -92,7 +94,8 @@ TEST(IAS15Input, RejectsABadEpsilonAndDisablesACollision) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   auto ens = clone<Space::memory_space>(outer_solar_system(1));
   EXPECT_THROW(integrate(Space(), ens, 1.0, ias15_options(0.01, 0.0)), kosmos::invalid_input);
-  EXPECT_THROW(integrate(Space(), ens, 1.0, ias15_options(0.01, std::nan(""))), kosmos::invalid_input);
+  EXPECT_THROW(integrate(Space(), ens, 1.0, ias15_options(0.01, std::nan(""))),
+               kosmos::invalid_input);
   // A radial plunge into the star: the step collapses towards the collision and the system is
   // disabled (step_underflow) instead of spinning in place.
   HostEnsemble host(1, 2);
@@ -102,7 +105,8 @@ TEST(IAS15Input, RejectsABadEpsilonAndDisablesACollision) {
   auto bad = clone<Space::memory_space>(host);
   const auto rep = integrate(Space(), bad, 10.0, ias15_options(0.01));
   const auto out = clone<Kokkos::HostSpace>(bad);
-  std::printf("  radial plunge: state %s, reason %s\n", state_name(out.state(0)), reason_name(out.reason(0)));
+  std::printf("  radial plunge: state %s, reason %s\n", state_name(out.state(0)),
+              reason_name(out.reason(0)));
   EXPECT_EQ(rep.disabled, 1);
   EXPECT_EQ(out.reason(0), reason_step_underflow);
   EXPECT_LT(out.time(0), 1.2);  // the collision is at t = pi / (2 sqrt(2 (1 + 1e-3))) = 1.11

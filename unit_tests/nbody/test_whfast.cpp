@@ -18,7 +18,8 @@ template <class Space>
 class WHFast : public ::testing::Test {};
 TYPED_TEST_SUITE(WHFast, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
 
-IntegrateOptions whfast_options(double dt, int corrector = 0, WHCoordinates coords = WHCoordinates::jacobi) {
+IntegrateOptions whfast_options(double dt, int corrector = 0,
+                                WHCoordinates coords = WHCoordinates::jacobi) {
   IntegrateOptions o = nbody_test::options_for(Method::whfast, dt);
   o.integrator.corrector = corrector;
   o.integrator.coordinates = coords;
@@ -27,7 +28,8 @@ IntegrateOptions whfast_options(double dt, int corrector = 0, WHCoordinates coor
 
 // Largest relative energy error of system 0 over `checkpoints` equal segments of [0, span].
 template <class Space>
-double max_energy_error(const HostEnsemble& init, double span, int checkpoints, const IntegrateOptions& o) {
+double max_energy_error(const HostEnsemble& init, double span, int checkpoints,
+                        const IntegrateOptions& o) {
   const Real e0 = nbody_test::energy_ld(init, 0);
   auto ens = clone<typename Space::memory_space>(init);
   double worst = 0;
@@ -57,8 +59,10 @@ TYPED_TEST(WHFast, TwoBodyJacobiIsExactToRoundOff) {
         EXPECT_EQ(out.state(s), state_active);
         EXPECT_EQ(out.time(s), span);
         for (int c = 0; c < 3; ++c) {
-          err = std::fmax(err, double(std::fabs(Real(out.x(s, 1, c)) - Real(out.x(s, 0, c)) - r[c])));
-          err = std::fmax(err, double(std::fabs(Real(out.v(s, 1, c)) - Real(out.v(s, 0, c)) - v[c])));
+          err =
+              std::fmax(err, double(std::fabs(Real(out.x(s, 1, c)) - Real(out.x(s, 0, c)) - r[c])));
+          err =
+              std::fmax(err, double(std::fabs(Real(out.v(s, 1, c)) - Real(out.v(s, 0, c)) - v[c])));
         }
       }
       std::printf("  two-body e = %.1f, corrector %d: max |error| %.2e\n", e, corrector, err);
@@ -81,7 +85,8 @@ TYPED_TEST(WHFast, OuterSolarSystemEnergyWithCorrectors) {
   EXPECT_GT(error[0], 5e-11);
   // Orders 5 to 11 reach the same floor (the part of the error second order in the planet
   // masses, which no corrector removes: ~2e-11 here, as REBOUND's 2.2e-11 over 1e5 yr).
-  for (const int order : {3, 5, 7, 11}) EXPECT_LT(error[order], 1e-2 * error[0]) << "corrector " << order;
+  for (const int order : {3, 5, 7, 11})
+    EXPECT_LT(error[order], 1e-2 * error[0]) << "corrector " << order;
   EXPECT_LE(error[11], 5e-11);
 }
 
@@ -93,13 +98,15 @@ TYPED_TEST(WHFast, DemocraticHeliocentricConservesEnergy) {
   const auto o = whfast_options(0.377, 0, WHCoordinates::democratic_heliocentric);
   const double e_short = max_energy_error<TypeParam>(init, 1000 * 2 * M_PI, 8, o);
   const double e_long = max_energy_error<TypeParam>(init, 2000 * 2 * M_PI, 8, o);
-  std::printf("  democratic heliocentric: max |dE/E| %.2e (1000 yr), %.2e (2000 yr)\n", e_short, e_long);
+  std::printf("  democratic heliocentric: max |dE/E| %.2e (1000 yr), %.2e (2000 yr)\n", e_short,
+              e_long);
   EXPECT_LT(e_long, 1e-7);
   EXPECT_LT(e_long, 1.5 * e_short);
 }
 
 TYPED_TEST(WHFast, LandsOnTheDestinationAndKeepsStatesAcrossChunks) {
-  // 37 perturbed copies (three chunks), a destination that is not a multiple of dt, several launches.
+  // 37 perturbed copies (three chunks), a destination that is not a multiple of dt, several
+  // launches.
   const auto init = outer_solar_system(37, 1e-3, 7);
   auto o = whfast_options(0.377, 11);
   o.integrator.steps_per_launch = 100;
@@ -135,7 +142,8 @@ constexpr bool cuda_specialized = false;
 #endif
 
 TEST(WHFastCuda, SpecializationMatchesGenericKernel) {
-  if (!cuda_specialized) GTEST_SKIP() << "the CUDA WHFast specialization is not compiled in this build";
+  if (!cuda_specialized)
+    GTEST_SKIP() << "the CUDA WHFast specialization is not compiled in this build";
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   using Mem = Kokkos::CudaSpace;
   const auto init = outer_solar_system(1000, 1e-3, 3);

@@ -22,7 +22,8 @@ constexpr int cuda_whfast_block = 64;
 
 template <int N>
 __global__ void __launch_bounds__(cuda_whfast_block)
-    cuda_whfast_kernel(Ensemble<Kokkos::CudaSpace> ens, Kokkos::View<long long*, Kokkos::CudaSpace> iterations,
+    cuda_whfast_kernel(Ensemble<Kokkos::CudaSpace> ens,
+                       Kokkos::View<long long*, Kokkos::CudaSpace> iterations,
                        WHFastParams params) {
   const int sys = blockIdx.x * blockDim.x + threadIdx.x;
   if (sys >= ens.n_systems()) return;
@@ -31,13 +32,16 @@ __global__ void __launch_bounds__(cuda_whfast_block)
 
 template <int N>
 void cuda_whfast_launch(const Kokkos::Cuda& space, const Ensemble<Kokkos::CudaSpace>& ens,
-                        const Kokkos::View<long long*, Kokkos::CudaSpace>& iterations, const WHFastParams& params) {
+                        const Kokkos::View<long long*, Kokkos::CudaSpace>& iterations,
+                        const WHFastParams& params) {
   const int blocks = (ens.n_systems() + cuda_whfast_block - 1) / cuda_whfast_block;
   if (blocks == 0) return;
-  cuda_whfast_kernel<N><<<blocks, cuda_whfast_block, 0, space.cuda_stream()>>>(ens, iterations, params);
+  cuda_whfast_kernel<N>
+      <<<blocks, cuda_whfast_block, 0, space.cuda_stream()>>>(ens, iterations, params);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA WHFast): ") + cudaGetErrorString(err));
+    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA WHFast): ") +
+                             cudaGetErrorString(err));
 }
 
 }  // namespace Impl

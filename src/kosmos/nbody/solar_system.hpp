@@ -14,7 +14,8 @@ namespace nbody {
 
 // n_systems copies; with perturbation > 0, every planet coordinate of copy s > 0 is scaled by
 // (1 + perturbation u), u uniform in [-1, 1) from a reproducible hash of (seed, s, coordinate).
-inline HostEnsemble outer_solar_system(int n_systems, double perturbation = 0, unsigned long long seed = 1) {
+inline HostEnsemble outer_solar_system(int n_systems, double perturbation = 0,
+                                       unsigned long long seed = 1) {
   constexpr int n = 5;
   const double k = 0.01720209895;
   const double m[n] = {1.00000597682, 0.000954786104043, 0.000285583733151, 0.0000437273164546,
@@ -37,7 +38,8 @@ inline HostEnsemble outer_solar_system(int n_systems, double perturbation = 0, u
       for (int c = 0; c < 3; ++c) {
         double f = 1;
         if (perturbation > 0 && s > 0) {
-          std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + std::uint64_t(s) * 0xBF58476D1CE4E5B9ULL + 3 * b + c;
+          std::uint64_t z =
+              seed * 0x9E3779B97F4A7C15ULL + std::uint64_t(s) * 0xBF58476D1CE4E5B9ULL + 3 * b + c;
           z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
           z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
           z ^= z >> 31;

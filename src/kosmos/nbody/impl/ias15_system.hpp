@@ -25,10 +25,11 @@ namespace Impl {
 
 // Gauss-Radau constants derived from the nodes (computed once on the host; plain data).
 struct IAS15Constants {
-  double h[8];         // Gauss-Radau spacings on [0, 1]
-  double r[8][8];      // r[n][j] = 1 / (h[n] - h[j]), j < n
-  double c[7][7];      // b_k = sum_{j >= k} c[k][j] g_j (c[k][j]: s^k coefficient of prod_{i=1..j} (s - h_i))
-  double d[7][7];      // the inverse: g_j = sum_{k >= j} d[j][k] b_k
+  double h[8];     // Gauss-Radau spacings on [0, 1]
+  double r[8][8];  // r[n][j] = 1 / (h[n] - h[j]), j < n
+  double c[7][7];  // b_k = sum_{j >= k} c[k][j] g_j (c[k][j]: s^k coefficient of prod_{i=1..j} (s -
+                   // h_i))
+  double d[7][7];  // the inverse: g_j = sum_{k >= j} d[j][k] b_k
   double shift[7][7];  // shift[j][k] = binomial(k + 1, j + 1): re-expanding a(s) about s = 1
 
   static IAS15Constants make() {
@@ -80,8 +81,8 @@ struct IAS15Params {
 
 // Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch.
 template <int N, class Ens, class IterView, class Rsqrt>
-KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterations, int sys, const IAS15Params& p,
-                                         const Rsqrt& rsqrt) {
+KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterations, int sys,
+                                         const IAS15Params& p, const Rsqrt& rsqrt) {
   constexpr int n3 = 3 * N;
   if (ens.state(sys) != state_active) return;
   SystemClock clock{ens.time(sys), 0, p.destination};
@@ -124,7 +125,12 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       for (int n = 1; n < 8; ++n) {
         const double s = K.h[n];
         for (int q = 0; q < n3; ++q) {
-          const double poly = b[0][q] / 6 + s * (b[1][q] / 12 + s * (b[2][q] / 20 + s * (b[3][q] / 30 + s * (b[4][q] / 42 + s * (b[5][q] / 56 + s * b[6][q] / 72)))));
+          const double poly =
+              b[0][q] / 6 +
+              s * (b[1][q] / 12 +
+                   s * (b[2][q] / 20 +
+                        s * (b[3][q] / 30 +
+                             s * (b[4][q] / 42 + s * (b[5][q] / 56 + s * b[6][q] / 72)))));
           xs[q] = x[q].hi + (x[q].lo + s * h * (v[q].value() + s * h * (0.5 * a0[q] + s * poly)));
         }
         pair_accelerations<N>(m, xs, as, rsqrt, PairSkip::none);
@@ -172,11 +178,11 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     }
     // Accepted: advance with compensated sums.
     for (int q = 0; q < n3; ++q) {
-      x[q].add(h * v[q].value() +
-               h * h * (0.5 * a0[q] + b[0][q] / 6 + b[1][q] / 12 + b[2][q] / 20 + b[3][q] / 30 + b[4][q] / 42 +
-                        b[5][q] / 56 + b[6][q] / 72));
-      v[q].add(h * (a0[q] + b[0][q] / 2 + b[1][q] / 3 + b[2][q] / 4 + b[3][q] / 5 + b[4][q] / 6 + b[5][q] / 7 +
-                    b[6][q] / 8));
+      x[q].add(h * v[q].value() + h * h *
+                                      (0.5 * a0[q] + b[0][q] / 6 + b[1][q] / 12 + b[2][q] / 20 +
+                                       b[3][q] / 30 + b[4][q] / 42 + b[5][q] / 56 + b[6][q] / 72));
+      v[q].add(h * (a0[q] + b[0][q] / 2 + b[1][q] / 3 + b[2][q] / 4 + b[3][q] / 5 + b[4][q] / 6 +
+                    b[5][q] / 7 + b[6][q] / 8));
     }
     clock.advance(h);
     // A landing step shorter than dt keeps the carried step (its growth cap would shrink it).
@@ -206,7 +212,8 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
     pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none);
     bool finite = true;
-    for (int q = 0; q < n3; ++q) finite = finite && math::isfinite(xs[q]) && math::isfinite(v[q].hi);
+    for (int q = 0; q < n3; ++q)
+      finite = finite && math::isfinite(xs[q]) && math::isfinite(v[q].hi);
     if (!finite) {
       reason = reason_nonfinite;
       break;

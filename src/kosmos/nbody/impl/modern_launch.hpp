@@ -20,32 +20,49 @@ constexpr int system_kernel_min_bodies = 2, system_kernel_max_bodies = 8;
 template <class F>
 bool with_body_count(int n, F&& f) {
   switch (n) {
-    case 2: f(std::integral_constant<int, 2>{}); return true;
-    case 3: f(std::integral_constant<int, 3>{}); return true;
-    case 4: f(std::integral_constant<int, 4>{}); return true;
-    case 5: f(std::integral_constant<int, 5>{}); return true;
-    case 6: f(std::integral_constant<int, 6>{}); return true;
-    case 7: f(std::integral_constant<int, 7>{}); return true;
-    case 8: f(std::integral_constant<int, 8>{}); return true;
-    default: return false;
+    case 2:
+      f(std::integral_constant<int, 2>{});
+      return true;
+    case 3:
+      f(std::integral_constant<int, 3>{});
+      return true;
+    case 4:
+      f(std::integral_constant<int, 4>{});
+      return true;
+    case 5:
+      f(std::integral_constant<int, 5>{});
+      return true;
+    case 6:
+      f(std::integral_constant<int, 6>{});
+      return true;
+    case 7:
+      f(std::integral_constant<int, 7>{});
+      return true;
+    case 8:
+      f(std::integral_constant<int, 8>{});
+      return true;
+    default:
+      return false;
   }
 }
 
 // The generic Kokkos WHFast kernel, on any space (on Kokkos::Cuda: the reference for the
 // specialization).
 template <int N, class ExecSpace>
-void launch_whfast_system_generic(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-                                  const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-                                  const WHFastParams& params) {
+void launch_whfast_system_generic(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+    const WHFastParams& params) {
   WHFastSystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params};
-  Kokkos::parallel_for("kosmos::nbody::integrate_whfast", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-                       kernel);
+  Kokkos::parallel_for("kosmos::nbody::integrate_whfast",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }
 
 template <int N, class ExecSpace>
-void launch_whfast_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-                          const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-                          const WHFastParams& params) {
+void launch_whfast_system(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+    const WHFastParams& params) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (HasCudaSpecialization<ExecSpace>::value) {
     cuda_whfast_launch<N>(space, ens, iterations, params);
@@ -56,12 +73,13 @@ void launch_whfast_system(const ExecSpace& space, const Ensemble<typename ExecSp
 }
 
 template <int N, class ExecSpace>
-void launch_ias15_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-                         const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-                         const IAS15Params& params) {
+void launch_ias15_system(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+    const IAS15Params& params) {
   IAS15SystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params};
-  Kokkos::parallel_for("kosmos::nbody::integrate_ias15", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-                       kernel);
+  Kokkos::parallel_for("kosmos::nbody::integrate_ias15",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }
 
 }  // namespace Impl

@@ -37,13 +37,15 @@ enum class PairSkip { none, first_pair, central_body };
 
 // a_i = sum_j m_j (x_j - x_i) / |x_j - x_i|^3 (G = 1) over the pairs not skipped.
 template <int N, class Rsqrt>
-KOKKOS_INLINE_FUNCTION void pair_accelerations(const double (&m)[N], const double (&x)[3 * N], double (&a)[3 * N],
-                                               const Rsqrt& rsqrt, PairSkip skip) {
+KOKKOS_INLINE_FUNCTION void pair_accelerations(const double (&m)[N], const double (&x)[3 * N],
+                                               double (&a)[3 * N], const Rsqrt& rsqrt,
+                                               PairSkip skip) {
   for (int k = 0; k < 3 * N; ++k) a[k] = 0;
   for (int p = skip == PairSkip::central_body ? 1 : 0; p < N; ++p)
     for (int q = p + 1; q < N; ++q) {
       if (skip == PairSkip::first_pair && p == 0 && q == 1) continue;
-      const double d[3] = {x[3 * q] - x[3 * p], x[3 * q + 1] - x[3 * p + 1], x[3 * q + 2] - x[3 * p + 2]};
+      const double d[3] = {x[3 * q] - x[3 * p], x[3 * q + 1] - x[3 * p + 1],
+                           x[3 * q + 2] - x[3 * p + 2]};
       const double rinv = rsqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
       const double rinv3 = rinv * rinv * rinv;
       for (int c = 0; c < 3; ++c) {

@@ -69,7 +69,7 @@ template <int N, class Rsqrt>
 struct WHSystem {
   Rsqrt rsqrt;
   bool jacobi = true;
-  bool ok = true;  // false once a Kepler drift failed
+  bool ok = true;     // false once a Kepler drift failed
   double m[N], M[N];  // masses, prefix sums M[i] = m_0 + ... + m_i
   double Q[3 * N], V[3 * N];
 
@@ -145,7 +145,8 @@ struct WHSystem {
 
   KOKKOS_INLINE_FUNCTION void kepler(double h) {
     for (int i = 1; i < N; ++i) {
-      double r[3] = {Q[3 * i], Q[3 * i + 1], Q[3 * i + 2]}, w[3] = {V[3 * i], V[3 * i + 1], V[3 * i + 2]};
+      double r[3] = {Q[3 * i], Q[3 * i + 1], Q[3 * i + 2]},
+             w[3] = {V[3 * i], V[3 * i + 1], V[3 * i + 2]};
       if (!kepler_drift(jacobi ? M[i] : m[0], h, r, w)) ok = false;
       for (int c = 0; c < 3; ++c) {
         Q[3 * i + c] = r[c];
@@ -232,7 +233,8 @@ struct WHSystem {
     // The third-order corrector is tabulated with the opposite sign convention for a.
     const double sa = order == 3 ? -1.0 : 1.0;
     for (int k = count; k >= 1; --k)
-      corrector_stage(-sa * k * corrector_alpha * dt, -inv * corrector_b(order, count + 1 - k) * dt);
+      corrector_stage(-sa * k * corrector_alpha * dt,
+                      -inv * corrector_b(order, count + 1 - k) * dt);
     for (int k = 1; k <= count; ++k)
       corrector_stage(sa * k * corrector_alpha * dt, inv * corrector_b(order, count + 1 - k) * dt);
   }
@@ -240,8 +242,8 @@ struct WHSystem {
 
 // Integrates system `sys` for at most p.steps steps (one launch).
 template <int N, class Ens, class IterView, class Rsqrt>
-KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterations, int sys, const WHFastParams& p,
-                                          const Rsqrt& rsqrt) {
+KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterations, int sys,
+                                          const WHFastParams& p, const Rsqrt& rsqrt) {
   if (ens.state(sys) != state_active) return;
   SystemClock clock{ens.time(sys), 0, p.destination};
   long long it = iterations(sys);
@@ -259,7 +261,8 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   }
   w.load(x, v);
   bool corrected = false;
-  for (int step = 0; step < p.steps && clock.t < p.destination && it < p.max_iterations && w.ok; ++step) {
+  for (int step = 0; step < p.steps && clock.t < p.destination && it < p.max_iterations && w.ok;
+       ++step) {
     const double h = landing_step(p.dt, clock.left());
     // The corrector belongs to the map of step dt: a shortened landing step runs uncorrected.
     const bool full = !(h < p.dt * (1 - 1e-9));
