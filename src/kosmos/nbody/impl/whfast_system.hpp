@@ -143,7 +143,10 @@ struct WHSystem {
       for (int c = 0; c < 3; ++c) x[3 * i + c] = Q[3 * i + c] + x[c];
   }
 
-  KOKKOS_INLINE_FUNCTION void kepler(double h) {
+  // Not inlined: the Kepler solver is large and is called from several places (drift, the
+  // corrector stages); inlined (and unrolled over bodies) it made the CUDA kernels ~50k PTX
+  // lines each. (__attribute__((noinline)) is what nvcc's __noinline__ expands to.)
+  KOKKOS_FUNCTION __attribute__((noinline)) void kepler(double h) {
     for (int i = 1; i < N; ++i) {
       double r[3] = {Q[3 * i], Q[3 * i + 1], Q[3 * i + 2]},
              w[3] = {V[3 * i], V[3 * i + 1], V[3 * i + 2]};
