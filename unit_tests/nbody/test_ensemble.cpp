@@ -142,7 +142,7 @@ TEST(NbodyFiles, MalformedFilesNameTheLine) {
 template <class Space>
 void check_bad_systems() {
   auto host = generate_planetary_ensemble(6, 3, 1e-3, 0.4, 0);
-  host.m(1, 2) = 0.0;                                             // non-positive mass
+  for (int b = 0; b < 3; ++b) host.m(1, b) = 0.0;                // no massive body
   host.m(2, 1) = -1e-3;                                           // negative mass
   host.x(3, 1, 0) = std::numeric_limits<double>::quiet_NaN();     // NaN position
   host.v(4, 2, 1) = std::numeric_limits<double>::infinity();      // infinite velocity
