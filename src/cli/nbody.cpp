@@ -24,6 +24,10 @@ using Space = Kokkos::DefaultExecutionSpace;
 using DevEnsemble = Ensemble<Space::memory_space>;
 using kosmos::cli::usage_error;
 
+// Attributes the CLI appends to the user's (kept across checkpoints, stripped from the output):
+// the initial energy and the steps taken so far.
+constexpr int internal_attributes = 2;
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -52,10 +56,25 @@ std::string fmt(double v, int precision = 6) {
 std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) {
   std::map<std::string, std::string> m;
   for (const char* k : {"integrator", "dt", "tau", "tolerance", "destination", "steps-per-launch", "max-iterations",
-                        "close-encounter", "ejection", "log-interval"})
+                        "energy-limit", "radius", "close-encounter", "ejection", "log-interval"})
     m[k] = o.str(k);
   m["crossing-orbits"] = o.is_set("crossing-orbits") ? "1" : "0";
   return m;
+}
+
+// --radius: one radius for every body, or a comma-separated radius per body (0: no collisions).
+void set_radii(const std::string& text, MonitorConfig& monitor) {
+  std::vector<double> radii;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    double r = 0;
+    if (!kosmos::io::parse_double(item, r) || r < 0)
+      throw usage_error("--radius '" + text + "': '" + item + "' is not a radius >= 0");
+    radii.push_back(r);
+  }
+  if (radii.empty() || int(radii.size()) > max_bodies)
+    throw usage_error("--radius '" + text + "': give 1 to " + std::to_string(max_bodies) + " radii");
+  for (int b = 0; b < max_bodies; ++b) monitor.radius[b] = radii.size() == 1 ? radii[0] : b < int(radii.size()) ? radii[b] : 0.0;
 }
 
 IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
@@ -75,6 +94,8 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
   o.integrator.tolerance = num("tolerance");
   o.integrator.steps_per_launch = int(num("steps-per-launch"));
   o.integrator.max_iterations = (long long)num("max-iterations");
+  o.monitor.energy_error_limit = num("energy-limit");
+  set_radii(m.at("radius"), o.monitor);
   o.monitor.close_encounter_hill = num("close-encounter");
   o.monitor.ejection_distance = num("ejection");
   o.monitor.crossing_orbits = m.at("crossing-orbits") == "1";
@@ -133,7 +154,9 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("tolerance", "EPS", "rkck_adaptive error tolerance", "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
       .option("steps-per-launch", "N", "propagator steps per kernel launch", "1000")
-      .option("max-iterations", "N", "maximum steps per system", "1e15")
+      .option("max-iterations", "N", "maximum steps per system over the whole run (checkpoint segments and resumes included)", "1e15")
+      .option("energy-limit", "X", "disable a system (reason energy_error) when |dE/E| > X, checked every launch (0: off)", "0.01")
+      .option("radius", "R[,R...]", "collision radius of every body, or of body 0, 1, ...: stop a system when two bodies touch (reason collision; 0: off)", "0")
       .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off)", "0")
       .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
@@ -146,8 +169,8 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("resume", "FILE", "continue an interrupted run from its checkpoint", "", true)
       .flag("progress", "print progress to stderr")
       .flag("test", "test mode: compare with --compare-integrator or --reference")
-      .option("compare-integrator", "NAME", "test mode: second integrator (uses --compare-dt/--compare-tau...)", "", true)
-      .option("compare-dt", "DT", "test mode: time step of the second integrator", "", true)
+      .option("compare-integrator", "NAME", "test mode: second integrator (other settings as for the first)", "", true)
+      .option("compare-dt", "DT", "test mode: time step of the second integrator (default: --dt)", "", true)
       .option("reference", "FILE", "test mode: reference final conditions", "", true)
       .option("pos-threshold", "X", "test mode: position tolerance", "1e-10")
       .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
@@ -173,6 +196,10 @@ int run_nbody(const std::vector<std::string>& args) {
     for (auto& [k, v] : settings)
       if (meta.count(k) && !given(k)) v = meta[k];
     user_attributes = std::stoi(meta["user-attributes"]);
+    if (host.n_attributes() != user_attributes + internal_attributes)
+      throw usage_error(o.str("resume") + " is a checkpoint of another kosmos version (" +
+                        std::to_string(host.n_attributes() - user_attributes) + " internal attributes, expected " +
+                        std::to_string(internal_attributes) + ")");
     if (meta.count("log") && !meta["log"].empty()) {
       log_path = meta["log"];
       // Drop whatever the interrupted run appended after its last checkpoint.
@@ -189,8 +216,7 @@ int run_nbody(const std::vector<std::string>& args) {
                                          (unsigned long long)o.integer("seed", 0));
     }
     user_attributes = user.n_attributes();
-    // Internal ensemble: the user's attributes plus the initial energy (kept across checkpoints).
-    host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + 1);
+    host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + internal_attributes);
     copy_bodies_and_states(host, user);
     for (int s = 0; s < user.n_systems(); ++s)
       for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
@@ -209,12 +235,17 @@ int run_nbody(const std::vector<std::string>& args) {
     Kokkos::deep_copy(dev.attributes, host.attributes);
   }
   e0.resize(host.n_systems());
-  for (int s = 0; s < host.n_systems(); ++s) e0[s] = host.attributes(s, user_attributes);
+  std::vector<long long> iterations_used(host.n_systems());
+  for (int s = 0; s < host.n_systems(); ++s) {
+    e0[s] = host.attributes(s, user_attributes);
+    iterations_used[s] = (long long)host.attributes(s, user_attributes + 1);
+  }
 
   const bool progress = o.is_set("progress");
   std::unique_ptr<kosmos::io::AppendLog> log;
   if (!log_path.empty()) log = std::make_unique<kosmos::io::AppendLog>(log_path);
   IntegrateOptions opt = base;
+  opt.reference_energy = e0;  // the energy check measures drift from the start of the run
   if (log) {
     opt.on_log = [&](const LogRecord& r) {
       std::ostringstream line;
@@ -239,6 +270,8 @@ int run_nbody(const std::vector<std::string>& args) {
   double interval = destination - start_time;
   if (!checkpoint.empty()) {
     interval = o.has("checkpoint-interval") ? o.number("checkpoint-interval") : (destination - start_time) / 10;
+    if (o.has("checkpoint-interval") && !(interval > 0))
+      throw usage_error("--checkpoint-interval " + o.str("checkpoint-interval") + " must be positive");
     if (!(interval > 0)) interval = destination - start_time;
   }
   const auto wall0 = std::chrono::steady_clock::now();
@@ -253,7 +286,9 @@ int run_nbody(const std::vector<std::string>& args) {
                      segment_end, destination, 100 * done, el);
       };
     }
+    opt.prior_iterations = iterations_used;  // one budget for the whole run
     const auto rep = integrate(Space(), dev, segment_end, opt);
+    iterations_used = rep.iterations;
     total.launches += rep.launches;
     total.steps += rep.steps;
     total.seconds += rep.seconds;
@@ -271,7 +306,10 @@ int run_nbody(const std::vector<std::string>& args) {
       meta["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
                                             ? 0
                                             : std::filesystem::file_size(log_path));
-      write_binary(checkpoint, clone<Kokkos::HostSpace>(dev), meta);
+      auto snapshot = clone<Kokkos::HostSpace>(dev);
+      for (int s = 0; s < snapshot.n_systems(); ++s)
+        snapshot.attributes(s, user_attributes + 1) = double(iterations_used[s]);
+      write_binary(checkpoint, snapshot, meta);
     }
     if (rep.unfinished > 0) break;  // iteration budget used up
   } while (t < destination);
@@ -305,11 +343,15 @@ int run_nbody(const std::vector<std::string>& args) {
     std::cout << "  |dE/E|: median " << fmt(finite[finite.size() / 2], 3) << ", max " << fmt(finite.back(), 3) << "\n";
   for (const auto& [k, v] : by_reason) std::cout << "  " << v << " system(s) " << k << "\n";
   const int shown = std::min(n_sys, 10);
-  std::cout << "  system        time      |dE/E|  state\n";
+  // Fixed-width columns, each after a separator, so that wide values never run together.
+  auto row = [](const std::string& system, const std::string& time, const std::string& error,
+                const std::string& state, const std::string& reason) {
+    std::cout << "  " << std::setw(7) << system << ' ' << std::setw(22) << time << ' ' << std::setw(10) << error << "  "
+              << std::left << std::setw(8) << state << ' ' << reason << std::right << "\n";
+  };
+  row("system", "time", "|dE/E|", "state", "reason");
   for (int s = 0; s < shown; ++s)
-    std::cout << "  " << std::setw(6) << s << std::setw(12) << fmt(out.time(s), 8) << std::setw(12) << fmt(rel[s], 3)
-              << "  " << state_name(out.state(s)) << (out.reason(s) ? std::string(" ") + reason_name(out.reason(s)) : "")
-              << "\n";
+    row(std::to_string(s), fmt(out.time(s), 15), fmt(rel[s], 3), state_name(out.state(s)), reason_name(out.reason(s)));
   if (n_sys > shown) std::cout << "  ... (" << n_sys - shown << " more; --report FILE writes them all)\n";
   if (o.has("report")) {
     kosmos::io::write_atomically(o.str("report"), [&](std::ostream& r) {

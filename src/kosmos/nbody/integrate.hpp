@@ -122,6 +122,16 @@ struct IntegrateKernel {
     log_count(sys) = k + 1;
   }
 
+  // Stops system s (slot) / sys (index) with its event when a monitor condition holds.
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION void stop_if_condition_holds(const Ctx& ctx, int s, int sys) const {
+    const int event = check_stop(ctx, s, monitor);
+    if (event == reason_none) return;
+    ctx.flag(s, fl_state) = state_inactive;
+    ctx.flag(s, fl_reason) = event;
+    if (monitor.log_events && slots > 0) write_log(ctx, s, sys, event);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     Kokkos::View<double*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ws(team.team_scratch(level),
                                                                                    S * L.total);
@@ -164,6 +174,10 @@ struct IntegrateKernel {
         ctx.at(s, L.m + k - 6 * n) = ens.m(sys, k - 6 * n);
       }
     });
+    // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+    ctx.for_all(S, 1, [&](int s, int) {
+      if (ctx.flag(s, fl_live)) stop_if_condition_holds(ctx, s, first + s);
+    });
     prop.init(ctx, force);
     for (int it = 0; it < steps; ++it) {
       ctx.for_all(S, 1, [&](int s, int) {
@@ -201,12 +215,7 @@ struct IntegrateKernel {
           return;
         }
         if (!ctx.flag(s, fl_accept)) return;
-        const int event = check_stop(ctx, s, monitor);
-        if (event != reason_none) {
-          ctx.flag(s, fl_state) = state_inactive;
-          ctx.flag(s, fl_reason) = event;
-          if (monitor.log_events && slots > 0) write_log(ctx, s, sys, event);
-        }
+        stop_if_condition_holds(ctx, s, sys);
         if (monitor.log_interval > 0 && slots > 0) {
           const double k = math::floor(ctx.sc(s, sc_time) / monitor.log_interval);
           if (k > ctx.sc(s, sc_log_index)) {
