@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <random>
 
 namespace {
@@ -156,6 +158,73 @@ TEST(NbodyElements, BadElementsAreRefusedByName) {
   EXPECT_THROW(set_system_from_elements(ens, 0, 1.0, {1e-3, 1e-3}, {el, el}, ElementFrame::jacobi),
                kosmos::invalid_input);
   EXPECT_THROW(element_frame_from_name("barycentric"), kosmos::invalid_input);
+}
+
+// Forward RV relation K(m) against the inversion, and Kepler's third law in Gauss's units.
+TEST(NbodyStability, MassesAndAxesFromRVParameters) {
+  const double G = 6.674e-11, m_sun = 1.32712440018e20 / G;  // kg
+  for (double m : {3e-6, 1e-3, 2e-2})
+    for (double e : {0.0, 0.6}) {
+      const double P = 300.0 * 86400, sin_i = 0.5;
+      const double K = std::cbrt(2 * M_PI * G / P) * m * m_sun * sin_i /
+                       (std::pow((1.2 + m) * m_sun, 2.0 / 3.0) * std::sqrt(1 - e * e));
+      EXPECT_NEAR(planet_mass_from_rv(K, 300.0, e, 1.2, sin_i), m, 1e-12 * m);
+    }
+  EXPECT_THROW(planet_mass_from_rv(10, -1, 0, 1, 1), kosmos::invalid_input);
+  EXPECT_THROW(planet_mass_from_rv(10, 100, 1.5, 1, 1), kosmos::invalid_input);
+  // A massless planet of period one Gaussian year (365.2568983 d) around 1 solar mass: a = 1 AU.
+  RVPosterior post;
+  post.planets = 1;
+  post.columns = {"P_b", "K_b", "e_b", "omega_deg_b", "M0_deg_b"};
+  post.samples = {{365.2568983, 0.0, 0.0, 0.0, 0.0}};
+  const auto ens = ensemble_from_rv_posterior(post, StabilitySetup());
+  EXPECT_NEAR(system_elements(ens, 0, ElementFrame::jacobi)[0].a, 1.0, 1e-9);
+  EXPECT_NEAR(ens.m(0, 1), 0.0, 1e-300);
+}
+
+// A posterior of two samples written like `kosmos rv` writes it: a widely spaced pair of small
+// planets survives; two Jupiter-mass planets at period ratio 1.2 (1.5 mutual Hill radii apart,
+// Hill unstable below 2 sqrt(3)) come within one Hill radius in a few orbits.
+TEST(NbodyStability, UnstableSamplesAreCounted) {
+  const std::string path = ::testing::TempDir() + "kosmos_nbody_posterior.txt";
+  {
+    std::ofstream out(path);
+    out << "# kosmos rv posterior samples (DE-MCMC): data x.txt, epoch 0, 2 samples, 2 planet(s), trend 0\n"
+        << "# angles in degrees\n"
+        << "P_b K_b e_b omega_deg_b M0_deg_b Tc_b Tp_b P_c K_c e_c omega_deg_c M0_deg_c Tc_c Tp_c gamma_x jitter_x lnL\n"
+        << "10 5 0.05 30 10 0 0 100 3 0.1 200 90 0 0 0 1 -50\n"
+        << "10 200 0.05 30 10 0 0 12 200 0.05 200 180 0 0 0 1 -60\n";
+  }
+  const auto post = read_rv_posterior(path);
+  EXPECT_EQ(post.planets, 2);
+  ASSERT_EQ(post.samples.size(), 2u);
+  StabilitySetup setup;
+  setup.star_mass = 0.9;
+  auto host = ensemble_from_rv_posterior(post, setup);
+  ASSERT_EQ(host.n_bodies(), 3);
+  IntegrateOptions opt;
+  opt.integrator.dt = 1e-3;
+  opt.monitor.close_encounter_hill = 1;
+  opt.monitor.ejection_distance = 10;
+  const double T = 30 * 10 / days_per_time_unit;  // 30 inner orbits
+  auto dev = clone<Kokkos::DefaultExecutionSpace::memory_space>(host);
+  integrate(Kokkos::DefaultExecutionSpace(), dev, T, opt);
+  const auto out = clone<Kokkos::HostSpace>(dev);
+  const auto sum = summarize_stability(out, T);
+  EXPECT_EQ(sum.samples, 2);
+  EXPECT_EQ(sum.survived, 1);
+  EXPECT_EQ(out.state(0), state_active);
+  EXPECT_EQ(out.state(1), state_inactive);
+  EXPECT_GT(out.time(1), 0.0);  // not already at the start
+  EXPECT_EQ(sum.close_encounters, 1);
+  EXPECT_DOUBLE_EQ(sum.fraction(), 0.5);
+  // Missing columns and ragged rows are named.
+  {
+    std::ofstream out(path);
+    out << "P_b K_b e_b omega_deg_b\n10 5 0 0\n";
+  }
+  EXPECT_THROW(read_rv_posterior(path), kosmos::file_error);
+  std::remove(path.c_str());
 }
 
 }  // namespace

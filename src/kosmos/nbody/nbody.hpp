@@ -10,3 +10,4 @@
 #include <kosmos/nbody/io.hpp>
 #include <kosmos/nbody/kepler_drift.hpp>
 #include <kosmos/nbody/reference.hpp>
+#include <kosmos/nbody/stability.hpp>
