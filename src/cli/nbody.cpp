@@ -59,6 +59,7 @@ std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) 
                         "energy-limit", "radius", "close-encounter", "ejection", "log-interval"})
     m[k] = o.str(k);
   m["crossing-orbits"] = o.is_set("crossing-orbits") ? "1" : "0";
+  m["stability"] = o.has("stability") ? "1" : "0";
   return m;
 }
 
@@ -103,6 +104,58 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
   return o;
 }
 
+ElementFrame frame_from(const kosmos::cli::Options& o) {
+  try {
+    return element_frame_from_name(o.str("frame"));
+  } catch (const kosmos::invalid_input& e) {
+    throw usage_error(e.what());
+  }
+}
+
+// Stability mode: the posterior samples as systems; unless given, a close encounter is 3 mutual
+// Hill radii and an ejection is an unbound planet beyond 20 times the largest semi-major axis.
+HostEnsemble stability_ensemble(const kosmos::cli::Options& o, std::map<std::string, std::string>& settings) {
+  StabilitySetup setup;
+  setup.star_mass = o.number("stellar-mass");
+  setup.inclination = o.number("inclination") * M_PI / 180;
+  setup.max_samples = int(o.integer("samples", 0));
+  setup.frame = frame_from(o);
+  HostEnsemble ens;
+  try {
+    ens = ensemble_from_rv_posterior(read_rv_posterior(o.str("stability")), setup);
+  } catch (const kosmos::invalid_input& e) {
+    throw usage_error(e.what());
+  }
+  if (!(o.number("close-encounter") > 0)) settings["close-encounter"] = "3";
+  if (!(o.number("ejection") > 0)) {
+    double a_max = 0;
+    for (int s = 0; s < ens.n_systems(); ++s)
+      for (const auto& el : system_elements(ens, s, setup.frame)) a_max = std::max(a_max, el.a);
+    settings["ejection"] = fmt(20 * a_max, 17);
+  }
+  return ens;
+}
+
+void write_elements(const std::string& path, const HostEnsemble& ens, ElementFrame frame) {
+  kosmos::io::write_atomically(path, [&](std::ostream& out) {
+    out << "# kosmos nbody orbital elements (" << (frame == ElementFrame::jacobi ? "jacobi" : "heliocentric")
+        << "; G = 1, AU, solar masses, year = 2 pi; angles in degrees)\n"
+        << "# system planet mass a e inc Omega omega M state\n"
+        << std::setprecision(17);
+    const double deg = 180 / M_PI;
+    for (int s = 0; s < ens.n_systems(); ++s) {
+      if (ens.state(s) == state_disabled) continue;  // no meaningful elements
+      const auto planets = system_elements(ens, s, frame);
+      for (std::size_t k = 0; k < planets.size(); ++k) {
+        const auto& el = planets[k];
+        out << s << ' ' << k + 1 << ' ' << ens.m(s, int(k) + 1) << ' ' << el.a << ' ' << el.e << ' ' << el.inc * deg
+            << ' ' << el.Omega * deg << ' ' << el.omega * deg << ' ' << el.M * deg << ' ' << state_name(ens.state(s))
+            << '\n';
+      }
+    }
+  });
+}
+
 // Position, velocity and time differences between two ensembles (Section 5.2.1's test).
 struct Comparison {
   double pos = 0, vel = 0, time = 0;
@@ -141,9 +194,18 @@ int run_nbody(const std::vector<std::string>& args) {
                          "Hermite, Runge-Kutta Cash-Karp, mixed-variable symplectic or Verlet, on the default Kokkos\n"
                          "device. The ensemble comes from --input (text or binary ensemble file) or is generated as in\n"
                          "Dindar et al. (2013) Section 5.1 (--generate). Prints per-system energy errors and stop reasons.\n"
-                         "--test compares the result with --compare-integrator or with --reference final conditions.");
+                         "--test compares the result with --compare-integrator or with --reference final conditions.\n"
+                         "--stability FILE integrates every posterior sample of `kosmos rv` (P in days, K in m/s; masses\n"
+                         "from K at --inclination, Jacobi elements, Omega = 0) and reports the fraction that reaches\n"
+                         "--destination without a close encounter, ejection or failure. Time unit: 58.1324 days\n"
+                         "(1/k, Gauss's constant), so one year is about 2 pi.");
   o.option("input", "FILE", "ensemble file (kosmos text format or binary)", "", true)
       .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
+      .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text output)", "", true)
+      .option("stellar-mass", "M", "stability mode: stellar mass (solar masses)", "1")
+      .option("inclination", "DEG", "stability mode: inclination of every planet (90: sin i = 1, minimum masses)", "90")
+      .option("samples", "N", "stability mode: use the first N posterior samples (0: all)", "0")
+      .option("frame", "NAME", "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)", "jacobi")
       .option("bodies", "N", "bodies per generated system (star + N-1 planets)", "3")
       .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
       .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
@@ -161,6 +223,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
       .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin)", "", true)
+      .option("elements-output", "FILE", "write the final orbital elements of every planet in --frame", "", true)
       .option("log", "FILE", "log snapshots and events, a line each: time system event, then m x y z vx vy vz per body", "", true)
       .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")
       .option("report", "FILE", "write the per-system energy error and stop reason table", "", true)
@@ -207,8 +270,11 @@ int run_nbody(const std::vector<std::string>& args) {
     }
   } else {
     HostEnsemble user;
-    if (o.has("input") == o.has("generate")) throw usage_error("give exactly one of --input FILE and --generate N");
-    if (o.has("input")) {
+    if (int(o.has("input")) + int(o.has("generate")) + int(o.has("stability")) != 1)
+      throw usage_error("give exactly one of --input FILE, --generate N and --stability FILE");
+    if (o.has("stability")) {
+      user = stability_ensemble(o, settings);
+    } else if (o.has("input")) {
       user = read_ensemble(o.str("input"));
     } else {
       user = generate_planetary_ensemble(int(o.integer("generate", 1)), int(o.integer("bodies", 2)),
@@ -362,6 +428,16 @@ int run_nbody(const std::vector<std::string>& args) {
     });
   }
   if (o.has("output")) write_ensemble(o.str("output"), out);
+  if (o.has("elements-output")) write_elements(o.str("elements-output"), out, frame_from(o));
+  if (settings["stability"] == "1") {
+    const auto st = summarize_stability(out, destination);
+    std::cout << "stability: " << st.survived << " of " << st.samples << " samples survive to t = "
+              << fmt(destination, 10) << " (fraction " << fmt(st.fraction(), 4) << "); " << st.close_encounters
+              << " close encounter(s) within " << settings["close-encounter"] << " Hill radii, " << st.ejections
+              << " ejection(s) beyond " << fmt(std::stod(settings["ejection"]), 4) << ", " << st.collisions
+              << " collision(s), " << st.other_stops << " other stop(s), " << st.failures << " numerical failure(s), "
+              << st.unfinished << " unfinished\n";
+  }
 
   if (total.unfinished > 0)
     std::cout << "  " << total.unfinished << " system(s) short of the destination: the iteration budget (--max-iterations) "

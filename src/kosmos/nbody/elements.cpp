@@ -11,7 +11,8 @@ constexpr double two_pi = 6.283185307179586476925286766559;
 
 double wrap_angle(double x) {
   x = std::fmod(x, two_pi);
-  return x < 0 ? x + two_pi : x;
+  if (x < 0) x += two_pi;
+  return x < two_pi ? x : 0.0;  // -tiny + 2 pi rounds to 2 pi
 }
 
 // v <- R_z(angle) v and R_x(angle) v.
