@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #if KOKKOS_VERSION >= 30700
 #define KOSMOS_IMPL_KOKKOS_MATH_NS Kokkos
@@ -73,6 +74,11 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr T two_pi() {
   return T(6.283185307179586476925286766559005768L);
 }
 }  // namespace math
+
+// The host mirror type of a View. Kokkos 5 removes View::HostMirror and 3.4's host_mirror_type is
+// another type; what create_mirror_view returns is the same in every version.
+template <class View>
+using host_mirror_t = decltype(Kokkos::create_mirror_view(std::declval<const View&>()));
 
 namespace Impl {
 // RAII profiling region; Kokkos::Profiling::ScopedRegion only exists from 4.1 on.
