@@ -4,6 +4,7 @@
 // integrator or against reference final conditions.
 #include "options.hpp"
 
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/nbody/nbody.hpp>
 
@@ -33,7 +34,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 void write_ensemble(const std::string& path, const HostEnsemble& ens) {
-  if (ends_with(path, ".bin"))
+  if (kosmos::io::is_hdf5_path(path))
+    write_hdf5(path, ens);
+  else if (ends_with(path, ".bin"))
     write_binary(path, ens);
   else
     write_text(path, ens);
@@ -199,7 +202,7 @@ int run_nbody(const std::vector<std::string>& args) {
                          "from K at --inclination, Jacobi elements, Omega = 0) and reports the fraction that reaches\n"
                          "--destination without a close encounter, ejection or failure. Time unit: 58.1324 days\n"
                          "(1/k, Gauss's constant), so one year is about 2 pi.");
-  o.option("input", "FILE", "ensemble file (kosmos text format or binary)", "", true)
+  o.option("input", "FILE", "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "", true)
       .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
       .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text output)", "", true)
       .option("stellar-mass", "M", "stability mode: stellar mass (solar masses)", "1")
@@ -222,7 +225,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off)", "0")
       .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
-      .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin)", "", true)
+      .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin, HDF5 if .h5/.hdf5, else text)", "", true)
       .option("elements-output", "FILE", "write the final orbital elements of every planet in --frame", "", true)
       .option("log", "FILE", "log snapshots and events, a line each: time system event, then m x y z vx vy vz per body", "", true)
       .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")

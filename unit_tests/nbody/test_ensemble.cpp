@@ -4,6 +4,8 @@
 
 #include <test_spaces.hpp>
 
+#include <kosmos/core/hdf5.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -120,6 +122,36 @@ void expect_file_error(const std::string& content, const std::string& fragment) 
     EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
   }
   std::remove(path.c_str());
+}
+
+TEST(NbodyFiles, HDF5RoundTripsExactly) {
+  if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "built without HDF5";
+  for (int n_attr : {0, 2}) {
+    HostEnsemble ens = generate_planetary_ensemble(19, 4, 1e-3, 0.4, 3);
+    HostEnsemble with_attr(19, 4, n_attr);
+    copy_bodies_and_states(with_attr, ens);
+    for (int s = 0; s < 19; ++s)
+      for (int k = 0; k < n_attr; ++k) with_attr.attributes(s, k) = s + 0.1 * k;
+    with_attr.state(3) = state_inactive;
+    with_attr.reason(3) = reason_collision;
+    with_attr.time(5) = 1.0 / 3.0;
+    const std::string path = temp_path("ensemble.h5");
+    write_hdf5(path, with_attr, {{"destination", "6.5"}});
+    std::map<std::string, std::string> meta;
+    const auto back = read_ensemble(path, &meta);
+    EXPECT_TRUE(identical(with_attr, back)) << n_attr;
+    EXPECT_EQ(meta["destination"], "6.5");
+    std::remove(path.c_str());
+  }
+  // An HDF5 file that is not an ensemble is refused by name.
+  const std::string other = temp_path("other.h5");
+  {
+    kosmos::io::H5Writer w(other);
+    w.write("x", std::vector<double>{1, 2});
+    w.commit();
+  }
+  EXPECT_THROW(read_ensemble(other), kosmos::file_error);
+  std::remove(other.c_str());
 }
 
 TEST(NbodyFiles, MalformedFilesNameTheLine) {
