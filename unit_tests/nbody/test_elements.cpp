@@ -152,9 +152,11 @@ TEST(NbodyElements, BadElementsAreRefusedByName) {
   }
   el.e = 0;
   el.a = -1;
-  EXPECT_THROW(set_system_from_elements(ens, 0, 1.0, {1e-3}, {el}, ElementFrame::jacobi), kosmos::invalid_input);
+  EXPECT_THROW(set_system_from_elements(ens, 0, 1.0, {1e-3}, {el}, ElementFrame::jacobi),
+               kosmos::invalid_input);
   el.a = 1;
-  EXPECT_THROW(set_system_from_elements(ens, 0, 1.0, {-1e-3}, {el}, ElementFrame::jacobi), kosmos::invalid_input);
+  EXPECT_THROW(set_system_from_elements(ens, 0, 1.0, {-1e-3}, {el}, ElementFrame::jacobi),
+               kosmos::invalid_input);
   EXPECT_THROW(set_system_from_elements(ens, 0, 1.0, {1e-3, 1e-3}, {el, el}, ElementFrame::jacobi),
                kosmos::invalid_input);
   EXPECT_THROW(element_frame_from_name("barycentric"), kosmos::invalid_input);
@@ -189,9 +191,11 @@ TEST(NbodyStability, UnstableSamplesAreCounted) {
   const std::string path = ::testing::TempDir() + "kosmos_nbody_posterior.txt";
   {
     std::ofstream out(path);
-    out << "# kosmos rv posterior samples (DE-MCMC): data x.txt, epoch 0, 2 samples, 2 planet(s), trend 0\n"
+    out << "# kosmos rv posterior samples (DE-MCMC): data x.txt, epoch 0, 2 samples, 2 planet(s), "
+           "trend 0\n"
         << "# angles in degrees\n"
-        << "P_b K_b e_b omega_deg_b M0_deg_b Tc_b Tp_b P_c K_c e_c omega_deg_c M0_deg_c Tc_c Tp_c gamma_x jitter_x lnL\n"
+        << "P_b K_b e_b omega_deg_b M0_deg_b Tc_b Tp_b P_c K_c e_c omega_deg_c M0_deg_c Tc_c Tp_c "
+           "gamma_x jitter_x lnL\n"
         << "10 5 0.05 30 10 0 0 100 3 0.1 200 90 0 0 0 1 -50\n"
         << "10 200 0.05 30 10 0 0 12 200 0.05 200 180 0 0 0 1 -60\n";
   }

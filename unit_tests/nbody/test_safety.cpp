@@ -23,21 +23,26 @@ struct Case {
   double dt;
 };
 // Every integrator in every work model that can run it.
-const Case every_integrator[] = {
-    {Method::hermite, WM::team, 1e-3},         {Method::hermite, WM::system_per_thread, 1e-3},
-    {Method::hermite_adaptive, WM::team, 1e-3}, {Method::hermite_adaptive, WM::system_per_thread, 1e-3},
-    {Method::rkck, WM::team, 1e-3},            {Method::rkck_adaptive, WM::team, 1e-3},
-    {Method::mvs, WM::team, 1e-3},             {Method::verlet, WM::team, 1e-3}};
+const Case every_integrator[] = {{Method::hermite, WM::team, 1e-3},
+                                 {Method::hermite, WM::system_per_thread, 1e-3},
+                                 {Method::hermite_adaptive, WM::team, 1e-3},
+                                 {Method::hermite_adaptive, WM::system_per_thread, 1e-3},
+                                 {Method::rkck, WM::team, 1e-3},
+                                 {Method::rkck_adaptive, WM::team, 1e-3},
+                                 {Method::mvs, WM::team, 1e-3},
+                                 {Method::verlet, WM::team, 1e-3}};
 
 IntegrateOptions options_for(const Case& c) {
-  auto o = nbody_test::options_for(c.method, c.dt, c.method == Method::hermite_adaptive ? 1.7e-2 : 0, 1e-12);
+  auto o = nbody_test::options_for(c.method, c.dt,
+                                   c.method == Method::hermite_adaptive ? 1.7e-2 : 0, 1e-12);
   o.integrator.work_model = c.model;
   o.integrator.steps_per_launch = 500;
   return o;
 }
 
 std::string name_of(const Case& c) {
-  return std::string(method_name(c.method)) + (c.model == WM::system_per_thread ? " (registers)" : "");
+  return std::string(method_name(c.method)) +
+         (c.model == WM::system_per_thread ? " (registers)" : "");
 }
 
 Real relative_energy_error(const HostEnsemble& before, const HostEnsemble& after, int s) {
@@ -65,7 +70,9 @@ void check_near_coincident_bodies() {
     EXPECT_EQ(rep.disabled, 1) << name_of(c);
   }
 }
-TYPED_TEST(NbodySafety, NearCoincidentBodiesAreDisabled) { check_near_coincident_bodies<TypeParam>(); }
+TYPED_TEST(NbodySafety, NearCoincidentBodiesAreDisabled) {
+  check_near_coincident_bodies<TypeParam>();
+}
 
 // A head-on collision of two planets. Without radii, every integrator either stops the system or
 // really conserves energy to the sanity limit (the old failure: "active" with |dE/E| up to 473).
@@ -89,11 +96,13 @@ void check_head_on_collision() {
     for (int b = 0; b < 3; ++b) opt.monitor.radius[b] = 5e-3;
     const auto stopped = nbody_test::run_on<Space>(host, 0.5, opt);
     EXPECT_EQ(stopped.state(0), state_active) << name_of(c);
-    EXPECT_EQ(stopped.state(1), state_inactive) << name_of(c) << ": " << reason_name(stopped.reason(1));
+    EXPECT_EQ(stopped.state(1), state_inactive)
+        << name_of(c) << ": " << reason_name(stopped.reason(1));
     EXPECT_EQ(stopped.reason(1), reason_collision) << name_of(c);
     EXPECT_GT(stopped.time(1), 0.05) << name_of(c);
     EXPECT_LT(stopped.time(1), 0.15) << name_of(c);
-    const double gap = std::hypot(stopped.x(1, 2, 0) - stopped.x(1, 1, 0), stopped.x(1, 2, 1) - stopped.x(1, 1, 1));
+    const double gap = std::hypot(stopped.x(1, 2, 0) - stopped.x(1, 1, 0),
+                                  stopped.x(1, 2, 1) - stopped.x(1, 1, 1));
     EXPECT_LT(gap, 1e-2) << name_of(c);
   }
   // The register Hermite has no stop conditions: asking for radii there is a clear error.
@@ -105,7 +114,9 @@ void check_head_on_collision() {
   opt.integrator.work_model = WM::team;
   EXPECT_THROW(integrate(Space(), dev, 0.5, opt), kosmos::invalid_input);
 }
-TYPED_TEST(NbodySafety, HeadOnCollisionsStopOrConserveEnergy) { check_head_on_collision<TypeParam>(); }
+TYPED_TEST(NbodySafety, HeadOnCollisionsStopOrConserveEnergy) {
+  check_head_on_collision<TypeParam>();
+}
 
 // The energy-sanity limit means what it says: a run whose drift D is measured independently (long
 // double) is disabled under the limit D / 2 and stays active under 2 D (one launch, one check).
@@ -132,7 +143,9 @@ void check_energy_limit() {
   auto dev = clone<typename Space::memory_space>(host);
   EXPECT_THROW(integrate(Space(), dev, 2.0, opt), kosmos::invalid_input);
 }
-TYPED_TEST(NbodySafety, EnergyLimitDisablesDriftingSystems) { check_energy_limit<TypeParam>(); }
+TYPED_TEST(NbodySafety, EnergyLimitDisablesDriftingSystems) {
+  check_energy_limit<TypeParam>();
+}
 
 // Time far beyond the step: from t = 1e16 (ulp 2), steps of 1/64 in launches of 8 steps (1/8 of
 // a time unit per launch, below half an ulp): the compensated time survives between launches, so
@@ -156,7 +169,9 @@ void check_time_far_from_zero() {
     for (int c = 0; c < 3; ++c) EXPECT_NEAR(out.x(0, 1, c) - out.x(0, 0, c), double(r[c]), 1e-6);
   }
 }
-TYPED_TEST(NbodySafety, CompensatedTimeAdvancesFarFromZero) { check_time_far_from_zero<TypeParam>(); }
+TYPED_TEST(NbodySafety, CompensatedTimeAdvancesFarFromZero) {
+  check_time_far_from_zero<TypeParam>();
+}
 
 // The iteration budget spans calls: steps taken before (prior_iterations) count against it.
 template <class Space>
@@ -181,7 +196,9 @@ void check_iteration_budget_across_calls() {
     EXPECT_THROW(integrate(Space(), dev, 1.0, opt), kosmos::invalid_input);
   }
 }
-TYPED_TEST(NbodySafety, IterationBudgetSpansCalls) { check_iteration_budget_across_calls<TypeParam>(); }
+TYPED_TEST(NbodySafety, IterationBudgetSpansCalls) {
+  check_iteration_budget_across_calls<TypeParam>();
+}
 
 // A destination before a system's time (e.g. negative) is refused, not silently ignored.
 template <class Space>
@@ -192,7 +209,9 @@ void check_backward_destination() {
   EXPECT_THROW(integrate(Space(), dev, 0.25), kosmos::invalid_input);
   EXPECT_NO_THROW(integrate(Space(), dev, 0.5));  // already there: nothing to do
 }
-TYPED_TEST(NbodySafety, BackwardDestinationsAreRefused) { check_backward_destination<TypeParam>(); }
+TYPED_TEST(NbodySafety, BackwardDestinationsAreRefused) {
+  check_backward_destination<TypeParam>();
+}
 
 // MVS splits off body 0's Kepler motion: with the star listed second it used to lose 1000x
 // accuracy silently; now the system is disabled with reason central_not_first, while Hermite
@@ -214,7 +233,9 @@ void check_central_body_first() {
   out = nbody_test::run_on<Space>(host, 1.0, nbody_test::options_for(Method::hermite, 1e-3), &rep);
   EXPECT_EQ(rep.reached_destination, 2);
 }
-TYPED_TEST(NbodySafety, MVSNeedsTheCentralBodyFirst) { check_central_body_first<TypeParam>(); }
+TYPED_TEST(NbodySafety, MVSNeedsTheCentralBodyFirst) {
+  check_central_body_first<TypeParam>();
+}
 
 // Test particles (massless bodies): a particle added to a star-planet system changes nothing for
 // the massive bodies (bit for bit), follows the Kepler solution when alone with the star, and two
@@ -237,7 +258,8 @@ void check_test_particles() {
     const auto b = nbody_test::run_on<Space>(with_particles, 2.0, opt);
     EXPECT_EQ(b.state(0), state_active) << name_of(c) << ": " << reason_name(b.reason(0));
     // Adaptive steps also resolve the particles' orbits, so only fixed steps compare bit for bit.
-    const bool fixed_step = c.method != Method::hermite_adaptive && c.method != Method::rkck_adaptive;
+    const bool fixed_step =
+        c.method != Method::hermite_adaptive && c.method != Method::rkck_adaptive;
     for (int body = 0; body < 2 && fixed_step; ++body)
       for (int k = 0; k < 3; ++k) {
         EXPECT_EQ(a.x(0, body, k), b.x(0, body, k)) << name_of(c);
@@ -248,7 +270,8 @@ void check_test_particles() {
   }
   // Alone with the star: the Kepler orbit about mu = m_star.
   const auto lone = nbody_test::two_body_ensemble(1, 0.0, 0.5);
-  const auto out = nbody_test::run_on<Space>(lone, 3.0, nbody_test::options_for(Method::hermite, 1e-3));
+  const auto out =
+      nbody_test::run_on<Space>(lone, 3.0, nbody_test::options_for(Method::hermite, 1e-3));
   Real r[3], v[3];
   nbody_test::kepler_orbit(1, 0.5, 3.0, r, v);
   for (int c = 0; c < 3; ++c) {
@@ -259,9 +282,12 @@ void check_test_particles() {
   // A system of massless bodies only is meaningless: disabled.
   auto empty = lone;
   empty.m(0, 0) = 0;
-  const auto none = nbody_test::run_on<Space>(empty, 1.0, nbody_test::options_for(Method::hermite, 1e-3));
+  const auto none =
+      nbody_test::run_on<Space>(empty, 1.0, nbody_test::options_for(Method::hermite, 1e-3));
   EXPECT_EQ(none.reason(0), reason_nonpositive_mass);
 }
-TYPED_TEST(NbodySafety, TestParticlesExertNoForce) { check_test_particles<TypeParam>(); }
+TYPED_TEST(NbodySafety, TestParticlesExertNoForce) {
+  check_test_particles<TypeParam>();
+}
 
 }  // namespace

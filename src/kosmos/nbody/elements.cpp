@@ -69,10 +69,10 @@ ElementFrame element_frame_from_name(const std::string& name) {
 }
 
 void elements_to_state(double mu, const OrbitalElements& el, double r[3], double v[3]) {
-  kosmos::Impl::require(mu > 0 && std::isfinite(mu), "kosmos::nbody::elements_to_state", "mu = ", mu,
-                        " must be positive");
-  kosmos::Impl::require(el.a > 0 && std::isfinite(el.a), "kosmos::nbody::elements_to_state", "a = ", el.a,
-                        " must be positive (bound orbits)");
+  kosmos::Impl::require(mu > 0 && std::isfinite(mu), "kosmos::nbody::elements_to_state",
+                        "mu = ", mu, " must be positive");
+  kosmos::Impl::require(el.a > 0 && std::isfinite(el.a), "kosmos::nbody::elements_to_state",
+                        "a = ", el.a, " must be positive (bound orbits)");
   kosmos::Impl::require(el.e >= 0 && el.e < 1, "kosmos::nbody::elements_to_state", "e = ", el.e,
                         " is outside [0, 1)");
   for (double angle : {el.inc, el.Omega, el.omega, el.M})
@@ -95,16 +95,17 @@ void elements_to_state(double mu, const OrbitalElements& el, double r[3], double
 }
 
 OrbitalElements state_to_elements(double mu, const double r_in[3], const double v_in[3]) {
-  kosmos::Impl::require(mu > 0 && std::isfinite(mu), "kosmos::nbody::state_to_elements", "mu = ", mu,
-                        " must be positive");
+  kosmos::Impl::require(mu > 0 && std::isfinite(mu), "kosmos::nbody::state_to_elements",
+                        "mu = ", mu, " must be positive");
   double r[3] = {r_in[0], r_in[1], r_in[2]}, v[3] = {v_in[0], v_in[1], v_in[2]};
-  const double h[3] = {r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0]};
+  const double h[3] = {r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2],
+                       r[0] * v[1] - r[1] * v[0]};
   const double hxy = std::hypot(h[0], h[1]), hn = std::sqrt(hxy * hxy + h[2] * h[2]);
   const double rn = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
   const double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
   kosmos::Impl::require(rn > 0 && hn > 0 && std::isfinite(rn) && std::isfinite(v2),
-                        "kosmos::nbody::state_to_elements", "radial or degenerate state (|r| = ", rn,
-                        ", |r x v| = ", hn, ")");
+                        "kosmos::nbody::state_to_elements",
+                        "radial or degenerate state (|r| = ", rn, ", |r x v| = ", hn, ")");
   OrbitalElements el;
   const double energy = 0.5 * v2 - mu / rn;
   el.a = -mu / (2 * energy);
@@ -125,27 +126,33 @@ OrbitalElements state_to_elements(double mu, const double r_in[3], const double 
     const double E = std::atan2(std::sqrt((1 - e) * (1 + e)) * std::sin(nu), e + std::cos(nu));
     el.M = wrap_angle(E - e * std::sin(E));
   } else {
-    const double H = std::asinh(std::sqrt((e - 1) * (e + 1)) * std::sin(nu) / (1 + e * std::cos(nu)));
+    const double H =
+        std::asinh(std::sqrt((e - 1) * (e + 1)) * std::sin(nu) / (1 + e * std::cos(nu)));
     el.M = e * std::sinh(H) - H;
   }
   return el;
 }
 
-void set_system_from_elements(HostEnsemble& ens, int s, double star_mass, const std::vector<double>& planet_masses,
+void set_system_from_elements(HostEnsemble& ens, int s, double star_mass,
+                              const std::vector<double>& planet_masses,
                               const std::vector<OrbitalElements>& planets, ElementFrame frame) {
   const char* where = "kosmos::nbody::set_system_from_elements";
-  kosmos::Impl::require(s >= 0 && s < ens.n_systems(), where, "system ", s, " is outside [0, ", ens.n_systems(), ")");
-  kosmos::Impl::require(planets.size() == planet_masses.size() && int(planets.size()) + 1 == ens.n_bodies(), where,
-                        planets.size(), " elements and ", planet_masses.size(), " masses for ", ens.n_bodies() - 1,
-                        " planets");
+  kosmos::Impl::require(s >= 0 && s < ens.n_systems(), where, "system ", s, " is outside [0, ",
+                        ens.n_systems(), ")");
+  kosmos::Impl::require(
+      planets.size() == planet_masses.size() && int(planets.size()) + 1 == ens.n_bodies(), where,
+      planets.size(), " elements and ", planet_masses.size(), " masses for ", ens.n_bodies() - 1,
+      " planets");
   kosmos::Impl::require(star_mass > 0 && std::isfinite(star_mass), where, "star mass ", star_mass,
                         " must be positive");
-  Body inner{star_mass, {0, 0, 0}, {0, 0, 0}};  // the star, then the centre of mass of bodies 0..k-1
+  Body inner{
+      star_mass, {0, 0, 0}, {0, 0, 0}};  // the star, then the centre of mass of bodies 0..k-1
   ens.m(s, 0) = star_mass;
   for (int c = 0; c < 3; ++c) ens.x(s, 0, c) = ens.v(s, 0, c) = 0;
   for (std::size_t k = 0; k < planets.size(); ++k) {
     const double m = planet_masses[k];
-    kosmos::Impl::require(m >= 0 && std::isfinite(m), where, "planet ", k + 1, " mass ", m, " must be >= 0");
+    kosmos::Impl::require(m >= 0 && std::isfinite(m), where, "planet ", k + 1, " mass ", m,
+                          " must be >= 0");
     const bool jacobi = frame == ElementFrame::jacobi;
     double r[3], v[3];
     elements_to_state((jacobi ? inner.m : star_mass) + m, planets[k], r, v);
@@ -176,7 +183,8 @@ std::vector<OrbitalElements> system_elements(const HostEnsemble& ens, int s, Ele
   for (int b = 1; b < ens.n_bodies(); ++b) {
     const Body centre = frame == ElementFrame::jacobi
                             ? centre_of_mass(ens, s, b)
-                            : Body{ens.m(s, 0), {ens.x(s, 0, 0), ens.x(s, 0, 1), ens.x(s, 0, 2)},
+                            : Body{ens.m(s, 0),
+                                   {ens.x(s, 0, 0), ens.x(s, 0, 1), ens.x(s, 0, 2)},
                                    {ens.v(s, 0, 0), ens.v(s, 0, 1), ens.v(s, 0, 2)}};
     double r[3], v[3];
     for (int c = 0; c < 3; ++c) {

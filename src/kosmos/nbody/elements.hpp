@@ -39,7 +39,8 @@ OrbitalElements state_to_elements(double mu, const double r[3], const double v[3
 
 // Sets system s of `ens` (n_bodies = planets + 1) from a star mass, planet masses (0: test
 // particles) and their elements in `frame`; barycentric result, time 0, state active.
-void set_system_from_elements(HostEnsemble& ens, int s, double star_mass, const std::vector<double>& planet_masses,
+void set_system_from_elements(HostEnsemble& ens, int s, double star_mass,
+                              const std::vector<double>& planet_masses,
                               const std::vector<OrbitalElements>& planets, ElementFrame frame);
 
 // The elements of planets 1..n-1 of system s in `frame`.
