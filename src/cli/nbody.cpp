@@ -195,13 +195,16 @@ int run_nbody(const std::vector<std::string>& args) {
   kosmos::cli::Options o("nbody",
                          "Integrate an ensemble of few-body systems (G = 1; AU, solar masses, year = 2 pi) with\n"
                          "Hermite, Runge-Kutta Cash-Karp, mixed-variable symplectic or Verlet, on the default Kokkos\n"
-                         "device. The ensemble comes from --input (text or binary ensemble file) or is generated as in\n"
+                         "device. The ensemble comes from --input (text, binary or HDF5 ensemble file) or is generated as in\n"
                          "Dindar et al. (2013) Section 5.1 (--generate). Prints per-system energy errors and stop reasons.\n"
                          "--test compares the result with --compare-integrator or with --reference final conditions.\n"
                          "--stability FILE integrates every posterior sample of `kosmos rv` (P in days, K in m/s; masses\n"
                          "from K at --inclination, Jacobi elements, Omega = 0) and reports the fraction that reaches\n"
                          "--destination without a close encounter, ejection or failure. Time unit: 58.1324 days\n"
-                         "(1/k, Gauss's constant), so one year is about 2 pi.");
+                         "(1/k, Gauss's constant), so one year is about 2 pi.\n"
+                         "States and reasons in the report: active; inactive (close_encounter, ejection, crossing_orbits,\n"
+                         "collision); disabled (nonpositive_mass, nonfinite, coincident_bodies, kepler_failure,\n"
+                         "step_underflow, bad_step, energy_error, central_not_first: mvs needs the star as body 0).");
   o.option("input", "FILE", "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "", true)
       .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
       .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text output)", "", true)
@@ -222,8 +225,8 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("max-iterations", "N", "maximum steps per system over the whole run (checkpoint segments and resumes included)", "1e15")
       .option("energy-limit", "X", "disable a system (reason energy_error) when |dE/E| > X, checked every launch (0: off)", "0.01")
       .option("radius", "R[,R...]", "collision radius of every body, or of body 0, 1, ...: stop a system when two bodies touch (reason collision; 0: off)", "0")
-      .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off)", "0")
-      .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
+      .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off; stability mode: 3)", "0")
+      .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off; stability mode: 20 x the largest a)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
       .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin, HDF5 if .h5/.hdf5, else text)", "", true)
       .option("elements-output", "FILE", "write the final orbital elements of every planet in --frame", "", true)
