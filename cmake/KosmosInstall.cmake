@@ -21,4 +21,5 @@ configure_package_config_file(cmake/KosmosConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/KosmosConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/KosmosConfig.cmake ${PROJECT_BINARY_DIR}/KosmosConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/KosmosFindHDF5.cmake
   DESTINATION ${KOSMOS_CMAKE_DIR})

@@ -10,11 +10,30 @@ else()
   message(FATAL_ERROR "KOSMOS_BACKEND='${KOSMOS_BACKEND}' is not one of OpenMP, CUDA, Serial")
 endif()
 
+# Which Kokkos scripts/deps.sh builds: Debian's 3.4.01 by default, or the given source tarballs or
+# directories (e.g. kokkos-4.6.01.tar.gz and kokkos-kernels-4.6.02.tar.gz), in CMAKE_CXX_STANDARD.
+set(KOSMOS_KOKKOS_SOURCE "$ENV{KOSMOS_KOKKOS_SOURCE}" CACHE STRING
+    "Kokkos source tarball or directory for scripts/deps.sh (empty: Debian's Kokkos 3.4.01)")
+set(KOSMOS_KOKKOS_KERNELS_SOURCE "$ENV{KOSMOS_KOKKOS_KERNELS_SOURCE}" CACHE STRING
+    "Kokkos Kernels source tarball or directory matching KOSMOS_KOKKOS_SOURCE")
+
 if(NOT Kokkos_ROOT AND NOT Kokkos_DIR AND NOT DEFINED ENV{Kokkos_ROOT} AND KOSMOS_FETCH_DEPENDENCIES)
   string(TOLOWER "${KOSMOS_BACKEND}" _kosmos_backend_lc)
-  message(STATUS "Kosmos: building/finding Kokkos 3.4.01 (${KOSMOS_BACKEND}) with scripts/deps.sh")
+  set(_kosmos_cxx_standard 17)
+  if(CMAKE_CXX_STANDARD)
+    set(_kosmos_cxx_standard ${CMAKE_CXX_STANDARD})
+  endif()
+  if(KOSMOS_KOKKOS_SOURCE)
+    set(_kosmos_which "${KOSMOS_KOKKOS_SOURCE}")
+  else()
+    set(_kosmos_which "Debian's 3.4.01")
+  endif()
+  message(STATUS "Kosmos: building/finding Kokkos from ${_kosmos_which} (${KOSMOS_BACKEND}, C++${_kosmos_cxx_standard}) with scripts/deps.sh")
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env KOSMOS_CUDA_ARCH=${KOSMOS_CUDA_ARCH}
+            KOSMOS_CXX_STANDARD=${_kosmos_cxx_standard}
+            "KOSMOS_KOKKOS_SOURCE=${KOSMOS_KOKKOS_SOURCE}"
+            "KOSMOS_KOKKOS_KERNELS_SOURCE=${KOSMOS_KOKKOS_KERNELS_SOURCE}"
             bash ${CMAKE_CURRENT_LIST_DIR}/../scripts/deps.sh kokkos ${_kosmos_backend_lc}
     OUTPUT_VARIABLE _kosmos_kokkos_prefix
     RESULT_VARIABLE _kosmos_deps_result

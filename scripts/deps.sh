@@ -10,7 +10,11 @@
 #
 # Everything lands under KOSMOS_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/kosmos), never in
 # the clone. A bundle made by `pack` is used instead of apt when KOSMOS_DEPS_BUNDLE points at it.
-# Environment: KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_JOBS (default nproc).
+# Environment: KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_JOBS (default nproc),
+#   KOSMOS_CXX_STANDARD (17 or 20, default 17),
+#   KOSMOS_KOKKOS_SOURCE, KOSMOS_KOKKOS_KERNELS_SOURCE: build that Kokkos / Kokkos Kernels (a
+#   source tarball or an unpacked source directory, e.g. kokkos-4.6.01.tar.gz) instead of the
+#   Debian 3.4.01 default. Patches in patches/kokkos-MAJOR.MINOR/ are applied to tarballs.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,7 +23,8 @@ cache=${KOSMOS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kosmos}
 jobs=${KOSMOS_JOBS:-$(nproc)}
 cuda_arch=${KOSMOS_CUDA_ARCH:-HOPPER90}
 bundle=${KOSMOS_DEPS_BUNDLE:-}
-kokkos_version=3.4.01
+debian_kokkos_version=3.4.01
+cxx_standard=${KOSMOS_CXX_STANDARD:-17}
 
 log() { printf '[kosmos deps] %s\n' "$*" >&2; }
 die() { printf '[kosmos deps] error: %s\n' "$*" >&2; exit 1; }
@@ -131,14 +136,72 @@ cmake_build() { # src build prefix args...
   cmake --install "$build" >/dev/null
 }
 
+# Version "MAJOR.MINOR.PATCH" (patch two digits) of a Kokkos or Kokkos Kernels source tree.
+source_version() {
+  local cml=$1/CMakeLists.txt major minor patch
+  major=$(sed -nE 's/.*[Ss][Ee][Tt]\((Kokkos|KokkosKernels)_VERSION_MAJOR ([0-9]+)\).*/\2/p' "$cml" | head -n1)
+  minor=$(sed -nE 's/.*[Ss][Ee][Tt]\((Kokkos|KokkosKernels)_VERSION_MINOR ([0-9]+)\).*/\2/p' "$cml" | head -n1)
+  patch=$(sed -nE 's/.*[Ss][Ee][Tt]\((Kokkos|KokkosKernels)_VERSION_PATCH ([0-9]+)\).*/\2/p' "$cml" | head -n1)
+  [ -n "$major" ] && [ -n "$minor" ] && [ -n "$patch" ] || die "no version found in $cml"
+  printf '%s.%s.%02d\n' "$major" "$minor" "$((10#$patch))"
+}
+
+# Source tree for a user-given Kokkos or Kokkos Kernels: a directory is used as it is; a tarball
+# is unpacked once into the cache and patched with patches/kokkos-MAJOR.MINOR/ (Kokkos only).
+source_tree() { # name spec
+  local name=$1 spec=$2
+  if [ -d "$spec" ]; then
+    [ -f "$spec/CMakeLists.txt" ] || die "$spec is not a $name source directory (no CMakeLists.txt)"
+    (cd "$spec" && pwd)
+    return 0
+  fi
+  [ -f "$spec" ] || die "$name source '$spec' is neither a directory nor a file"
+  local id dir
+  id=$( (sha1sum "$spec"; cat "$root"/patches/kokkos-*/*.patch 2>/dev/null) | sha1sum | cut -c1-10)
+  dir="$cache/src/$name-$id"
+  if [ ! -f "$dir/.unpacked" ]; then
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    tar -xf "$spec" -C "$dir" --strip-components=1 || die "cannot unpack $spec"
+    [ -f "$dir/CMakeLists.txt" ] || die "$spec does not hold a $name source tree"
+    if [ "$name" = kokkos ]; then
+      local v p
+      v=$(source_version "$dir")
+      for p in "$root"/patches/kokkos-"${v%.*}"/*.patch; do
+        [ -f "$p" ] || continue
+        log "applying $(basename "$p") to Kokkos $v"
+        patch -s -p1 -d "$dir" <"$p"
+      done
+    fi
+    touch "$dir/.unpacked"
+  fi
+  echo "$dir"
+}
+
 kokkos() {
   local backend=${1:?kokkos needs a backend: openmp, cuda or serial}
-  fetch
+  local kokkos_src kernels_src version stamp
+  case "$cxx_standard" in 17 | 20) ;; *) die "KOSMOS_CXX_STANDARD must be 17 or 20, not '$cxx_standard'" ;; esac
+  if [ -n "${KOSMOS_KOKKOS_SOURCE:-}${KOSMOS_KOKKOS_KERNELS_SOURCE:-}" ]; then
+    [ -n "${KOSMOS_KOKKOS_SOURCE:-}" ] && [ -n "${KOSMOS_KOKKOS_KERNELS_SOURCE:-}" ] ||
+      die "set both KOSMOS_KOKKOS_SOURCE and KOSMOS_KOKKOS_KERNELS_SOURCE (Kokkos Kernels must match Kokkos)"
+    kokkos_src=$(source_tree kokkos "$KOSMOS_KOKKOS_SOURCE")
+    kernels_src=$(source_tree kokkos-kernels "$KOSMOS_KOKKOS_KERNELS_SOURCE")
+    version=$(source_version "$kokkos_src")
+    stamp=$(echo "$kokkos_src $kernels_src" | sha1sum | cut -c1-10)
+  else
+    fetch
+    kokkos_src=$cache/src/kokkos
+    kernels_src=$cache/src/kokkos-kernels
+    version=$debian_kokkos_version
+    stamp=$(patch_hash)
+  fi
   local id="$backend"
   [ "$backend" = cuda ] && id="cuda-$(echo "$cuda_arch" | tr 'A-Z' 'a-z')"
-  local prefix="$cache/install/kokkos-$kokkos_version-$id-$(patch_hash)"
+  [ "$cxx_standard" = 17 ] || id="$id-cxx$cxx_standard"
+  local prefix="$cache/install/kokkos-$version-$id-$stamp"
   if [ -f "$prefix/.complete" ]; then echo "$prefix"; return 0; fi
-  local args=(-DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF)
+  local args=(-DCMAKE_CXX_STANDARD="$cxx_standard" -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF)
   case "$backend" in
     openmp) args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
     serial) ;;
@@ -146,29 +209,30 @@ kokkos() {
       command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || die "CUDA backend needs nvcc"
       export PATH="$PATH:/usr/local/cuda/bin"
       export NVCC_WRAPPER_DEFAULT_ARCH=$(arch_to_sm "$cuda_arch")
-      args+=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
-             -DKokkos_ENABLE_CUDA_CONSTEXPR=ON "-DKokkos_ARCH_${cuda_arch}=ON"
-             "-DCMAKE_CXX_COMPILER=$cache/src/kokkos/bin/nvcc_wrapper") ;;
+      args+=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_CONSTEXPR=ON
+             "-DKokkos_ARCH_${cuda_arch}=ON" "-DCMAKE_CXX_COMPILER=$kokkos_src/bin/nvcc_wrapper")
+      # 3.4 needs device lambdas switched on; 4.x always has them and dropped the option.
+      [ "${version%%.*}" -ge 4 ] || args+=(-DKokkos_ENABLE_CUDA_LAMBDA=ON) ;;
     *) die "unknown backend '$backend' (expected openmp, cuda or serial)" ;;
   esac
-  local build="$cache/build/kokkos-$id"
+  local build="$cache/build/kokkos-$version-$id"
   rm -rf "$build" "$prefix"
   mkdir -p "$cache/build"
-  log "building Kokkos $kokkos_version ($id) into $prefix"
-  cmake_build "$cache/src/kokkos" "$build" "$prefix" "${args[@]}"
-  log "building Kokkos Kernels $kokkos_version ($id)"
-  local kk_args=(-DCMAKE_CXX_STANDARD=17 -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF
+  log "building Kokkos $version ($id, C++$cxx_standard) into $prefix"
+  cmake_build "$kokkos_src" "$build" "$prefix" "${args[@]}"
+  log "building Kokkos Kernels $(source_version "$kernels_src") ($id)"
+  local kk_args=(-DCMAKE_CXX_STANDARD="$cxx_standard" -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF
                  -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
   if [ "$backend" = cuda ]; then
     kk_args+=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON "-DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper"
               "-DCMAKE_PROJECT_INCLUDE=$root/cmake/KosmosFindCUDAToolkit.cmake")
   fi
-  cmake_build "$cache/src/kokkos-kernels" "$build-kernels" "$prefix" "${kk_args[@]}"
+  cmake_build "$kernels_src" "$build-kernels" "$prefix" "${kk_args[@]}"
   rm -rf "$build" "$build-kernels"
   if [ "$backend" = cuda ]; then
     # The installed wrapper compiles for the arch Kokkos was built for unless told otherwise
-    # (CMake's compiler check runs it without -arch; CUDA 13 rejects the old sm_35 default).
-    sed -i "s/NVCC_WRAPPER_DEFAULT_ARCH:-sm_35/NVCC_WRAPPER_DEFAULT_ARCH:-$NVCC_WRAPPER_DEFAULT_ARCH/" \
+    # (CMake's compiler check runs it without -arch; CUDA 13 rejects the old defaults).
+    sed -i -E "s/NVCC_WRAPPER_DEFAULT_ARCH:-sm_[0-9]+/NVCC_WRAPPER_DEFAULT_ARCH:-$NVCC_WRAPPER_DEFAULT_ARCH/" \
       "$prefix/bin/nvcc_wrapper"
   fi
   touch "$prefix/.complete"
@@ -199,7 +263,7 @@ gtest() {
 
 # Debian build packages on the host (CI and developer machines).
 system() {
-  local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev)
+  local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev libhdf5-dev)
   local missing=()
   local p
   for p in "${pkgs[@]}"; do

@@ -5,27 +5,56 @@
 # benchmarks (CUDA and the OpenMP baseline on all CPU cores, side by side), writing logs and
 # benchmark JSON under $OUT.
 #
-#   scripts/device.sh prepare                 # here: fill .deps/ (sources, MPFR .debs)
+#   scripts/device.sh prepare                 # here: fill .deps/ (sources, MPFR and HDF5 .debs,
+#                                             #   the Kokkos 4.6 tarballs from ../shared/deps)
 #   scripts/device.sh build                   # there: dependencies + Kosmos (CUDA)
 #   scripts/device.sh test [CTEST_REGEX]      # there: unit tests on the GPU
 #   scripts/device.sh bench [MODULE[:FILTER]...]  # there: benchmarks -> $OUT/bench_<module>.json
 #   scripts/device.sh collect                 # there: pack $OUT's logs and JSON into results.tar.gz
 #   scripts/device.sh all                     # there: build, test, bench, collect
-# Environment: OUT (default ./out), KOSMOS_CUDA_ARCH (default HOPPER90).
+# Environment: OUT (default ./out), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
+# (3.4, the default: Debian's Kokkos 3.4.01 in C++17; or 4.6: Kokkos 4.6 from .deps/kokkos46 in
+# C++20), which picks the Kokkos every step builds against and uses.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps="$root/.deps"
 out=${OUT:-$root/out}
-build="$root/build/device-cuda"
 sysroot=/tmp/kosmos-sysroot
 export PATH="$PATH:/usr/local/cuda/bin"
+export LD_LIBRARY_PATH="$sysroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$out"
+kokkos_choice=${KOSMOS_DEVICE_KOKKOS:-3.4}
+case "$kokkos_choice" in
+  3.4) build="$root/build/device-cuda" ;;
+  4.6)
+    build="$root/build/device-cuda-kokkos46"
+    export KOSMOS_CXX_STANDARD=20
+    export KOSMOS_KOKKOS_SOURCE=$(ls "$deps"/kokkos46/kokkos-4.6*.tar.gz 2>/dev/null | head -n1)
+    export KOSMOS_KOKKOS_KERNELS_SOURCE=$(ls "$deps"/kokkos46/kokkos-kernels-4.6*.tar.gz 2>/dev/null | head -n1)
+    [ -n "$KOSMOS_KOKKOS_SOURCE" ] && [ -n "$KOSMOS_KOKKOS_KERNELS_SOURCE" ] ||
+      { echo "KOSMOS_DEVICE_KOKKOS=4.6 needs .deps/kokkos46/ (scripts/device.sh prepare)"; exit 1; } ;;
+  *) echo "KOSMOS_DEVICE_KOKKOS must be 3.4 or 4.6, not '$kokkos_choice'"; exit 2 ;;
+esac
+
+# What the HDF5 C library needs at run time beyond glibc, zlib and GMP (Debian 12 names).
+hdf5_debs=(libhdf5-dev libhdf5-103-1 libaec0 libsz2 libcurl4 libnghttp2-14 librtmp1 libssh2-1 libpsl5
+           libbrotli1 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libkeyutils1 libcom-err2
+           libldap-2.5-0 libsasl2-2 libsasl2-modules-db libidn2-0 libunistring2 libgnutls30 libhogweed6
+           libnettle8 libtasn1-6 libp11-kit0 libffi8 libzstd1 libssl3 libdb5.3)
 
 prepare() {
   rm -rf "$deps/sources" "$deps/debs"
   "$root/scripts/deps.sh" pack "$deps/sources"
   mkdir -p "$deps/debs"
-  (cd "$deps/debs" && apt-get download libmpfr-dev libmpfr6 libgmp-dev libgmp10 libgmpxx4ldbl >/dev/null)
+  (cd "$deps/debs" && apt-get download libmpfr-dev libmpfr6 libgmp-dev libgmp10 libgmpxx4ldbl \
+    "${hdf5_debs[@]}" >/dev/null)
+  rm -rf "$deps/kokkos46"
+  local shared_deps
+  shared_deps=$(cd "$root/.." && pwd)/shared/deps
+  if ls "$shared_deps"/kokkos-4.6*.tar.gz >/dev/null 2>&1; then
+    mkdir -p "$deps/kokkos46"
+    cp "$shared_deps"/kokkos-4.6*.tar.gz "$shared_deps"/kokkos-kernels-4.6*.tar.gz "$deps/kokkos46"/
+  fi
   du -sh "$deps"
 }
 
@@ -43,8 +72,11 @@ build_all() {
   export KOSMOS_CACHE=${KOSMOS_CACHE:-/tmp/kosmos-cache}
   export KOSMOS_DEPS_BUNDLE="$deps/sources"
   restore_prebuilt
-  mkdir -p "$sysroot"
-  for deb in "$deps"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+  if [ ! -f "$sysroot/.complete" ]; then
+    mkdir -p "$sysroot"
+    for deb in "$deps"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    touch "$sysroot/.complete"
+  fi
   local gtest kokkos
   gtest=$("$root/scripts/deps.sh" gtest)
   kokkos=$("$root/scripts/deps.sh" kokkos cuda)
@@ -52,19 +84,21 @@ build_all() {
     tar -czf "$out/prebuilt.tar.gz" -C "$KOSMOS_CACHE" install
   fi
   cmake -S "$root" -B "$build" -DKOSMOS_BACKEND=CUDA -DKokkos_ROOT="$kokkos" \
-    -DCMAKE_PREFIX_PATH="$gtest;$sysroot/usr" -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 ||
-    { tail -n 30 "$out/configure.log"; exit 1; }
+    -DCMAKE_PREFIX_PATH="$gtest;$sysroot/usr" -DCMAKE_BUILD_TYPE=Release \
+    ${KOSMOS_CXX_STANDARD:+-DCMAKE_CXX_STANDARD=$KOSMOS_CXX_STANDARD} \
+    -DKOSMOS_HDF5_INCLUDE_DIR="$sysroot/usr/include/hdf5/serial" \
+    -DKOSMOS_HDF5_LIBRARY="$sysroot/usr/lib/x86_64-linux-gnu/libhdf5_serial.so" >"$out/configure-kokkos$kokkos_choice.log" 2>&1 ||
+    { tail -n 30 "$out/configure-kokkos$kokkos_choice.log"; exit 1; }
   local t0=$(date +%s)
-  cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 ||
-    { grep -m 30 -A5 'error' "$out/build.log" || tail -n 40 "$out/build.log"; exit 1; }
-  echo "built Kosmos for CUDA in $(( $(date +%s) - t0 )) s"
+  cmake --build "$build" -j "$(nproc)" >"$out/build-kokkos$kokkos_choice.log" 2>&1 ||
+    { grep -m 30 -A5 'error' "$out/build-kokkos$kokkos_choice.log" || tail -n 40 "$out/build-kokkos$kokkos_choice.log"; exit 1; }
+  echo "built Kosmos for CUDA (Kokkos $kokkos_choice) in $(( $(date +%s) - t0 )) s"
 }
 
 run_tests() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
   cd "$build"
-  export LD_LIBRARY_PATH="$sysroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  OMP_PROC_BIND=false ctest --output-on-failure ${1:+-R "$1"} 2>&1 | tee "$out/tests.log" | tail -n 40
+  OMP_PROC_BIND=false ctest --output-on-failure ${1:+-R "$1"} 2>&1 | tee "$out/tests-kokkos$kokkos_choice.log" | tail -n 40
   return "${PIPESTATUS[0]}"
 }
 

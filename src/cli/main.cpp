@@ -7,8 +7,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+
+#include <unistd.h>
 
 namespace {
 void print_usage(std::ostream& out) {
@@ -23,7 +26,20 @@ void print_usage(std::ostream& out) {
 }
 }  // namespace
 
+// Kokkos' recommended OpenMP thread binding, unless the user chose one. The OpenMP runtime reads
+// OMP_PROC_BIND and OMP_PLACES when the program loads, before main, so after setting them the tool
+// runs itself again, once; without this every command also printed Kokkos' 4-line warning.
+void default_openmp_binding([[maybe_unused]] char* argv[]) {
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(__linux__)
+  if (std::getenv("OMP_PROC_BIND")) return;
+  ::setenv("OMP_PROC_BIND", "spread", 1);
+  ::setenv("OMP_PLACES", "threads", 0);  // a user's own OMP_PLACES stays
+  ::execv("/proc/self/exe", argv);       // returns only if it failed: run on, unbound
+#endif
+}
+
 int main(int argc, char* argv[]) {
+  default_openmp_binding(argv);
   // Only --kokkos-* arguments go to Kokkos: Kokkos 3.4 would also answer a bare --help itself.
   std::vector<char*> kokkos_argv{argv[0]};
   std::vector<std::string> args;

@@ -76,7 +76,7 @@ bool Options::parse(const std::vector<std::string>& args) {
       if (!found) throw usage_error("unknown option '--" + name + "'");
       if (found->is_flag) {
         if (inline_value) throw usage_error("option '--" + name + "' takes no value");
-        values_[name] = "1";
+        values_[name].assign(1, '1');  // not = "1": GCC 12 -Wrestrict false positive in C++20
         continue;
       }
       if (!inline_value) {

@@ -159,7 +159,8 @@ TYPED_TEST(DustTest, FloatSedMatchesDoubleLongward20Micron) {
   EXPECT_GT(checked, 40);
 }
 
-TYPED_TEST(DustTest, ZeroHeatingGivesTheFloorAndHugeHeatingTheCeiling) {
+// A zero field: status no_heating, T = 0 and exactly zero emission; a huge field: the ceiling.
+TYPED_TEST(DustTest, ZeroFieldEmitsNothingAndHugeFieldHitsTheCeiling) {
   using Space = TypeParam;
   auto p = graphite_problem(81, 10, 3);
   std::fill(p.intensity[0].begin(), p.intensity[0].end(), 0.0);
@@ -170,18 +171,96 @@ TYPED_TEST(DustTest, ZeroHeatingGivesTheFloorAndHugeHeatingTheCeiling) {
     const auto r = run<double, Space>(p, o);
     const auto rf = run<float, Space>(p, o);
     for (int s = 0; s < p.ns(); ++s) {
-      EXPECT_EQ(r.st(0, s), kosmos::dust::status_at_floor);
-      EXPECT_EQ(r.t(0, s), o.min_temperature);
-      EXPECT_EQ(rf.t(0, s), float(o.min_temperature));
+      EXPECT_EQ(r.st(0, s), kosmos::dust::status_no_heating);
+      EXPECT_EQ(rf.st(0, s), kosmos::dust::status_no_heating);
+      EXPECT_EQ(r.t(0, s), 0.0);
+      EXPECT_EQ(rf.t(0, s), 0.0f);
       EXPECT_EQ(r.st(1, s), kosmos::dust::status_converged);
       EXPECT_EQ(r.st(2, s), kosmos::dust::status_at_ceiling);
       EXPECT_EQ(r.t(2, s), o.max_temperature);
     }
     for (int l = 0; l < p.nl(); ++l) {
-      EXPECT_TRUE(std::isfinite(r.f(0, l)) && r.f(0, l) >= 0);
-      EXPECT_TRUE(std::isfinite(rf.f(0, l)) && rf.f(0, l) >= 0);
+      EXPECT_EQ(r.f(0, l), 0.0) << l;
+      EXPECT_EQ(rf.f(0, l), 0.0f) << l;
     }
   }
+}
+
+// Stage 3 alone on given heating values: each one the solver must classify without a solve.
+template <class T, class Space>
+void check_heating_extremes(TemperatureMethod method) {
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  const auto p = graphite_problem(81, 20, 1);
+  DeviceProblem<T, Space> d(p);
+  SolverOptions o;
+  o.method = method;
+  const auto g = d.prepare(o);
+  const T big = std::numeric_limits<T>::max(), inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN(), tiny = std::numeric_limits<T>::denorm_min();
+  const std::vector<T> heating = {T(0), big, T(0.5) * big, inf, nan, T(-1), tiny};
+  const std::vector<int> expected = {kosmos::dust::status_no_heating,      kosmos::dust::status_at_ceiling,
+                                     kosmos::dust::status_at_ceiling,      kosmos::dust::status_at_ceiling,
+                                     kosmos::dust::status_invalid_heating, kosmos::dust::status_invalid_heating,
+                                     kosmos::dust::status_at_floor};
+  const int nc = int(heating.size()), ns = p.ns();
+  Kokkos::View<T**, Kokkos::LayoutLeft, device> heat("heating", nc, ns), temperature("T", nc, ns);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", nc, ns);
+  auto h = Kokkos::create_mirror_view(heat);
+  for (int c = 0; c < nc; ++c)
+    for (int s = 0; s < ns; ++s) h(c, s) = heating[c];
+  Kokkos::deep_copy(heat, h);
+  kosmos::dust::equilibrium_temperatures(Space(), g, heat, temperature, status, o);
+  const auto ht = to_host(temperature);
+  const auto hs = to_host(status);
+  for (int c = 0; c < nc; ++c)
+    for (int s = 0; s < ns; ++s) {
+      const std::size_t i = c + std::size_t(nc) * s;
+      EXPECT_EQ(hs[i], expected[c]) << "heating " << heating[c] << " species " << s;
+      const T t_expected = expected[c] == kosmos::dust::status_no_heating   ? T(0)
+                           : expected[c] == kosmos::dust::status_at_ceiling ? T(o.max_temperature)
+                           : expected[c] == kosmos::dust::status_at_floor   ? T(o.min_temperature)
+                                                                            : nan;
+      if (std::isnan(t_expected)) {
+        EXPECT_TRUE(std::isnan(ht[i])) << "heating " << heating[c];
+      } else {
+        EXPECT_EQ(ht[i], t_expected) << "heating " << heating[c];
+      }
+    }
+}
+
+TYPED_TEST(DustTest, FiniteHugeHeatingIsTheCeilingNotAnOverflow) {
+  for (auto method : {TemperatureMethod::newton, TemperatureMethod::table}) {
+    check_heating_extremes<double, TypeParam>(method);
+    check_heating_extremes<float, TypeParam>(method);
+  }
+}
+
+// Grids whose per-species weights (Newton) or tables exceed the team scratch fall back to reading
+// them from global memory; the temperatures still balance the long-double emission and heating.
+template <class T, class Space>
+void check_global_fallback(TemperatureMethod method, int nl, int table_points) {
+  const auto p = graphite_problem(nl, 40, 3);
+  SolverOptions o;
+  o.method = method;
+  o.table_points = table_points;
+  const std::size_t per_species = method == TemperatureMethod::newton ? 2 * std::size_t(nl) * sizeof(T)
+                                                                      : std::size_t(table_points) * sizeof(T);
+  ASSERT_GT(per_species, std::size_t(Kokkos::TeamPolicy<Space>::scratch_size_max(0)))
+      << "the problem must exceed the scratch to test the fallback";
+  const auto r = run<T, Space>(p, o);
+  const double tol = method == TemperatureMethod::newton ? o.tolerance : 1e-4;
+  for (int c = 0; c < p.nc(); ++c)
+    for (int s = 0; s < p.ns(); ++s) {
+      ASSERT_EQ(r.st(c, s), kosmos::dust::status_converged) << c << "," << s;
+      const LD l_h = heating_ref(p, c, s);
+      EXPECT_LE(std::fabs(double(emission_ref(p, s, LD(r.t(c, s))) / l_h - 1)), tol + 2e-5) << c << "," << s;
+    }
+}
+
+TYPED_TEST(DustTest, BeyondTheScratchFallsBackToGlobalMemory) {
+  check_global_fallback<double, TypeParam>(TemperatureMethod::newton, 3200, 0);
+  check_global_fallback<float, TypeParam>(TemperatureMethod::newton, 6400, 0);
+  check_global_fallback<double, TypeParam>(TemperatureMethod::table, 161, 8000);
 }
 
 // Stage 2 (GEMM) alone against the long-double sum, on a non-square problem.
@@ -208,7 +287,7 @@ TYPED_TEST(DustTest, TableAndNewtonAgree) {
 }
 
 // On Cuda: the hand-tuned kernel against the generic Kokkos path (both must meet the tolerance,
-// so their temperatures agree to about the tolerance); elsewhere the option is a no-op.
+// so their temperatures agree to about the tolerance).
 template <class T, class Space>
 void check_specialization_matches_generic() {
   const auto& p = graphite();
@@ -252,6 +331,8 @@ void check_sed_specialization_matches_generic() {
 }
 
 TYPED_TEST(DustTest, CudaSpecializationMatchesGenericPath) {
+  KOSMOS_SKIP_WITHOUT_CUDA_SPECIALIZATION(kosmos::dust::Impl::HasCudaSpecialization<TypeParam>::value,
+                                          TypeParam);
   check_specialization_matches_generic<float, TypeParam>();
   check_specialization_matches_generic<double, TypeParam>();
   check_sed_specialization_matches_generic<float, TypeParam>();

@@ -58,7 +58,25 @@ TEST(DraineTable, CrossSectionsInterpolateThroughTablePoints) {
   const auto sm = kosmos::dust::absorption_cross_section(t, t.radius_micron[40], {wm});
   EXPECT_NEAR(sm[0] / (M_PI * a * a * std::sqrt(t.q_abs[40][100] * t.q_abs[40][101])), 1.0, 1e-12);
   EXPECT_THROW(kosmos::dust::absorption_cross_section(t, 20.0, w), kosmos::invalid_input);
-  EXPECT_THROW(kosmos::dust::absorption_cross_section(t, 0.1, {2000.0}), kosmos::invalid_input);
+  EXPECT_THROW(kosmos::dust::absorption_cross_section(t, 0.1, {5e-4}), kosmos::invalid_input);
+}
+
+// Beyond the table's last wavelength (1000 micron): Q_abs(lambda_end) (lambda / lambda_end)^-beta up
+// to 1 cm, from the table's own last row; continuous at lambda_end; nothing past 1 cm.
+TEST(DraineTable, ExtrapolatesAsAPowerLawToOneCentimetre) {
+  const auto t = kosmos::dust::read_draine_table(data_path("dust/draine_graphite_81.dat"));
+  const double a = t.radius_micron[30], a_m = a * 1e-6, q_end = t.q_abs[30].back();
+  ASSERT_DOUBLE_EQ(t.wavelength_micron.back(), 1000.0);
+  for (double beta : {2.0, 1.5, 0.0}) {
+    const auto s = kosmos::dust::absorption_cross_section(t, a, {1000.0, 2000.0, 3162.0, 1e4}, beta);
+    for (const auto& [i, w] : std::vector<std::pair<int, double>>{{0, 1000.0}, {1, 2000.0}, {2, 3162.0}, {3, 1e4}})
+      EXPECT_NEAR(s[i] / (M_PI * a_m * a_m * q_end * std::pow(w / 1000.0, -beta)), 1.0, 1e-12) << beta << " " << w;
+  }
+  // The default index is 2.
+  const auto d = kosmos::dust::absorption_cross_section(t, a, {5000.0});
+  EXPECT_NEAR(d[0] / (M_PI * a_m * a_m * q_end / 25.0), 1.0, 1e-12);
+  EXPECT_THROW(kosmos::dust::absorption_cross_section(t, a, {1.0001e4}), kosmos::invalid_input);
+  EXPECT_THROW(kosmos::dust::absorption_cross_section(t, a, {2000.0}, -1.0), kosmos::invalid_input);
 }
 
 TEST(DraineTable, MalformedFilesNameFileAndLine) {

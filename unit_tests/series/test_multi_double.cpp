@@ -1,5 +1,5 @@
-// Multiple-double arithmetic against MPFR: the documented error bounds of add, mul, div, sqrt and
-// decimal conversion, for N = 1, 2, 3, 4, 5, 8, 10, on the host and inside Kokkos kernels.
+// Multiple-double arithmetic against MPFR: the documented error bounds of add, mul, div and sqrt
+// (decimal conversion: test_decimal.cpp), for N = 1, 2, 3, 4, 5, 8, 10, on the host and inside Kokkos kernels.
 #include "mpfr_reference.hpp"
 
 #include <kosmos/core/multi_double.hpp>
@@ -120,60 +120,6 @@ TEST(MultiDouble, ComparisonsAndConversionToDouble) {
   check_comparisons<5>();
   check_comparisons<8>();
   check_comparisons<10>();
-}
-
-// Decimal strings: to_string (all digits) read back by MPFR, and MPFR's digits read by
-// from_string, agree within the error of the scaling by 10^k (|k| <= 19 here): binary powering
-// takes up to 8 multiplications of (N+1) 2^(-52N) each, then one division of 4(N+1) 2^(-52N) and
-// a few additions, so 14(N+1) + 8 units of 2^(-52N) bound it.
-template <int N>
-void check_strings() {
-  std::mt19937_64 rng(4000 + N);
-  const double bound = N == 1 ? 2 * 0x1p-52 : (14.0 * (N + 1) + 8.0) * std::pow(2.0, -52.0 * N);
-  for (int s = 0; s < 100; ++s) {
-    const auto a = random_md<N>(rng, -60, 60);
-    const std::string text = kosmos::to_string(a, 16 * N + 1);
-    Mp parsed;
-    ASSERT_EQ(mpfr_set_str(parsed.get(), text.c_str(), 10, MPFR_RNDN), 0) << text;
-    const Mp ea = exact(a);
-    ASSERT_LE(relative_difference(parsed, ea, ea), bound) << "N = " << N << " text " << text;
-    // default digits (17 for N = 1, else 15.6 N): correctly rounded to that many digits
-    const std::string short_text = kosmos::to_string(a);
-    const int digits = N == 1 ? 17 : int(15.6 * N);
-    Mp short_parsed;
-    ASSERT_EQ(mpfr_set_str(short_parsed.get(), short_text.c_str(), 10, MPFR_RNDN), 0) << short_text;
-    ASSERT_LE(relative_difference(short_parsed, ea, ea), 5.0 * std::pow(10.0, -digits) + bound) << short_text;
-    // MPFR's own decimal expansion, 17 N digits
-    char buffer[512];
-    mpfr_snprintf(buffer, sizeof buffer, "%.*Re", 17 * N, ea.get());
-    MultiDouble<N> back;
-    ASSERT_TRUE(kosmos::from_string(buffer, back)) << buffer;
-    ASSERT_LE(relative_difference(exact(back), ea, ea), bound) << "N = " << N << " text " << buffer;
-  }
-  MultiDouble<N> x;
-  EXPECT_TRUE(kosmos::from_string("0.1", x));
-  Mp tenth;
-  mpfr_set_str(tenth.get(), "0.1", 10, MPFR_RNDN);
-  EXPECT_LE(relative_difference(exact(x), tenth, tenth), bound);
-  EXPECT_TRUE(kosmos::from_string("-12", x));
-  EXPECT_EQ(x.limb[0], -12.0);
-  EXPECT_FALSE(kosmos::from_string("", x));
-  EXPECT_FALSE(kosmos::from_string("1.2.3", x));
-  EXPECT_FALSE(kosmos::from_string("nan", x));
-  EXPECT_FALSE(kosmos::from_string("1e", x));
-  EXPECT_FALSE(kosmos::from_string("1e999", x));
-  EXPECT_EQ(kosmos::to_string(MultiDouble<N>(0.0)), "0");
-  EXPECT_EQ(kosmos::to_string(MultiDouble<N>(-2.5), 3), "-2.50e+0");
-}
-
-TEST(MultiDouble, DecimalStringsRoundTripThroughMpfr) {
-  check_strings<1>();
-  check_strings<2>();
-  check_strings<3>();
-  check_strings<4>();
-  check_strings<5>();
-  check_strings<8>();
-  check_strings<10>();
 }
 
 // The same arithmetic inside kernels: products and sums of N-doubles stored limb by limb

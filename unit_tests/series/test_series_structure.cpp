@@ -93,15 +93,35 @@ TEST(SeriesPlan, EachMonomialOfMVariablesNeeds3MMinus3Convolutions) {
   }
 }
 
-TEST(SeriesPlan, PowersUseATableAndScaleJobs) {
+TEST(SeriesPlan, PowersUseRepeatedSquaringAndScaleJobs) {
   Polynomial p;
   p.num_variables = 2;
   p.monomials.push_back(Monomial{{0, 1}, {3, 5}});  // x^3 y^5 = (x^2 y^4) x y
   const auto plan = make_plan(p);
-  // powers x^2 (1), y^2..y^4 (3), common factor a x^2 y^4 (2), then 3 for x y
-  EXPECT_EQ(plan.num_convolutions(), 1 + 3 + 2 + 3);
+  // powers x^2 (1), y^2 and y^4 = (y^2)^2 (2), common factor a x^2 y^4 (2), then 3 for x y
+  EXPECT_EQ(plan.num_convolutions(), 1 + 2 + 2 + 3);
   EXPECT_EQ(plan.scale_jobs.size(), 2u);
   check_dependencies(plan);
+  // x^1000000: x^999999 from 19 squarings and 11 products (one per 1 bit past the leading one
+  // of 999999), then the common factor and the product with x
+  Polynomial q;
+  q.num_variables = 1;
+  q.monomials.push_back(Monomial{{0}, {1000000}});
+  EXPECT_EQ(make_plan(q).num_convolutions(), 19 + 11 + 1 + 1);
+  check_dependencies(make_plan(q));
+  // a second monomial reuses the powers of the first
+  q.monomials.push_back(Monomial{{0}, {500000}});
+  EXPECT_EQ(make_plan(q).num_convolutions(), 19 + 11 + 1 + 1 + 1 + 1);
+}
+
+TEST(SeriesPlan, ConstantPolynomialHasNoJobsAndItsValueIsTheConstant) {
+  Polynomial p;
+  p.num_variables = 2;
+  const auto plan = make_plan(p);
+  EXPECT_EQ(plan.num_convolutions(), 0);
+  EXPECT_EQ(plan.num_additions(), 0);
+  EXPECT_EQ(plan.value_slot, plan.first_coefficient_slot);
+  EXPECT_EQ(plan.gradient_slots, std::vector<int>(2, plan.zero_slot));
 }
 
 void expect_invalid(const Polynomial& p, const std::string& fragment) {
@@ -116,7 +136,6 @@ void expect_invalid(const Polynomial& p, const std::string& fragment) {
 TEST(SeriesPlan, BadPolynomialsGetClearErrors) {
   Polynomial p;
   p.num_variables = 3;
-  expect_invalid(p, "empty polynomial");
   p.monomials.push_back(Monomial{{0, 3}, {}});
   expect_invalid(p, "variable index 3 out of range [0, 3)");
   p.monomials[0] = Monomial{{1, -1}, {}};
@@ -129,6 +148,8 @@ TEST(SeriesPlan, BadPolynomialsGetClearErrors) {
   expect_invalid(p, "2 variables but 1 exponents");
   p.monomials[0] = Monomial{{0, 1}, {1, 0}};
   expect_invalid(p, "exponent 0 of variable 1");
+  p.monomials[0] = Monomial{{0, 1}, {1, kosmos::series::max_exponent + 1}};
+  expect_invalid(p, "exponent 1048577 of variable 1 is above the limit 1048576");
   p.num_variables = 0;
   expect_invalid(p, "0 variables");
   EXPECT_THROW(make_test_polynomial("p4"), kosmos::invalid_input);

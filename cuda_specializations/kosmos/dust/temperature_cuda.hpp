@@ -50,6 +50,12 @@ __global__ void __launch_bounds__(128) temperature_newton_kernel(Weights weight,
   status(c, s) = r.status;
 }
 
+// The kernel's shared memory (weights and hc/(k lambda) of one species) within the 48 KiB default.
+template <class T>
+constexpr bool cuda_newton_fits(int nl) {
+  return 2 * std::size_t(nl) * sizeof(T) <= 48 * 1024;
+}
+
 // Requires kosmos/dust/equilibrium.hpp's GrainModel and SolverOptions (it includes this file after them).
 template <class T, class Heating, class Temperature, class Status>
 void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T, Kokkos::Cuda>& g,
@@ -59,7 +65,7 @@ void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T
   if (nc == 0) return;
   constexpr int block = 128;
   const std::size_t shared = 2 * std::size_t(nl) * sizeof(T);
-  kosmos::Impl::require(shared <= 48 * 1024, "kosmos::dust::equilibrium_temperatures (CUDA)", nl,
+  kosmos::Impl::require(cuda_newton_fits<T>(nl), "kosmos::dust::equilibrium_temperatures (CUDA)", nl,
                         " wavelengths need ", shared, " bytes of shared memory, more than 48 KiB");
   kosmos::Impl::require(ns <= 65535, "kosmos::dust::equilibrium_temperatures (CUDA)", ns,
                         " species exceed the 65535 grid rows");
@@ -79,6 +85,8 @@ void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T
 }
 // Stage 4 (the paper's kernel 4): thread (c, l) sums over species; blockIdx.y is the wavelength,
 // so a warp reads 32 consecutive temperatures T(c, s) and one broadcast SED weight per species.
+// A row-major (LayoutRight) SED, as the pipeline's, keeps this mapping: its writes are strided, but
+// they are one per thread against 2 x species coalesced or broadcast reads.
 template <class T, class Exp, class Weights, class Vec, class Temperature, class Mass, class Sed>
 __global__ void __launch_bounds__(256) emission_sed_kernel(Weights sed_weight, Vec x, Temperature temperature,
                                                            Mass dust_mass, Sed sed, int nc, int ns, Exp exp_op) {

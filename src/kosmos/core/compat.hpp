@@ -5,7 +5,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #if KOKKOS_VERSION >= 30700
 #define KOSMOS_IMPL_KOKKOS_MATH_NS Kokkos
@@ -74,6 +78,11 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr T two_pi() {
 }
 }  // namespace math
 
+// The host mirror type of a View. Kokkos 5 removes View::HostMirror and 3.4's host_mirror_type is
+// another type; what create_mirror_view returns is the same in every version.
+template <class View>
+using host_mirror_t = decltype(Kokkos::create_mirror_view(std::declval<const View&>()));
+
 namespace Impl {
 // RAII profiling region; Kokkos::Profiling::ScopedRegion only exists from 4.1 on.
 class ScopedRegion {
@@ -84,6 +93,65 @@ class ScopedRegion {
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 };
 }  // namespace Impl
+
+// Host memory that device copies read and write at full speed, asynchronously: pinned on CUDA,
+// plain host memory on host-only builds.
+#if defined(KOKKOS_ENABLE_CUDA)
+using pinned_host_space = Kokkos::CudaHostPinnedSpace;
+#else
+using pinned_host_space = Kokkos::HostSpace;
+#endif
+
+// `count` independent instances of a device `space` (their own CUDA streams) for overlapping
+// copies and kernels. Kokkos 4 and later: Kokkos::Experimental::partition_space. Kokkos 3.x on
+// CUDA: Cuda instances on non-blocking streams created here and destroyed with this object (after
+// a fence). Host spaces (whose calls block anyway; partitioning would split their threads):
+// `count` handles to `space` itself.
+template <class ExecSpace>
+class SpaceInstances {
+ public:
+  SpaceInstances(const ExecSpace& space, int count) {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+      instances_.assign(std::size_t(count), space);
+      return;
+    }
+#if KOKKOS_VERSION >= 40000
+    instances_ = Kokkos::Experimental::partition_space(space, std::vector<int>(std::size_t(count), 1));
+#else
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+      for (int i = 0; i < count; ++i) {
+        cudaStream_t stream;
+        if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+          throw std::runtime_error("kosmos::SpaceInstances: cudaStreamCreateWithFlags failed");
+        streams_.push_back(stream);
+        instances_.push_back(Kokkos::Cuda(stream));
+      }
+      return;
+    }
+#endif
+    instances_.assign(std::size_t(count), space);
+#endif
+  }
+  ~SpaceInstances() {
+    for (const auto& instance : instances_) instance.fence();
+    instances_.clear();
+#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_CUDA)
+    for (auto stream : streams_) cudaStreamDestroy(stream);
+#endif
+  }
+  SpaceInstances(const SpaceInstances&) = delete;
+  SpaceInstances& operator=(const SpaceInstances&) = delete;
+
+  int size() const { return int(instances_.size()); }
+  const ExecSpace& operator[](int i) const { return instances_[std::size_t(i)]; }
+
+ private:
+  std::vector<ExecSpace> instances_;
+#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_CUDA)
+  std::vector<cudaStream_t> streams_;
+#endif
+};
 
 // Kokkos version as "major.minor.patch".
 inline std::string kokkos_version_string() {

@@ -2,6 +2,7 @@
 #include <kosmos/core/compat.hpp>
 #include <kosmos/version.hpp>
 
+#include <cstdlib>
 #include <fstream>
 
 namespace kosmos {
@@ -40,7 +41,8 @@ std::vector<std::pair<std::string, std::string>> Configuration::entries() const 
           {"device", device},
           {"concurrency", std::to_string(concurrency)},
           {"host_threads", std::to_string(host_threads)},
-          {"enabled_spaces", spaces}};
+          {"enabled_spaces", spaces},
+          {"openmp_binding", openmp_binding.empty() ? "-" : openmp_binding}};
 }
 
 Configuration current_configuration() {
@@ -57,6 +59,10 @@ Configuration current_configuration() {
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
   c.enabled_spaces.emplace_back(Kokkos::OpenMP::name());
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  const char* places = std::getenv("OMP_PLACES");
+  c.openmp_binding = std::string("OMP_PROC_BIND=") + (bind ? bind : "(unset)") +
+                     " OMP_PLACES=" + (places ? places : "(unset)");
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
   c.enabled_spaces.emplace_back(Kokkos::Cuda::name());

@@ -16,6 +16,7 @@ struct Configuration {
   std::string device;            // GPU name, or the CPU model for host backends
   int concurrency = 0;           // default execution space's concurrency
   int host_threads = 0;          // default host execution space's concurrency
+  std::string openmp_binding;    // OMP_PROC_BIND/OMP_PLACES in effect (OpenMP builds)
   std::vector<std::string> enabled_spaces;
 
   // (key, value) pairs in a stable order, for printing and benchmark contexts.

@@ -327,102 +327,43 @@ constexpr double div_error_bound() {
   return N == 1 ? 0x1p-53 : 8.0 * (N + 1) * unit_roundoff<N>();
 }
 
-// ---- host-only decimal conversion ----
+// ---- host-only decimal conversion (exact, core/decimal.cpp) ----
 
-// 10^k (|k| <= 400) by binary powering; exact while 10^k fits in 53 N bits, else within a few
-// units of the last limb.
-template <int N>
-MultiDouble<N> power_of_ten(int k) {
-  MultiDouble<N> result(1.0), base(10.0);
-  const bool negative = k < 0;
-  unsigned e = unsigned(negative ? -k : k);
-  while (e) {
-    if (e & 1u) result = result * base;
-    base = base * base;
-    e >>= 1;
-  }
-  return negative ? MultiDouble<N>(1.0) / result : result;
-}
+enum class DecimalStatus { ok, malformed, overflow };
 
-// Scientific notation with `digits` significant digits (0: what N limbs carry reliably after a
-// few operations: 17 for N = 1, else floor(15.6 N)).
+namespace Impl {
+// limbs[0..n) := the greedy round-to-nearest expansion of the decimal `text` (each limb the
+// double nearest to what the previous ones leave, ties to even, subnormals included): the
+// N-double nearest to the exact decimal value. malformed: not [+-]digits[.digits][e[+-]digits]
+// (no nan, inf or hex); overflow: the value rounds beyond DBL_MAX. limbs are zero unless ok.
+DecimalStatus parse_decimal(const std::string& text, double* limbs, int n);
+// parse_decimal's status without the conversion (cheap unless the value is near DBL_MAX).
+DecimalStatus check_decimal(const std::string& text);
+// Scientific notation "d.ddd...e+X" of the exact sum of the limbs, correctly rounded (ties to
+// even) to `digits` significant digits; digits <= 0: enough digits (the first count from an
+// estimate up) that parse_decimal reads back to the same value, trailing zeros dropped.
+// "0", "nan", "inf", "-inf" as such.
+std::string format_decimal(const double* limbs, int n, int digits);
+// out[0..n_out) := the greedy round-to-nearest expansion of the exact sum of the finite limbs
+// in[0..n_in): more limbs are exact, fewer are the nearest n_out-double.
+void round_limbs(const double* in, int n_in, double* out, int n_out);
+}  // namespace Impl
+
+// Scientific notation, correctly rounded to `digits` significant digits (0: enough to read back
+// the same N-double with from_string).
 template <int N>
 std::string to_string(const MultiDouble<N>& a, int digits = 0) {
-  if (digits <= 0) digits = N == 1 ? 17 : int(15.6 * N);
-  const double lead = a.limb[0];
-  if (lead != lead) return "nan";
-  if (lead == 0.0) return "0";
-  if (lead - lead != 0.0) return lead > 0 ? "inf" : "-inf";
-  MultiDouble<N> r = abs(a);
-  int e10 = int(std::floor(std::log10(std::fabs(lead))));
-  r = e10 >= 0 ? r / power_of_ten<N>(e10) : r * power_of_ten<N>(-e10);
-  while (r.limb[0] >= 10.0) { r = r / MultiDouble<N>(10.0); ++e10; }
-  while (r.limb[0] < 1.0) { r = r * 10.0; --e10; }
-  // round first (add half a unit of the last digit), then extract digits by truncation: a value
-  // like 1 - 2^-540 then prints as 1.000... instead of 0.999...
-  r = r + power_of_ten<N>(-digits) * 5.0;
-  if (r.limb[0] >= 10.0) { r = r / MultiDouble<N>(10.0); ++e10; }
-  std::string ds;
-  for (int i = 0; i < digits; ++i) {
-    int dgt = int(std::floor(r.limb[0]));
-    r = r - MultiDouble<N>(double(dgt));
-    while (r.limb[0] < 0.0 && dgt > 0) { --dgt; r = r + MultiDouble<N>(1.0); }
-    while (r.limb[0] >= 1.0 && dgt < 9) { ++dgt; r = r - MultiDouble<N>(1.0); }
-    ds.push_back(char('0' + (dgt < 0 ? 0 : (dgt > 9 ? 9 : dgt))));
-    r = r * 10.0;
-  }
-  std::string out = lead < 0 ? "-" : "";
-  out += ds[0];
-  if (ds.size() > 1) out += "." + ds.substr(1);
-  out += "e" + std::string(e10 < 0 ? "-" : "+") + std::to_string(e10 < 0 ? -e10 : e10);
-  return out;
+  return Impl::format_decimal(a.limb, N, digits);
 }
 
-// Parses a decimal number ("-1.25", "3e-7", "0.1"); false for anything else (nan, inf, junk).
+// Reads a decimal number ("-1.25", "3e-7", "0.1", "4.9e-324") correctly rounded to N limbs.
+template <int N>
+DecimalStatus parse_decimal(const std::string& text, MultiDouble<N>& value) {
+  return Impl::parse_decimal(text, value.limb, N);
+}
+// True when `text` is a decimal number whose value does not overflow (see parse_decimal).
 template <int N>
 bool from_string(const std::string& text, MultiDouble<N>& value) {
-  std::size_t i = 0;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  MultiDouble<N> r(0.0);
-  int digits = 0, frac = 0;
-  bool dot = false;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c >= '0' && c <= '9') {
-      r = r * 10.0 + MultiDouble<N>(double(c - '0'));
-      ++digits;
-      if (dot) ++frac;
-    } else if (c == '.' && !dot) {
-      dot = true;
-    } else {
-      break;
-    }
-  }
-  if (digits == 0) return false;
-  long exponent = 0;
-  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
-    bool eneg = false;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) eneg = text[i++] == '-';
-    const std::size_t start = i;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-      exponent = exponent * 10 + (text[i] - '0');
-      if (exponent > 100000) return false;
-    }
-    if (i == start) return false;
-    if (eneg) exponent = -exponent;
-  }
-  if (i != text.size()) return false;
-  const long e10 = exponent - frac;
-  if (e10 > 330 || e10 < -400) {
-    if (r.limb[0] == 0.0) { value = MultiDouble<N>(0.0); return true; }
-    return false;
-  }
-  if (e10 > 0) r = r * power_of_ten<N>(int(e10));
-  if (e10 < 0) r = r / power_of_ten<N>(int(-e10));
-  if (!(r.limb[0] - r.limb[0] == 0.0)) return false;
-  value = negative ? -r : r;
-  return true;
+  return parse_decimal(text, value) == DecimalStatus::ok;
 }
 }  // namespace kosmos

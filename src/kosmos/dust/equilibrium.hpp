@@ -50,6 +50,23 @@ struct SolverOptions {
   bool fast_exp = true;           // float in the CUDA specializations: __expf as in the paper
 };
 
+// Short name and meaning of each TemperatureStatus (CLI help, file headers, summaries).
+inline const char* temperature_status_name(int status) {
+  static const char* const names[temperature_status_count] = {"converged",     "at floor",        "at ceiling",
+                                                               "not converged", "invalid heating", "no heating"};
+  return status >= 0 && status < temperature_status_count ? names[status] : "unknown";
+}
+inline const char* temperature_status_meaning(int status) {
+  static const char* const meanings[temperature_status_count] = {
+      "energy balance met to the tolerance (or interpolated from the table)",
+      "0 < heating < E(min_temperature): T = min_temperature, emits more than it absorbs",
+      "heating > E(max_temperature), e.g. above the sublimation point: T = max_temperature, emits less",
+      "max_iterations reached: T is the last iterate",
+      "heating NaN or negative: T = NaN",
+      "zero heating (zero field): T = 0, no emission"};
+  return status >= 0 && status < temperature_status_count ? meanings[status] : "unknown status";
+}
+
 // Stage 1 output: everything the later stages need about the grains on the wavelength grid,
 // resident in ExecSpace's memory. Built by prepare_grains.
 template <class T, class ExecSpace>
@@ -193,12 +210,15 @@ void build_table(const ExecSpace& space, GrainModel<T, ExecSpace>& g, const Solv
       });
 }
 
-// Stage 3 functor: one species per team, its weights (Newton) or table in team scratch, one
-// (cell, species) per thread.
+// Stage 3 functor: one species per team, one (cell, species) per thread. The species' weights
+// (Newton) or table are staged in team scratch; the *Global tags read them from the GrainModel
+// instead, for grids whose weights or tables do not fit the scratch.
 template <class T, class ExecSpace, class Heating, class Temperature, class Status>
 struct TemperatureFunctor {
   struct NewtonTag {};
+  struct NewtonGlobalTag {};
   struct TableTag {};
+  struct TableGlobalTag {};
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member = typename team_policy::member_type;
   using scratch_view =
@@ -211,44 +231,65 @@ struct TemperatureFunctor {
   SolverParams<T> p;
   int n_cells, chunk, chunks_per_species;
 
-  KOKKOS_INLINE_FUNCTION void operator()(NewtonTag, const member& team) const {
-    const int s = team.league_rank() / chunks_per_species;
+  KOKKOS_INLINE_FUNCTION int species_of(const member& team) const { return team.league_rank() / chunks_per_species; }
+
+  // Solves the team's cells with solve(l_scaled) -> SolveResult.
+  template <class Solve>
+  KOKKOS_INLINE_FUNCTION void solve_cells(const member& team, int s, const Solve& solve) const {
     const int c0 = (team.league_rank() % chunks_per_species) * chunk;
+    const int c1 = c0 + chunk < n_cells ? c0 + chunk : n_cells;
+    const T inv_scale = T(1) / g.scale(s);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c0, c1), [&](const int c) {
+      const auto r = solve(T(heating(c, s)) * inv_scale);
+      temperature(c, s) = r.temperature;
+      status(c, s) = r.status;
+    });
+  }
+
+  template <class W, class X>
+  KOKKOS_INLINE_FUNCTION void newton(const member& team, int s, const W& w, const X& x) const {
+    const T offset = g.guess_offset(s);
     const int nl = g.wavelengths();
+    solve_cells(team, s, [&](const T l_scaled) {
+      return solve_newton(w, x, nl, l_scaled, initial_guess(p, l_scaled, offset), p, LibraryExp());
+    });
+  }
+
+  template <class Table>
+  KOKKOS_INLINE_FUNCTION void table(const member& team, int s, const Table& log_e) const {
+    const auto w = Kokkos::subview(g.emission_weight, Kokkos::ALL, s);
+    solve_cells(team, s, [&](const T l_scaled) {
+      return solve_table(log_e, g.table, w, g.x, g.wavelengths(), l_scaled, p, LibraryExp());
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(NewtonTag, const member& team) const {
+    const int s = species_of(team), nl = g.wavelengths();
     scratch_view w(team.team_scratch(0), nl), x(team.team_scratch(0), nl);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
       w(l) = g.emission_weight(l, s);
       x(l) = g.x(l);
     });
     team.team_barrier();
-    const T inv_scale = T(1) / g.scale(s), offset = g.guess_offset(s);
-    const int c1 = c0 + chunk < n_cells ? c0 + chunk : n_cells;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c0, c1), [&](const int c) {
-      const T l_scaled = T(heating(c, s)) * inv_scale;
-      const T guess = initial_guess(p, l_scaled, offset);
-      const auto r = solve_newton(w, x, nl, l_scaled, guess, p, LibraryExp());
-      temperature(c, s) = r.temperature;
-      status(c, s) = r.status;
-    });
+    newton(team, s, w, x);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(NewtonGlobalTag, const member& team) const {
+    const int s = species_of(team);
+    newton(team, s, Kokkos::subview(g.emission_weight, Kokkos::ALL, s), g.x);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(TableTag, const member& team) const {
-    const int s = team.league_rank() / chunks_per_species;
-    const int c0 = (team.league_rank() % chunks_per_species) * chunk;
-    const int nk = g.table.points;
-    scratch_view table(team.team_scratch(0), nk);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nk),
-                         [&](const int k) { table(k) = g.log_emission_table(s, k); });
+    const int s = species_of(team), nk = g.table.points;
+    scratch_view log_e(team.team_scratch(0), nk);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nk), [&](const int k) { log_e(k) = g.log_emission_table(s, k); });
     team.team_barrier();
-    const auto w = Kokkos::subview(g.emission_weight, Kokkos::ALL, s);
-    const T inv_scale = T(1) / g.scale(s);
-    const int c1 = c0 + chunk < n_cells ? c0 + chunk : n_cells;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c0, c1), [&](const int c) {
-      const T l_scaled = T(heating(c, s)) * inv_scale;
-      const auto r = solve_table(table, g.table, w, g.x, g.wavelengths(), l_scaled, p, LibraryExp());
-      temperature(c, s) = r.temperature;
-      status(c, s) = r.status;
-    });
+    table(team, s, log_e);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(TableGlobalTag, const member& team) const {
+    const int s = species_of(team);
+    table(team, s, Kokkos::subview(g.log_emission_table, s, Kokkos::ALL));
   }
 };
 
@@ -338,9 +379,11 @@ GrainModel<T, typename Sigma::execution_space> prepare_grains(const Wave& wavele
                            number_per_mass, options);
 }
 
-// Checks the cell inputs: intensity (C, L) finite and >= 0, dust_mass (C) finite and > 0.
+// Checks the cell inputs: intensity (C, L) finite and >= 0, dust_mass (C) finite and > 0. Messages
+// number the cells from first_cell (for a chunk of a longer set).
 template <class ExecSpace, class Intensity, class Mass>
-void validate_cells(const ExecSpace& space, const Intensity& intensity, const Mass& dust_mass, int n_wavelengths) {
+void validate_cells(const ExecSpace& space, const Intensity& intensity, const Mass& dust_mass, int n_wavelengths,
+                    std::int64_t first_cell = 0) {
   static_assert(Intensity::rank == 2 && Mass::rank == 1,
                 "kosmos::dust::validate_cells: intensity (cell, wavelength) and dust_mass (cell)");
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Intensity::memory_space>::accessible &&
@@ -349,8 +392,8 @@ void validate_cells(const ExecSpace& space, const Intensity& intensity, const Ma
   const char* where = "kosmos::dust::validate_cells";
   kosmos::Impl::require_extent(where, "intensity", intensity, 1, std::size_t(n_wavelengths));
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, intensity.extent(0));
-  Impl::require_positive_2d(space, where, "intensity", intensity, true);
-  Impl::require_positive(space, where, "dust_mass", dust_mass);
+  Impl::require_positive_2d(space, where, "intensity", intensity, true, first_cell);
+  Impl::require_positive(space, where, "dust_mass", dust_mass, false, first_cell);
 }
 
 // Stage 2: heating(c, s) = sum_l intensity(c, l) sigma_dlambda(l, s) through KokkosBlas::gemm
@@ -401,23 +444,17 @@ void equilibrium_temperatures_generic(const ExecSpace& space, const GrainModel<T
   const int chunks = (nc + chunk - 1) / chunk;
   const std::size_t scratch =
       table ? functor::scratch_view::shmem_size(g.table.points) : 2 * functor::scratch_view::shmem_size(nl);
-  const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
-  kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the per-species ",
-                        table ? "table" : "weights", " need ", scratch, " bytes of team scratch, more than the ",
-                        scratch_max, " available (", table ? "fewer table points" : "fewer wavelengths",
-                        " or float precision)");
+  // Grids whose per-species data exceed the team scratch read it from global memory instead.
+  const bool in_scratch = scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   functor f{g, heating_in, temperature, status, Impl::solver_params<T>(options), nc, chunk, chunks};
-  if (table) {
-    Kokkos::parallel_for("kosmos::dust::temperatures_table",
-                         Kokkos::TeamPolicy<ExecSpace, typename functor::TableTag>(space, ns * chunks, team_size)
-                             .set_scratch_size(0, Kokkos::PerTeam(scratch)),
-                         f);
-  } else {
-    Kokkos::parallel_for("kosmos::dust::temperatures_newton",
-                         Kokkos::TeamPolicy<ExecSpace, typename functor::NewtonTag>(space, ns * chunks, team_size)
-                             .set_scratch_size(0, Kokkos::PerTeam(scratch)),
-                         f);
-  }
+  auto launch = [&](const char* label, auto tag, std::size_t bytes) {
+    using policy = Kokkos::TeamPolicy<ExecSpace, decltype(tag)>;
+    Kokkos::parallel_for(label, policy(space, ns * chunks, team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
+  };
+  if (table && in_scratch) launch("kosmos::dust::temperatures_table", typename functor::TableTag(), scratch);
+  if (table && !in_scratch) launch("kosmos::dust::temperatures_table_global", typename functor::TableGlobalTag(), 0);
+  if (!table && in_scratch) launch("kosmos::dust::temperatures_newton", typename functor::NewtonTag(), scratch);
+  if (!table && !in_scratch) launch("kosmos::dust::temperatures_newton_global", typename functor::NewtonGlobalTag(), 0);
 }
 
 template <class T, class ExecSpace, class Heating, class Temperature, class Status>
@@ -445,7 +482,9 @@ void equilibrium_temperatures(const ExecSpace& space, const GrainModel<T, ExecSp
   kosmos::Impl::ScopedRegion region("kosmos::dust::equilibrium_temperatures");
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
   if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value) {
-    if (options.use_cuda_specialization && options.method == TemperatureMethod::newton) {
+    // The hand-tuned kernel keeps the weights in shared memory; larger grids take the generic path.
+    if (options.use_cuda_specialization && options.method == TemperatureMethod::newton &&
+        Impl::cuda_newton_fits<T>(g.wavelengths())) {
       Impl::equilibrium_temperatures_cuda(space, g, heating_in, temperature, status, options);
       return;
     }
@@ -459,16 +498,17 @@ void equilibrium_temperatures(const ExecSpace& space, const GrainModel<T, ExecSp
 template <class T, class ExecSpace, class Temperature, class Mass, class Sed>
 void emission_sed_generic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, const Temperature& temperature,
                           const Mass& dust_mass, const Sed& sed) {
-  const std::int64_t nc = std::int64_t(temperature.extent(0));
+  const std::int64_t nc = std::int64_t(temperature.extent(0)), nl = g.wavelengths();
   const int ns = g.species();
+  // Consecutive threads write consecutive SED elements: cells (LayoutLeft) or wavelengths (LayoutRight).
+  constexpr bool wavelength_fastest = std::is_same<typename Sed::array_layout, Kokkos::LayoutRight>::value;
   auto sw = g.sed_weight;
   auto x = g.x;
   Kokkos::parallel_for(
-      "kosmos::dust::emission_sed",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * g.wavelengths()),
+      "kosmos::dust::emission_sed", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::int64_t c = i % nc;
-        const int l = int(i / nc);
+        const std::int64_t c = wavelength_fastest ? i / nl : i % nc;
+        const int l = int(wavelength_fastest ? i % nl : i / nc);
         const T xl = x(l);
         T sum = 0;
         for (int s = 0; s < ns; ++s) sum += sw(s, l) * planck_occupation(xl / T(temperature(c, s)));

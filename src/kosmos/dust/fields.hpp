@@ -6,6 +6,7 @@
 #include <kosmos/dust/planck.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kosmos {
 namespace dust {
@@ -50,18 +51,21 @@ KOKKOS_INLINE_FUNCTION double synthetic_intensity(const SyntheticCell& cell, dou
   return cell.strength * mmp83_mean_intensity(lambda_micron) * math::exp(-cell.tau_v * 0.55 / lambda_micron);
 }
 
-// Fills intensity (C, L) and dust_mass (C) with the synthetic cells on the grid wavelength (L, in m).
+// Fills intensity (C, L) and dust_mass (C) with the synthetic cells first_cell ... first_cell + C - 1
+// on the grid wavelength (L, in m).
 template <class ExecSpace, class Wave, class Intensity, class Mass>
 void synthetic_cells(const ExecSpace& space, const Wave& wavelength, const Intensity& intensity,
-                     const Mass& dust_mass, std::uint64_t seed) {
+                     const Mass& dust_mass, std::uint64_t seed, std::int64_t first_cell = 0) {
   using value = typename Intensity::non_const_value_type;
   using mass_value = typename Mass::non_const_value_type;
   const std::int64_t nc = std::int64_t(intensity.extent(0)), nl = std::int64_t(intensity.extent(1));
+  // Consecutive threads fill consecutive elements: cells (LayoutLeft) or wavelengths (LayoutRight).
+  constexpr bool wavelength_fastest = std::is_same<typename Intensity::array_layout, Kokkos::LayoutRight>::value;
   Kokkos::parallel_for(
       "kosmos::dust::synthetic_cells", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::int64_t c = i % nc, l = i / nc;
-        const auto cell = synthetic_cell(seed, c);
+        const std::int64_t c = wavelength_fastest ? i / nl : i % nc, l = wavelength_fastest ? i % nl : i / nc;
+        const auto cell = synthetic_cell(seed, first_cell + c);
         intensity(c, l) = value(synthetic_intensity(cell, double(wavelength(l)) * 1e6));
         if (l == 0) dust_mass(c) = mass_value(cell.dust_mass_kg);
       });

@@ -84,32 +84,37 @@ DraineTable read_draine_table(const std::string& path) {
 }
 
 std::vector<double> absorption_cross_section(const DraineTable& t, double radius_micron,
-                                             const std::vector<double>& wavelength_micron) {
+                                             const std::vector<double>& wavelength_micron, double beta) {
   const char* where = "kosmos::dust::absorption_cross_section";
   kosmos::Impl::require(radius_micron >= t.radius_micron.front() * (1 - 1e-12) &&
                             radius_micron <= t.radius_micron.back() * (1 + 1e-12),
                         where, "radius ", radius_micron, " micron is outside the table's [",
                         t.radius_micron.front(), ", ", t.radius_micron.back(), "] (", t.path, ")");
+  kosmos::Impl::require(std::isfinite(beta) && beta >= 0, where, "beta = ", beta, " must be finite and >= 0");
   const std::size_t ia = bracket(t.radius_micron, radius_micron);
   const double fa = std::clamp((std::log(radius_micron) - std::log(t.radius_micron[ia])) /
                                    (std::log(t.radius_micron[ia + 1]) - std::log(t.radius_micron[ia])),
                                0.0, 1.0);
+  const double table_end = t.wavelength_micron.back();
   std::vector<double> sigma(wavelength_micron.size());
   const double a_m = radius_micron * 1e-6;
   for (std::size_t l = 0; l < wavelength_micron.size(); ++l) {
     const double w = wavelength_micron[l];
-    kosmos::Impl::require(w >= t.wavelength_micron.front() * (1 - 1e-12) &&
-                              w <= t.wavelength_micron.back() * (1 + 1e-12),
-                          where, "wavelength(", l, ") = ", w, " micron is outside the table's [",
-                          t.wavelength_micron.front(), ", ", t.wavelength_micron.back(), "] (", t.path, ")");
-    const std::size_t il = bracket(t.wavelength_micron, w);
-    const double fl = std::clamp((std::log(w) - std::log(t.wavelength_micron[il])) /
+    kosmos::Impl::require(w >= t.wavelength_micron.front() * (1 - 1e-12) && w <= max_extrapolated_wavelength_micron,
+                          where, "wavelength(", l, ") = ", w, " micron is outside [", t.wavelength_micron.front(),
+                          ", ", max_extrapolated_wavelength_micron, "] (the table's range ", t.wavelength_micron.front(),
+                          "-", table_end, " of ", t.path, ", extrapolated as lambda^-beta up to 1 cm)");
+    // Beyond the table: Q_abs(lambda) = Q_abs(lambda_end) (lambda / lambda_end)^-beta.
+    const double wt = std::min(w, table_end);
+    const double log_extrapolation = w > table_end ? -beta * std::log(w / table_end) : 0.0;
+    const std::size_t il = bracket(t.wavelength_micron, wt);
+    const double fl = std::clamp((std::log(wt) - std::log(t.wavelength_micron[il])) /
                                      (std::log(t.wavelength_micron[il + 1]) - std::log(t.wavelength_micron[il])),
                                  0.0, 1.0);
     auto lq = [&](std::size_t a, std::size_t b) { return std::log(t.q_abs[a][b]); };
     const double log_q = (1 - fa) * ((1 - fl) * lq(ia, il) + fl * lq(ia, il + 1)) +
                          fa * ((1 - fl) * lq(ia + 1, il) + fl * lq(ia + 1, il + 1));
-    sigma[l] = M_PI * a_m * a_m * std::exp(log_q);
+    sigma[l] = M_PI * a_m * a_m * std::exp(log_q + log_extrapolation);
   }
   return sigma;
 }

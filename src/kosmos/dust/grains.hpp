@@ -21,10 +21,18 @@ struct DraineTable {
 // Parses a Draine table; file_error with file and line for anything malformed.
 DraineTable read_draine_table(const std::string& path);
 
+// Longest wavelength absorption_cross_section accepts (1 cm), extrapolating beyond the table.
+constexpr double max_extrapolated_wavelength_micron = 1e4;
+// Default far-infrared/mm emissivity index of that extrapolation.
+constexpr double default_emissivity_index = 2.0;
+
 // sigma_abs = pi a^2 Q_abs(a, lambda) in m^2 for each wavelength (micron), Q_abs interpolated
-// linearly in (log a, log lambda) between the table's points. invalid_input outside the table.
+// linearly in (log a, log lambda) between the table's points. Beyond the table's longest
+// wavelength lambda_end (up to 1 cm): Q_abs(a, lambda) = Q_abs(a, lambda_end) (lambda/lambda_end)^-beta
+// (beta >= 0). invalid_input for radii outside the table, wavelengths below it or above 1 cm.
 std::vector<double> absorption_cross_section(const DraineTable& table, double radius_micron,
-                                             const std::vector<double>& wavelength_micron);
+                                             const std::vector<double>& wavelength_micron,
+                                             double beta = default_emissivity_index);
 
 // n logarithmically spaced wavelengths (micron) from lo to hi inclusive.
 std::vector<double> log_wavelength_grid(double lo_micron, double hi_micron, int n);

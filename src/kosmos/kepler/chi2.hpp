@@ -142,8 +142,8 @@ struct Models {
 template <class Precision, class ExecSpace>
 struct ModelsHostMirror {
   using Device = Models<Precision, ExecSpace>;
-  typename decltype(Device::P)::HostMirror P;
-  typename decltype(Device::K)::HostMirror K, e, omega, M0, offset, jitter;
+  host_mirror_t<decltype(Device::P)> P;
+  host_mirror_t<decltype(Device::K)> K, e, omega, M0, offset, jitter;
 
   ModelsHostMirror() = default;
   explicit ModelsHostMirror(const Device& m)

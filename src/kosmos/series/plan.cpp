@@ -3,7 +3,9 @@
 #include <kosmos/series/polynomial.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <utility>
 
 namespace kosmos {
 namespace series {
@@ -23,7 +25,6 @@ void validate(const Polynomial& p) {
   const char* where = "kosmos::series::validate";
   Impl::require(p.num_variables > 0, where, "the polynomial has ", p.num_variables,
                 " variables, expected at least one");
-  Impl::require(!p.monomials.empty(), where, "empty polynomial: no monomials");
   for (std::size_t k = 0; k < p.monomials.size(); ++k) {
     const auto& m = p.monomials[k];
     Impl::require(!m.variables.empty(), where, "monomial ", k, " has no variables");
@@ -38,9 +39,12 @@ void validate(const Polynomial& p) {
       Impl::require(std::find(seen.begin(), seen.end(), v) == seen.end(), where, "monomial ", k,
                     ": variable ", v, " repeated (use an exponent)");
       seen.push_back(v);
-      if (!m.exponents.empty())
+      if (!m.exponents.empty()) {
         Impl::require(m.exponents[j] >= 1, where, "monomial ", k, ": exponent ", m.exponents[j],
                       " of variable ", v, " is below 1");
+        Impl::require(m.exponents[j] <= max_exponent, where, "monomial ", k, ": exponent ",
+                      m.exponents[j], " of variable ", v, " is above the limit ", max_exponent);
+      }
     }
   }
 }
@@ -154,18 +158,16 @@ EvaluationPlan make_plan(const Polynomial& p) {
   Builder b(plan.zero_slot + 1);
   auto z = [&](int v) { return plan.first_variable_slot + v; };
 
-  // Table of powers z_v^e for e = 2 .. max exponent - 1.
-  std::vector<int> max_exponent(static_cast<std::size_t>(n), 1);
-  for (const auto& m : p.monomials)
-    for (std::size_t j = 0; j < m.exponents.size(); ++j)
-      max_exponent[std::size_t(m.variables[j])] =
-          std::max(max_exponent[std::size_t(m.variables[j])], m.exponents[j]);
-  std::vector<std::vector<int>> power(static_cast<std::size_t>(n));  // power[v][e] = slot of z_v^e, e >= 1
-  for (int v = 0; v < n; ++v) {
-    auto& pw = power[std::size_t(v)];
-    pw.assign(2, z(v));
-    for (int e = 2; e <= max_exponent[std::size_t(v)] - 1; ++e) pw.push_back(b.convolve(pw.back(), z(v)));
-  }
+  // Powers z_v^e by repeated squaring (O(log e) convolutions each), shared between monomials.
+  std::map<std::pair<int, int>, int> power_slots;
+  std::function<int(int, int)> power = [&](int v, int e) -> int {
+    if (e == 1) return z(v);
+    const auto found = power_slots.find({v, e});
+    if (found != power_slots.end()) return found->second;
+    const int slot = e % 2 ? b.convolve(power(v, e - 1), z(v)) : b.convolve(power(v, e / 2), power(v, e / 2));
+    power_slots[{v, e}] = slot;
+    return slot;
+  };
 
   // Terms of the value and of each derivative.
   std::vector<int> value_terms{plan.first_coefficient_slot};
@@ -187,7 +189,7 @@ EvaluationPlan make_plan(const Polynomial& p) {
     bool a_writable = false;
     for (int j = 0; j < m; ++j) {
       if (exponent(j) > 1) {
-        a = b.convolve(a, power[std::size_t(mono.variables[std::size_t(j)])][std::size_t(exponent(j) - 1)]);
+        a = b.convolve(a, power(mono.variables[std::size_t(j)], exponent(j) - 1));
         a_writable = true;
       }
     }

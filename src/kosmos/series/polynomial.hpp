@@ -6,8 +6,9 @@
 //   p(x) = a_0 + sum_k a_k x_{i_1}^{e_1} ... x_{i_m}^{e_m}
 //
 // A monomial with exponents above one is written, as in Section 3, as c * x_{i_1} ... x_{i_m}
-// with the common factor c = a_k prod x_i^(e_i - 1), evaluated from a table of powers; the
-// derivative to x_i is then e_i * c * prod_{j != i} x_j.
+// with the common factor c = a_k prod x_i^(e_i - 1), the powers computed by repeated squaring
+// (O(log e) convolutions, shared between monomials); the derivative to x_i is then
+// e_i * c * prod_{j != i} x_j. A polynomial without monomials is the constant a_0.
 //
 // Series live in one data array of "slots" (d + 1 coefficients each; one array per limb):
 //   slot 0: a_0 | slots 1..N: a_1..a_N | slots N+1..N+n: z_1..z_n | one zero slot |
@@ -31,9 +32,13 @@ struct Polynomial {
   std::vector<Monomial> monomials;  // the constant a_0 is not a monomial here
 };
 
-// Throws kosmos::invalid_input naming the monomial and variable for: no monomials, a monomial
+// Largest exponent accepted: 2^20 (20 squarings; a series to a higher power overflows or
+// underflows long before in any precision unless it is the constant 1).
+constexpr int max_exponent = 1 << 20;
+
+// Throws kosmos::invalid_input naming the monomial and variable for: no variables, a monomial
 // without variables, a variable index out of [0, num_variables) or repeated, an exponent < 1 or
-// a size mismatch between variables and exponents.
+// above max_exponent, a size mismatch between variables and exponents.
 void validate(const Polynomial& p);
 
 // The test polynomials of Section 6.1: p1 (16 variables, all 1820 products of 4 distinct

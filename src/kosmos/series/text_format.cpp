@@ -14,7 +14,7 @@ bool split_complex(const std::string& token, std::string& re, std::string& im) {
   const auto comma = token.find(',');
   if (comma == std::string::npos) {
     re = token;
-    im = "0";
+    im.assign(1, '0');  // not = "0": GCC 12 warns falsely (-Wrestrict) on that in C++20
     return true;
   }
   if (token.find(',', comma + 1) != std::string::npos) return false;
@@ -24,10 +24,9 @@ bool split_complex(const std::string& token, std::string& re, std::string& im) {
 }
 
 namespace {
-bool valid_number(const std::string& token) {
-  MultiDouble<1> x;  // same grammar in every precision; the evaluation re-reads in its own
-  return from_string(token, x);
-}
+// Malformed or overflowing in every precision alike (both depend on the leading limb only); the
+// evaluation parses in its own precision.
+DecimalStatus check_number(const std::string& token) { return kosmos::Impl::check_decimal(token); }
 
 // Reads ": c_0 ... c_d" starting at field `first` (the colon).
 SeriesText read_series(const io::TextReader& reader, const io::Record& record, std::size_t first,
@@ -42,8 +41,14 @@ SeriesText read_series(const io::TextReader& reader, const io::Record& record, s
                                         std::to_string(sys.degree + 1));
   for (const auto& token : s) {
     std::string re, im;
-    const bool ok = split_complex(token, re, im) && valid_number(re) && valid_number(im);
-    if (!ok) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+    if (!split_complex(token, re, im)) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+    for (const auto& part : {re, im}) {
+      const DecimalStatus status = check_number(part);
+      if (status == DecimalStatus::malformed) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+      if (status == DecimalStatus::overflow)
+        reader.fail(record.line_number, "coefficient '" + token +
+                                            "' overflows: beyond the largest double 1.7976931348623157e308");
+    }
     if (!sys.complex && token.find(',') != std::string::npos)
       reader.fail(record.line_number, "complex coefficient '" + token + "' without the 'complex' keyword");
   }
@@ -66,6 +71,8 @@ void read_variable(const io::TextReader& reader, std::size_t line, const std::st
   if (caret != std::string::npos && !parse_int(token.substr(caret + 1), exponent))
     reader.fail(line, "malformed exponent in '" + token + "'");
   if (exponent < 1) reader.fail(line, "exponent of '" + token + "' is below 1");
+  if (exponent > max_exponent)
+    reader.fail(line, "exponent of '" + token + "' is above the limit " + std::to_string(max_exponent));
   if (variable < 1 || variable > n)
     reader.fail(line, "variable index " + std::to_string(variable) + " out of range 1.." + std::to_string(n));
   variable -= 1;
@@ -77,8 +84,11 @@ SystemText read_system(const std::string& path) {
   SystemText sys;
   io::Record record;
   std::size_t last_line = 0;
-  auto current = [&]() -> PolynomialText& {
-    if (sys.polynomials.empty()) sys.polynomials.emplace_back();
+  auto current = [&](std::size_t line) -> PolynomialText& {
+    if (sys.polynomials.empty()) {
+      sys.polynomials.emplace_back();
+      sys.polynomials.back().line = line;
+    }
     return sys.polynomials.back();
   };
   std::vector<std::size_t> point_line;
@@ -110,14 +120,15 @@ SystemText read_system(const std::string& path) {
     } else if (key == "polynomial") {
       if (record.fields.size() != 1) reader.fail(line, "'polynomial' takes no arguments");
       sys.polynomials.emplace_back();
+      sys.polynomials.back().line = line;
     } else if (key == "constant") {
       if (sys.num_variables == 0) reader.fail(line, "'variables' must come first");
-      auto& p = current();
+      auto& p = current(line);
       if (!p.constant.empty()) reader.fail(line, "second constant in one polynomial");
       p.constant = read_series(reader, record, 1, sys);
     } else if (key == "term") {
       if (sys.num_variables == 0) reader.fail(line, "'variables' must come first");
-      auto& p = current();
+      auto& p = current(line);
       Monomial m;
       std::size_t i = 1;
       bool powers = false;
@@ -156,8 +167,9 @@ SystemText read_system(const std::string& path) {
   for (std::size_t k = 0; k < sys.polynomials.size(); ++k) {
     auto& p = sys.polynomials[k];
     p.structure.num_variables = sys.num_variables;
-    if (p.terms.empty())
-      reader.fail(last_line, "empty polynomial: polynomial " + std::to_string(k + 1) + " has no terms");
+    if (p.terms.empty() && p.constant.empty())
+      reader.fail(p.line ? p.line : last_line,
+                  "empty polynomial: polynomial " + std::to_string(k + 1) + " has no constant and no terms");
   }
   for (int v = 0; v < sys.num_variables; ++v)
     if (point_line[std::size_t(v)] == 0) reader.fail(last_line, "no point given for x" + std::to_string(v + 1));

@@ -10,8 +10,9 @@
 //   term x1 x3^2 : 0.5 1 0 0 -2      coefficient series of x1 x3^2 (variables distinct)
 //   point x1 : 1 0.25 0 0 0          z_1; every variable needs exactly one point line
 //
-// Numbers are decimal ("-1.5", "2e-3", "0.1"), read in the evaluation precision (a number like
-// 0.1 gets all the digits of the chosen N-fold double, not those of a double).
+// Numbers are decimal ("-1.5", "2e-3", "0.1", "4.9e-324"), read correctly rounded to the
+// evaluation precision (system.hpp: to_numeric): 0.1 becomes the N-double nearest to 1/10, not
+// the double nearest to it. read_system checks their syntax and range only.
 #pragma once
 
 #include <kosmos/series/polynomial.hpp>
@@ -31,6 +32,7 @@ struct PolynomialText {
   SeriesText constant;              // empty: zero
   std::vector<SeriesText> terms;    // one per monomial
   std::vector<std::size_t> lines;   // line of each term, for messages
+  std::size_t line = 0;             // line where the polynomial starts (0: not from a file)
 };
 
 struct SystemText {
@@ -42,8 +44,9 @@ struct SystemText {
 };
 
 // Reads and checks a system file; errors are kosmos::file_error "<path>:<line>: <what>" (bad
-// keyword, variable out of range or repeated, wrong number of coefficients, malformed number,
-// missing point, empty polynomial, ...).
+// keyword, variable out of range or repeated, exponent above max_exponent, wrong number of
+// coefficients, malformed number or one beyond the largest double, missing point, a polynomial
+// with neither constant nor terms, ...).
 SystemText read_system(const std::string& path);
 
 // Splits "re,im" (or "re") into its parts; false when malformed.

@@ -10,12 +10,15 @@ namespace dust {
 
 // Outcome of one temperature solve (stored per cell and species).
 enum TemperatureStatus : int {
-  status_converged = 0,      // |emitted / absorbed - 1| <= tolerance (or interpolated from the table)
-  status_at_floor = 1,       // heating below the emission at min_temperature (zero heating included)
-  status_at_ceiling = 2,     // heating above the emission at max_temperature
-  status_not_converged = 3,  // max_iterations reached; the last iterate is returned
-  status_invalid_heating = 4 // heating is NaN or negative; temperature is NaN
+  status_converged = 0,       // |emitted / absorbed - 1| <= tolerance (or interpolated from the table)
+  status_at_floor = 1,        // 0 < heating < emission at min_temperature: T = min_temperature
+  status_at_ceiling = 2,      // heating above the emission at max_temperature (also +inf, the overflow
+                              // of a finite field): T = max_temperature, the grain would sublimate
+  status_not_converged = 3,   // max_iterations reached; the last iterate is returned
+  status_invalid_heating = 4, // heating is NaN or negative: T = NaN
+  status_no_heating = 5       // heating is exactly 0 (zero field): T = 0, the grain emits nothing
 };
+constexpr int temperature_status_count = 6;
 
 namespace Impl {
 
@@ -64,6 +67,23 @@ KOKKOS_FORCEINLINE_FUNCTION T initial_guess(const SolverParams<T>& p, T heating_
   return t < p.max_t ? t : p.max_t;
 }
 
+// The cases decided by the heating alone (zero, +inf, NaN, negative); false when a solve is needed.
+// The scaled heating is the product of a finite heating and 1 / E(T_ref); +inf means it overflowed,
+// which only a heating above E(max_temperature) can do (that emission is finite in T).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION bool decided_by_heating(T heating, const SolverParams<T>& p, SolveResult<T>& r) {
+  if (heating == T(0)) {
+    r = {T(0), status_no_heating, 0};
+  } else if (heating > T(0) && math::isinf(heating)) {
+    r = {p.max_t, status_at_ceiling, 0};
+  } else if (!(heating > T(0))) {
+    r = {T(NAN), status_invalid_heating, 0};
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Safeguarded Newton-Raphson on ln E(T) = ln L in the variable ln T: E grows like T^(4+beta), so
 // the iteration is nearly linear there. A bracket [lo, hi] is kept from the signs of E - L; a step
 // leaving it bisects instead, and the temperature range ends are evaluated before declaring the
@@ -72,9 +92,8 @@ template <class T, class Exp, class W, class X>
 KOKKOS_INLINE_FUNCTION SolveResult<T> solve_newton(const W& w, const X& x, int nl, T heating,
                                                   T guess, const SolverParams<T>& p,
                                                   const Exp& exp_op) {
-  if (heating == T(0)) return {p.min_t, status_at_floor, 0};
-  if (!(heating > T(0)) || !math::isfinite(heating))
-    return {T(NAN), status_invalid_heating, 0};
+  SolveResult<T> decided;
+  if (decided_by_heating(heating, p, decided)) return decided;
   const T log_l = math::log(heating);
   T lo = p.log_min_t, hi = p.log_max_t;
   bool lo_evaluated = false, hi_evaluated = false;
@@ -124,9 +143,8 @@ template <class T, class Exp, class Table, class W, class X>
 KOKKOS_INLINE_FUNCTION SolveResult<T> solve_table(const Table& log_e, const TableParams<T>& tp,
                                                  const W& w, const X& x, int nl, T heating,
                                                  const SolverParams<T>& p, const Exp& exp_op) {
-  if (heating == T(0)) return {p.min_t, status_at_floor, 0};
-  if (!(heating > T(0)) || !math::isfinite(heating))
-    return {T(NAN), status_invalid_heating, 0};
+  SolveResult<T> decided;
+  if (decided_by_heating(heating, p, decided)) return decided;
   const T log_l = math::log(heating);
   const int n = tp.points;
   if (log_l < log_e[0]) {

@@ -76,6 +76,7 @@ struct IAS15Params {
   double epsilon = 1e-9;
   int steps = 1;
   long long max_iterations = 0;
+  SystemMonitor monitor;
   IAS15Constants k;
 };
 
@@ -85,9 +86,9 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
                                          const IAS15Params& p, const Rsqrt& rsqrt) {
   constexpr int n3 = 3 * N;
   if (ens.state(sys) != state_active) return;
-  SystemClock clock{ens.time(sys), 0, p.destination};
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
   long long it = iterations(sys);
-  if (!(clock.t < p.destination) || it >= p.max_iterations) return;
+  if (!clock.running() || it >= p.max_iterations) return;
   const IAS15Constants& K = p.k;
   double m[N];
   CompensatedSum<double> x[n3], v[n3];
@@ -105,8 +106,18 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
   bool predicted = false;  // e holds the prediction of the current b
   for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
   pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none);
+  double vs[n3];
+  for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
+  // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+  int stop = p.monitor.on ? p.monitor.reason<N>(m, xs, vs) : int(reason_none);
+  if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+    return;
+  }
   int reason = reason_none;
-  for (int step = 0; step < p.steps && clock.t < p.destination && it < p.max_iterations; ++step) {
+  for (int step = 0; step < p.steps && clock.running() && it < p.max_iterations && stop == reason_none;
+       ++step) {
     // A step this small no longer moves the time (a collision, or a singular orbit).
     if (!(dt > 1e-15 * (math::fabs(clock.t) + 1.0))) {
       reason = reason_step_underflow;
@@ -218,6 +229,10 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       reason = reason_nonfinite;
       break;
     }
+    if (p.monitor.on) {
+      for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
+      stop = p.monitor.reason<N>(m, xs, vs);
+    }
   }
   for (int b2 = 0; b2 < N; ++b2)
     for (int c = 0; c < 3; ++c) {
@@ -225,11 +240,15 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       ens.v(sys, b2, c) = v[3 * b2 + c].value();
     }
   ens.time(sys) = clock.t;
+  ens.time_lo(sys) = clock.lo;
   ens.step(sys) = dt;
   iterations(sys) = it;
   if (reason != reason_none) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = reason;
+  } else if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
   }
 }
 

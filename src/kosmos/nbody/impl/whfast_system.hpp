@@ -36,6 +36,7 @@ struct WHFastParams {
   WHCoordinates coordinates = WHCoordinates::jacobi;
   int steps = 1;
   long long max_iterations = 0;
+  SystemMonitor monitor;
 };
 
 constexpr bool valid_corrector_order(int order) {
@@ -248,9 +249,9 @@ template <int N, class Ens, class IterView, class Rsqrt>
 KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterations, int sys,
                                           const WHFastParams& p, const Rsqrt& rsqrt) {
   if (ens.state(sys) != state_active) return;
-  SystemClock clock{ens.time(sys), 0, p.destination};
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
   long long it = iterations(sys);
-  if (!(clock.t < p.destination) || it >= p.max_iterations) return;
+  if (!clock.running() || it >= p.max_iterations) return;
   WHSystem<N, Rsqrt> w;
   w.rsqrt = rsqrt;
   w.jacobi = p.coordinates == WHCoordinates::jacobi;
@@ -262,9 +263,16 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
       v[3 * b + c] = ens.v(sys, b, c);
     }
   }
+  // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+  int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
+  if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+    return;
+  }
   w.load(x, v);
   bool corrected = false;
-  for (int step = 0; step < p.steps && clock.t < p.destination && it < p.max_iterations && w.ok;
+  for (int step = 0; step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
        ++step) {
     const double h = landing_step(p.dt, clock.left());
     // The corrector belongs to the map of step dt: a shortened landing step runs uncorrected.
@@ -277,6 +285,12 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
     w.step(h);
     clock.advance(h);
     ++it;
+    if (p.monitor.on) {
+      // On the synchronized state (with a corrector: the corrected map's, O(dt^2 eps) away).
+      w.sync();
+      w.store(x, v);
+      stop = p.monitor.reason<N>(w.m, x, v);
+    }
   }
   w.sync();
   if (corrected) w.correct(-1.0, p.dt, p.corrector);
@@ -289,10 +303,14 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
       ens.v(sys, b, c) = v[3 * b + c];
     }
   ens.time(sys) = clock.t;
+  ens.time_lo(sys) = clock.lo;
   iterations(sys) = it;
   if (!w.ok || !finite) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = !w.ok ? reason_kepler_failure : reason_nonfinite;
+  } else if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
   }
 }
 

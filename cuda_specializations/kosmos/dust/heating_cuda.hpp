@@ -1,0 +1,65 @@
+// The pipeline's heating GEMM on a Cuda instance's own stream through cuBLAS (Kokkos Kernels 3.4's
+// gemm runs on the default stream only, which would serialize the pipeline's instances). Included
+// by kosmos/dust/pipeline.hpp only in CUDA builds with the specializations.
+#pragma once
+
+#include <kosmos/core/error.hpp>
+
+#include <cublas_v2.h>
+#include <Kokkos_Core.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace kosmos {
+namespace dust {
+namespace Impl {
+
+inline void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("kosmos::dust::EmissionPipeline (CUDA): ") + what +
+                             " failed (cuBLAS status " + std::to_string(int(status)) + ")");
+}
+
+template <class T>
+struct InstanceGemm<T, Kokkos::Cuda> {
+  struct Handle {
+    cublasHandle_t handle = nullptr;
+    ~Handle() {
+      if (handle) cublasDestroy(handle);
+    }
+  };
+  std::shared_ptr<Handle> h = std::make_shared<Handle>();
+
+  explicit InstanceGemm(const Kokkos::Cuda& space) {
+    check_cublas(cublasCreate(&h->handle), "cublasCreate");
+    check_cublas(cublasSetStream(h->handle, space.cuda_stream()), "cublasSetStream");
+  }
+
+  // heating_t (S, n) = sigma_dlambda(L, S)^T intensity_t(L, n); all LayoutLeft.
+  template <class A, class B, class C>
+  void operator()(const Kokkos::Cuda&, const A& intensity_t, const B& sigma_dlambda,
+                  const C& heating_t) const {
+    const int l = int(intensity_t.extent(0)), n = int(intensity_t.extent(1)),
+              s = int(sigma_dlambda.extent(1));
+    const T one = 1, zero = 0;
+    cublasStatus_t status;
+    if constexpr (std::is_same<T, float>::value) {
+      status =
+          cublasSgemm(h->handle, CUBLAS_OP_T, CUBLAS_OP_N, s, n, l, &one, sigma_dlambda.data(),
+                      int(sigma_dlambda.stride(1)), intensity_t.data(), int(intensity_t.stride(1)),
+                      &zero, heating_t.data(), int(heating_t.stride(1)));
+    } else {
+      status =
+          cublasDgemm(h->handle, CUBLAS_OP_T, CUBLAS_OP_N, s, n, l, &one, sigma_dlambda.data(),
+                      int(sigma_dlambda.stride(1)), intensity_t.data(), int(intensity_t.stride(1)),
+                      &zero, heating_t.data(), int(heating_t.stride(1)));
+    }
+    check_cublas(status, "cublas gemm");
+  }
+};
+}  // namespace Impl
+}  // namespace dust
+}  // namespace kosmos

@@ -1,0 +1,475 @@
+#include <kosmos/core/hdf5.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include <unistd.h>
+
+#if defined(KOSMOS_HAS_HDF5)
+#include <hdf5.h>
+
+#include <mutex>
+#include <numeric>
+#endif
+
+namespace kosmos {
+namespace io {
+
+bool is_hdf5_path(const std::string& path) {
+  auto ends_with = [&](const std::string& suffix) {
+    if (path.size() < suffix.size()) return false;
+    return std::equal(suffix.rbegin(), suffix.rend(), path.rbegin(),
+                      [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+  };
+  return ends_with(".h5") || ends_with(".hdf5");
+}
+
+#if defined(KOSMOS_HAS_HDF5)
+
+bool hdf5_enabled() { return true; }
+
+namespace Impl {
+struct H5Handles {
+  hid_t file = -1;
+};
+}  // namespace Impl
+
+namespace {
+
+template <class T>
+hid_t native_type();
+template <>
+hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
+template <>
+hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
+template <>
+hid_t native_type<std::int32_t>() { return H5T_NATIVE_INT32; }
+template <>
+hid_t native_type<std::int64_t>() { return H5T_NATIVE_INT64; }
+template <>
+hid_t native_type<std::uint8_t>() { return H5T_NATIVE_UINT8; }
+template <>
+hid_t native_type<std::uint64_t>() { return H5T_NATIVE_UINT64; }
+
+// HDF5 prints its own error stack to stderr by default; Kosmos reports errors itself.
+void silence_hdf5() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+// Closes an HDF5 identifier of any kind at scope exit.
+class Id {
+ public:
+  explicit Id(hid_t id = -1) : id_(id) {}
+  ~Id() {
+    if (id_ >= 0) H5Idec_ref(id_);
+  }
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& object, const std::string& what) {
+  throw file_error(path + (object.empty() ? "" : ": '" + object + "'") + ": " + what);
+}
+
+std::string object_name(const std::string& object) { return object.empty() ? "/" : object; }
+
+std::vector<hsize_t> to_hsize(const std::vector<std::size_t>& dims) {
+  return std::vector<hsize_t>(dims.begin(), dims.end());
+}
+
+std::size_t element_count(const std::vector<std::size_t>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), std::size_t{1}, std::multiplies<std::size_t>());
+}
+
+hid_t make_space(const std::vector<std::size_t>& dims) {
+  if (dims.empty()) return H5Screate(H5S_SCALAR);
+  const auto h = to_hsize(dims);
+  return H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr);
+}
+
+// Link creation properties that create missing intermediate groups ("a/b/c").
+hid_t intermediate_groups() {
+  const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  return lcpl;
+}
+
+std::vector<std::size_t> dataset_dims(hid_t dataset) {
+  Id space(H5Dget_space(dataset));
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  std::vector<hsize_t> h(static_cast<std::size_t>(std::max(rank, 0)));
+  if (rank > 0) H5Sget_simple_extent_dims(space.get(), h.data(), nullptr);
+  return std::vector<std::size_t>(h.begin(), h.end());
+}
+
+// Selects rows [first, first + rows) of the outermost dimension in `space` and returns the
+// matching memory space.
+hid_t select_rows(const std::string& path, const std::string& name, hid_t space,
+                  const std::vector<std::size_t>& dims, std::size_t first, std::size_t rows) {
+  if (dims.empty()) fail(path, name, "is a scalar, it has no rows");
+  if (first > dims[0] || rows > dims[0] - first)
+    fail(path, name,
+         "rows " + std::to_string(first) + ".." + std::to_string(first + rows) + " are outside its " +
+             std::to_string(dims[0]) + " rows");
+  std::vector<hsize_t> start(dims.size(), 0), count = to_hsize(dims);
+  start[0] = first;
+  count[0] = rows;
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+  return H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr);
+}
+
+hid_t open_object(const std::string& path, hid_t file, const std::string& object) {
+  const hid_t id = H5Oopen(file, object_name(object).c_str(), H5P_DEFAULT);
+  if (id < 0) fail(path, object, "no such dataset or group");
+  return id;
+}
+
+void write_attribute(const std::string& path, hid_t file, const std::string& object,
+                     const std::string& key, hid_t type, const void* value) {
+  Id target(open_object(path, file, object));
+  if (H5Aexists(target.get(), key.c_str()) > 0) H5Adelete(target.get(), key.c_str());
+  Id space(H5Screate(H5S_SCALAR));
+  Id attr(H5Acreate2(target.get(), key.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!attr.ok() || H5Awrite(attr.get(), type, value) < 0)
+    fail(path, object, "cannot write attribute '" + key + "'");
+}
+
+hid_t string_type() {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  H5Tset_cset(type, H5T_CSET_UTF8);
+  return type;
+}
+
+// Reads variable- or fixed-length strings from a dataset or attribute whose type is `stored`.
+template <class ReadFn>
+std::vector<std::string> read_string_values(hid_t stored, std::size_t count, const ReadFn& read) {
+  std::vector<std::string> out;
+  out.reserve(count);
+  if (H5Tis_variable_str(stored) > 0) {
+    std::vector<char*> raw(count, nullptr);
+    Id type(string_type());
+    read(type.get(), raw.data());
+    for (char* s : raw) {
+      out.emplace_back(s ? s : "");
+      H5free_memory(s);
+    }
+  } else {
+    const std::size_t width = H5Tget_size(stored);
+    std::vector<char> raw(count * width);
+    Id type(H5Tcopy(H5T_C_S1));
+    H5Tset_size(type.get(), width);
+    read(type.get(), raw.data());
+    for (std::size_t i = 0; i < count; ++i) {
+      const char* s = raw.data() + i * width;
+      out.emplace_back(s, std::find(s, s + width, '\0'));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+H5Writer::H5Writer(const std::string& path)
+    : path_(path), temporary_(path + ".tmp." + std::to_string(::getpid())),
+      h_(std::make_unique<Impl::H5Handles>()) {
+  silence_hdf5();
+  h_->file = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (h_->file < 0) fail(path_, "", "cannot create '" + temporary_ + "' for writing");
+}
+
+H5Writer::~H5Writer() {
+  if (h_ && h_->file >= 0) {
+    H5Fclose(h_->file);
+    std::remove(temporary_.c_str());
+  }
+}
+
+template <class T>
+void H5Writer::create(const std::string& name, const std::vector<std::size_t>& dims) {
+  Id space(make_space(dims));
+  Id lcpl(intermediate_groups());
+  Id dataset(H5Dcreate2(h_->file, name.c_str(), native_type<T>(), space.get(), lcpl.get(),
+                        H5P_DEFAULT, H5P_DEFAULT));
+  if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
+}
+
+template <class T>
+void H5Writer::write(const std::string& name, const T* data, const std::vector<std::size_t>& dims) {
+  create<T>(name, dims);
+  Id dataset(H5Dopen2(h_->file, name.c_str(), H5P_DEFAULT));
+  if (element_count(dims) > 0 &&
+      H5Dwrite(dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    fail(path_, name, "write failed (disk full?)");
+}
+
+template <class T>
+void H5Writer::write_rows(const std::string& name, std::size_t first_row, std::size_t rows,
+                          const T* data) {
+  Id dataset(H5Dopen2(h_->file, name.c_str(), H5P_DEFAULT));
+  if (!dataset.ok()) fail(path_, name, "no such dataset (create it first)");
+  const auto dims = dataset_dims(dataset.get());
+  Id space(H5Dget_space(dataset.get()));
+  Id memory(select_rows(path_, name, space.get(), dims, first_row, rows));
+  if (rows > 0 && H5Dwrite(dataset.get(), native_type<T>(), memory.get(), space.get(), H5P_DEFAULT,
+                           data) < 0)
+    fail(path_, name, "write failed (disk full?)");
+}
+
+void H5Writer::write_strings(const std::string& name, const std::vector<std::string>& values) {
+  std::vector<const char*> raw;
+  raw.reserve(values.size());
+  for (const auto& v : values) raw.push_back(v.c_str());
+  Id type(string_type());
+  Id space(make_space({values.size()}));
+  Id lcpl(intermediate_groups());
+  Id dataset(H5Dcreate2(h_->file, name.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT,
+                        H5P_DEFAULT));
+  if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
+  if (!values.empty() &&
+      H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)
+    fail(path_, name, "write failed (disk full?)");
+}
+
+void H5Writer::attribute(const std::string& object, const std::string& key, double value) {
+  write_attribute(path_, h_->file, object, key, H5T_NATIVE_DOUBLE, &value);
+}
+
+void H5Writer::attribute(const std::string& object, const std::string& key, long long value) {
+  write_attribute(path_, h_->file, object, key, H5T_NATIVE_LLONG, &value);
+}
+
+void H5Writer::attribute(const std::string& object, const std::string& key,
+                         const std::string& value) {
+  Id type(string_type());
+  const char* raw = value.c_str();
+  write_attribute(path_, h_->file, object, key, type.get(), &raw);
+}
+
+void H5Writer::commit() {
+  if (h_->file < 0) fail(path_, "", "already committed");
+  const herr_t closed = H5Fclose(h_->file);
+  h_->file = -1;
+  if (closed < 0) {
+    std::remove(temporary_.c_str());
+    fail(path_, "", "closing the file failed (disk full?)");
+  }
+  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    std::remove(temporary_.c_str());
+    fail(path_, "", "cannot rename the finished temporary file into place");
+  }
+}
+
+H5Reader::H5Reader(const std::string& path) : path_(path), h_(std::make_unique<Impl::H5Handles>()) {
+  silence_hdf5();
+  if (::access(path.c_str(), R_OK) != 0) fail(path_, "", "cannot open for reading");
+  if (H5Fis_hdf5(path.c_str()) <= 0) fail(path_, "", "is not an HDF5 file");
+  h_->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (h_->file < 0) fail(path_, "", "cannot open the HDF5 file (damaged?)");
+}
+
+H5Reader::~H5Reader() {
+  if (h_ && h_->file >= 0) H5Fclose(h_->file);
+}
+
+bool H5Reader::has(const std::string& name) const {
+  // H5Lexists fails (rather than answering false) when an intermediate group is missing.
+  std::size_t pos = 0;
+  while ((pos = name.find('/', pos + 1)) != std::string::npos) {
+    if (H5Lexists(h_->file, name.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
+  }
+  return H5Lexists(h_->file, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+namespace {
+hid_t open_dataset(const std::string& path, hid_t file, const std::string& name) {
+  const hid_t id = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  if (id < 0) fail(path, name, "no such dataset");
+  return id;
+}
+}  // namespace
+
+std::vector<std::size_t> H5Reader::dims(const std::string& name) const {
+  Id dataset(open_dataset(path_, h_->file, name));
+  return dataset_dims(dataset.get());
+}
+
+template <class T>
+void H5Reader::read_into(const std::string& name, T* data, std::size_t count) const {
+  Id dataset(open_dataset(path_, h_->file, name));
+  const std::size_t stored = element_count(dataset_dims(dataset.get()));
+  if (stored != count)
+    fail(path_, name,
+         "holds " + std::to_string(stored) + " values, expected " + std::to_string(count));
+  if (count > 0 &&
+      H5Dread(dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    fail(path_, name, "read failed (wrong type or damaged file)");
+}
+
+template <class T>
+std::vector<T> H5Reader::read(const std::string& name, std::vector<std::size_t>* dims_out) const {
+  const auto d = dims(name);
+  std::vector<T> values(element_count(d));
+  read_into(name, values.data(), values.size());
+  if (dims_out) *dims_out = d;
+  return values;
+}
+
+template <class T>
+void H5Reader::read_rows(const std::string& name, std::size_t first_row, std::size_t rows,
+                         T* data) const {
+  Id dataset(open_dataset(path_, h_->file, name));
+  const auto d = dataset_dims(dataset.get());
+  Id space(H5Dget_space(dataset.get()));
+  Id memory(select_rows(path_, name, space.get(), d, first_row, rows));
+  if (rows > 0 &&
+      H5Dread(dataset.get(), native_type<T>(), memory.get(), space.get(), H5P_DEFAULT, data) < 0)
+    fail(path_, name, "read failed (wrong type or damaged file)");
+}
+
+std::vector<std::string> H5Reader::read_strings(const std::string& name) const {
+  Id dataset(open_dataset(path_, h_->file, name));
+  Id stored(H5Dget_type(dataset.get()));
+  if (H5Tget_class(stored.get()) != H5T_STRING) fail(path_, name, "is not a string dataset");
+  return read_string_values(stored.get(), element_count(dataset_dims(dataset.get())),
+                            [&](hid_t type, void* buffer) {
+                              if (H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                          buffer) < 0)
+                                fail(path_, name, "read failed");
+                            });
+}
+
+bool H5Reader::has_attribute(const std::string& object, const std::string& key) const {
+  if (!object.empty() && object != "/" && !has(object)) return false;
+  Id target(open_object(path_, h_->file, object));
+  return H5Aexists(target.get(), key.c_str()) > 0;
+}
+
+namespace {
+hid_t open_attribute(const std::string& path, hid_t file, const std::string& object,
+                     const std::string& key) {
+  Id target(open_object(path, file, object));
+  const hid_t attr = H5Aopen(target.get(), key.c_str(), H5P_DEFAULT);
+  if (attr < 0) fail(path, object, "has no attribute '" + key + "'");
+  return attr;
+}
+
+template <class T>
+T numeric_attribute(const std::string& path, hid_t file, const std::string& object,
+                    const std::string& key, hid_t type) {
+  Id attr(open_attribute(path, file, object, key));
+  T value{};
+  if (H5Aread(attr.get(), type, &value) < 0)
+    fail(path, object, "attribute '" + key + "' is not a number");
+  return value;
+}
+}  // namespace
+
+double H5Reader::attribute_double(const std::string& object, const std::string& key) const {
+  return numeric_attribute<double>(path_, h_->file, object, key, H5T_NATIVE_DOUBLE);
+}
+
+long long H5Reader::attribute_integer(const std::string& object, const std::string& key) const {
+  return numeric_attribute<long long>(path_, h_->file, object, key, H5T_NATIVE_LLONG);
+}
+
+std::string H5Reader::attribute_string(const std::string& object, const std::string& key) const {
+  Id attr(open_attribute(path_, h_->file, object, key));
+  Id stored(H5Aget_type(attr.get()));
+  if (H5Tget_class(stored.get()) != H5T_STRING)
+    fail(path_, object, "attribute '" + key + "' is not a string");
+  return read_string_values(stored.get(), 1, [&](hid_t type, void* buffer) {
+    if (H5Aread(attr.get(), type, buffer) < 0) fail(path_, object, "attribute '" + key + "' unreadable");
+  })[0];
+}
+
+#else  // built without HDF5: every entry point says so, naming the file.
+
+bool hdf5_enabled() { return false; }
+
+namespace Impl {
+struct H5Handles {};
+}  // namespace Impl
+
+namespace {
+[[noreturn]] void unavailable(const std::string& path) {
+  throw invalid_input(path +
+                      ": this Kosmos was built without HDF5; rebuild with -DKOSMOS_ENABLE_HDF5=ON "
+                      "(Debian package libhdf5-dev) or use a text file name");
+}
+}  // namespace
+
+H5Writer::H5Writer(const std::string& path) : path_(path) { unavailable(path); }
+H5Writer::~H5Writer() = default;
+template <class T>
+void H5Writer::write(const std::string&, const T*, const std::vector<std::size_t>&) {
+  unavailable(path_);
+}
+template <class T>
+void H5Writer::create(const std::string&, const std::vector<std::size_t>&) {
+  unavailable(path_);
+}
+template <class T>
+void H5Writer::write_rows(const std::string&, std::size_t, std::size_t, const T*) {
+  unavailable(path_);
+}
+void H5Writer::write_strings(const std::string&, const std::vector<std::string>&) { unavailable(path_); }
+void H5Writer::attribute(const std::string&, const std::string&, double) { unavailable(path_); }
+void H5Writer::attribute(const std::string&, const std::string&, long long) { unavailable(path_); }
+void H5Writer::attribute(const std::string&, const std::string&, const std::string&) {
+  unavailable(path_);
+}
+void H5Writer::commit() { unavailable(path_); }
+
+H5Reader::H5Reader(const std::string& path) : path_(path) { unavailable(path); }
+H5Reader::~H5Reader() = default;
+bool H5Reader::has(const std::string&) const { unavailable(path_); }
+std::vector<std::size_t> H5Reader::dims(const std::string&) const { unavailable(path_); }
+template <class T>
+std::vector<T> H5Reader::read(const std::string&, std::vector<std::size_t>*) const {
+  unavailable(path_);
+}
+template <class T>
+void H5Reader::read_into(const std::string&, T*, std::size_t) const {
+  unavailable(path_);
+}
+template <class T>
+void H5Reader::read_rows(const std::string&, std::size_t, std::size_t, T*) const {
+  unavailable(path_);
+}
+std::vector<std::string> H5Reader::read_strings(const std::string&) const { unavailable(path_); }
+bool H5Reader::has_attribute(const std::string&, const std::string&) const { unavailable(path_); }
+double H5Reader::attribute_double(const std::string&, const std::string&) const { unavailable(path_); }
+long long H5Reader::attribute_integer(const std::string&, const std::string&) const {
+  unavailable(path_);
+}
+std::string H5Reader::attribute_string(const std::string&, const std::string&) const {
+  unavailable(path_);
+}
+
+#endif
+
+#define KOSMOS_IMPL_INSTANTIATE_HDF5(T)                                                          \
+  template void H5Writer::write<T>(const std::string&, const T*, const std::vector<std::size_t>&); \
+  template void H5Writer::create<T>(const std::string&, const std::vector<std::size_t>&);          \
+  template void H5Writer::write_rows<T>(const std::string&, std::size_t, std::size_t, const T*);   \
+  template std::vector<T> H5Reader::read<T>(const std::string&, std::vector<std::size_t>*) const;  \
+  template void H5Reader::read_into<T>(const std::string&, T*, std::size_t) const;                 \
+  template void H5Reader::read_rows<T>(const std::string&, std::size_t, std::size_t, T*) const;
+
+KOSMOS_IMPL_INSTANTIATE_HDF5(double)
+KOSMOS_IMPL_INSTANTIATE_HDF5(float)
+KOSMOS_IMPL_INSTANTIATE_HDF5(std::int32_t)
+KOSMOS_IMPL_INSTANTIATE_HDF5(std::int64_t)
+KOSMOS_IMPL_INSTANTIATE_HDF5(std::uint8_t)
+KOSMOS_IMPL_INSTANTIATE_HDF5(std::uint64_t)
+#undef KOSMOS_IMPL_INSTANTIATE_HDF5
+
+}  // namespace io
+}  // namespace kosmos

@@ -1,0 +1,221 @@
+// Stages 2-4 for cells that live in host memory: the cells go through the device in chunks, each
+// chunk's copy in, kernels and copy out queued on one of several execution-space instances, so
+// that the transfers of one chunk overlap the kernels of the others (the paper's GPU column counts
+// the transfers). Host arrays are row-major (one cell per row, as in the files) and should be in
+// pinned memory (HostCells allocates them there) for asynchronous copies at full bus speed.
+#pragma once
+
+#include <kosmos/core/compat.hpp>
+#include <kosmos/dust/equilibrium.hpp>
+
+#include <KokkosKernels_config.h>
+#include <KokkosBlas3_gemm.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace kosmos {
+namespace dust {
+
+// Cells, heating, temperatures, statuses and SEDs in host memory, one row per cell. Without
+// `with_intensity` the intensities get no rows (cells generated on the device).
+template <class T, class MemorySpace = kosmos::pinned_host_space>
+struct HostCells {
+  using matrix = Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace>;
+  matrix intensity;                                              // (C, L), W m^-2 m^-1 sr^-1
+  Kokkos::View<T*, MemorySpace> dust_mass;                       // (C)
+  matrix heating;                                                // (C, S), L_h in W sr^-1 per grain
+  matrix temperature;                                            // (C, S), K
+  Kokkos::View<int**, Kokkos::LayoutRight, MemorySpace> status;  // (C, S), TemperatureStatus
+  matrix sed;                                                    // (C, L), W m^-1 sr^-1
+
+  // Which arrays get rows: the intensities (inputs), the heating ... SEDs (results), or both;
+  // every part has the dust masses.
+  enum Parts { inputs = 1, results = 2, both = 3 };
+
+  HostCells() = default;
+  HostCells(std::int64_t cells, int wavelengths, int species, Parts parts = both)
+      : intensity(alloc("kosmos::dust::host_intensity"), parts & inputs ? cells : 0, wavelengths),
+        dust_mass(alloc("kosmos::dust::host_dust_mass"), cells),
+        heating(alloc("kosmos::dust::host_heating"), parts & results ? cells : 0, species),
+        temperature(alloc("kosmos::dust::host_temperature"), parts & results ? cells : 0, species),
+        status(alloc("kosmos::dust::host_status"), parts & results ? cells : 0, species),
+        sed(alloc("kosmos::dust::host_sed"), parts & results ? cells : 0, wavelengths) {}
+  std::int64_t cells() const { return std::int64_t(dust_mass.extent(0)); }
+
+ private:
+  static auto alloc(const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  }
+};
+
+struct PipelineOptions {
+  std::int64_t chunk_cells = 16384;  // cells per chunk (the last one may be shorter)
+  int instances = 3;                 // execution-space instances (streams) the chunks rotate over
+};
+
+namespace Impl {
+// Heating of a chunk whose intensities are row-major (cell, wavelength), i.e. the LayoutLeft
+// (wavelength, cell) matrix I^T, into the row-major (cell, species) heating, i.e. the LayoutLeft
+// (species, cell) H^T = sigma_dlambda^T I^T: one GEMM on `space`. Generic: KokkosBlas::gemm on
+// the default instance (Kokkos Kernels 3.4 takes no instance), ordered by fences. The CUDA
+// specialization runs cuBLAS on the instance's stream.
+template <class T, class ExecSpace>
+struct InstanceGemm {
+  explicit InstanceGemm(const ExecSpace&) {}
+  template <class A, class B, class C>
+  void operator()(const ExecSpace& space, const A& intensity_t, const B& sigma_dlambda,
+                  const C& heating_t) const {
+    space.fence();
+    KokkosBlas::gemm("T", "N", T(1), sigma_dlambda, intensity_t, T(0), heating_t);
+    ExecSpace().fence();
+  }
+};
+}  // namespace Impl
+}  // namespace dust
+}  // namespace kosmos
+
+// cuBLAS is linked where Kokkos Kernels uses it.
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA) && \
+    defined(KOKKOSKERNELS_ENABLE_TPL_CUBLAS)
+#include <kosmos/dust/heating_cuda.hpp>
+#endif
+
+namespace kosmos {
+namespace dust {
+
+// Runs stages 2-4 (with validate_cells per chunk) on n_cells cells. fill_chunk(instance,
+// first_cell, input) queues the filling of one chunk's device input on `instance` (intensity:
+// row-major (n, L), dust_mass: (n)); copy_cells_in(host) returns one that copies from HostCells.
+// Each chunk's dust masses, heating, temperatures, statuses and SEDs land in `out`: at row
+// first_cell when `out` has a row per cell, or, when it has only ring_rows() rows, in the slot of
+// the instance that ran it (the results are then only valid until on_chunk returns).
+// on_chunk(first_cell, n, first_row) runs on the host while the device works on later chunks.
+template <class T, class ExecSpace>
+class EmissionPipeline {
+ public:
+  using device_type = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using rows = Kokkos::View<T**, Kokkos::LayoutRight, device_type, unmanaged>;
+  using status_rows = Kokkos::View<int**, Kokkos::LayoutRight, device_type, unmanaged>;
+  using column = Kokkos::View<T*, device_type, unmanaged>;
+
+  EmissionPipeline(const ExecSpace& space, const GrainModel<T, ExecSpace>& grains,
+                   const PipelineOptions& options = PipelineOptions())
+      : g_(grains), options_(options), instances_(space, options.instances) {
+    kosmos::Impl::require(options.chunk_cells >= 1 && options.instances >= 1,
+                          "kosmos::dust::EmissionPipeline", "chunk_cells = ", options.chunk_cells,
+                          " and instances = ", options.instances, " must be >= 1");
+    const std::int64_t nl = g_.wavelengths(), ns = g_.species(), n = options.chunk_cells;
+    for (int i = 0; i < instances_.size(); ++i) {
+      buffers_.emplace_back(instances_[i], n * (2 * nl + 2 * ns + 1), n * ns);  // see run()
+      gemm_.emplace_back(instances_[i]);
+    }
+  }
+
+  // Work still queued (after an exception in run) must not outlive the buffers.
+  ~EmissionPipeline() {
+    for (int i = 0; i < instances_.size(); ++i) instances_[i].fence();
+  }
+  EmissionPipeline(const EmissionPipeline&) = delete;
+  EmissionPipeline& operator=(const EmissionPipeline&) = delete;
+
+  // Rows of a HostCells that holds only the chunks in flight.
+  std::int64_t ring_rows() const { return std::int64_t(instances_.size()) * options_.chunk_cells; }
+
+  // One chunk's device input: intensity (n, L) row-major and dust_mass (n).
+  struct Input {
+    rows intensity;
+    column dust_mass;
+  };
+
+  template <class FillChunk, class HostMemory, class OnChunk>
+  void run(std::int64_t n_cells, const FillChunk& fill_chunk, const HostCells<T, HostMemory>& out,
+           const SolverOptions& solver, const OnChunk& on_chunk) {
+    const std::int64_t nc = n_cells, chunk = options_.chunk_cells;
+    const int nl = g_.wavelengths(), ns = g_.species(), ni = instances_.size();
+    const bool ring = out.cells() < nc;
+    kosmos::Impl::require(!ring || out.cells() >= ring_rows(), "kosmos::dust::EmissionPipeline::run", "out has ",
+                          out.cells(), " rows: need one per cell (", nc, ") or ring_rows() = ", ring_rows());
+    kosmos::Impl::require(out.sed.extent(0) == out.dust_mass.extent(0), "kosmos::dust::EmissionPipeline::run",
+                          "out has no result arrays (HostCells::inputs)");
+    std::vector<std::int64_t> pending(std::size_t(ni), -1);  // first cell of the chunk in flight
+    auto first_row = [&](int i, std::int64_t c0) { return ring ? i * chunk : c0; };
+    auto finish = [&](int i) {
+      if (pending[std::size_t(i)] < 0) return;
+      instances_[i].fence();
+      const std::int64_t c0 = pending[std::size_t(i)];
+      on_chunk(c0, std::min(chunk, nc - c0), first_row(i, c0));
+      pending[std::size_t(i)] = -1;
+    };
+    for (std::int64_t c0 = 0, k = 0; c0 < nc; c0 += chunk, ++k) {
+      const int i = int(k % ni);
+      finish(i);  // the instance's buffers are free again
+      const auto& space = instances_[i];
+      const std::int64_t n = std::min(chunk, nc - c0);
+      Buffers& b = buffers_[std::size_t(i)];
+      T* p = b.values.data();
+      const Input in{rows(p, n, nl), column(p + n * nl, n)};
+      const rows sed(p + n * (nl + 1), n, nl), temperature(p + n * (2 * nl + 1), n, ns),
+          heating(p + n * (2 * nl + 1 + ns), n, ns);
+      const status_rows status(b.status.data(), n, ns);
+      fill_chunk(space, c0, in);
+      validate_cells(space, in.intensity, in.dust_mass, nl, c0);
+      // The same memory as LayoutLeft transposes: I^T (L, n) and H^T (S, n).
+      using left = Kokkos::View<T**, Kokkos::LayoutLeft, device_type, unmanaged>;
+      gemm_[std::size_t(i)](space, left(in.intensity.data(), nl, n), g_.sigma_dlambda,
+                            left(heating.data(), ns, n));
+      equilibrium_temperatures(space, g_, heating, temperature, status, solver);
+      emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
+      const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(i, c0), first_row(i, c0) + n);
+      Kokkos::deep_copy(space, Kokkos::subview(out.dust_mass, range), in.dust_mass);
+      Kokkos::deep_copy(space, Kokkos::subview(out.sed, range, Kokkos::ALL), sed);
+      Kokkos::deep_copy(space, Kokkos::subview(out.temperature, range, Kokkos::ALL), temperature);
+      Kokkos::deep_copy(space, Kokkos::subview(out.heating, range, Kokkos::ALL), heating);
+      Kokkos::deep_copy(space, Kokkos::subview(out.status, range, Kokkos::ALL), status);
+      pending[std::size_t(i)] = c0;
+    }
+    for (std::int64_t k = 0; k < ni; ++k) {
+      // Finish in submission order: the oldest chunk first.
+      const std::int64_t chunks = (nc + chunk - 1) / chunk;
+      finish(int((chunks + k) % ni));
+    }
+  }
+
+  template <class HostMemory>
+  void run(const HostCells<T, HostMemory>& cells, const SolverOptions& solver) {
+    run(cells.cells(), copy_cells_in(cells), cells, solver, [](std::int64_t, std::int64_t, std::int64_t) {});
+  }
+
+  // fill_chunk for cells already in host memory.
+  template <class HostMemory>
+  static auto copy_cells_in(const HostCells<T, HostMemory>& cells) {
+    return [cells](const ExecSpace& space, std::int64_t c0, const Input& in) {
+      const Kokkos::pair<std::int64_t, std::int64_t> range(
+          c0, c0 + std::int64_t(in.dust_mass.extent(0)));
+      Kokkos::deep_copy(space, in.intensity, Kokkos::subview(cells.intensity, range, Kokkos::ALL));
+      Kokkos::deep_copy(space, in.dust_mass, Kokkos::subview(cells.dust_mass, range));
+    };
+  }
+
+ private:
+  struct Buffers {
+    Kokkos::View<T*, device_type> values;  // intensity, dust mass, SED, temperature, heating
+    Kokkos::View<int*, device_type> status;
+    Buffers(const ExecSpace& space, std::int64_t n_values, std::int64_t n_status)
+        : values(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                    "kosmos::dust::pipeline_values"),
+                 n_values),
+          status(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                    "kosmos::dust::pipeline_status"),
+                 n_status) {}
+  };
+  GrainModel<T, ExecSpace> g_;
+  PipelineOptions options_;
+  kosmos::SpaceInstances<ExecSpace> instances_;
+  std::vector<Buffers> buffers_;
+  std::vector<Impl::InstanceGemm<T, ExecSpace>> gemm_;
+};
+}  // namespace dust
+}  // namespace kosmos

@@ -1,0 +1,62 @@
+// The `kosmos series` pipeline as library functions, so that the command line tool and the
+// end-to-end benchmark run the same code: load a system (text or HDF5), evaluate every
+// polynomial and its gradient on the default execution space, write the results (text or HDF5).
+//
+// HDF5 layout of a result file (".h5"/".hdf5"; C order, so each polynomial's block is its
+// LayoutLeft View):
+//   attributes on "/": format = "kosmos series values", source, variables, degree, precision,
+//                      complex, polynomials (P)
+//   value     double (P, limbs, d + 1)              p_k(z)
+//   gradient  double (P, limbs, variables, d + 1)   dp_k/dx_v (z)
+#pragma once
+
+#include <kosmos/series/evaluate.hpp>
+#include <kosmos/series/system.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace series {
+
+// The precisions the pipeline is compiled for: N = 1, 2, 3, 4, 5, 8, 10, real and complex.
+bool pipeline_supports(int precision);
+
+struct SystemValues {
+  int num_variables = 0;
+  int degree = 0;
+  int precision = 1;
+  bool complex = false;
+  std::vector<std::vector<double>> values;  // per polynomial, LayoutLeft (d + 1, limbs)
+  std::vector<std::vector<double>>
+      gradients;  // per polynomial, LayoutLeft (d + 1, variables, limbs)
+  int limbs() const { return complex ? 2 * precision : precision; }
+};
+
+// Evaluates every polynomial of `system` at its point in the system's precision. A coefficient
+// of a value or derivative that overflows to inf or is nan is a file_error
+// "<source>:<line>: polynomial k: <what> coefficient j is inf". `timing` (optional) receives one
+// line per polynomial with job counts and fenced stage times.
+SystemValues evaluate_system(const NumericSystem& system,
+                             KernelChoice kernels = KernelChoice::automatic,
+                             std::ostream* timing = nullptr);
+
+// Text: "value k : c_0 ... c_d" and "derivative k x<v> : c_0 ... c_d" lines (complex: re,im),
+// every coefficient correctly rounded to `digits` (0: enough to read back the same N-double).
+void write_values(std::ostream& out, const SystemValues& values, int digits);
+void write_values_h5(const std::string& path, const SystemValues& values,
+                     const std::string& source);
+
+struct FileEvaluation {
+  std::string input;   // system file, text or .h5
+  std::string output;  // "" or "-": text on `out`; .h5: HDF5; else a text file
+  int precision = 2;
+  KernelChoice kernels = KernelChoice::automatic;
+  int digits = 0;
+  std::ostream* timing = nullptr;
+};
+// load_system -> evaluate_system -> write_values / write_values_h5.
+void evaluate_file(const FileEvaluation& job, std::ostream& out);
+}  // namespace series
+}  // namespace kosmos
