@@ -5,7 +5,7 @@
 #   perf_tests/cli_wall.sh KOSMOS_BINARY [WORK_DIR]
 # Prints one line per case: the wall seconds and the command.
 set -euo pipefail
-kosmos=${1:?usage: cli_wall.sh KOSMOS_BINARY [WORK_DIR]}
+kosmos=$(realpath "${1:?usage: cli_wall.sh KOSMOS_BINARY [WORK_DIR]}")
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"

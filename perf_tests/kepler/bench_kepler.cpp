@@ -8,9 +8,11 @@
 
 #include <kosmos/kepler/chi2.hpp>
 #include <kosmos/kepler/rv_data.hpp>
+#include <kosmos/kepler/search.hpp>
 
 #include <Kokkos_Random.hpp>
 
+#include <random>
 #include <string>
 
 namespace {
@@ -48,7 +50,8 @@ void log_uniform(const PView& P, const KView& K) {
   using Phase = typename PView::non_const_value_type;
   using Real = typename KView::non_const_value_type;
   Kokkos::parallel_for(
-      "kosmos::kepler::bench::log_uniform", Kokkos::RangePolicy<Space>(0, int(P.extent(0))), KOKKOS_LAMBDA(const int s) {
+      "kosmos::kepler::bench::log_uniform", Kokkos::RangePolicy<Space>(0, int(P.extent(0))),
+      KOKKOS_LAMBDA(const int s) {
         for (int j = 0; j < int(P.extent(1)); ++j) {
           P(s, j) = Phase(2) * kosmos::math::pow(Phase(1826.25), P(s, j));
           K(s, j) = kosmos::math::pow(Real(500), K(s, j));
@@ -66,7 +69,8 @@ struct Chi2Setup {
     data.time.resize(kObs);
     data.velocity.resize(kObs);
     data.sigma.resize(kObs);
-    obs = Observations<Space>(data.time, data.velocity, data.sigma, std::vector<int>(kObs, 0), 1, data.mid_time());
+    obs = Observations<Space>(data.time, data.velocity, data.sigma, std::vector<int>(kObs, 0), 1,
+                              data.mid_time());
     Kokkos::Random_XorShift64_Pool<Space> pool(1);
     using Phase = typename Precision::phase_type;
     using Real = typename Precision::real_type;
@@ -97,12 +101,93 @@ void BM_Chi2(benchmark::State& state, Chi2Layout layout, bool generic) {
   });
   state.counters["systems/s"] = kosmos_bench::rate(double(kSystems));
   state.counters["solutions/s"] = kosmos_bench::rate(double(kSystems) * kPlanets * kObs);
-  state.SetLabel(evaluator.uses_cuda_specialization(kPlanets) && !generic ? "cuda specialization" : "kokkos");
+  state.SetLabel(evaluator.uses_cuda_specialization(kPlanets) && !generic ? "cuda specialization"
+                                                                          : "kokkos");
+}
+
+// Survey: kSurveyStars synthetic stars, 2 planets each (P log-uniform 2-300 d, K 5-30 m/s,
+// e U[0, 0.3)), 100 observations over 1000 d, one instrument, sigma 2 m/s; DE-MCMC from the
+// true orbits with a fixed budget (kSurveyChains chains, 20 + 20 generations, thin 4).
+constexpr int kSurveyStars = 1000, kSurveyChains = 32, kSurveyLoopStars = 20;
+
+struct SurveySet {
+  std::vector<RVData> stars;
+  std::vector<StartModel> starts;
+  SurveySet() {
+    std::mt19937_64 rng(2026);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::normal_distribution<double> g(0.0, 1.0);
+    for (int s = 0; s < kSurveyStars; ++s) {
+      StartModel start;
+      for (int j = 0; j < 2; ++j)
+        start.orbits.push_back({2.0 * std::pow(150.0, u(rng)), 5 + 25 * u(rng), 0.3 * u(rng),
+                                6.283185 * u(rng), 6.283185 * u(rng)});
+      start.offsets = {0.0};
+      start.jitters = {1.0};
+      RVData d;
+      d.path = "synthetic_" + std::to_string(s);
+      d.instrument_names = {"A"};
+      for (int k = 0; k < 100; ++k) d.time.push_back(2456000.0 + 1000 * u(rng));
+      std::sort(d.time.begin(), d.time.end());
+      for (double t : d.time) {
+        double v = 0;
+        for (const auto& o : start.orbits) v += radial_velocity(o, t, 2456500.0);
+        d.velocity.push_back(v + std::sqrt(5.0) * g(rng));
+        d.sigma.push_back(2.0);
+        d.instrument.push_back(0);
+      }
+      for (auto& o : start.orbits)
+        o.M0 = reduce_mean_anomaly(o.M0 + 6.283185307179586 * (d.mid_time() - 2456500.0) / o.P);
+      stars.push_back(std::move(d));
+      starts.push_back(std::move(start));
+    }
+  }
+};
+
+template <class Space>
+SearchOptions survey_options() {
+  SearchOptions o;
+  o.planets = 2;
+  o.chains = kSurveyChains;
+  o.burn = 20;
+  o.steps = 20;
+  o.thin = 4;
+  o.period_min = 1.0;
+  o.period_max = 2000.0;
+  o.host_space = !std::is_same<Space, Kokkos::DefaultExecutionSpace>::value;
+  o.mixed_precision = false;
+  return o;
+}
+
+// All stars' chains in the same launches (batched = true) or the same code one star at a time
+// over the first kSurveyLoopStars stars (stars/s comparable between the two).
+template <class Space>
+void BM_Survey(benchmark::State& state, bool batched) {
+  static const SurveySet set;
+  const auto options = survey_options<Space>();
+  const int n = batched ? kSurveyStars : kSurveyLoopStars;
+  const std::vector<RVData> stars(set.stars.begin(), set.stars.begin() + n);
+  const std::vector<StartModel> starts(set.starts.begin(), set.starts.begin() + n);
+  Space space;
+  kosmos_bench::fenced_loop(state, space, [&] {
+    if (batched) {
+      benchmark::DoNotOptimize(survey_from(stars, starts, options));
+    } else {
+      for (int s = 0; s < n; ++s)
+        benchmark::DoNotOptimize(survey_from({stars[s]}, {starts[s]}, options));
+    }
+  });
+  state.counters["stars/s"] = kosmos_bench::rate(double(n));
+  // chains x (40 generations + initial and curvature batches) models per star
+  state.counters["models/s"] = kosmos_bench::rate(double(n) * kSurveyChains * 41);
 }
 
 template <class Fn>
 void add(const std::string& name, Fn fn, int iterations) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(iterations);
+  benchmark::RegisterBenchmark(name.c_str(), fn)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(iterations);
 }
 
 const bool registered = [] {
@@ -110,21 +195,61 @@ const bool registered = [] {
     using Space = typename decltype(tag)::type;
     const std::string sp = std::string("/") + Space::name();
     const int solve_iters = iterations_for<Space>(50, 5);
-    add("BM_KeplerSolve<float,Danby>" + sp, [](benchmark::State& s) { BM_KeplerSolve<float, Space>(s, Solver::Danby); }, solve_iters);
-    add("BM_KeplerSolve<float,Markley>" + sp, [](benchmark::State& s) { BM_KeplerSolve<float, Space>(s, Solver::Markley); }, solve_iters);
-    add("BM_KeplerSolve<double,Danby>" + sp, [](benchmark::State& s) { BM_KeplerSolve<double, Space>(s, Solver::Danby); }, solve_iters);
-    add("BM_KeplerSolve<double,Markley>" + sp, [](benchmark::State& s) { BM_KeplerSolve<double, Space>(s, Solver::Markley); }, solve_iters);
+    add(
+        "BM_KeplerSolve<float,Danby>" + sp,
+        [](benchmark::State& s) { BM_KeplerSolve<float, Space>(s, Solver::Danby); }, solve_iters);
+    add(
+        "BM_KeplerSolve<float,Markley>" + sp,
+        [](benchmark::State& s) { BM_KeplerSolve<float, Space>(s, Solver::Markley); }, solve_iters);
+    add(
+        "BM_KeplerSolve<double,Danby>" + sp,
+        [](benchmark::State& s) { BM_KeplerSolve<double, Space>(s, Solver::Danby); }, solve_iters);
+    add(
+        "BM_KeplerSolve<double,Markley>" + sp,
+        [](benchmark::State& s) { BM_KeplerSolve<double, Space>(s, Solver::Markley); },
+        solve_iters);
     // One chi^2 pass is 1.26e8 Kepler solutions: a few iterations on CPUs.
     const int chi_iters = iterations_for<Space>(20, 2);
-    add("BM_Chi2<fused,single>" + sp, [](benchmark::State& s) { BM_Chi2<Single, Space>(s, Chi2Layout::fused, false); }, chi_iters);
-    add("BM_Chi2<fused,double>" + sp, [](benchmark::State& s) { BM_Chi2<Double, Space>(s, Chi2Layout::fused, false); }, chi_iters);
-    add("BM_Chi2<fused,mixed>" + sp, [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::fused, false); }, chi_iters);
-    add("BM_Chi2<separate,single>" + sp, [](benchmark::State& s) { BM_Chi2<Single, Space>(s, Chi2Layout::separate, false); }, chi_iters);
-    add("BM_Chi2<separate,double>" + sp, [](benchmark::State& s) { BM_Chi2<Double, Space>(s, Chi2Layout::separate, false); }, chi_iters);
-    add("BM_Chi2<separate,mixed>" + sp, [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::separate, false); }, chi_iters);
+    add(
+        "BM_Chi2<fused,single>" + sp,
+        [](benchmark::State& s) { BM_Chi2<Single, Space>(s, Chi2Layout::fused, false); },
+        chi_iters);
+    add(
+        "BM_Chi2<fused,double>" + sp,
+        [](benchmark::State& s) { BM_Chi2<Double, Space>(s, Chi2Layout::fused, false); },
+        chi_iters);
+    add(
+        "BM_Chi2<fused,mixed>" + sp,
+        [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::fused, false); }, chi_iters);
+    add(
+        "BM_Chi2<separate,single>" + sp,
+        [](benchmark::State& s) { BM_Chi2<Single, Space>(s, Chi2Layout::separate, false); },
+        chi_iters);
+    add(
+        "BM_Chi2<separate,double>" + sp,
+        [](benchmark::State& s) { BM_Chi2<Double, Space>(s, Chi2Layout::separate, false); },
+        chi_iters);
+    add(
+        "BM_Chi2<separate,mixed>" + sp,
+        [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::separate, false); },
+        chi_iters);
+    // The survey runs where the search does: Kokkos' default space or the default host space.
+    if (std::is_same<Space, Kokkos::DefaultExecutionSpace>::value ||
+        std::is_same<Space, Kokkos::DefaultHostExecutionSpace>::value) {
+      add(
+          "BM_Survey<batched>" + sp, [](benchmark::State& s) { BM_Survey<Space>(s, true); },
+          iterations_for<Space>(3, 1));
+      add(
+          "BM_Survey<one_star_loop>" + sp, [](benchmark::State& s) { BM_Survey<Space>(s, false); },
+          1);
+    }
 #if defined(KOKKOS_ENABLE_CUDA)
-    if (std::is_same<Space, Kokkos::Cuda>::value)  // the generic Kokkos kernel next to the specialization
-      add("BM_Chi2<fused,mixed_generic>" + sp, [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::fused, true); }, chi_iters);
+    if (std::is_same<Space,
+                     Kokkos::Cuda>::value)  // the generic Kokkos kernel next to the specialization
+      add(
+          "BM_Chi2<fused,mixed_generic>" + sp,
+          [](benchmark::State& s) { BM_Chi2<Mixed, Space>(s, Chi2Layout::fused, true); },
+          chi_iters);
 #endif
   });
   return true;

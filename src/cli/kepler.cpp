@@ -6,49 +6,235 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/kepler/search.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 namespace {
 
-void print_row(const kosmos::kepler::ParameterSummary& s, const char* unit, int precision) {
-  std::cout << "  " << std::left << std::setw(14) << s.name << std::right << std::fixed << std::setprecision(precision)
-            << std::setw(16) << s.median << "  +" << std::setw(precision + 5) << s.upper - s.median << "  -"
-            << std::setw(precision + 5) << s.median - s.lower << "   (MAP " << s.best << ")  " << unit << "\n";
+// Decimals that show the smaller of the two uncertainties to two significant digits.
+int decimals_for(double error) {
+  if (!(error > 0) || !std::isfinite(error)) return 6;
+  const int d = 1 - int(std::floor(std::log10(error)));
+  return std::min(std::max(d, 0), 15);
+}
+
+void print_row(const kosmos::kepler::ParameterSummary& s, const char* unit) {
+  const double up = s.upper - s.median, down = s.median - s.lower;
+  const int precision = decimals_for(std::min(up, down));
+  std::cout << "  " << std::left << std::setw(16) << s.name << std::right << std::fixed
+            << std::setprecision(precision) << std::setw(18) << s.median << "  +"
+            << std::setw(precision + 4) << up << "  -" << std::setw(precision + 4) << down
+            << "   (MAP " << s.best << ")  " << unit << std::setprecision(0) << "   ESS " << s.ess
+            << std::setprecision(3) << "  R-hat " << s.rhat << "\n";
+}
+
+// "N" or "A..B" planets.
+void parse_planets(const std::string& text, int& min_planets, int& planets) {
+  const auto dots = text.find("..");
+  auto to_int = [&](const std::string& t) {
+    double v = 0;
+    if (!kosmos::io::parse_double(t, v) || v != std::floor(v) || v < 0 || v > 8)
+      throw kosmos::cli::usage_error("--planets must be N or A..B with 0 <= A < B <= 8, not '" +
+                                     text + "'");
+    return int(v);
+  };
+  if (dots == std::string::npos) {
+    planets = to_int(text);
+    min_planets = -1;
+    return;
+  }
+  min_planets = to_int(text.substr(0, dots));
+  planets = to_int(text.substr(dots + 2));
+  if (min_planets >= planets)
+    throw kosmos::cli::usage_error("--planets must be N or A..B with 0 <= A < B <= 8, not '" +
+                                   text + "'");
+}
+
+// Splits "a; b" / "a,b" lists.
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);)
+    if (item.find_first_not_of(" \t") != std::string::npos) out.push_back(item);
+  return out;
+}
+
+// The .txt, .csv and .dat files of a directory (sorted) or the files of a list file (one per line,
+// '#' comments, relative to the list's directory).
+std::vector<std::string> batch_files(const std::string& source) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  if (fs::is_directory(source)) {
+    for (const auto& entry : fs::directory_iterator(source))
+      if (entry.is_regular_file() &&
+          (entry.path().extension() == ".txt" || entry.path().extension() == ".csv" ||
+           entry.path().extension() == ".dat"))
+        files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+  } else {
+    kosmos::io::TextReader reader(source);
+    kosmos::io::Record r;
+    const fs::path base = fs::path(source).parent_path();
+    while (reader.next(r)) {
+      const fs::path f(r.fields[0]);
+      files.push_back(f.is_absolute() ? f.string() : (base / f).string());
+    }
+  }
+  if (files.empty()) throw kosmos::file_error(source + ": no RV files for --batch");
+  return files;
+}
+
+// `--batch`: one survey over every star, one summary line each.
+int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& so,
+               const kosmos::cli::Options& options) {
+  if (so.min_planets >= 0)
+    throw kosmos::cli::usage_error("--batch fits one planet count: --planets N");
+  std::vector<kosmos::kepler::RVData> stars;
+  for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
+  const auto config = kosmos::current_configuration();
+  std::cout << "kosmos rv --batch: " << stars.size() << " stars, " << so.planets
+            << " planet(s), trend " << so.trend << ", " << so.chains << " DE-MCMC chains per star ("
+            << so.chains * stars.size() << " per launch pair), on " << config.backend << " ("
+            << config.device << ")\n";
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = kosmos::kepler::survey(stars, so);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string letters = "bcdefghi";
+  std::ostringstream header;
+  header << "star n_obs";
+  for (int j = 0; j < so.planets; ++j)
+    for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
+      header << " " << q << "_" << letters[j];
+  header << " lnL_MAP max_rhat min_ess";
+  std::ostringstream table;
+  table << header.str() << "\n";
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const auto& r = results[s];
+    table << stars[s].path << " " << r.n_obs << std::setprecision(10);
+    for (int j = 0; j < so.planets; ++j)
+      for (const char* q : {"P_", "K_", "e_"}) {
+        const auto& p = r.get(q + std::string(1, letters[j]));
+        table << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
+              << std::setprecision(10);
+      }
+    table << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
+          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
+  }
+  std::cout << table.str() << "done in " << std::setprecision(3) << seconds << " s ("
+            << stars.size() / seconds << " stars/s)\n";
+  if (options.has("summary") && !options.str("summary").empty())
+    kosmos::io::write_atomically(options.str("summary"),
+                                 [&](std::ostream& out) { out << table.str(); });
+  return 0;
 }
 
 int run_rv(const std::vector<std::string>& args) {
   kosmos::cli::Options options(
       "rv",
-      "Search an RV file (columns: time velocity sigma [instrument]) for Keplerian planets: periodogram-seeded "
-      "random search and differential-evolution optimization per planet, then differential-evolution MCMC "
-      "(ter Braak 2006) over all orbits with per-instrument offsets and jitters, on the batched chi^2 kernels. "
-      "Prints medians with 68% intervals and writes the posterior samples.");
-  options.positional("data", "RV data file (e.g. data/rv/hd164922_radvel.txt)");
-  options.option("planets", "N", "number of planets", "2");
-  options.option("chains", "N", "DE-MCMC chains (also the DE population); even, >= 2 x parameters + 2", "160");
+      "Search an RV file (whitespace or CSV columns time velocity sigma [instrument], RadVel "
+      "header names, any row order) for Keplerian planets: periodogram-seeded "
+      "random search, differential-evolution optimization and a Nelder-Mead polish per planet "
+      "(priors and fixed parameters included), then "
+      "differential-evolution MCMC "
+      "(ter Braak 2006) over all orbits with per-instrument offsets and jitters, on the batched "
+      "chi^2 kernels. "
+      "Prints medians with 68% intervals, ESS and split R-hat and writes the posterior samples.");
+  options.positional("data", "RV data file (e.g. data/rv/hd164922_radvel.txt); omit with --batch",
+                     false);
+  options.option(
+      "batch", "DIR|LIST",
+      "survey mode: fit every RV file (.txt, .csv, .dat) of a directory, or listed one per line in "
+      "a text file (paths "
+      "relative to it), with --planets N; the DE-MCMC of all stars shares its kernel launches; one "
+      "summary line per star",
+      "", true);
+  options.option("planets", "N|A..B",
+                 "number of planets, or a range A..B: fit every count, print ln L (at the polished "
+                 "optimum), BIC "
+                 "and AICc, sample the preferred count",
+                 "2");
+  options.option("trend", "D",
+                 "polynomial trend: 0 none, 1 dvdt, 2 dvdt and curv (about the printed epoch)",
+                 "0");
+  options.option("prior", "SPECS",
+                 "priors, ';'-separated 'NAME KIND ARGS': KIND uniform A B | loguniform A B | "
+                 "gauss MU SIGMA | "
+                 "tgauss MU SIGMA A B | fixed V; NAME P_b K_b e_b omega_b (deg) Tc_b gamma_<inst> "
+                 "jitter_<inst> "
+                 "dvdt curv (e.g. \"P_b gauss 4.2308 0.0002; K_b uniform 0 30\")",
+                 "", true);
+  options.option("priors", "FILE", "more priors, one 'NAME KIND ARGS' per line ('#' comments)", "",
+                 true);
+  options.option("fix", "LIST",
+                 "fixed parameters, 'NAME=V,...' (P, K, e = 0, gamma, jitter, dvdt, curv)", "",
+                 true);
+  options.option("stellar-mass", "M[,SIGMA]",
+                 "stellar mass in M_sun (and its 1-sigma uncertainty): adds m sin i (M_jup, "
+                 "M_earth) and a (au) "
+                 "per planet",
+                 "", true);
+  options.option("chains", "N",
+                 "DE-MCMC chains (also the DE population); even, >= 2 x parameters + 2", "160");
   options.option("burn", "N", "DE-MCMC burn-in generations", "1000");
   options.option("steps", "N", "DE-MCMC generations kept after burn-in", "1000");
   options.option("thin", "N", "keep every N-th generation", "4");
   options.option("generations", "N", "DE optimizer generations per planet", "150");
   options.option("candidates", "N", "random-search orbits per planet", "8192");
-  options.option("period-min", "DAYS", "shortest period searched", "2");
+  options.option("period-min", "DAYS", "shortest period searched", "0.5");
   options.option("period-max", "DAYS", "longest period searched (0: twice the time span)", "0");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
-  options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)", "auto");
+  options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)",
+                 "auto");
   options.option("solver", "S", "Kepler solver: markley or danby", "markley");
   options.option("seed", "N", "random seed", "1");
-  options.option("output", "FILE", "posterior samples file", "rv_posterior.txt");
-  options.option("summary", "FILE", "also write 'name median lower upper MAP' lines to FILE", "", true);
+  options.option("output", "FILE",
+                 "posterior samples file (HDF5 when it ends in .h5 or .hdf5, else text)",
+                 "rv_posterior.txt");
+  options.option("summary", "FILE",
+                 "also write 'name median lower upper MAP ess rhat' lines to FILE", "", true);
   options.flag("quiet", "no progress messages");
   if (!options.parse(args)) return 0;
 
-  const std::string path = options.str("data");
-  const auto data = kosmos::kepler::read_rv_file(path);
+  const bool batch = options.has("batch") && !options.str("batch").empty();
+  const std::string path = options.has("data") ? options.str("data") : std::string();
+  if (batch == !path.empty())
+    throw kosmos::cli::usage_error("give either an RV data file or --batch DIR|LIST");
   kosmos::kepler::SearchOptions so;
-  so.planets = int(options.integer("planets", 1));
+  parse_planets(options.str("planets"), so.min_planets, so.planets);
+  so.trend = int(options.integer("trend", 0));
+  if (so.trend > 2) throw kosmos::cli::usage_error("--trend must be 0, 1 or 2");
+  if (options.has("prior"))
+    for (const auto& spec : split(options.str("prior"), ';'))
+      so.priors.push_back(kosmos::kepler::parse_prior(spec, "--prior"));
+  if (options.has("priors") && !options.str("priors").empty())
+    for (const auto& p : kosmos::kepler::read_prior_file(options.str("priors")))
+      so.priors.push_back(p);
+  if (options.has("fix"))
+    for (const auto& item : split(options.str("fix"), ',')) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos)
+        throw kosmos::cli::usage_error("--fix expects NAME=VALUE, not '" + item + "'");
+      so.priors.push_back(kosmos::kepler::parse_prior(
+          item.substr(0, eq) + " fixed " + item.substr(eq + 1), "--fix"));
+    }
+  if (options.has("stellar-mass") && !options.str("stellar-mass").empty()) {
+    const auto parts = split(options.str("stellar-mass"), ',');
+    double m = 0, sigma = 0;
+    if (parts.empty() || parts.size() > 2 || !kosmos::io::parse_double(parts[0], m) || !(m > 0) ||
+        (parts.size() == 2 && (!kosmos::io::parse_double(parts[1], sigma) || sigma < 0)))
+      throw kosmos::cli::usage_error(
+          "--stellar-mass must be M or M,SIGMA with M > 0, SIGMA >= 0, not '" +
+          options.str("stellar-mass") + "'");
+    so.stellar_mass = m;
+    so.stellar_mass_sigma = sigma;
+  }
   so.chains = int(options.integer("chains", 4));
   so.burn = int(options.integer("burn", 0));
   so.steps = int(options.integer("steps", 1));
@@ -60,8 +246,9 @@ int run_rv(const std::vector<std::string>& args) {
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0));
   const std::string precision = options.str("precision");
-  const bool on_gpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                                  Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  const bool on_gpu =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                  Kokkos::DefaultExecutionSpace::memory_space>::accessible;
   if (precision == "mixed")
     so.mixed_precision = true;
   else if (precision == "double")
@@ -69,7 +256,8 @@ int run_rv(const std::vector<std::string>& args) {
   else if (precision == "auto")
     so.mixed_precision = on_gpu;
   else
-    throw kosmos::cli::usage_error("--precision must be double, mixed or auto, not '" + precision + "'");
+    throw kosmos::cli::usage_error("--precision must be double, mixed or auto, not '" + precision +
+                                   "'");
   const std::string solver = options.str("solver");
   if (solver == "markley")
     so.solver = kosmos::kepler::Solver::Markley;
@@ -78,55 +266,93 @@ int run_rv(const std::vector<std::string>& args) {
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const std::string output = options.str("output");
-  if (output == path) throw kosmos::cli::usage_error("--output would overwrite the input file '" + path + "'");
-  if (!options.is_set("quiet")) so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
+  if (output == path)
+    throw kosmos::cli::usage_error("--output would overwrite the input file '" + path + "'");
+  if (!options.is_set("quiet"))
+    so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
+  if (batch) return run_survey(options.str("batch"), so, options);
+  const auto data = kosmos::kepler::read_rv_file(path);
   const auto config = kosmos::current_configuration();
-  std::cout << "kosmos rv: " << path << ": " << data.size() << " observations, " << data.n_instruments()
-            << " instrument(s) (";
-  for (int i = 0; i < data.n_instruments(); ++i) std::cout << (i ? ", " : "") << data.instrument_names[i];
+  std::cout << "kosmos rv: " << path << ": " << data.size() << " observations, "
+            << data.n_instruments() << " instrument(s) (";
+  for (int i = 0; i < data.n_instruments(); ++i)
+    std::cout << (i ? ", " : "") << data.instrument_names[i];
   std::cout << "), span " << std::fixed << std::setprecision(1) << data.baseline() << " d\n";
-  std::cout << "search: " << so.planets << " planet(s), " << so.chains << " DE-MCMC chains, " << so.burn << " + "
-            << so.steps << " generations, " << (so.mixed_precision ? "mixed" : "double") << " precision, "
-            << solver << " solver, on " << config.backend << " (" << config.device << ")\n";
+  std::cout << "search: "
+            << (so.min_planets >= 0 ? std::to_string(so.min_planets) + ".." : std::string())
+            << so.planets << " planet(s), trend " << so.trend << ", " << so.priors.size()
+            << " prior(s)/fixed, " << so.chains << " DE-MCMC chains, " << so.burn << " + "
+            << so.steps << " generations, " << (so.mixed_precision ? "mixed" : "double")
+            << " precision, " << solver << " solver, on " << config.backend << " (" << config.device
+            << ")\n";
 
   const auto r = kosmos::kepler::search(data, so);
   kosmos::kepler::write_samples(output, r, data);
 
   std::cout << std::setprecision(1) << "done in " << r.seconds << " s: " << r.likelihood_evaluations
             << " likelihood evaluations (" << std::scientific << std::setprecision(2)
-            << r.likelihood_evaluations / r.seconds << " models/s), DE-MCMC acceptance " << std::fixed
-            << std::setprecision(2) << r.acceptance << ", max R-hat " << std::setprecision(3) << r.max_rhat << "\n";
+            << r.likelihood_evaluations / r.seconds << " models/s), DE-MCMC acceptance "
+            << std::fixed << std::setprecision(2) << r.acceptance << ", max split R-hat "
+            << std::setprecision(3) << r.max_rhat << ", min ESS " << std::setprecision(0)
+            << r.min_ess << "\n";
   if (r.max_rhat > 1.1)
-    std::cout << "note: max Gelman-Rubin R-hat " << std::setprecision(3) << r.max_rhat
-              << " > 1.1: the chains have not fully mixed; use larger --burn/--steps (or more --chains on a GPU)\n";
-  std::cout << "epoch (M0 reference) " << std::setprecision(4) << r.epoch << "; MAP chi^2 = " << std::setprecision(2)
-            << r.best_chi2 << " (" << r.n_obs << " observations), ln L = " << r.best_loglike << "\n";
+    std::cout << "note: max split R-hat " << std::setprecision(3) << r.max_rhat
+              << " > 1.1: the chains have not fully mixed; use larger --burn/--steps (or more "
+                 "--chains on a GPU)\n";
+  if (!r.comparison.empty()) {
+    std::cout << "\nmodel comparison (ln L at the polished optimum; n = " << r.n_obs << "):\n"
+              << "  planets  free      ln L             BIC          AICc      delta BIC\n";
+    const double best_bic = r.comparison[std::size_t(r.planets - r.comparison.front().planets)].bic;
+    for (const auto& c : r.comparison)
+      std::cout << "  " << std::setw(7) << c.planets << std::setw(6) << c.n_free
+                << std::setprecision(3) << std::setw(14) << c.loglike << std::setw(14) << c.bic
+                << std::setw(14) << c.aicc << std::setw(12) << c.bic - best_bic
+                << (c.planets == r.planets ? "  <- preferred" : "") << "\n";
+    std::cout << "preferred: " << r.planets << " planet(s); rule: " << r.comparison_rule << "\n";
+  }
+  std::cout << "\nepoch (reference of M0, lambda and the trend) " << std::setprecision(6) << r.epoch
+            << "; MAP (polished optimum): chi^2 = " << std::setprecision(3) << r.best_chi2 << " ("
+            << r.n_obs << " observations, " << r.n_free
+            << " free parameters), ln L = " << r.best_loglike << "\n";
   std::cout << "\nposterior medians with 68% intervals:\n";
   const std::string letters = "bcdefghi";
-  for (int j = 0; j < so.planets; ++j) {
+  for (int j = 0; j < r.planets; ++j) {
     const std::string s = std::string("_") + letters[j];
-    std::cout << "planet " << letters[j] << " (periodogram peak " << std::setprecision(3)
-              << r.periodogram_periods[j] << " d):\n";
-    print_row(r.get("P" + s), "d", 3);
-    print_row(r.get("K" + s), "m/s", 3);
-    print_row(r.get("e" + s), "", 3);
-    print_row(r.get("omega_deg" + s), "deg", 1);
-    print_row(r.get("M0_deg" + s), "deg", 1);
-    print_row(r.get("Tc" + s), "(time of conjunction)", 2);
-    print_row(r.get("Tp" + s), "(time of periastron)", 2);
+    std::cout << "planet " << letters[j] << " (periodogram peak " << std::setprecision(6)
+              << r.periodogram_periods[std::size_t(j)] << " d):\n";
+    print_row(r.get("P" + s), "d");
+    print_row(r.get("K" + s), "m/s");
+    print_row(r.get("e" + s), "");
+    print_row(r.get("omega_deg" + s), "deg");
+    print_row(r.get("M0_deg" + s), "deg");
+    print_row(r.get("Tc" + s), "(time of conjunction)");
+    print_row(r.get("Tp" + s), "(time of periastron)");
+    if (so.stellar_mass > 0) {
+      print_row(r.get("msini_jup" + s), "M_jup");
+      print_row(r.get("msini_earth" + s), "M_earth");
+      print_row(r.get("a_au" + s), "au");
+    }
   }
   std::cout << "instruments:\n";
   for (const auto& name : data.instrument_names) {
-    print_row(r.get("gamma_" + name), "m/s", 2);
-    print_row(r.get("jitter_" + name), "m/s", 2);
+    print_row(r.get("gamma_" + name), "m/s");
+    print_row(r.get("jitter_" + name), "m/s");
+  }
+  if (r.trend >= 1) {
+    std::cout << "trend (about the epoch):\n";
+    print_row(r.get("dvdt"), "m/s/d");
+    if (r.trend >= 2) print_row(r.get("curv"), "m/s/d^2");
   }
   std::cout << "\nposterior samples (" << r.samples.size() << ") written to " << output << "\n";
   if (options.has("summary") && !options.str("summary").empty()) {
     kosmos::io::write_atomically(options.str("summary"), [&](std::ostream& out) {
-      out << std::setprecision(10);
-      for (const auto& s : r.summary) out << s.name << " " << s.median << " " << s.lower << " " << s.upper << " " << s.best << "\n";
-      out << "max_rhat " << r.max_rhat << " 0 0 0\n";
+      out << std::setprecision(17);
+      for (const auto& s : r.summary)
+        out << s.name << " " << s.median << " " << s.lower << " " << s.upper << " " << s.best << " "
+            << s.ess << " " << s.rhat << "\n";
+      out << "max_rhat " << r.max_rhat << " 0 0 0 0 0\n";
+      out << "planets " << r.planets << " 0 0 0 0 0\n";
     });
   }
   return 0;

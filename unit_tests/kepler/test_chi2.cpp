@@ -15,8 +15,9 @@ using LD = long double;
 const LD kTwoPiL = 6.283185307179586476925286766559005768L;
 
 struct HostModels {
-  int n_sys = 0, n_pl = 0, n_inst = 0;
+  int n_sys = 0, n_pl = 0, n_inst = 0, n_trend = 0;
   std::vector<double> P, K, e, omega, M0, offset, jitter;  // row-major (sys, pl) / (sys, inst)
+  std::vector<double> trend;                               // (sys, n_trend): dvdt, curv
 };
 
 // Ford 2009 Table 2: P log-uniform in [2 d, 10 yr), K log-uniform in [1, 500) m/s, e U[0, 0.99),
@@ -45,7 +46,7 @@ HostModels table2_models(int n_sys, int n_pl, int n_inst, bool with_offsets, uns
 
 template <class Precision, class Space>
 kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
-  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst);
+  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst, h.n_trend);
   kosmos::kepler::ModelsHostMirror<Precision, Space> mirror(m);
   for (int s = 0; s < h.n_sys; ++s) {
     for (int j = 0; j < h.n_pl; ++j) {
@@ -60,6 +61,7 @@ kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
       mirror.offset(s, j) = h.offset[s * h.n_inst + j];
       mirror.jitter(s, j) = h.jitter[s * h.n_inst + j];
     }
+    for (int j = 0; j < h.n_trend; ++j) mirror.trend(s, j) = h.trend[s * h.n_trend + j];
   }
   mirror.copy_to(m);
   return m;
@@ -84,17 +86,24 @@ LD kepler_ld(LD M, LD e) {
   for (int it = 0; it < 200; ++it) {
     const LD f = E - e * sinl(E) - M;
     if (f == 0) break;
-    if (f > 0) hi = E; else lo = E;
+    if (f > 0)
+      hi = E;
+    else
+      lo = E;
     LD next = E - f / (1 - e * cosl(E));
     if (!(next > lo && next < hi)) next = 0.5L * (lo + hi);
-    if (fabsl(next - E) <= 1e-19L) { E = next; break; }
+    if (fabsl(next - E) <= 1e-19L) {
+      E = next;
+      break;
+    }
     E = next;
   }
   return E;
 }
 
 // Reference chi^2 and ln L of system s, true-anomaly form, long double throughout.
-void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, double epoch, LD& chi2, LD& loglike) {
+void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, double epoch, LD& chi2,
+               LD& loglike) {
   chi2 = 0;
   LD logs = 0;
   for (std::size_t k = 0; k < d.size(); ++k) {
@@ -107,6 +116,8 @@ void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, doub
       const LD nu = 2 * atan2l(sqrtl(1 + e) * sinl(E / 2), sqrtl(1 - e) * cosl(E / 2));
       model += LD(m.K[i]) * (cosl(nu + w) + e * cosl(w));
     }
+    const LD dt = LD(d.time[k]) - LD(epoch);
+    for (int j = 0; j < m.n_trend; ++j) model += LD(m.trend[s * m.n_trend + j]) * powl(dt, j + 1);
     const int inst = d.instrument[k];
     const LD jit = m.jitter[s * m.n_inst + inst];
     const LD var = LD(d.sigma[k]) * d.sigma[k] + jit * jit;
@@ -119,7 +130,8 @@ void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, doub
 
 template <class Space>
 kosmos::kepler::Observations<Space> observations(const kosmos::kepler::RVData& d, double epoch) {
-  return kosmos::kepler::Observations<Space>(d.time, d.velocity, d.sigma, d.instrument, d.n_instruments(), epoch);
+  return kosmos::kepler::Observations<Space>(d.time, d.velocity, d.sigma, d.instrument,
+                                             d.n_instruments(), epoch);
 }
 
 template <class Space>
@@ -164,12 +176,142 @@ void check_double_against_reference() {
         for (int s = 0; s < n_sys; ++s) {
           EXPECT_LE(std::fabs(double((hc(s) - ref_chi2[s]) / ref_chi2[s])), 1e-10)
               << layout_name(layout) << " " << solver_name(solver) << " system " << s;
-          EXPECT_LE(std::fabs(double(hl(s) - ref_ll[s])), 1e-10 * std::fabs(double(ref_chi2[s])) + 1e-9)
+          EXPECT_LE(std::fabs(double(hl(s) - ref_ll[s])),
+                    1e-10 * std::fabs(double(ref_chi2[s])) + 1e-9)
               << layout_name(layout) << " " << solver_name(solver) << " system " << s;
         }
       }
 }
-TYPED_TEST(KeplerChi2Test, DoubleMatchesLongDoubleReference) { check_double_against_reference<TypeParam>(); }
+TYPED_TEST(KeplerChi2Test, DoubleMatchesLongDoubleReference) {
+  check_double_against_reference<TypeParam>();
+}
+
+// Linear and quadratic trends (RadVel's dvdt, curv about the epoch), with 0 and 2 planets, both
+// layouts, double and mixed precision, against the long-double reference.
+template <class Space>
+void check_trend_against_reference() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922();
+  const double epoch = data.mid_time();
+  const auto obs = observations<Space>(data, epoch);
+  const int n_sys = 12;
+  for (int n_pl : {0, 2})
+    for (int n_trend : {1, 2}) {
+      HostModels h = table2_models(n_sys, n_pl, data.n_instruments(), true, 23);
+      h.n_trend = n_trend;
+      std::mt19937_64 rng(5);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      for (int i = 0; i < n_sys * n_trend; ++i)
+        h.trend.push_back(i % n_trend == 0 ? 0.01 * u(rng) : 3e-6 * u(rng));
+      const auto md = to_device<Double, Space>(h);
+      const auto mm = to_device<Mixed, Space>(h);
+      Kokkos::View<double*, Space> chi2("chi2", n_sys), ll("ll", n_sys);
+      for (auto layout : {Chi2Layout::fused, Chi2Layout::separate})
+        for (bool mixed : {false, true}) {
+          Chi2Options options;
+          options.layout = layout;
+          if (mixed)
+            Chi2Evaluator<Mixed, Space>(Space(), obs, options).evaluate(mm, chi2, ll);
+          else
+            Chi2Evaluator<Double, Space>(Space(), obs, options).evaluate(md, chi2, ll);
+          auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);
+          for (int s = 0; s < n_sys; ++s) {
+            LD rc, rl;
+            reference(h, s, data, epoch, rc, rl);
+            EXPECT_LE(std::fabs(double((hc(s) - rc) / rc)), mixed ? 1e-4 : 1e-10)
+                << layout_name(layout) << " n_pl " << n_pl << " n_trend " << n_trend << " mixed "
+                << mixed << " system " << s;
+          }
+        }
+    }
+}
+TYPED_TEST(KeplerChi2Test, TrendsAndZeroPlanetsMatchReference) {
+  check_trend_against_reference<TypeParam>();
+}
+
+// Survey layout: three "stars" (slices of the HD 164922 set, each with its own epoch and local
+// instrument numbering) concatenated; every model reads only its star's slice. Each model's
+// chi^2 and ln L must match the long-double reference on that star alone.
+template <class Space>
+void check_observation_ranges() {
+  using namespace kosmos::kepler;
+  const auto all = hd164922();
+  const std::size_t cuts[4] = {0, 90, 240, all.size()};
+  std::vector<RVData> stars(3);
+  std::vector<double> epochs, t, v, sig;
+  std::vector<int> inst, begin, count;
+  for (int s = 0; s < 3; ++s) {
+    RVData& d = stars[std::size_t(s)];
+    for (std::size_t k = cuts[s]; k < cuts[s + 1]; ++k) {
+      d.time.push_back(all.time[k]);
+      d.velocity.push_back(all.velocity[k]);
+      d.sigma.push_back(all.sigma[k]);
+      d.instrument.push_back(all.instrument[k]);  // indices 0..2 of every star's own columns
+    }
+    d.instrument_names = all.instrument_names;
+    epochs.push_back(d.mid_time());
+    begin.push_back(int(t.size()));
+    count.push_back(int(d.size()));
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      t.push_back(d.time[k] - epochs.back());
+      v.push_back(d.velocity[k]);
+      sig.push_back(d.sigma[k]);
+      inst.push_back(d.instrument[k]);
+    }
+  }
+  const Observations<Space> obs(t, v, sig, inst, all.n_instruments(), 0.0);
+  const int per_star = 5, n_sys = 3 * per_star;
+  HostModels h = table2_models(n_sys, 2, all.n_instruments(), true, 31);
+  h.n_trend = 1;
+  for (int s = 0; s < n_sys; ++s) h.trend.push_back(1e-3 * (s - 7));
+  Models<Double, Space> models(n_sys, 2, all.n_instruments(), 1);
+  models.enable_observation_ranges();
+  {
+    ModelsHostMirror<Double, Space> mirror(models);
+    const auto tmp = to_device<Double, Space>(h);
+    Kokkos::deep_copy(mirror.P, tmp.P);
+    Kokkos::deep_copy(mirror.K, tmp.K);
+    Kokkos::deep_copy(mirror.e, tmp.e);
+    Kokkos::deep_copy(mirror.omega, tmp.omega);
+    Kokkos::deep_copy(mirror.M0, tmp.M0);
+    Kokkos::deep_copy(mirror.offset, tmp.offset);
+    Kokkos::deep_copy(mirror.jitter, tmp.jitter);
+    Kokkos::deep_copy(mirror.trend, tmp.trend);
+    for (int s = 0; s < n_sys; ++s) {
+      mirror.obs_range(s, 0) = begin[std::size_t(s / per_star)];
+      mirror.obs_range(s, 1) = count[std::size_t(s / per_star)];
+    }
+    mirror.copy_to(models);
+  }
+  Kokkos::View<double*, Space> chi2("chi2", n_sys), ll("ll", n_sys);
+  Chi2Evaluator<Double, Space>(Space(), obs).evaluate(models, chi2, ll);
+  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);
+  auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ll);
+  for (int s = 0; s < n_sys; ++s) {
+    LD rc, rl;
+    reference(h, s, stars[std::size_t(s / per_star)], epochs[std::size_t(s / per_star)], rc, rl);
+    EXPECT_LE(std::fabs(double((hc(s) - rc) / rc)), 1e-10) << "system " << s;
+    EXPECT_LE(std::fabs(double(hl(s) - rl)), 1e-10 * std::fabs(double(rc)) + 1e-9)
+        << "system " << s;
+  }
+  // A range past the end is named; the separate layout refuses ranges.
+  auto hr = Kokkos::create_mirror_view(models.obs_range);
+  Kokkos::deep_copy(hr, models.obs_range);
+  hr(2, 1) = int(t.size()) + 1;
+  Kokkos::deep_copy(models.obs_range, hr);
+  using Evaluator = Chi2Evaluator<Double, Space>;
+  Evaluator fused(Space(), obs);
+  EXPECT_THROW(fused.evaluate(models, chi2, ll), kosmos::invalid_input);
+  Chi2Options options;
+  options.layout = Chi2Layout::separate;
+  Evaluator separate(Space(), obs, options);
+  hr(2, 1) = 5;
+  Kokkos::deep_copy(models.obs_range, hr);
+  EXPECT_THROW(separate.evaluate(models, chi2, ll), kosmos::invalid_input);
+}
+TYPED_TEST(KeplerChi2Test, ObservationRangesMatchPerStarReference) {
+  check_observation_ranges<TypeParam>();
+}
 
 template <class Precision, class Space>
 std::vector<double> run_chi2(const kosmos::kepler::Observations<Space>& obs, const HostModels& h,
@@ -188,7 +330,8 @@ std::vector<double> run_chi2(const kosmos::kepler::Observations<Space>& obs, con
 }
 
 // Table 2's other accuracy rows: max absolute error and L1 norm sum |d chi^2| / sum chi^2.
-void absolute_and_l1(const std::vector<double>& a, const std::vector<double>& ref, double& max_abs, double& l1) {
+void absolute_and_l1(const std::vector<double>& a, const std::vector<double>& ref, double& max_abs,
+                     double& l1) {
   double num = 0, den = 0;
   max_abs = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -201,7 +344,8 @@ void absolute_and_l1(const std::vector<double>& a, const std::vector<double>& re
 
 double max_relative_error(const std::vector<double>& a, const std::vector<double>& ref) {
   double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - ref[i]) / ref[i]);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, std::fabs(a[i] - ref[i]) / ref[i]);
   return worst;
 }
 
@@ -221,15 +365,19 @@ void check_mixed_precision_table2() {
   const auto mixed_generic = run_chi2<Mixed, Space>(obs, h, Chi2Layout::fused, true);
   const auto single = run_chi2<Single, Space>(obs, h, Chi2Layout::fused);
   const double e_mixed = max_relative_error(mixed, dbl), e_sep = max_relative_error(mixed_sep, dbl),
-               e_generic = max_relative_error(mixed_generic, dbl), e_single = max_relative_error(single, dbl);
-  std::printf("[kepler] Table 2, n_sys = %d: max fractional chi^2 error vs double: mixed fused %.3g, mixed "
-              "separate %.3g, mixed generic %.3g, single %.3g\n",
-              n_sys, e_mixed, e_sep, e_generic, e_single);
+               e_generic = max_relative_error(mixed_generic, dbl),
+               e_single = max_relative_error(single, dbl);
+  std::printf(
+      "[kepler] Table 2, n_sys = %d: max fractional chi^2 error vs double: mixed fused %.3g, mixed "
+      "separate %.3g, mixed generic %.3g, single %.3g\n",
+      n_sys, e_mixed, e_sep, e_generic, e_single);
   double abs_mixed, l1_mixed, abs_single, l1_single;
   absolute_and_l1(mixed, dbl, abs_mixed, l1_mixed);
   absolute_and_l1(single, dbl, abs_single, l1_single);
-  std::printf("[kepler] Table 2: max absolute chi^2 error mixed %.3g, single %.3g; L1 norm mixed %.3g, single %.3g\n",
-              abs_mixed, abs_single, l1_mixed, l1_single);
+  std::printf(
+      "[kepler] Table 2: max absolute chi^2 error mixed %.3g, single %.3g; L1 norm mixed %.3g, "
+      "single %.3g\n",
+      abs_mixed, abs_single, l1_mixed, l1_single);
   EXPECT_LE(e_mixed, 1.3e-4);
   EXPECT_LE(e_sep, 1.3e-4);
   EXPECT_LE(e_generic, 1.3e-4);
@@ -238,7 +386,9 @@ void check_mixed_precision_table2() {
   // Single precision for the phase is what the paper warns about: clearly worse than mixed.
   EXPECT_GT(e_single, e_mixed);
 }
-TYPED_TEST(KeplerChi2Test, MixedPrecisionWithinPaperBound) { check_mixed_precision_table2<TypeParam>(); }
+TYPED_TEST(KeplerChi2Test, MixedPrecisionWithinPaperBound) {
+  check_mixed_precision_table2<TypeParam>();
+}
 
 // The hand-tuned CUDA chi^2 (mixed, fused) against the generic Kokkos kernel on the same models.
 template <class Space>
@@ -252,8 +402,8 @@ void check_specialization_matches_generic() {
   EXPECT_LE(max_relative_error(mixed, mixed_generic), 2.6e-4);
 }
 TYPED_TEST(KeplerChi2Test, CudaSpecializationMatchesGenericPath) {
-  KOSMOS_SKIP_WITHOUT_CUDA_SPECIALIZATION(kosmos::kepler::Impl::HasCudaSpecialization<TypeParam>::value,
-                                          TypeParam);
+  KOSMOS_SKIP_WITHOUT_CUDA_SPECIALIZATION(
+      kosmos::kepler::Impl::HasCudaSpecialization<TypeParam>::value, TypeParam);
   check_specialization_matches_generic<TypeParam>();
 }
 
@@ -265,13 +415,14 @@ void check_mixed_loglike() {
   const auto obs = observations<Space>(data, data.mid_time());
   const int n_sys = 512;
   HostModels h = table2_models(n_sys, 2, data.n_instruments(), true, 5);
-  for (auto& k : h.K) k = k / 50;  // near-fitting amplitudes: chi^2 ~ n_obs, ln L dominated by the log term
+  for (auto& k : h.K)
+    k = k / 50;  // near-fitting amplitudes: chi^2 ~ n_obs, ln L dominated by the log term
   Chi2Evaluator<Double, Space> ed(Space(), obs);
   Chi2Evaluator<Mixed, Space> em(Space(), obs);
   const auto md = to_device<Double, Space>(h);
   const auto mm = to_device<Mixed, Space>(h);
-  Kokkos::View<double*, Space> c1("c1", n_sys), l1("l1", n_sys), c2("c2", n_sys), l2("l2", n_sys), c3("c3", n_sys),
-      l3("l3", n_sys);
+  Kokkos::View<double*, Space> c1("c1", n_sys), l1("l1", n_sys), c2("c2", n_sys), l2("l2", n_sys),
+      c3("c3", n_sys), l3("l3", n_sys);
   ed.evaluate(md, c1, l1);
   em.evaluate(mm, c2, l2);
   em.evaluate_generic(mm, c3, l3);
@@ -307,13 +458,18 @@ void check_tiling() {
     auto g2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l2);
     for (int s = 0; s < n_sys; ++s) {
       EXPECT_LE(std::fabs(h1(s) - h2(s)), 1e-12 * h1(s)) << layout_name(layout) << " " << s;
-      EXPECT_LE(std::fabs(g1(s) - g2(s)), 1e-12 * std::fabs(g1(s))) << layout_name(layout) << " " << s;
+      EXPECT_LE(std::fabs(g1(s) - g2(s)), 1e-12 * std::fabs(g1(s)))
+          << layout_name(layout) << " " << s;
     }
   }
 }
-TYPED_TEST(KeplerChi2Test, TiledObservationsAgree) { check_tiling<TypeParam>(); }
+TYPED_TEST(KeplerChi2Test, TiledObservationsAgree) {
+  check_tiling<TypeParam>();
+}
 
-TYPED_TEST(KeplerChi2Test, MixedLogLikelihoodMatchesDouble) { check_mixed_loglike<TypeParam>(); }
+TYPED_TEST(KeplerChi2Test, MixedLogLikelihoodMatchesDouble) {
+  check_mixed_loglike<TypeParam>();
+}
 
 template <class Space, class Fn>
 void expect_invalid(const Fn& fn, const std::string& fragment) {
@@ -363,24 +519,33 @@ void check_bad_models() {
   // Observations
   auto bad_sigma = data;
   bad_sigma.sigma[7] = 0.0;
-  expect_invalid<Space>([&] { observations<Space>(bad_sigma, 0.0); }, "sigma(7) = 0 must be finite and > 0");
+  expect_invalid<Space>([&] { observations<Space>(bad_sigma, 0.0); },
+                        "sigma(7) = 0 must be finite and > 0");
   auto bad_v = data;
   bad_v.velocity[3] = nan;
-  expect_invalid<Space>([&] { observations<Space>(bad_v, 0.0); }, "velocity(3) = nan is not finite");
-  expect_invalid<Space>([&] { Observations<Space>({}, {}, {}, {}, 1, 0.0); }, "no observations (empty data)");
-  expect_invalid<Space>([&] { Observations<Space>({1.0, 2.0}, {1.0}, {1.0, 1.0}, {0, 0}, 1, 0.0); },
-                        "velocity has 1 entries, time has 2");
+  expect_invalid<Space>([&] { observations<Space>(bad_v, 0.0); },
+                        "velocity(3) = nan is not finite");
+  expect_invalid<Space>([&] { Observations<Space>({}, {}, {}, {}, 1, 0.0); },
+                        "no observations (empty data)");
+  expect_invalid<Space>(
+      [&] {
+        Observations<Space>({1.0, 2.0}, {1.0}, {1.0, 1.0}, {0, 0}, 1, 0.0);
+      },
+      "velocity has 1 entries, time has 2");
   expect_invalid<Space>([&] { Observations<Space>({1.0}, {1.0}, {1.0}, {4}, 2, 0.0); },
                         "instrument(0) = 4 is outside [0, 2)");
 }
-TYPED_TEST(KeplerChi2Test, BadInputIsNamed) { check_bad_models<TypeParam>(); }
+TYPED_TEST(KeplerChi2Test, BadInputIsNamed) {
+  check_bad_models<TypeParam>();
+}
 
 TEST(KeplerRV, EccentricAnomalyFormMatchesTrueAnomalyForm) {
   using namespace kosmos::kepler;
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int i = 0; i < 20000; ++i) {
-    Orbit o{1 + 1000 * u(rng), 100 * u(rng), 0.999 * u(rng), 6.283185307179586 * u(rng), 6.283185307179586 * u(rng)};
+    Orbit o{1 + 1000 * u(rng), 100 * u(rng), 0.999 * u(rng), 6.283185307179586 * u(rng),
+            6.283185307179586 * u(rng)};
     const double t = 2450000 + 8000 * u(rng), epoch = 2454000;
     const LD M = kTwoPiL * ((LD(t) - epoch) / LD(o.P)) + o.M0;
     const LD E = kepler_ld(M, o.e);
@@ -392,7 +557,9 @@ TEST(KeplerRV, EccentricAnomalyFormMatchesTrueAnomalyForm) {
     Orbit f = o;
     f.K = k_prime_from_semi_amplitude(o.K, o.e);
     f.omega = ford_omega_from_omega(o.omega);
-    EXPECT_NEAR(radial_velocity(f, t, epoch, Amplitude::k_prime), double(ref), 1e-12 * o.K * cond * 1000) << i;
+    EXPECT_NEAR(radial_velocity(f, t, epoch, Amplitude::k_prime), double(ref),
+                1e-12 * o.K * cond * 1000)
+        << i;
     EXPECT_NEAR(semi_amplitude_from_k_prime(f.K, o.e), o.K, 1e-12 * o.K);
     EXPECT_NEAR(omega_from_ford_omega(f.omega), o.omega, 1e-12);
   }

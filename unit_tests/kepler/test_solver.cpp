@@ -2,6 +2,7 @@
 // __float128 range reduction), over e in [0, 0.999] and M over +-1000 orbits.
 #include <kosmos/kepler/solver.hpp>
 
+#include <kepler/solver_reference.hpp>
 #include <test_spaces.hpp>
 
 #include <cmath>
@@ -16,11 +17,14 @@ using Wide = __float128;
 #else
 using Wide = long double;
 #endif
-using LD = long double;
+using kosmos_test::angle_distance;
+using kosmos_test::kTwoPiL;
+using kosmos_test::LD;
+using kosmos_test::solve_reference;
 
 // 2 pi as a sum of three doubles (~160 bits).
-constexpr double kTwoPi0 = 6.283185307179586232, kTwoPi1 = 2.4492935982947064e-16, kTwoPi2 = -5.9895396194366793e-33;
-const LD kTwoPiL = 6.283185307179586476925286766559005768L;
+constexpr double kTwoPi0 = 6.283185307179586232, kTwoPi1 = 2.4492935982947064e-16,
+                 kTwoPi2 = -5.9895396194366793e-33;
 
 // M (exactly as given) reduced to [0, 2pi) in extended precision.
 LD reduce_reference(double M) {
@@ -36,42 +40,37 @@ LD reduce_reference(double M) {
   return LD(r);
 }
 
-// E in [0, 2pi) with E - e sin E = m, safeguarded Newton in long double.
-LD solve_reference(LD m, LD e) {
-  LD lo = 0, hi = kTwoPiL;  // f(0) = -m <= 0, f(2pi) = 2pi - m > 0; f increasing
-  LD E = m + 0.85L * e * (m < kTwoPiL / 2 ? 1 : -1);
-  if (E <= lo || E >= hi) E = m;
-  for (int it = 0; it < 200; ++it) {
-    const LD f = E - e * sinl(E) - m;
-    if (f == 0) break;
-    if (f > 0) hi = E; else lo = E;
-    LD next = E - f / (1 - e * cosl(E));
-    if (!(next > lo && next < hi)) next = 0.5L * (lo + hi);
-    if (fabsl(next - E) <= 1e-19L * (1 + fabsl(E))) { E = next; break; }
-    E = next;
-  }
-  return E;
-}
-
-LD angle_distance(LD a, LD b) {
-  LD d = fmodl(fabsl(a - b), kTwoPiL);
-  return d > kTwoPiL / 2 ? kTwoPiL - d : d;
-}
-
 // Test inputs: a grid of hard cases (M near 0, pi, 2pi and many orbits out, e up to 0.999) plus
 // random ones.
 void make_inputs(std::vector<double>& M, std::vector<double>& e, int n_random) {
   const double es[] = {0.0, 1e-8, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99, 0.995, 0.999};
   const double pi = 3.14159265358979323846;
-  const double Ms[] = {0.0, 1e-12, 1e-7, 1e-4, 1e-2, 0.5, 1.0, pi - 1e-6, pi, pi + 1e-6, 2 * pi - 1e-6,
-                       2 * pi, 2 * pi + 1e-9, -1e-9, -1.0, 1000 * 2 * pi + 1e-3, -1000 * 2 * pi + pi, 6283.0};
+  const double Ms[] = {0.0,
+                       1e-12,
+                       1e-7,
+                       1e-4,
+                       1e-2,
+                       0.5,
+                       1.0,
+                       pi - 1e-6,
+                       pi,
+                       pi + 1e-6,
+                       2 * pi - 1e-6,
+                       2 * pi,
+                       2 * pi + 1e-9,
+                       -1e-9,
+                       -1.0,
+                       1000 * 2 * pi + 1e-3,
+                       -1000 * 2 * pi + pi,
+                       6283.0};
   for (double ee : es)
     for (double mm : Ms) {
       M.push_back(mm);
       e.push_back(ee);
     }
   std::mt19937_64 rng(2009);
-  std::uniform_real_distribution<double> um(-1000 * 2 * pi, 1000 * 2 * pi), ue(0.0, 0.999), u01(0.0, 1.0);
+  std::uniform_real_distribution<double> um(-1000 * 2 * pi, 1000 * 2 * pi), ue(0.0, 0.999),
+      u01(0.0, 1.0);
   for (int i = 0; i < n_random; ++i) {
     M.push_back(i % 3 == 0 ? 2 * pi * u01(rng) : um(rng));
     // a third of the eccentricities in [0.9, 0.999]
@@ -137,15 +136,15 @@ void check_accuracy(kosmos::kepler::Solver solver) {
                      !(res <= b.residual) || !(scaled <= b.scaled) ||
                      !(angle_distance(LD(hnu(i)), nuref2pi) * w * w <= 20 * b.scaled);
     if (bad && ++failures <= 5)
-      ADD_FAILURE() << kosmos::kepler::solver_name(solver) << " M = " << double(hM(i)) << " e = " << double(he(i))
-                    << ": E = " << double(Eo) << " ref " << double(Eref) << " residual " << double(res)
-                    << " scaled error " << double(scaled) << " nu " << double(hnu(i)) << " ref "
-                    << double(nuref2pi) << " status " << int(hst(i));
+      ADD_FAILURE() << kosmos::kepler::solver_name(solver) << " M = " << double(hM(i))
+                    << " e = " << double(he(i)) << ": E = " << double(Eo) << " ref " << double(Eref)
+                    << " residual " << double(res) << " scaled error " << double(scaled) << " nu "
+                    << double(hnu(i)) << " ref " << double(nuref2pi) << " status " << int(hst(i));
   }
   EXPECT_EQ(failures, 0);
   std::printf("[kepler] %s %s: %d solutions, max residual %.3g, max (1-e)|dE| %.3g\n",
-              kosmos::kepler::solver_name(solver), std::is_same<T, float>::value ? "float" : "double", n,
-              worst_res, worst_scaled);
+              kosmos::kepler::solver_name(solver),
+              std::is_same<T, float>::value ? "float" : "double", n, worst_res, worst_scaled);
 }
 
 TYPED_TEST(KeplerSolverTest, MarkleyDoubleMatchesReference) {
@@ -193,11 +192,14 @@ void check_iteration_cap() {
   kosmos::kepler::solve(Space(), dM, de, E, status, options);
   EXPECT_EQ(kosmos::kepler::count_failures(Space(), status), 0);
 }
-TYPED_TEST(KeplerSolverTest, IterationCapHolds) { check_iteration_cap<TypeParam>(); }
+TYPED_TEST(KeplerSolverTest, IterationCapHolds) {
+  check_iteration_cap<TypeParam>();
+}
 
 template <class Space>
 void check_invalid_elements() {
-  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN(),
+               inf = std::numeric_limits<double>::infinity();
   const double Ms[] = {1.0, 1.0, 1.0, nan, inf, 1.0, 2.0};
   const double es[] = {-0.1, 1.0, nan, 0.5, 0.5, 0.5, 0.0};
   const int n = 7;
@@ -226,7 +228,9 @@ void check_invalid_elements() {
     EXPECT_NEAR(hE(6), 2.0, 1e-15);  // e = 0: E = M
   }
 }
-TYPED_TEST(KeplerSolverTest, InvalidElementsAreFlagged) { check_invalid_elements<TypeParam>(); }
+TYPED_TEST(KeplerSolverTest, InvalidElementsAreFlagged) {
+  check_invalid_elements<TypeParam>();
+}
 
 TYPED_TEST(KeplerSolverTest, MismatchedExtentsAreNamed) {
   using Space = TypeParam;
@@ -236,7 +240,8 @@ TYPED_TEST(KeplerSolverTest, MismatchedExtentsAreNamed) {
     kosmos::kepler::solve(Space(), M, e, E, status);
     FAIL() << "mismatch accepted";
   } catch (const kosmos::invalid_input& ex) {
-    EXPECT_NE(std::string(ex.what()).find("e.extent(0) is 9, expected 10"), std::string::npos) << ex.what();
+    EXPECT_NE(std::string(ex.what()).find("e.extent(0) is 9, expected 10"), std::string::npos)
+        << ex.what();
   }
   kosmos::kepler::SolverOptions bad;
   bad.max_iterations = 0;

@@ -98,7 +98,9 @@ KOKKOS_INLINE_FUNCTION double ford_omega_from_omega(double omega) {
   const double w = math::pi<double>() / 2 - omega;
   return w - math::two_pi<double>() * math::floor(w / math::two_pi<double>());
 }
-KOKKOS_INLINE_FUNCTION double omega_from_ford_omega(double omega_f) { return ford_omega_from_omega(omega_f); }
+KOKKOS_INLINE_FUNCTION double omega_from_ford_omega(double omega_f) {
+  return ford_omega_from_omega(omega_f);
+}
 
 // M0 at `epoch` from the time of periastron.
 KOKKOS_INLINE_FUNCTION double mean_anomaly_from_periastron(double P, double tp, double epoch) {
@@ -117,7 +119,8 @@ KOKKOS_INLINE_FUNCTION double mean_anomaly_at_conjunction(double e, double omega
 // M0 at `epoch` from the time of conjunction Tc.
 KOKKOS_INLINE_FUNCTION double mean_anomaly_from_conjunction(double P, double e, double omega,
                                                             double tc, double epoch) {
-  return reduce_mean_anomaly(math::two_pi<double>() * ((epoch - tc) / P) + mean_anomaly_at_conjunction(e, omega));
+  return reduce_mean_anomaly(math::two_pi<double>() * ((epoch - tc) / P) +
+                             mean_anomaly_at_conjunction(e, omega));
 }
 // Time of conjunction nearest to `epoch` (within half a period) from M0.
 KOKKOS_INLINE_FUNCTION double conjunction_from_mean_anomaly(double P, double e, double omega,

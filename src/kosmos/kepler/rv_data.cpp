@@ -4,35 +4,83 @@
 #include <kosmos/core/io.hpp>
 
 #include <algorithm>
+#include <numeric>
 
 namespace kosmos {
 namespace kepler {
+namespace {
+// A record's fields, split at commas when the line has any (CSV), else the whitespace fields.
+std::vector<std::string> split_fields(const io::Record& r) {
+  std::string line;
+  for (const auto& f : r.fields) line += (line.empty() ? "" : " ") + f;
+  if (line.find(',') == std::string::npos) return r.fields;
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    std::string f =
+        line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto first = f.find_first_not_of(' '), last = f.find_last_not_of(' ');
+    out.push_back(first == std::string::npos ? std::string() : f.substr(first, last - first + 1));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// Column of each quantity: RadVel's header names (and common synonyms) when there is a header,
+// else the positions time, velocity, sigma, instrument.
+struct Columns {
+  int time = 0, velocity = 1, sigma = 2, instrument = 3;
+};
+
+Columns columns_from_header(const std::vector<std::string>& header) {
+  Columns c;
+  auto find = [&](std::initializer_list<const char*> names, int fallback) {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      std::string h = header[i];
+      std::transform(h.begin(), h.end(), h.begin(),
+                     [](unsigned char ch) { return char(std::tolower(ch)); });
+      for (const char* n : names)
+        if (h == n) return int(i);
+    }
+    return fallback;
+  };
+  c.time = find({"time", "t", "jd", "bjd", "bjd_tdb", "hjd"}, 0);
+  c.velocity = find({"mnvel", "vel", "rv", "velocity"}, 1);
+  c.sigma = find({"errvel", "err", "sigma", "e_rv", "erv", "error"}, 2);
+  c.instrument = find({"tel", "inst", "instrument", "telescope"}, 3);
+  return c;
+}
+}  // namespace
 
 RVData read_rv_file(const std::string& path) {
   io::TextReader reader(path);
   RVData data;
   data.path = path;
   io::Record r;
+  Columns col;
   bool first = true;
-  std::size_t previous_line = 0;
   while (reader.next(r)) {
+    r.fields = split_fields(r);
     double probe = 0;
     if (first && !io::parse_double(r.fields[0], probe, true)) {  // header line
+      col = columns_from_header(r.fields);
       first = false;
       continue;
     }
     first = false;
-    if (r.fields.size() < 3)
-      reader.fail(r.line_number, "expected at least 3 columns (time velocity sigma [instrument]), found " +
+    const int needed = std::max({col.time, col.velocity, col.sigma}) + 1;
+    if (int(r.fields.size()) < needed)
+      reader.fail(r.line_number, "expected at least " + std::to_string(needed) +
+                                     " columns (time velocity sigma [instrument]), found " +
                                      std::to_string(r.fields.size()));
-    const double t = reader.number(r, 0, "time");
-    const double v = reader.number(r, 1, "velocity");
-    const double s = reader.number(r, 2, "sigma");
-    if (!(s > 0)) reader.fail(r.line_number, "sigma " + r.fields[2] + " must be > 0");
-    if (!data.time.empty() && t < data.time.back())
-      reader.fail(r.line_number, "time " + r.fields[0] + " is earlier than the previous observation (line " +
-                                     std::to_string(previous_line) + "); the file must be sorted by time");
-    const std::string name = r.fields.size() >= 4 ? r.fields[3] : std::string("default");
+    const double t = reader.number(r, col.time, "time");
+    const double v = reader.number(r, col.velocity, "velocity");
+    const double s = reader.number(r, col.sigma, "sigma");
+    if (!(s > 0)) reader.fail(r.line_number, "sigma " + r.fields[col.sigma] + " must be > 0");
+    const bool has_instrument =
+        int(r.fields.size()) > col.instrument && !r.fields[col.instrument].empty();
+    const std::string name = has_instrument ? r.fields[col.instrument] : std::string("default");
     auto it = std::find(data.instrument_names.begin(), data.instrument_names.end(), name);
     if (it == data.instrument_names.end()) {
       data.instrument_names.push_back(name);
@@ -42,9 +90,21 @@ RVData read_rv_file(const std::string& path) {
     data.velocity.push_back(v);
     data.sigma.push_back(s);
     data.instrument.push_back(int(it - data.instrument_names.begin()));
-    previous_line = r.line_number;
   }
   if (data.time.empty()) throw file_error(path + ": no observations (empty data)");
+  // Time order (files are often grouped by instrument); stable, so equal times keep file order.
+  std::vector<std::size_t> order(data.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return data.time[a] < data.time[b]; });
+  auto permute = [&](auto& column) {
+    auto copy = column;
+    for (std::size_t k = 0; k < order.size(); ++k) column[k] = copy[order[k]];
+  };
+  permute(data.time);
+  permute(data.velocity);
+  permute(data.sigma);
+  permute(data.instrument);
   return data;
 }
 }  // namespace kepler

@@ -1,7 +1,11 @@
-// Radial-velocity data files: whitespace-separated columns `time velocity sigma [instrument ...]`
-// (the RadVel example format: time, mnvel, errvel, tel, svalue). An optional header line (first
-// field not a number) and '#' comments are skipped; extra columns are ignored. Times must be
-// sorted (non-decreasing), sigma > 0. Errors name the file and line.
+// Radial-velocity data files: whitespace-separated or comma-separated (CSV) columns
+// `time velocity sigma [instrument ...]` (RadVel's formats: time, mnvel, errvel, tel, svalue).
+// An optional header line (first field not a number) names the columns: RadVel's names (and
+// time/t/jd/bjd, vel/rv/velocity, err/sigma/e_rv, inst/instrument/telescope) pick them in any
+// order; without a header, or for names not found, the positions above. '#' comments are
+// skipped; extra columns are ignored. Rows may come in any order (e.g. grouped by instrument):
+// they are sorted by time (stably), instrument labels kept. sigma > 0. Errors name the file and
+// line.
 #pragma once
 
 #include <string>
@@ -22,8 +26,8 @@ struct RVData {
   double baseline() const { return time.empty() ? 0.0 : time.back() - time.front(); }
 };
 
-// Reads and checks an RV file; throws kosmos::file_error "<path>:<line>: ..." on malformed,
-// unsorted or empty data.
+// Reads, checks and time-sorts an RV file; throws kosmos::file_error "<path>:<line>: ..." on
+// malformed or empty data.
 RVData read_rv_file(const std::string& path);
 }  // namespace kepler
 }  // namespace kosmos

@@ -1,15 +1,22 @@
 // Global search and Bayesian parameter estimation for n-planet Keplerian RV models, built on the
-// batched log-likelihood (kosmos/kepler/chi2.hpp) on Kokkos' default execution space:
+// batched log-likelihood (kosmos/kepler/chi2.hpp) on Kokkos' default execution space (or the
+// default host space, SearchOptions::host_space):
+//  0. offsets, jitters and the optional trend alone (differential evolution);
 //  1. for each planet in turn: a generalized Lomb-Scargle periodogram (Zechmeister & Kuerster
-//     2009) of the residuals, a random search of Keplerian orbits around its strongest peaks,
-//     then differential-evolution optimization of all parameters of the model so far;
-//  2. differential-evolution MCMC (ter Braak 2006) with hundreds of chains, updated in two
-//     halves so that each batch of proposals is one kernel launch, started from the optimum
-//     scattered by the curvature of ln L; Gelman-Rubin R-hat per parameter.
+//     2009) of the residuals (or, for a planet with a prior on P, draws from that prior), a
+//     random search of Keplerian orbits, differential-evolution optimization of all parameters
+//     of the model so far, then a Nelder-Mead polish to the true optimum (the MAP);
+//  2. with min_planets < planets, a table of ln L (at the polished optimum), BIC and AICc per
+//     planet count and the preferred count (the rule: see ModelComparison);
+//  3. differential-evolution MCMC (ter Braak 2006) with hundreds of chains for the chosen count,
+//     updated in two halves so that each batch of proposals is one kernel launch, started from
+//     the MAP scattered by the curvature of ln L; split R-hat and effective sample size per
+//     column (Gelman et al., BDA3, Sec. 11.4-11.5).
 // Sampled parameters per planet: ln P, K, sqrt(e) cos w, sqrt(e) sin w, mean longitude
-// lambda = M0 + w at the epoch; per instrument: offset gamma and jitter s. Priors: uniform in
-// those (ln P in [ln P_min, ln P_max], 0 <= K <= K_max, e < e_max, 0 <= s <= s_max), which is
-// uniform in e and omega.
+// lambda = M0 + w at the epoch; per instrument: offset gamma and jitter s; then dvdt and curv
+// (m/s/d, m/s/d^2 about the epoch) for trend 1 or 2. Base prior: uniform in those inside the
+// bounds (ln P in [ln P_min, ln P_max], 0 <= K <= K_max, e < e_max, 0 <= s <= s_max), i.e.
+// uniform in e and omega; user priors (Prior) multiply it, and fixed parameters leave the fit.
 #pragma once
 
 #include <kosmos/kepler/rv.hpp>
@@ -23,21 +30,48 @@
 namespace kosmos {
 namespace kepler {
 
+// A prior on one parameter, or its fixed value. Parameters (planet letters b, c, ...):
+//   P_b [d], K_b [m/s], e_b, omega_b [deg], Tc_b (time of conjunction, any transit: the prior
+//   is applied to the conjunction nearest its centre), gamma_<instrument>, jitter_<instrument>,
+//   dvdt [m/s/d], curv [m/s/d^2].
+// Kinds: uniform A B, loguniform A B (A > 0), gauss MU SIGMA, tgauss MU SIGMA A B (Gaussian
+// truncated to [A, B]), fixed V. Fixed works for P, K, e (only e = 0: omega then drops out),
+// gamma, jitter, dvdt and curv; for Tc and omega use a narrow gauss.
+struct Prior {
+  enum Kind { uniform, log_uniform, gaussian, truncated_gaussian, fixed };
+  std::string parameter;
+  Kind kind = uniform;
+  double a = 0, b = 0, lower = 0, upper = 0;  // (A, B) | (MU, SIGMA) [+ truncation bounds] | (V)
+  double log_density(double x) const;         // up to a constant; -inf outside the support
+};
+
+// "NAME KIND ARGS..." (the syntax above); `where` prefixes errors (kosmos::invalid_input).
+Prior parse_prior(const std::string& spec, const std::string& where);
+// One prior per non-empty line ('#' comments); errors name file:line (kosmos::file_error).
+std::vector<Prior> read_prior_file(const std::string& path);
+
 struct SearchOptions {
-  int planets = 2;
+  int planets = 2;       // 0..8
+  int min_planets = -1;  // >= 0 and < planets: fit every count min_planets..planets
+  int trend = 0;         // 0, 1 (dvdt) or 2 (dvdt, curv)
+  std::vector<Prior> priors;
+  double bic_threshold = 10;      // a planet more is preferred when BIC drops by more than this
+  double stellar_mass = 0;        // M_sun; > 0: derive m sin i and a per sample
+  double stellar_mass_sigma = 0;  // its Gaussian uncertainty, propagated through the samples
   int chains = 160;               // DE-MCMC chains (>= 2 * parameters + 2); also the DE population
   int burn = 1000;                // DE-MCMC burn-in generations
   int steps = 1000;               // DE-MCMC generations kept
   int thin = 4;                   // keep every thin-th generation
   int optimizer_generations = 150;
-  int random_candidates = 8192;   // random-search orbits per planet
-  double period_min = 2.0;        // days
-  double period_max = 0.0;        // days; 0: 2 x the data's time span
-  double k_max = 1000.0;          // m/s
+  int random_candidates = 8192;  // random-search orbits per planet
+  double period_min = 0.5;       // days (ultra-short-period planets have P ~ 1 d)
+  double period_max = 0.0;       // days; 0: 2 x the data's time span
+  double k_max = 1000.0;         // m/s
   double e_max = 0.95;
-  double jitter_max = 100.0;      // m/s
-  double epoch = 0.0;             // reference time of M0 and lambda; 0: middle of the data
-  bool mixed_precision = false;   // Mixed instead of Double for the likelihood
+  double jitter_max = 100.0;     // m/s
+  double epoch = 0.0;            // reference time of M0 and lambda; 0: middle of the data
+  bool mixed_precision = false;  // Mixed instead of Double for the likelihood
+  bool host_space = false;       // run on Kokkos::DefaultHostExecutionSpace, not the default space
   Solver solver = Solver::Markley;
   std::uint64_t seed = 1;
   // Called with progress messages (stage, percentage); may be empty.
@@ -46,26 +80,45 @@ struct SearchOptions {
 
 struct ParameterSummary {
   std::string name;
-  double best = 0;    // maximum a posteriori sample
+  double best = 0;    // at the maximum a posteriori model (the polished optimum)
   double median = 0;  // posterior median and the 15.87 / 84.13 percentiles
   double lower = 0, upper = 0;
+  double ess = 0;   // effective sample size (all chains)
+  double rhat = 0;  // split R-hat
+};
+
+// One planet count of the comparison. n_free counts every free parameter (orbits, offsets,
+// jitters, trend); BIC = n_free ln n_obs - 2 ln L, AICc = 2 n_free - 2 ln L +
+// 2 n_free (n_free + 1) / (n_obs - n_free - 1), ln L at the polished optimum.
+struct ModelComparison {
+  int planets = 0, n_free = 0;
+  double loglike = 0, bic = 0, aicc = 0;
+  std::vector<Orbit> orbits;  // at the optimum
 };
 
 struct SearchResult {
-  double epoch = 0;
+  double epoch = 0;  // reference time of M0, lambda and the trend
+  int planets = 0;   // the count sampled (the preferred one when counts were compared)
+  int trend = 0;
   int n_obs = 0;
   std::vector<std::string> instruments;
   std::vector<double> periodogram_periods;  // strongest periodogram peak for each planet found
-  // Maximum a posteriori model.
+  std::vector<ModelComparison> comparison;  // one per count when counts were compared
+  std::string comparison_rule;
+  // Maximum a posteriori model (the polished optimum).
   std::vector<Orbit> best_orbits;
-  std::vector<double> best_offsets, best_jitters;
+  std::vector<double> best_offsets, best_jitters, best_trend;
   double best_loglike = 0, best_chi2 = 0;
+  int n_free = 0;
   // Posterior: column names and samples (rows), sampled and derived quantities
-  // (P, K, e, omega_deg, M0, Tc, Tp per planet; gamma, jitter per instrument; lnL).
+  // (P, K, e, omega_deg, M0_deg, Tc, Tp [, msini_jup, msini_earth, a_au] per planet; gamma,
+  // jitter per instrument; dvdt, curv; lnL).
   std::vector<std::string> columns;
   std::vector<std::vector<double>> samples;
+  std::vector<int> sample_chain;          // the chain of each sample row
   std::vector<ParameterSummary> summary;  // one per column
-  double max_rhat = 0;                    // over the sampled parameters
+  double max_rhat = 0;                    // split R-hat, worst over the columns
+  double min_ess = 0;                     // smallest effective sample size over the columns
   double acceptance = 0;                  // DE-MCMC acceptance rate
   double seconds = 0;
   long long likelihood_evaluations = 0;
@@ -76,7 +129,43 @@ struct SearchResult {
 // Runs the search on Kokkos::DefaultExecutionSpace. Throws kosmos::invalid_input for bad options.
 SearchResult search(const RVData& data, const SearchOptions& options);
 
-// Writes the posterior samples as a text table (header line with the column names).
+// Survey mode: many stars, one planet count (SearchOptions::planets; no comparison). Each star
+// goes through the optimization stages of search() one at a time; then one DE-MCMC samples every
+// star, all stars' chains in the same kernel launches (the survey layout of the chi^2 kernel:
+// options.chains x stars models per half-generation). Results in the order of `stars`.
+// Priors must apply to every star (their instrument names must exist in each).
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& options);
+
+// A starting model for survey_from: orbits (RadVel convention), one offset and jitter per
+// instrument, options.trend trend coefficients.
+struct StartModel {
+  std::vector<Orbit> orbits;
+  std::vector<double> offsets, jitters, trend;
+};
+// The survey's shared DE-MCMC alone, from given starting models (what the survey benchmark
+// times): skips the per-star optimization; the MAP is the best of the start and the samples.
+std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
+                                      const std::vector<StartModel>& starts,
+                                      const SearchOptions& options);
+
+// Split R-hat and effective sample size of one quantity from equally long chains (Gelman et al.,
+// BDA3 Sec. 11.4-11.5: each chain split in halves; ESS from variogram autocorrelations summed in
+// pairs while positive, Geyer's initial positive sequence). A constant quantity gives R-hat 1 and
+// ESS = all samples.
+void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& rhat, double& ess);
+
+// Minimum mass and semi-major axis of a planet from its orbit (P [d], K [m/s], e) and the stellar
+// mass [M_sun]: the mass function solved for m sin i with m sin i in M_star + m (sin i = 1 in
+// that small term), a from Kepler's third law; IAU nominal GM of Sun, Jupiter and Earth.
+struct PlanetMass {
+  double msini_jupiter = 0, msini_earth = 0, a_au = 0;
+};
+PlanetMass minimum_mass(const Orbit& orbit, double stellar_mass);
+
+// Writes the posterior samples: HDF5 when io::is_hdf5_path(path) (datasets "samples" (rows x
+// columns), "columns", "chain" (index of each row's chain); attributes data, epoch, planets,
+// trend, n_obs, max_rhat, acceptance, map_loglike, units), else a text table (header line with the
+// column names).
 void write_samples(const std::string& path, const SearchResult& result, const RVData& data);
 }  // namespace kepler
 }  // namespace kosmos

@@ -10,14 +10,16 @@
 //  - Solver::Markley (default): Markley (1995, Celest. Mech. 63, 101), loop-free: a Pade-cubic
 //    starter and one fifth-order correction, one sincos per solution.
 //
-// Conventions: M is range-reduced to [0, 2pi) with a two-constant (Cody-Waite) reduction so that
-// many orbits from the epoch keep the accuracy of the given M; E, and the true anomaly nu, are
-// returned in [0, 2pi) for that reduced M. Valid input: 0 <= e < 1, finite M.
+// Conventions: M is range-reduced to [0, 2pi) to about one ulp of 2 pi for every finite M
+// (Cody-Waite with a two-constant 2 pi for |M| < 2^50 double / 2^20 float, the exact Payne-Hanek
+// reduction beyond), so many orbits from the epoch keep the accuracy of the given M; E, and the
+// true anomaly nu, are returned in [0, 2pi) for that reduced M. Valid input: 0 <= e < 1, finite M.
 //
 // Accuracy (tested in unit_tests/kepler against a long-double / __float128 reference over
 // e in [0, 0.999], M over +-1000 orbits; r = |E - e sin E - M| evaluated in extended precision):
-//   double: r <= 3e-15 (~3 ulp of 2pi),    |E - E_ref|, |sin E - ref|, |cos E - ref| <= 3e-15 / (1 - e)
-//   float : r <= 1.5e-6 (~3 ulp of 2pi),   |E - E_ref|, |sin E - ref|, |cos E - ref| <= 1.5e-6 / (1 - e)
+//   double: r <= 3e-15 (~3 ulp of 2pi),    |E - E_ref|, |sin E - ref|, |cos E - ref| <= 3e-15 / (1
+//   - e) float : r <= 1.5e-6 (~3 ulp of 2pi),   |E - E_ref|, |sin E - ref|, |cos E - ref| <= 1.5e-6
+//   / (1 - e)
 // for both solvers (measured maxima: double 1.6e-15, float 8.3e-7).
 // (the 1/(1 - e) factor is the conditioning of Kepler's equation near periastron).
 #pragma once
@@ -27,6 +29,7 @@
 #include <kosmos/core/validation.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace kosmos {
@@ -34,7 +37,9 @@ namespace kepler {
 
 enum class Solver : int { Danby = 0, Markley = 1 };
 
-inline const char* solver_name(Solver s) { return s == Solver::Danby ? "danby" : "markley"; }
+inline const char* solver_name(Solver s) {
+  return s == Solver::Danby ? "danby" : "markley";
+}
 
 // Per-element status written by the batched solvers.
 enum Status : std::uint8_t {
@@ -138,16 +143,139 @@ KOKKOS_FORCEINLINE_FUNCTION void rotate_small(T d, T& s, T& c) {
 }
 }  // namespace Impl
 
-// M reduced to [0, 2pi): M - 2 pi k with 2 pi carried to twice T's precision, so the result is
-// accurate to about one ulp of 2pi for |M| up to ~1e15 (double) / ~1e6 (float).
+namespace Impl {
+// Bits of 1/(2 pi) for the Payne-Hanek reduction: word w (1..20) holds bits 64 (w - 1) + 1 ..
+// 64 w after the binary point (1280 bits: enough for the largest double, 2^1024, plus a
+// 192-bit window); word 0 is zero (the bits before the point). Computed with mpmath at 1600 bits.
+KOKKOS_INLINE_FUNCTION std::uint64_t inv_two_pi_word(int w) {
+  switch (w) {
+    case 1:
+      return 0x28be60db9391054aull;
+    case 2:
+      return 0x7f09d5f47d4d3770ull;
+    case 3:
+      return 0x36d8a5664f10e410ull;
+    case 4:
+      return 0x7f9458eaf7aef158ull;
+    case 5:
+      return 0x6dc91b8e909374b8ull;
+    case 6:
+      return 0x01924bba82746487ull;
+    case 7:
+      return 0x3f877ac72c4a69cfull;
+    case 8:
+      return 0xba208d7d4baed121ull;
+    case 9:
+      return 0x3a671c09ad17df90ull;
+    case 10:
+      return 0x4e64758e60d4ce7dull;
+    case 11:
+      return 0x272117e2ef7e4a0eull;
+    case 12:
+      return 0xc7fe25fff7816603ull;
+    case 13:
+      return 0xfbcbc462d6829b47ull;
+    case 14:
+      return 0xdb4d9fb3c9f2c26dull;
+    case 15:
+      return 0xd3d18fd9a797fa8bull;
+    case 16:
+      return 0x5d49eeb1faf97c5eull;
+    case 17:
+      return 0xcf41ce7de294a4baull;
+    case 18:
+      return 0x9afed7ec47e35742ull;
+    case 19:
+      return 0x1580cc11bf1edaeaull;
+    case 20:
+      return 0xfc33ef0826bd0d87ull;
+    default:
+      return 0;
+  }
+}
+
+// 64 bits of 1/(2 pi) starting after bit position `offset` - 64 (offset >= 0, word-0 based).
+KOKKOS_INLINE_FUNCTION std::uint64_t inv_two_pi_bits(int offset) {
+  const int w = offset / 64, shift = offset % 64;
+  const std::uint64_t hi = inv_two_pi_word(w), lo = inv_two_pi_word(w + 1);
+  return shift == 0 ? hi : (hi << shift) | (lo >> (64 - shift));
+}
+
+// Full 64 x 64 -> 128-bit product.
+KOKKOS_INLINE_FUNCTION void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi,
+                                      std::uint64_t& lo) {
+#if defined(__CUDA_ARCH__)
+  lo = a * b;
+  hi = __umul64hi(a, b);
+#else
+  const std::uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+  const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const std::uint64_t middle = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  lo = (middle << 32) | (p00 & 0xffffffffu);
+  hi = p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+#endif
+}
+
+// |x| mod 2 pi in [0, 2pi] for finite |x| >= 2^50 (Payne-Hanek): with x = m 2^q (m the 53-bit
+// integer significand, q >= -2), frac(x / 2pi) = frac(m W / 2^192) up to m 2^-192, where W holds
+// the bits q + 1 .. q + 192 of 1/(2 pi) (the bits before them multiply m 2^q to integers).
+// The 128 leading fraction bits give |x| mod 2pi to well within one ulp of 2 pi.
+KOKKOS_INLINE_FUNCTION double reduce_huge(double x) {
+  std::uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const int q = int((bits >> 52) & 0x7ff) - 1075;
+  const std::uint64_t m = (bits & ((std::uint64_t(1) << 52) - 1)) | (std::uint64_t(1) << 52);
+  const int offset = q + 64;  // word 0 is the zero word
+  const std::uint64_t w0 = inv_two_pi_bits(offset), w1 = inv_two_pi_bits(offset + 64),
+                      w2 = inv_two_pi_bits(offset + 128);
+  std::uint64_t h0, l0, h1, l1, h2, l2;
+  mul_64x64(m, w0, h0, l0);  // h0: integer part, dropped
+  mul_64x64(m, w1, h1, l1);
+  mul_64x64(m, w2, h2, l2);
+  const std::uint64_t f1 = h2 + l1;                        // fraction bits 65..128
+  const std::uint64_t f0 = h1 + l0 + (f1 < h2 ? 1u : 0u);  // fraction bits 1..64 (mod 2^64)
+  // fraction = f0 / 2^64 + f1 / 2^128 as a double pair, times 2 pi as a double pair.
+  const double frac_hi = double(f0 & ~std::uint64_t(0x7ff)) * 5.42101086242752217e-20;  // 2^-64
+  const double frac_lo =
+      (double(f0 & 0x7ff) + double(f1) * 5.42101086242752217e-20) * 5.42101086242752217e-20;
+  return math::fma(
+      frac_hi, TwoPiSplit<double>::hi(),
+      math::fma(frac_hi, TwoPiSplit<double>::lo(), frac_lo * TwoPiSplit<double>::hi()));
+}
+
+// Cody-Waite: M - 2 pi k with 2 pi carried to twice T's precision; k times the leading part is
+// exact in the fma, so the result is good to about one ulp of 2 pi while k fits in T's
+// significand with room for the quotient's rounding (|M| < 2^50 double, 2^20 float).
 template <class T>
-KOKKOS_INLINE_FUNCTION T reduce_mean_anomaly(T M) {
-  using Split = Impl::TwoPiSplit<T>;
+KOKKOS_INLINE_FUNCTION T reduce_cody_waite(T M) {
+  using Split = TwoPiSplit<T>;
   const T k = math::floor(M * T(0.15915494309189533577));
   T r = math::fma(-k, Split::hi(), M);
   r = math::fma(-k, Split::lo(), r);
   if (r < T(0)) r += Split::hi();
   if (r >= Split::hi()) r -= Split::hi();
+  return r;
+}
+}  // namespace Impl
+
+// M reduced to [0, 2pi), to about one ulp of 2 pi for every finite M: Cody-Waite for moderate
+// |M|, the exact (Payne-Hanek) reduction beyond (float through double). NaN for non-finite M.
+template <class T>
+KOKKOS_INLINE_FUNCTION T reduce_mean_anomaly(T M) {
+  if (!math::isfinite(M)) return M - M;
+  const T cody_waite_limit =
+      std::is_same<T, float>::value ? T(1048576.0) : T(1125899906842624.0);  // 2^20, 2^50
+  T r;
+  if (math::fabs(M) < cody_waite_limit) {
+    r = Impl::reduce_cody_waite(M);
+  } else if (math::fabs(double(M)) < 1125899906842624.0) {
+    r = T(Impl::reduce_cody_waite(double(M)));
+  } else {
+    const double a = Impl::reduce_huge(math::fabs(double(M)));
+    r = T(M < T(0) && a > 0 ? (Impl::TwoPiSplit<double>::hi() - a) + Impl::TwoPiSplit<double>::lo()
+                            : a);
+  }
+  if (r >= Impl::TwoPiSplit<T>::hi()) r = T(0);  // within half an ulp of 2 pi
   if (r < T(0)) r = T(0);
   return r;
 }
@@ -194,7 +322,8 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const bool flip = M > pi;
   const T m = flip ? math::two_pi<T>() - M : M;  // m in [0, pi]
   const T pi2 = pi * pi;
-  const T alpha = (T(3) * pi2 + T(1.6) * pi * (pi - m) / (T(1) + e)) * T(0.25842434945507176);  // 1/(pi^2-6)
+  const T alpha =
+      (T(3) * pi2 + T(1.6) * pi * (pi - m) / (T(1) + e)) * T(0.25842434945507176);  // 1/(pi^2-6)
   const T one_m_e = T(1) - e;
   const T d = T(3) * one_m_e + alpha * e;
   const T q = T(2) * alpha * d * one_m_e - m * m;
@@ -211,9 +340,11 @@ KOKKOS_INLINE_FUNCTION void markley_solve(T M, T e, T& E, T& s, T& c) {
   const T f2 = e * s;
   const T f3 = T(1) - f1;
   const T f4 = -f2;
-  const T d3 = Impl::div_fast(-f0 * f1, f1 * f1 - T(0.5) * f0 * f2);  // = -f0 / (f1 - f0 f2 / (2 f1))
+  const T d3 =
+      Impl::div_fast(-f0 * f1, f1 * f1 - T(0.5) * f0 * f2);  // = -f0 / (f1 - f0 f2 / (2 f1))
   const T d4 = Impl::div_fast(-f0, f1 + T(0.5) * d3 * f2 + d3 * d3 * f3 * T(1.0 / 6));
-  const T d5 = Impl::div_fast(-f0, f1 + T(0.5) * d4 * f2 + d4 * d4 * f3 * T(1.0 / 6) + d4 * d4 * d4 * f4 * T(1.0 / 24));
+  const T d5 = Impl::div_fast(
+      -f0, f1 + T(0.5) * d4 * f2 + d4 * d4 * f3 * T(1.0 / 6) + d4 * d4 * d4 * f4 * T(1.0 / 24));
   E = E1 + d5;
   Impl::rotate_small(d5, s, c);
   if (flip) {
@@ -294,11 +425,12 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
                 "kosmos::kepler::solve: outputs must be non-const");
   static_assert(std::is_same<typename StatusView::value_type, std::uint8_t>::value,
                 "kosmos::kepler::solve: status must be a View of std::uint8_t");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename MView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename EccView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename OutView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename StatusView::memory_space>::accessible,
-                "kosmos::kepler::solve: Views must be accessible from the execution space");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename MView::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename EccView::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename OutView::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename StatusView::memory_space>::accessible,
+      "kosmos::kepler::solve: Views must be accessible from the execution space");
   constexpr const char* where = "kosmos::kepler::solve";
   kosmos::Impl::ScopedRegion region(where);
   const std::size_t n = M.extent(0);
@@ -313,8 +445,8 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
                         nu.extent(0), ", expected 0 or ", n);
   kosmos::Impl::require(options.max_iterations >= 1 && options.max_iterations <= 1000, where,
                         "max_iterations = ", options.max_iterations, " is outside [1, 1000]");
-  kosmos::Impl::require(options.tolerance >= 0 && options.tolerance < 1, where, "tolerance = ",
-                        options.tolerance, " is outside [0, 1)");
+  kosmos::Impl::require(options.tolerance >= 0 && options.tolerance < 1, where,
+                        "tolerance = ", options.tolerance, " is outside [0, 1)");
   Impl::SolveFunctor<ExecSpace, MView, EccView, OutView, StatusView> f{
       M,
       e,
@@ -329,8 +461,10 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
       sinE.extent(0) == n,
       cosE.extent(0) == n,
       nu.extent(0) == n};
-  Kokkos::parallel_for("kosmos::kepler::solve",
-                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(n)), f);
+  Kokkos::parallel_for(
+      "kosmos::kepler::solve",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(n)),
+      f);
 }
 
 // E only.
@@ -363,8 +497,11 @@ std::int64_t count_failures(const ExecSpace& space, const StatusView& status) {
   std::int64_t failures = 0;
   Kokkos::parallel_reduce(
       "kosmos::kepler::count_failures",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(status.extent(0))),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum) { sum += status(i) != converged ? 1 : 0; },
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+          space, 0, std::int64_t(status.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum) {
+        sum += status(i) != converged ? 1 : 0;
+      },
       Kokkos::Sum<std::int64_t>(failures));
   return failures;
 }

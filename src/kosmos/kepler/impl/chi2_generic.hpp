@@ -24,10 +24,10 @@ template <class Precision, class ExecSpace>
 struct DeviceObservations {
   using Phase = typename Precision::phase_type;
   using Real = typename Precision::real_type;
-  Kokkos::View<Phase*, ExecSpace> t;    // time - epoch
-  Kokkos::View<Real*, ExecSpace> v;     // velocity
-  Kokkos::View<Real*, ExecSpace> var;   // sigma^2
-  Kokkos::View<int*, ExecSpace> inst;   // instrument index
+  Kokkos::View<Phase*, ExecSpace> t;   // time - epoch
+  Kokkos::View<Real*, ExecSpace> v;    // velocity
+  Kokkos::View<Real*, ExecSpace> var;  // sigma^2
+  Kokkos::View<int*, ExecSpace> inst;  // instrument index
 };
 
 // Observations (double) -> the kernel's precision; sigma -> sigma^2.
@@ -92,7 +92,8 @@ struct DeltaVFunctor {
     const int sys = int(idx / n_pl), j = int(idx % n_pl);
     Phase inv_P;
     Real m0, ecc, A, B;
-    PlanetConstants<Precision>::compute(amplitude, P, K, e, omega, M0, sys, j, inv_P, m0, ecc, A, B);
+    PlanetConstants<Precision>::compute(amplitude, P, K, e, omega, M0, sys, j, inv_P, m0, ecc, A,
+                                        B);
     for (int k = 0; k < n_obs; ++k) {
       const Real M = PlanetConstants<Precision>::mean_anomaly(t(k), inv_P, m0);
       Real s, c;
@@ -119,8 +120,9 @@ struct Chi2TeamFunctor {
   Kokkos::View<const Real*, ExecSpace> v, var;
   Kokkos::View<const int*, ExecSpace> inst;
   Kokkos::View<const Phase**, Kokkos::LayoutRight, ExecSpace> P;
-  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0, offset, jitter;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0, offset, jitter, trend;
   Kokkos::View<const Real**, ExecSpace> dv;
+  Kokkos::View<const int**, Kokkos::LayoutRight, ExecSpace> obs_range;  // (n_sys, 2) or empty
   Kokkos::View<double*, ExecSpace> chi2, loglike;
   bool want_loglike;
   int n_sys, n_pl, n_obs, tile, team_size, groups_per_team;
@@ -163,40 +165,56 @@ struct Chi2TeamFunctor {
         }
       }
       CompensatedSum<Real> chi, logs;
-      for (int tl = 0; tl < n_tiles; ++tl) {
-        const int start = tl * tile;
-        const int nt = n_obs - start < tile ? n_obs - start : tile;
-        if (n_tiles > 1 || g == 0) {  // cooperative load of the tile
-          member.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nt), [&](const int k) {
-            st(k) = t(start + k);
-            sv(k) = v(start + k);
-            svar(k) = var(start + k);
-            sinst(k) = inst(start + k);
-          });
-          member.team_barrier();
-        }
-        if (!active) continue;
-        for (int k = 0; k < nt; ++k) {
-          CompensatedSum<Real> model;
-          if (FromDv) {
-            for (int j = 0; j < n_pl; ++j) model.add(dv(std::int64_t(sys) * n_pl + j, start + k));
-          } else {
-            for (int j = 0; j < n_pl; ++j) {
-              const int slot = j * team_size + rank;
-              const Real ecc = s_e(slot);
-              const Real M = PlanetConstants<Precision>::mean_anomaly(st(k), s_invP(slot), s_m0(slot));
-              Real s, c;
-              solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
-              model.add(rv_from_anomaly(s_A(slot), s_B(slot), ecc, s, c));
-            }
+      // One observation (index k of the full set, time tk since the epoch) into chi and logs.
+      auto add_observation = [&](const int k, const Phase tk, const Real vk, const Real vark,
+                                 const int ik) {
+        CompensatedSum<Real> model;
+        if (FromDv) {
+          for (int j = 0; j < n_pl; ++j) model.add(dv(std::int64_t(sys) * n_pl + j, k));
+        } else {
+          for (int j = 0; j < n_pl; ++j) {
+            const int slot = j * team_size + rank;
+            const Real ecc = s_e(slot);
+            const Real M = PlanetConstants<Precision>::mean_anomaly(tk, s_invP(slot), s_m0(slot));
+            Real s, c;
+            solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
+            model.add(rv_from_anomaly(s_A(slot), s_B(slot), ecc, s, c));
           }
-          const int i = sinst(k);
-          const Real jit = jitter(sys, i);
-          const Real total_var = svar(k) + jit * jit;
-          const Real r = (sv(k) - offset(sys, i)) - model.value();
-          chi.add(r * r / total_var);
-          if (want_loglike) logs.add(math::log(total_var));
+        }
+        if (trend.extent(1) > 0) {
+          const Real dt = Real(tk);
+          model.add(dt * (trend(sys, 0) + (trend.extent(1) > 1 ? dt * trend(sys, 1) : Real(0))));
+        }
+        const Real jit = jitter(sys, ik);
+        const Real total_var = vark + jit * jit;
+        const Real r = (vk - offset(sys, ik)) - model.value();
+        chi.add(r * r / total_var);
+        if (want_loglike) logs.add(math::log(total_var));
+      };
+      int n_used = n_obs;
+      if (obs_range.extent(0) > 0) {
+        // Survey layout: each system has its own slice of the observations, read in place.
+        if (!active) continue;
+        const int begin = obs_range(sys, 0);
+        n_used = obs_range(sys, 1);
+        for (int k = begin; k < begin + n_used; ++k)
+          add_observation(k, t(k), v(k), var(k), inst(k));
+      } else {
+        for (int tl = 0; tl < n_tiles; ++tl) {
+          const int start = tl * tile;
+          const int nt = n_obs - start < tile ? n_obs - start : tile;
+          if (n_tiles > 1 || g == 0) {  // cooperative load of the tile
+            member.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nt), [&](const int k) {
+              st(k) = t(start + k);
+              sv(k) = v(start + k);
+              svar(k) = var(start + k);
+              sinst(k) = inst(start + k);
+            });
+            member.team_barrier();
+          }
+          if (!active) continue;
+          for (int k = 0; k < nt; ++k) add_observation(start + k, st(k), sv(k), svar(k), sinst(k));
         }
       }
       if (active) {
@@ -204,7 +222,7 @@ struct Chi2TeamFunctor {
         chi2(sys) = c2;
         if (want_loglike)
           loglike(sys) = -0.5 * (c2 + double(logs.hi) + double(logs.lo) +
-                                 n_obs * 1.8378770664093454836);  // ln(2 pi)
+                                 n_used * 1.8378770664093454836);  // ln(2 pi)
       }
     }
   }
