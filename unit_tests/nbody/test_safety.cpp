@@ -235,8 +235,8 @@ TYPED_TEST(NbodySafety, BackwardDestinationsAreRefused) {
   check_backward_destination<TypeParam>();
 }
 
-// MVS and WHFast split off body 0's Kepler motion: with the star listed second it used to lose 1000x
-// accuracy silently; now the system is disabled with reason central_not_first, while Hermite
+// MVS and WHFast split off body 0's Kepler motion: with the star listed second it used to lose
+// 1000x accuracy silently; now the system is disabled with reason central_not_first, while Hermite
 // (no central body) integrates it.
 template <class Space>
 void check_central_body_first() {
@@ -248,7 +248,8 @@ void check_central_body_first() {
   }
   IntegrationReport rep;
   for (Method method : {Method::mvs, Method::whfast}) {
-    const auto out = nbody_test::run_on<Space>(host, 1.0, nbody_test::options_for(method, 1e-2), &rep);
+    const auto out =
+        nbody_test::run_on<Space>(host, 1.0, nbody_test::options_for(method, 1e-2), &rep);
     EXPECT_EQ(out.state(0), state_active) << method_name(method);
     EXPECT_EQ(out.state(1), state_disabled) << method_name(method);
     EXPECT_EQ(out.reason(1), reason_central_not_first) << method_name(method);
@@ -282,8 +283,8 @@ void check_test_particles() {
     const auto b = nbody_test::run_on<Space>(with_particles, 2.0, opt);
     EXPECT_EQ(b.state(0), state_active) << name_of(c) << ": " << reason_name(b.reason(0));
     // Adaptive steps also resolve the particles' orbits, so only fixed steps compare bit for bit.
-    const bool fixed_step =
-        c.method != Method::hermite_adaptive && c.method != Method::rkck_adaptive && c.method != Method::ias15;
+    const bool fixed_step = c.method != Method::hermite_adaptive &&
+                            c.method != Method::rkck_adaptive && c.method != Method::ias15;
     for (int body = 0; body < 2 && fixed_step; ++body)
       for (int k = 0; k < 3; ++k) {
         EXPECT_EQ(a.x(0, body, k), b.x(0, body, k)) << name_of(c);

@@ -116,8 +116,8 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     return;
   }
   int reason = reason_none;
-  for (int step = 0; step < p.steps && clock.running() && it < p.max_iterations && stop == reason_none;
-       ++step) {
+  for (int step = 0;
+       step < p.steps && clock.running() && it < p.max_iterations && stop == reason_none; ++step) {
     // A step this small no longer moves the time (a collision, or a singular orbit).
     if (!(dt > 1e-15 * (math::fabs(clock.t) + 1.0))) {
       reason = reason_step_underflow;

@@ -65,7 +65,8 @@ struct SystemMonitor {
   bool on = false;  // config.any_stop_condition()
 
   template <int N>
-  KOKKOS_INLINE_FUNCTION int reason(const double (&m)[N], const double (&x)[3 * N], const double (&v)[3 * N]) const {
+  KOKKOS_INLINE_FUNCTION int reason(const double (&m)[N], const double (&x)[3 * N],
+                                    const double (&v)[3 * N]) const {
     const LocalState<N> state(m, x, v);
     return check_stop(state, 0, config);
   }
@@ -75,7 +76,8 @@ struct SystemMonitor {
   struct LocalState {
     Layout L = Layout::make(N, 0, 0);
     double s[7 * N];
-    KOKKOS_INLINE_FUNCTION LocalState(const double (&m)[N], const double (&x)[3 * N], const double (&v)[3 * N]) {
+    KOKKOS_INLINE_FUNCTION LocalState(const double (&m)[N], const double (&x)[3 * N],
+                                      const double (&v)[3 * N]) {
       for (int b = 0; b < N; ++b) s[b] = m[b];
       for (int k = 0; k < 3 * N; ++k) {
         s[N + k] = x[k];

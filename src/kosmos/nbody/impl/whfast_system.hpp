@@ -272,7 +272,8 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   }
   w.load(x, v);
   bool corrected = false;
-  for (int step = 0; step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
+  for (int step = 0;
+       step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
        ++step) {
     const double h = landing_step(p.dt, clock.left());
     // The corrector belongs to the map of step dt: a shortened landing step runs uncorrected.
