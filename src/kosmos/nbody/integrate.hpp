@@ -476,7 +476,7 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   const char* name = method_name(cfg.method);
   kosmos::Impl::require(std::is_same<Force, Newtonian>::value, "kosmos::nbody::integrate", name,
                         " integrates Newtonian gravity only");
-  kosmos::Impl::require(!options.on_log, "kosmos::nbody::integrate: ", name, " runs without logs");
+  kosmos::Impl::require(!options.on_log, "kosmos::nbody::integrate", name, " runs without logs");
   SystemMonitor monitor;
   monitor.config = mon;
   monitor.on = mon.any_stop_condition();
