@@ -87,11 +87,11 @@ const bool registered = [] {
                                  [](benchmark::State& s) {
                                    BM_Integrate<Space>(s, Method::hermite, 1e-3, 1.0, WM::system_per_thread);
                                  })
-        ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)
+        ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)->Arg(7)->Arg(8)
         ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("BM_nbody_Table3_Hermite_team/" + name).c_str(),
                                  [](benchmark::State& s) { BM_Integrate<Space>(s, Method::hermite, 1e-3, 1.0, WM::team); })
-        ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)->Arg(10)
+        ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)->Arg(7)->Arg(8)->Arg(10)
         ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("BM_nbody_MVS/" + name).c_str(),
                                  [](benchmark::State& s) { BM_Integrate<Space>(s, Method::mvs, 1e-2, 10.0); })

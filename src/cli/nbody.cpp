@@ -4,6 +4,7 @@
 // integrator or against reference final conditions.
 #include "options.hpp"
 
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/nbody/nbody.hpp>
 
@@ -24,12 +25,18 @@ using Space = Kokkos::DefaultExecutionSpace;
 using DevEnsemble = Ensemble<Space::memory_space>;
 using kosmos::cli::usage_error;
 
+// Attributes the CLI appends to the user's (kept across checkpoints, stripped from the output):
+// the initial energy and the steps taken so far.
+constexpr int internal_attributes = 2;
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void write_ensemble(const std::string& path, const HostEnsemble& ens) {
-  if (ends_with(path, ".bin"))
+  if (kosmos::io::is_hdf5_path(path))
+    write_hdf5(path, ens);
+  else if (ends_with(path, ".bin"))
     write_binary(path, ens);
   else
     write_text(path, ens);
@@ -52,10 +59,27 @@ std::string fmt(double v, int precision = 6) {
 std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) {
   std::map<std::string, std::string> m;
   for (const char* k : {"integrator", "dt", "tau", "tolerance", "destination", "steps-per-launch", "max-iterations",
-                        "close-encounter", "ejection", "log-interval"})
+                        "energy-limit", "radius", "close-encounter", "ejection", "log-interval", "corrector",
+                        "coordinates", "epsilon"})
     m[k] = o.str(k);
   m["crossing-orbits"] = o.is_set("crossing-orbits") ? "1" : "0";
+  m["stability"] = o.has("stability") ? "1" : "0";
   return m;
+}
+
+// --radius: one radius for every body, or a comma-separated radius per body (0: no collisions).
+void set_radii(const std::string& text, MonitorConfig& monitor) {
+  std::vector<double> radii;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    double r = 0;
+    if (!kosmos::io::parse_double(item, r) || r < 0)
+      throw usage_error("--radius '" + text + "': '" + item + "' is not a radius >= 0");
+    radii.push_back(r);
+  }
+  if (radii.empty() || int(radii.size()) > max_bodies)
+    throw usage_error("--radius '" + text + "': give 1 to " + std::to_string(max_bodies) + " radii");
+  for (int b = 0; b < max_bodies; ++b) monitor.radius[b] = radii.size() == 1 ? radii[0] : b < int(radii.size()) ? radii[b] : 0.0;
 }
 
 IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
@@ -75,11 +99,73 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
   o.integrator.tolerance = num("tolerance");
   o.integrator.steps_per_launch = int(num("steps-per-launch"));
   o.integrator.max_iterations = (long long)num("max-iterations");
+  o.monitor.energy_error_limit = num("energy-limit");
+  set_radii(m.at("radius"), o.monitor);
   o.monitor.close_encounter_hill = num("close-encounter");
   o.monitor.ejection_distance = num("ejection");
   o.monitor.crossing_orbits = m.at("crossing-orbits") == "1";
   o.monitor.log_interval = num("log-interval");
+  if (m.count("corrector")) {  // whfast / ias15 settings (absent from older checkpoints)
+    o.integrator.corrector = int(num("corrector"));
+    o.integrator.epsilon = num("epsilon");
+    const std::string& c = m.at("coordinates");
+    if (c != "jacobi" && c != "democratic_heliocentric")
+      throw usage_error("--coordinates '" + c + "' is not jacobi or democratic_heliocentric");
+    o.integrator.coordinates = c == "jacobi" ? WHCoordinates::jacobi : WHCoordinates::democratic_heliocentric;
+  }
   return o;
+}
+
+ElementFrame frame_from(const kosmos::cli::Options& o) {
+  try {
+    return element_frame_from_name(o.str("frame"));
+  } catch (const kosmos::invalid_input& e) {
+    throw usage_error(e.what());
+  }
+}
+
+// Stability mode: the posterior samples as systems; unless given, a close encounter is 3 mutual
+// Hill radii and an ejection is an unbound planet beyond 20 times the largest semi-major axis.
+HostEnsemble stability_ensemble(const kosmos::cli::Options& o, std::map<std::string, std::string>& settings) {
+  StabilitySetup setup;
+  setup.star_mass = o.number("stellar-mass");
+  setup.inclination = o.number("inclination") * M_PI / 180;
+  setup.max_samples = int(o.integer("samples", 0));
+  setup.frame = frame_from(o);
+  HostEnsemble ens;
+  try {
+    ens = ensemble_from_rv_posterior(read_rv_posterior(o.str("stability")), setup);
+  } catch (const kosmos::invalid_input& e) {
+    throw usage_error(e.what());
+  }
+  if (!(o.number("close-encounter") > 0)) settings["close-encounter"] = "3";
+  if (!(o.number("ejection") > 0)) {
+    double a_max = 0;
+    for (int s = 0; s < ens.n_systems(); ++s)
+      for (const auto& el : system_elements(ens, s, setup.frame)) a_max = std::max(a_max, el.a);
+    settings["ejection"] = fmt(20 * a_max, 17);
+  }
+  return ens;
+}
+
+void write_elements(const std::string& path, const HostEnsemble& ens, ElementFrame frame) {
+  kosmos::io::write_atomically(path, [&](std::ostream& out) {
+    out << "# kosmos nbody orbital elements (" << (frame == ElementFrame::jacobi ? "jacobi" : "heliocentric")
+        << "; G = 1, AU, solar masses, year = 2 pi; angles in degrees)\n"
+        << "# system planet mass a e inc Omega omega M state\n"
+        << std::setprecision(17);
+    const double deg = 180 / M_PI;
+    for (int s = 0; s < ens.n_systems(); ++s) {
+      if (ens.state(s) == state_disabled) continue;  // no meaningful elements
+      const auto planets = system_elements(ens, s, frame);
+      for (std::size_t k = 0; k < planets.size(); ++k) {
+        const auto& el = planets[k];
+        out << s << ' ' << k + 1 << ' ' << ens.m(s, int(k) + 1) << ' ' << el.a << ' ' << el.e << ' ' << el.inc * deg
+            << ' ' << el.Omega * deg << ' ' << el.omega * deg << ' ' << el.M * deg << ' ' << state_name(ens.state(s))
+            << '\n';
+      }
+    }
+  });
 }
 
 // Position, velocity and time differences between two ensembles (Section 5.2.1's test).
@@ -118,26 +204,45 @@ int run_nbody(const std::vector<std::string>& args) {
   kosmos::cli::Options o("nbody",
                          "Integrate an ensemble of few-body systems (G = 1; AU, solar masses, year = 2 pi) with\n"
                          "Hermite, Runge-Kutta Cash-Karp, mixed-variable symplectic or Verlet, on the default Kokkos\n"
-                         "device. The ensemble comes from --input (text or binary ensemble file) or is generated as in\n"
+                         "device. The ensemble comes from --input (text, binary or HDF5 ensemble file) or is generated as in\n"
                          "Dindar et al. (2013) Section 5.1 (--generate). Prints per-system energy errors and stop reasons.\n"
-                         "--test compares the result with --compare-integrator or with --reference final conditions.");
-  o.option("input", "FILE", "ensemble file (kosmos text format or binary)", "", true)
+                         "--test compares the result with --compare-integrator or with --reference final conditions.\n"
+                         "--stability FILE integrates every posterior sample of `kosmos rv` (P in days, K in m/s; masses\n"
+                         "from K at --inclination, Jacobi elements, Omega = 0) and reports the fraction that reaches\n"
+                         "--destination without a close encounter, ejection or failure. Time unit: 58.1324 days\n"
+                         "(1/k, Gauss's constant), so one year is about 2 pi.\n"
+                         "States and reasons in the report: active; inactive (close_encounter, ejection, crossing_orbits,\n"
+                         "collision); disabled (nonpositive_mass, nonfinite, coincident_bodies, kepler_failure,\n"
+                         "step_underflow, bad_step, energy_error, central_not_first: mvs needs the star as body 0).");
+  o.option("input", "FILE", "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "", true)
       .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
+      .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text output)", "", true)
+      .option("stellar-mass", "M", "stability mode: stellar mass (solar masses)", "1")
+      .option("inclination", "DEG", "stability mode: inclination of every planet (90: sin i = 1, minimum masses)", "90")
+      .option("samples", "N", "stability mode: use the first N posterior samples (0: all)", "0")
+      .option("frame", "NAME", "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)", "jacobi")
       .option("bodies", "N", "bodies per generated system (star + N-1 planets)", "3")
       .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
       .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
       .option("seed", "S", "random orbital phases per system (0: all planets start on the x axis)", "0")
-      .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet", "hermite")
-      .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive)", "0.001")
+      .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15",
+              "hermite")
+      .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
+      .option("corrector", "K", "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
+      .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric", "jacobi")
+      .option("epsilon", "EPS", "ias15 step control: max|b6|/max|a| per step (steps adapt per system)", "1e-9")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
       .option("tolerance", "EPS", "rkck_adaptive error tolerance", "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
       .option("steps-per-launch", "N", "propagator steps per kernel launch", "1000")
-      .option("max-iterations", "N", "maximum steps per system", "1e15")
-      .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off)", "0")
-      .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off)", "0")
+      .option("max-iterations", "N", "maximum steps per system over the whole run (checkpoint segments and resumes included)", "1e15")
+      .option("energy-limit", "X", "disable a system (reason energy_error) when |dE/E| > X, checked every launch (0: off)", "0.01")
+      .option("radius", "R[,R...]", "collision radius of every body, or of body 0, 1, ...: stop a system when two bodies touch (reason collision; 0: off)", "0")
+      .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off; stability mode: 3)", "0")
+      .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off; stability mode: 20 x the largest a)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
-      .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin)", "", true)
+      .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin, HDF5 if .h5/.hdf5, else text)", "", true)
+      .option("elements-output", "FILE", "write the final orbital elements of every planet in --frame", "", true)
       .option("log", "FILE", "log snapshots and events, a line each: time system event, then m x y z vx vy vz per body", "", true)
       .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")
       .option("report", "FILE", "write the per-system energy error and stop reason table", "", true)
@@ -146,8 +251,8 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("resume", "FILE", "continue an interrupted run from its checkpoint", "", true)
       .flag("progress", "print progress to stderr")
       .flag("test", "test mode: compare with --compare-integrator or --reference")
-      .option("compare-integrator", "NAME", "test mode: second integrator (uses --compare-dt/--compare-tau...)", "", true)
-      .option("compare-dt", "DT", "test mode: time step of the second integrator", "", true)
+      .option("compare-integrator", "NAME", "test mode: second integrator (other settings as for the first)", "", true)
+      .option("compare-dt", "DT", "test mode: time step of the second integrator (default: --dt)", "", true)
       .option("reference", "FILE", "test mode: reference final conditions", "", true)
       .option("pos-threshold", "X", "test mode: position tolerance", "1e-10")
       .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
@@ -173,6 +278,10 @@ int run_nbody(const std::vector<std::string>& args) {
     for (auto& [k, v] : settings)
       if (meta.count(k) && !given(k)) v = meta[k];
     user_attributes = std::stoi(meta["user-attributes"]);
+    if (host.n_attributes() != user_attributes + internal_attributes)
+      throw usage_error(o.str("resume") + " is a checkpoint of another kosmos version (" +
+                        std::to_string(host.n_attributes() - user_attributes) + " internal attributes, expected " +
+                        std::to_string(internal_attributes) + ")");
     if (meta.count("log") && !meta["log"].empty()) {
       log_path = meta["log"];
       // Drop whatever the interrupted run appended after its last checkpoint.
@@ -180,8 +289,11 @@ int run_nbody(const std::vector<std::string>& args) {
     }
   } else {
     HostEnsemble user;
-    if (o.has("input") == o.has("generate")) throw usage_error("give exactly one of --input FILE and --generate N");
-    if (o.has("input")) {
+    if (int(o.has("input")) + int(o.has("generate")) + int(o.has("stability")) != 1)
+      throw usage_error("give exactly one of --input FILE, --generate N and --stability FILE");
+    if (o.has("stability")) {
+      user = stability_ensemble(o, settings);
+    } else if (o.has("input")) {
       user = read_ensemble(o.str("input"));
     } else {
       user = generate_planetary_ensemble(int(o.integer("generate", 1)), int(o.integer("bodies", 2)),
@@ -189,8 +301,7 @@ int run_nbody(const std::vector<std::string>& args) {
                                          (unsigned long long)o.integer("seed", 0));
     }
     user_attributes = user.n_attributes();
-    // Internal ensemble: the user's attributes plus the initial energy (kept across checkpoints).
-    host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + 1);
+    host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + internal_attributes);
     copy_bodies_and_states(host, user);
     for (int s = 0; s < user.n_systems(); ++s)
       for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
@@ -209,12 +320,17 @@ int run_nbody(const std::vector<std::string>& args) {
     Kokkos::deep_copy(dev.attributes, host.attributes);
   }
   e0.resize(host.n_systems());
-  for (int s = 0; s < host.n_systems(); ++s) e0[s] = host.attributes(s, user_attributes);
+  std::vector<long long> iterations_used(host.n_systems());
+  for (int s = 0; s < host.n_systems(); ++s) {
+    e0[s] = host.attributes(s, user_attributes);
+    iterations_used[s] = (long long)host.attributes(s, user_attributes + 1);
+  }
 
   const bool progress = o.is_set("progress");
   std::unique_ptr<kosmos::io::AppendLog> log;
   if (!log_path.empty()) log = std::make_unique<kosmos::io::AppendLog>(log_path);
   IntegrateOptions opt = base;
+  opt.reference_energy = e0;  // the energy check measures drift from the start of the run
   if (log) {
     opt.on_log = [&](const LogRecord& r) {
       std::ostringstream line;
@@ -239,6 +355,8 @@ int run_nbody(const std::vector<std::string>& args) {
   double interval = destination - start_time;
   if (!checkpoint.empty()) {
     interval = o.has("checkpoint-interval") ? o.number("checkpoint-interval") : (destination - start_time) / 10;
+    if (o.has("checkpoint-interval") && !(interval > 0))
+      throw usage_error("--checkpoint-interval " + o.str("checkpoint-interval") + " must be positive");
     if (!(interval > 0)) interval = destination - start_time;
   }
   const auto wall0 = std::chrono::steady_clock::now();
@@ -253,7 +371,9 @@ int run_nbody(const std::vector<std::string>& args) {
                      segment_end, destination, 100 * done, el);
       };
     }
+    opt.prior_iterations = iterations_used;  // one budget for the whole run
     const auto rep = integrate(Space(), dev, segment_end, opt);
+    iterations_used = rep.iterations;
     total.launches += rep.launches;
     total.steps += rep.steps;
     total.seconds += rep.seconds;
@@ -271,7 +391,10 @@ int run_nbody(const std::vector<std::string>& args) {
       meta["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
                                             ? 0
                                             : std::filesystem::file_size(log_path));
-      write_binary(checkpoint, clone<Kokkos::HostSpace>(dev), meta);
+      auto snapshot = clone<Kokkos::HostSpace>(dev);
+      for (int s = 0; s < snapshot.n_systems(); ++s)
+        snapshot.attributes(s, user_attributes + 1) = double(iterations_used[s]);
+      write_binary(checkpoint, snapshot, meta);
     }
     if (rep.unfinished > 0) break;  // iteration budget used up
   } while (t < destination);
@@ -305,11 +428,15 @@ int run_nbody(const std::vector<std::string>& args) {
     std::cout << "  |dE/E|: median " << fmt(finite[finite.size() / 2], 3) << ", max " << fmt(finite.back(), 3) << "\n";
   for (const auto& [k, v] : by_reason) std::cout << "  " << v << " system(s) " << k << "\n";
   const int shown = std::min(n_sys, 10);
-  std::cout << "  system        time      |dE/E|  state\n";
+  // Fixed-width columns, each after a separator, so that wide values never run together.
+  auto row = [](const std::string& system, const std::string& time, const std::string& error,
+                const std::string& state, const std::string& reason) {
+    std::cout << "  " << std::setw(7) << system << ' ' << std::setw(22) << time << ' ' << std::setw(10) << error << "  "
+              << std::left << std::setw(8) << state << ' ' << reason << std::right << "\n";
+  };
+  row("system", "time", "|dE/E|", "state", "reason");
   for (int s = 0; s < shown; ++s)
-    std::cout << "  " << std::setw(6) << s << std::setw(12) << fmt(out.time(s), 8) << std::setw(12) << fmt(rel[s], 3)
-              << "  " << state_name(out.state(s)) << (out.reason(s) ? std::string(" ") + reason_name(out.reason(s)) : "")
-              << "\n";
+    row(std::to_string(s), fmt(out.time(s), 15), fmt(rel[s], 3), state_name(out.state(s)), reason_name(out.reason(s)));
   if (n_sys > shown) std::cout << "  ... (" << n_sys - shown << " more; --report FILE writes them all)\n";
   if (o.has("report")) {
     kosmos::io::write_atomically(o.str("report"), [&](std::ostream& r) {
@@ -320,6 +447,16 @@ int run_nbody(const std::vector<std::string>& args) {
     });
   }
   if (o.has("output")) write_ensemble(o.str("output"), out);
+  if (o.has("elements-output")) write_elements(o.str("elements-output"), out, frame_from(o));
+  if (settings["stability"] == "1") {
+    const auto st = summarize_stability(out, destination);
+    std::cout << "stability: " << st.survived << " of " << st.samples << " samples survive to t = "
+              << fmt(destination, 10) << " (fraction " << fmt(st.fraction(), 4) << "); " << st.close_encounters
+              << " close encounter(s) within " << settings["close-encounter"] << " Hill radii, " << st.ejections
+              << " ejection(s) beyond " << fmt(std::stod(settings["ejection"]), 4) << ", " << st.collisions
+              << " collision(s), " << st.other_stops << " other stop(s), " << st.failures << " numerical failure(s), "
+              << st.unfinished << " unfinished\n";
+  }
 
   if (total.unfinished > 0)
     std::cout << "  " << total.unfinished << " system(s) short of the destination: the iteration budget (--max-iterations) "

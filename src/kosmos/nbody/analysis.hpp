@@ -6,12 +6,15 @@
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
 
+#include <limits>
+
 namespace kosmos {
 namespace nbody {
 
-// Disables (state_disabled, with the reason) every active system that has a non-positive or
-// non-finite mass, a non-finite coordinate, or two bodies at the same position. Returns how many
-// systems it disabled.
+// Disables (state_disabled, with the reason) every active system that has a negative or
+// non-finite mass, no massive body, a non-finite coordinate or time, or two bodies at the same
+// position (unless both are massless). Massless bodies are test particles: they feel the others
+// and exert no force. Returns how many systems it disabled.
 template <class ExecSpace>
 int validate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
@@ -23,18 +26,21 @@ int validate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_s
       KOKKOS_LAMBDA(const int s, int& count) {
         if (ens.state(s) != state_active) return;
         int reason = reason_none;
+        double total_mass = 0;
         for (int b = 0; b < n && reason == reason_none; ++b) {
           const double m = ens.m(s, b);
           if (!math::isfinite(m)) reason = reason_nonfinite;
-          else if (!(m > 0)) reason = reason_nonpositive_mass;
+          else if (m < 0) reason = reason_nonpositive_mass;
+          else total_mass += m;
           for (int c = 0; c < 3; ++c)
             if (!math::isfinite(ens.x(s, b, c)) || !math::isfinite(ens.v(s, b, c))) reason = reason_nonfinite;
         }
+        if (reason == reason_none && !(total_mass > 0)) reason = reason_nonpositive_mass;
         if (!math::isfinite(ens.time(s))) reason = reason_nonfinite;
         for (int i = 0; i < n && reason == reason_none; ++i)
           for (int j = i + 1; j < n; ++j)
             if (ens.x(s, i, 0) == ens.x(s, j, 0) && ens.x(s, i, 1) == ens.x(s, j, 1) &&
-                ens.x(s, i, 2) == ens.x(s, j, 2))
+                ens.x(s, i, 2) == ens.x(s, j, 2) && (ens.m(s, i) > 0 || ens.m(s, j) > 0))
               reason = reason_coincident_bodies;
         if (reason != reason_none) {
           ens.state(s) = state_disabled;
@@ -45,6 +51,51 @@ int validate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_s
       Kokkos::Sum<int>(disabled));
   return disabled;
 }
+
+// Disables (reason_central_not_first) every active system whose body 0 is not strictly more
+// massive than each other body: the integrators that split off a central body's Kepler motion
+// (MVS) take body 0 as that body, and another order silently loses accuracy. Returns how many
+// systems it disabled.
+template <class ExecSpace>
+int validate_central_body(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens) {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "kosmos::nbody::validate_central_body: the first argument must be a Kokkos execution space");
+  int disabled = 0;
+  const int n = ens.n_bodies();
+  Kokkos::parallel_reduce(
+      "kosmos::nbody::validate_central_body", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+      KOKKOS_LAMBDA(const int s, int& count) {
+        if (ens.state(s) != state_active) return;
+        for (int b = 1; b < n; ++b)
+          if (!(ens.m(s, 0) > ens.m(s, b))) {
+            ens.state(s) = state_disabled;
+            ens.reason(s) = reason_central_not_first;
+            ++count;
+            return;
+          }
+      },
+      Kokkos::Sum<int>(disabled));
+  return disabled;
+}
+
+namespace Impl {
+// Throws invalid_input when an active system is already past `destination` (integration runs
+// forward only; a destination before the start would otherwise do nothing, silently).
+template <class ExecSpace>
+void require_not_before(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                        double destination) {
+  double latest = std::numeric_limits<double>::lowest();
+  Kokkos::parallel_reduce(
+      "kosmos::nbody::latest_time", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+      KOKKOS_LAMBDA(const int s, double& t) {
+        if (ens.state(s) == state_active && ens.time(s) > t) t = ens.time(s);
+      },
+      Kokkos::Max<double>(latest));
+  kosmos::Impl::require(!(latest > destination), "kosmos::nbody::integrate", "destination ", destination,
+                        " is before the time ", latest,
+                        " of an active system (integration runs forward only)");
+}
+}  // namespace Impl
 
 // energy(s) = sum m v^2 / 2 + sum_{i<j} m_i m_j phi(x_j - x_i), with compensated sums.
 template <class ExecSpace, class Force = Newtonian>

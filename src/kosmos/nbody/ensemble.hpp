@@ -23,12 +23,15 @@ enum StopReason : int {
   reason_ejection = 2,
   reason_crossing_orbits = 3,
   reason_user = 4,
+  reason_collision = 5,
   reason_nonpositive_mass = 10,
   reason_nonfinite = 11,
   reason_coincident_bodies = 12,
   reason_kepler_failure = 13,
   reason_step_underflow = 14,
   reason_bad_step = 15,
+  reason_energy_error = 16,        // |E - E0| > energy_error_limit |E0| (MonitorConfig)
+  reason_central_not_first = 17,   // MVS: body 0 is not the most massive body
 };
 
 inline const char* reason_name(int reason) {
@@ -38,18 +41,29 @@ inline const char* reason_name(int reason) {
     case reason_ejection: return "ejection";
     case reason_crossing_orbits: return "crossing_orbits";
     case reason_user: return "user";
+    case reason_collision: return "collision";
     case reason_nonpositive_mass: return "nonpositive_mass";
     case reason_nonfinite: return "nonfinite";
     case reason_coincident_bodies: return "coincident_bodies";
     case reason_kepler_failure: return "kepler_failure";
     case reason_step_underflow: return "step_underflow";
     case reason_bad_step: return "bad_step";
+    case reason_energy_error: return "energy_error";
+    case reason_central_not_first: return "central_not_first";
     default: return "unknown";
   }
 }
 inline const char* state_name(int state) {
   return state == state_active ? "active" : state == state_inactive ? "inactive" : "disabled";
 }
+
+namespace Impl {
+// destination - (t + t_lo): exact enough to decide whether a compensated time has arrived (the
+// first difference is exact near the destination).
+KOKKOS_INLINE_FUNCTION double time_left(double destination, double t, double t_lo) {
+  return (destination - t) - t_lo;
+}
+}  // namespace Impl
 
 // Bodies per system: at least 2, at most max_bodies (scratch and pair tables are sized by it).
 constexpr int max_bodies = 32;
@@ -78,6 +92,7 @@ class Ensemble {
     vel = BodyView("kosmos::nbody::vel", chunks, 3 * n_bodies, chunk_size);
     mass = BodyView("kosmos::nbody::mass", chunks, n_bodies, chunk_size);
     time = SysView("kosmos::nbody::time", n_systems);
+    time_lo = SysView("kosmos::nbody::time_lo", n_systems);
     step = SysView("kosmos::nbody::step", n_systems);
     state = IntView("kosmos::nbody::state", n_systems);
     reason = IntView("kosmos::nbody::reason", n_systems);
@@ -99,6 +114,10 @@ class Ensemble {
 
   BodyView pos, vel, mass;
   SysView time;   // current time of each system
+  // Compensation of `time` (time is the double-double time + time_lo between launches, so steps
+  // far below an ulp of t still add up). Not written to files: a system that reached a
+  // destination has time_lo = 0.
+  SysView time_lo;
   SysView step;   // step size carried between calls by adaptive integrators (0: none yet)
   IntView state;  // SystemState
   IntView reason; // StopReason
@@ -127,6 +146,7 @@ void copy_bodies_and_states(const Ensemble<DstMemory>& dst, const Ensemble<SrcMe
   Kokkos::deep_copy(dst.vel, src.vel);
   Kokkos::deep_copy(dst.mass, src.mass);
   Kokkos::deep_copy(dst.time, src.time);
+  Kokkos::deep_copy(dst.time_lo, src.time_lo);
   Kokkos::deep_copy(dst.step, src.step);
   Kokkos::deep_copy(dst.state, src.state);
   Kokkos::deep_copy(dst.reason, src.reason);

@@ -8,6 +8,7 @@
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
 #include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/impl/modern_launch.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
 #include <kosmos/nbody/impl/propagators.hpp>
@@ -22,9 +23,9 @@
 namespace kosmos {
 namespace nbody {
 
-enum class Method { hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet };
+enum class Method { hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15 };
 
-// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet".
+// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet", "whfast", "ias15".
 Method method_from_name(const std::string& name);
 const char* method_name(Method method);
 
@@ -33,12 +34,16 @@ struct IntegratorConfig {
   double dt = 1e-3;          // fixed step (and the first step of adaptive Runge-Kutta)
   double tau = 1.7e-2;       // adaptive Hermite step-size scale (eq. 5)
   double tolerance = 1e-12;  // adaptive Runge-Kutta error tolerance (see RKCKPropagator)
+  int corrector = 0;         // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
+  WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: Wisdom-Holman coordinates
+  double epsilon = 1e-9;     // ias15: step control, max|b6| / max|a| per step (dt: the first step)
   int steps_per_launch = 1000;           // propagator steps per kernel launch
   long long max_iterations = 1LL << 40;  // per system and call of integrate()
   int systems_per_team = 0;              // 0: automatic (1 on CPUs, up to 16 on GPUs)
   int team_size = 0;                     // 0: automatic
   // automatic: the team work model, except Hermite runs without monitors, logs or a user force
-  // law on Kokkos::Cuda with n <= 8 bodies, which go to the hand-tuned system-per-thread kernel.
+  // law on Kokkos::Cuda with n <= max_auto_register_bodies, which go to the hand-tuned
+  // system-per-thread kernel (above that its state no longer fits in registers).
   // team: always the generic team kernel (body-pair work model in team scratch).
   // system_per_thread: the register Hermite (Hermite methods only, no monitors or logs).
   enum class WorkModel { automatic, team, system_per_thread } work_model = WorkModel::automatic;
@@ -52,9 +57,18 @@ struct LogRecord {
   std::vector<double> mass, pos, vel;  // n, 3n, 3n
 };
 
+// Largest n that the automatic work model sends to the register Hermite (2..8 allowed explicitly).
+constexpr int max_auto_register_bodies = 6;
+
 struct IntegrateOptions {
   IntegratorConfig integrator;
   MonitorConfig monitor;
+  // Steps each system took in earlier calls, counted against max_iterations (a run split into
+  // checkpoint segments keeps one budget); empty: none.
+  std::vector<long long> prior_iterations;
+  // Energy each system's drift is measured against (MonitorConfig::energy_error_limit); empty:
+  // the energy at the start of this call.
+  std::vector<double> reference_energy;
   std::function<void(const LogRecord&)> on_log;  // called on the host after each launch, in order
   std::function<void(double fraction_done)> on_progress;  // after each launch
 };
@@ -68,6 +82,7 @@ struct IntegrationReport {
   long long launches = 0;
   long long steps = 0;  // propagator steps taken, summed over systems (rejected ones included)
   double seconds = 0;
+  std::vector<long long> iterations;  // steps per system, prior_iterations included
 };
 
 namespace Impl {
@@ -111,6 +126,16 @@ struct IntegrateKernel {
     log_count(sys) = k + 1;
   }
 
+  // Stops system s (slot) / sys (index) with its event when a monitor condition holds.
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION void stop_if_condition_holds(const Ctx& ctx, int s, int sys) const {
+    const int event = check_stop(ctx, s, monitor);
+    if (event == reason_none) return;
+    ctx.flag(s, fl_state) = state_inactive;
+    ctx.flag(s, fl_reason) = event;
+    if (monitor.log_events && slots > 0) write_log(ctx, s, sys, event);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     Kokkos::View<double*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ws(team.team_scratch(level),
                                                                                    S * L.total);
@@ -136,7 +161,7 @@ struct IntegrateKernel {
       if (!valid) return;
       const double t = ens.time(sys);
       ctx.sc(s, sc_time) = t;
-      ctx.sc(s, sc_time_lo) = 0;
+      ctx.sc(s, sc_time_lo) = ens.time_lo(sys);
       ctx.sc(s, sc_next_dt) = ens.step(sys);
       ctx.sc(s, sc_iter) = double(iterations(sys));
       ctx.sc(s, sc_log_index) = monitor.log_interval > 0 ? math::floor(t / monitor.log_interval) : 0.0;
@@ -153,14 +178,19 @@ struct IntegrateKernel {
         ctx.at(s, L.m + k - 6 * n) = ens.m(sys, k - 6 * n);
       }
     });
+    // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+    ctx.for_all(S, 1, [&](int s, int) {
+      if (ctx.flag(s, fl_live)) stop_if_condition_holds(ctx, s, first + s);
+    });
     prop.init(ctx, force);
     for (int it = 0; it < steps; ++it) {
       ctx.for_all(S, 1, [&](int s, int) {
         bool live = ctx.flag(s, fl_valid) && ctx.flag(s, fl_state) == state_active && !ctx.flag(s, fl_paused) &&
-                    ctx.sc(s, sc_time) < destination && ctx.sc(s, sc_iter) < double(max_iterations);
+                    time_left(destination, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo)) > 0 &&
+                    ctx.sc(s, sc_iter) < double(max_iterations);
         if (live) {
           double dt = prop.proposed_dt(ctx, s);
-          const double left = destination - ctx.sc(s, sc_time);
+          const double left = time_left(destination, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo));
           if (dt > left || left - dt < 1e-9 * dt) dt = left;  // land on the destination, no sliver step
           if (!(dt > 0) || !math::isfinite(dt)) {
             ctx.flag(s, fl_state) = state_disabled;
@@ -189,12 +219,7 @@ struct IntegrateKernel {
           return;
         }
         if (!ctx.flag(s, fl_accept)) return;
-        const int event = check_stop(ctx, s, monitor);
-        if (event != reason_none) {
-          ctx.flag(s, fl_state) = state_inactive;
-          ctx.flag(s, fl_reason) = event;
-          if (monitor.log_events && slots > 0) write_log(ctx, s, sys, event);
-        }
+        stop_if_condition_holds(ctx, s, sys);
         if (monitor.log_interval > 0 && slots > 0) {
           const double k = math::floor(ctx.sc(s, sc_time) / monitor.log_interval);
           if (k > ctx.sc(s, sc_log_index)) {
@@ -218,6 +243,7 @@ struct IntegrateKernel {
       const int sys = first + s;
       if (sys >= n_sys) return;
       ens.time(sys) = ctx.sc(s, sc_time);
+      ens.time_lo(sys) = ctx.sc(s, sc_time_lo);
       ens.step(sys) = ctx.sc(s, sc_next_dt);
       ens.state(sys) = ctx.flag(s, fl_state);
       ens.reason(sys) = ctx.flag(s, fl_reason);
@@ -239,6 +265,26 @@ template <class ExecSpace>
 int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
               const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations, double destination,
               long long max_iterations, const IntegrateOptions& options, IntegrationReport& report);
+
+// The per-system step counters of one call, starting from options.prior_iterations.
+template <class ExecSpace>
+Kokkos::View<long long*, typename ExecSpace::memory_space> make_iterations(const ExecSpace& space, int n_sys,
+                                                                          const IntegrateOptions& options) {
+  Kokkos::View<long long*, typename ExecSpace::memory_space> iterations("kosmos::nbody::iterations", n_sys);
+  const auto& prior = options.prior_iterations;
+  if (!prior.empty()) {
+    kosmos::Impl::require(prior.size() == std::size_t(n_sys), "kosmos::nbody::integrate", "prior_iterations has ",
+                          prior.size(), " values for ", n_sys, " systems");
+    const auto host = Kokkos::create_mirror_view(iterations);
+    for (int s = 0; s < n_sys; ++s) {
+      kosmos::Impl::require(prior[std::size_t(s)] >= 0, "kosmos::nbody::integrate", "prior_iterations[", s,
+                            "] = ", prior[std::size_t(s)], " < 0");
+      host(s) = prior[std::size_t(s)];
+    }
+    Kokkos::deep_copy(space, iterations, host);
+  }
+  return iterations;
+}
 
 template <class ExecSpace, class Prop, class Force>
 IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
@@ -263,7 +309,9 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
   kernel.steps = cfg.steps_per_launch;
   const bool logging = options.on_log && (options.monitor.log_interval > 0 || options.monitor.log_events);
   kernel.slots = logging ? options.monitor.log_slots_per_launch : 0;
-  kernel.iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>("kosmos::nbody::iterations", n_sys);
+  kernel.iterations = make_iterations(space, n_sys, options);
+  const EnergyGuard<ExecSpace, Force> guard(space, ens, options.monitor.energy_error_limit, options.reference_energy,
+                                            force);
   kernel.log_count = Kokkos::View<int*, typename ExecSpace::memory_space>("kosmos::nbody::log_count", n_sys);
   kernel.log = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>(
       "kosmos::nbody::log", std::size_t(n_sys) * kernel.slots, 3 + 7 * n);
@@ -317,6 +365,7 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
           options.on_log(rec);
         }
     }
+    guard.check();
     if (summarize(space, ens, kernel.iterations, destination, cfg.max_iterations, options, report) == 0) break;
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -332,21 +381,24 @@ int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_
   const int n_sys = ens.n_systems();
   const auto state_host = Kokkos::create_mirror_view(ens.state);
   const auto time_host = Kokkos::create_mirror_view(ens.time);
+  const auto time_lo_host = Kokkos::create_mirror_view(ens.time_lo);
   const auto iter_host = Kokkos::create_mirror_view(iterations);
   Kokkos::deep_copy(space, state_host, ens.state);
   Kokkos::deep_copy(space, time_host, ens.time);
+  Kokkos::deep_copy(space, time_lo_host, ens.time_lo);
   Kokkos::deep_copy(space, iter_host, iterations);
   space.fence();
   int pending = 0;
   report.steps = 0;
+  report.iterations.assign(iter_host.data(), iter_host.data() + n_sys);
   report.disabled = report.stopped = report.reached_destination = report.unfinished = 0;
   for (int sys = 0; sys < n_sys; ++sys) {
-    report.steps += iter_host(sys);
+    report.steps += iter_host(sys) - (options.prior_iterations.empty() ? 0 : options.prior_iterations[sys]);
     if (state_host(sys) == state_disabled) {
       ++report.disabled;
     } else if (state_host(sys) == state_inactive) {
       ++report.stopped;
-    } else if (time_host(sys) >= destination) {
+    } else if (!(time_left(destination, time_host(sys), time_lo_host(sys)) > 0)) {
       ++report.reached_destination;
     } else {
       ++report.unfinished;
@@ -374,37 +426,96 @@ void launch_hermite_system(const ExecSpace& space, const Ensemble<typename ExecS
                        Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }
 
+// Relaunches a system-per-thread kernel (`launch(iterations)`, one launch; Newtonian gravity)
+// until every system reached the destination, stopped, or used up its iteration budget, with the
+// energy-sanity check after each launch.
+template <class ExecSpace, class Launch>
+IntegrationReport run_system_per_thread(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                                        double destination, const IntegrateOptions& options, const Launch& launch) {
+  const auto start = std::chrono::steady_clock::now();
+  IntegrationReport report;
+  report.systems = ens.n_systems();
+  const auto iterations = make_iterations(space, ens.n_systems(), options);
+  const EnergyGuard<ExecSpace, Newtonian> guard(space, ens, options.monitor.energy_error_limit,
+                                                options.reference_energy, Newtonian());
+  while (ens.n_systems() > 0) {
+    launch(iterations);
+    ++report.launches;
+    guard.check();
+    if (summarize(space, ens, iterations, destination, options.integrator.max_iterations, options, report) == 0) break;
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
 template <class ExecSpace>
 IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                                      double destination, const HermiteSystemParams& base,
                                      const IntegrateOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  IntegrationReport report;
-  report.systems = ens.n_systems();
-  Kokkos::View<long long*, typename ExecSpace::memory_space> iterations("kosmos::nbody::iterations",
-                                                                       ens.n_systems());
+  const int n = ens.n_bodies();
+  kosmos::Impl::require(n >= system_kernel_min_bodies && n <= system_kernel_max_bodies, "kosmos::nbody::integrate",
+                        "the system_per_thread work model handles ", system_kernel_min_bodies, " to ",
+                        system_kernel_max_bodies, " bodies, not ", n);
   HermiteSystemParams params = base;
   params.destination = destination;
   params.steps = options.integrator.steps_per_launch;
   params.max_iterations = options.integrator.max_iterations;
-  while (ens.n_systems() > 0) {
-    switch (ens.n_bodies()) {
-      case 2: launch_hermite_system<2>(space, ens, iterations, params); break;
-      case 3: launch_hermite_system<3>(space, ens, iterations, params); break;
-      case 4: launch_hermite_system<4>(space, ens, iterations, params); break;
-      case 5: launch_hermite_system<5>(space, ens, iterations, params); break;
-      case 6: launch_hermite_system<6>(space, ens, iterations, params); break;
-      case 7: launch_hermite_system<7>(space, ens, iterations, params); break;
-      case 8: launch_hermite_system<8>(space, ens, iterations, params); break;
-      default:
-        throw invalid_input(kosmos::Impl::concat("kosmos::nbody::integrate: the system_per_thread work model handles ",
-                                                 "2 to 8 bodies, not ", ens.n_bodies()));
-    }
-    ++report.launches;
-    if (summarize(space, ens, iterations, destination, params.max_iterations, options, report) == 0) break;
+  using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
+  return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
+    with_body_count(n, [&](auto nb) { launch_hermite_system<decltype(nb)::value>(space, ens, iterations, params); });
+  });
+}
+
+// WHFast-class (whfast_system.hpp) and IAS15-class (ias15_system.hpp) integration: Newtonian
+// gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs.
+template <class ExecSpace, class Force>
+IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                             double destination, const IntegrateOptions& options) {
+  const IntegratorConfig& cfg = options.integrator;
+  const MonitorConfig& mon = options.monitor;
+  const char* name = method_name(cfg.method);
+  kosmos::Impl::require(std::is_same<Force, Newtonian>::value, "kosmos::nbody::integrate", name,
+                        " integrates Newtonian gravity only");
+  kosmos::Impl::require(!options.on_log, "kosmos::nbody::integrate", name, " runs without logs");
+  SystemMonitor monitor;
+  monitor.config = mon;
+  monitor.on = mon.any_stop_condition();
+  const int n = ens.n_bodies();
+  kosmos::Impl::require(n >= system_kernel_min_bodies && n <= system_kernel_max_bodies, "kosmos::nbody::integrate",
+                        name, " handles ", system_kernel_min_bodies, " to ", system_kernel_max_bodies,
+                        " bodies, not ", n);
+  using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
+  if (cfg.method == Method::whfast) {
+    kosmos::Impl::require(valid_corrector_order(cfg.corrector), "kosmos::nbody::integrate", "corrector order ",
+                          cfg.corrector, " is not one of 0, 3, 5, 7, 11");
+    kosmos::Impl::require(cfg.corrector == 0 || cfg.coordinates == WHCoordinates::jacobi,
+                          "kosmos::nbody::integrate", "symplectic corrector ", cfg.corrector,
+                          " needs Jacobi coordinates");
+    WHFastParams p;
+    p.destination = destination;
+    p.dt = cfg.dt;
+    p.corrector = cfg.corrector;
+    p.coordinates = cfg.coordinates;
+    p.steps = cfg.steps_per_launch;
+    p.max_iterations = cfg.max_iterations;
+    p.monitor = monitor;
+    return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
+      with_body_count(n, [&](auto nb) { launch_whfast_system<decltype(nb)::value>(space, ens, iterations, p); });
+    });
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return report;
+  kosmos::Impl::require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "kosmos::nbody::integrate", "epsilon = ",
+                        cfg.epsilon, " must be positive and finite");
+  IAS15Params p;
+  p.destination = destination;
+  p.dt = cfg.dt;
+  p.epsilon = cfg.epsilon;
+  p.steps = cfg.steps_per_launch;
+  p.max_iterations = cfg.max_iterations;
+  p.monitor = monitor;
+  p.k = IAS15Constants::make();
+  return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
+    with_body_count(n, [&](auto nb) { launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p); });
+  });
 }
 }  // namespace Impl
 
@@ -427,19 +538,23 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
   const bool needs_dt = cfg.method != Method::hermite_adaptive;
   kosmos::Impl::require(!needs_dt || (cfg.dt > 0 && std::isfinite(cfg.dt)), "kosmos::nbody::integrate", "dt = ", cfg.dt,
                 " must be positive and finite");
+  for (double r : options.monitor.radius)
+    kosmos::Impl::require(r >= 0 && std::isfinite(r), "kosmos::nbody::integrate", "collision radius ", r,
+                          " must be >= 0 and finite");
   validate(space, ens);
+  Impl::require_not_before(space, ens, destination);
+  if (cfg.method == Method::mvs || cfg.method == Method::whfast) validate_central_body(space, ens);
   using WM = IntegratorConfig::WorkModel;
   const bool hermite = cfg.method == Method::hermite || cfg.method == Method::hermite_adaptive;
-  const MonitorConfig& mon = options.monitor;
-  const bool plain = hermite && std::is_same<Force, Newtonian>::value && !(mon.close_encounter_hill > 0) &&
-                     !(mon.ejection_distance > 0) && !mon.crossing_orbits && !options.on_log &&
-                     ens.n_bodies() <= 8;
+  const bool plain = hermite && std::is_same<Force, Newtonian>::value && !options.monitor.any_stop_condition() &&
+                     !options.on_log && ens.n_bodies() <= 8;
   if (cfg.work_model == WM::system_per_thread)
     kosmos::Impl::require(plain, "kosmos::nbody::integrate",
                           "the system_per_thread work model runs Hermite with Newtonian gravity, 2 to 8 bodies, "
-                          "no monitors and no logs");
+                          "no stop conditions and no logs");
   if (cfg.work_model == WM::system_per_thread ||
-      (cfg.work_model == WM::automatic && plain && Impl::HasCudaSpecialization<ExecSpace>::value)) {
+      (cfg.work_model == WM::automatic && plain && ens.n_bodies() <= max_auto_register_bodies &&
+       Impl::HasCudaSpecialization<ExecSpace>::value)) {
     Impl::HermiteSystemParams p;
     p.dt = cfg.dt;
     if (cfg.method == Method::hermite_adaptive) {
@@ -482,6 +597,8 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
       p.dt = cfg.dt;
       return Impl::run_driver(space, ens, destination, p, force, options);
     }
+    case Method::whfast:
+    case Method::ias15: return Impl::run_modern<ExecSpace, Force>(space, ens, destination, options);
   }
   return {};
 }

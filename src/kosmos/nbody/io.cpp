@@ -1,3 +1,4 @@
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/nbody/integrate.hpp>
 #include <kosmos/nbody/io.hpp>
@@ -51,8 +52,10 @@ Method method_from_name(const std::string& name) {
   if (name == "rkck_adaptive") return Method::rkck_adaptive;
   if (name == "mvs") return Method::mvs;
   if (name == "verlet") return Method::verlet;
+  if (name == "whfast") return Method::whfast;
+  if (name == "ias15") return Method::ias15;
   throw invalid_input("kosmos::nbody: unknown integrator '" + name +
-                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet)");
+                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15)");
 }
 
 const char* method_name(Method method) {
@@ -63,6 +66,8 @@ const char* method_name(Method method) {
     case Method::rkck_adaptive: return "rkck_adaptive";
     case Method::mvs: return "mvs";
     case Method::verlet: return "verlet";
+    case Method::whfast: return "whfast";
+    case Method::ias15: return "ias15";
   }
   return "unknown";
 }
@@ -280,7 +285,115 @@ HostEnsemble read_binary(const std::string& path, std::map<std::string, std::str
   return ens;
 }
 
+namespace {
+const char kHdf5Format[] = "kosmos-nbody-ensemble";
+constexpr long long kHdf5Version = 1;
+
+// The per-system and per-body members as C-order arrays and back.
+struct FlatEnsemble {
+  std::vector<double> time, step, mass, position, velocity, attributes;
+  std::vector<std::int32_t> state, reason;
+};
+}  // namespace
+
+void write_hdf5(const std::string& path, const HostEnsemble& ens, const std::map<std::string, std::string>& metadata) {
+  const std::size_t n_sys = std::size_t(ens.n_systems()), n = std::size_t(ens.n_bodies());
+  const std::size_t n_attr = std::size_t(ens.n_attributes());
+  FlatEnsemble f;
+  for (int s = 0; s < ens.n_systems(); ++s) {
+    f.time.push_back(ens.time(s));
+    f.step.push_back(ens.step(s));
+    f.state.push_back(ens.state(s));
+    f.reason.push_back(ens.reason(s));
+    for (int k = 0; k < ens.n_attributes(); ++k) f.attributes.push_back(ens.attributes(s, k));
+    for (int b = 0; b < ens.n_bodies(); ++b) {
+      f.mass.push_back(ens.m(s, b));
+      for (int c = 0; c < 3; ++c) {
+        f.position.push_back(ens.x(s, b, c));
+        f.velocity.push_back(ens.v(s, b, c));
+      }
+    }
+  }
+  io::H5Writer w(path);
+  w.attribute("/", "format", kHdf5Format);
+  w.attribute("/", "version", kHdf5Version);
+  w.attribute("/", "units", "G = 1: AU, solar masses, year = 2 pi");
+  w.write("time", f.time.data(), {n_sys});
+  w.write("step", f.step.data(), {n_sys});
+  w.write("state", f.state.data(), {n_sys});
+  w.write("reason", f.reason.data(), {n_sys});
+  w.write("mass", f.mass.data(), {n_sys, n});
+  w.write("position", f.position.data(), {n_sys, n, 3});
+  w.write("velocity", f.velocity.data(), {n_sys, n, 3});
+  w.write("attributes", f.attributes.data(), {n_sys, n_attr});
+  std::vector<std::string> keys, values;
+  for (const auto& [k, v] : metadata) {
+    keys.push_back(k);
+    values.push_back(v);
+  }
+  w.write_strings("metadata/keys", keys);
+  w.write_strings("metadata/values", values);
+  w.commit();
+}
+
+HostEnsemble read_hdf5(const std::string& path, std::map<std::string, std::string>* metadata) {
+  io::H5Reader r(path);
+  if (!r.has_attribute("/", "format") || r.attribute_string("/", "format") != kHdf5Format)
+    throw file_error(path + ": not a kosmos nbody ensemble (no root attribute format = " + kHdf5Format + ")");
+  if (r.attribute_integer("/", "version") != kHdf5Version)
+    throw file_error(path + ": unsupported ensemble version " + std::to_string(r.attribute_integer("/", "version")));
+  const auto dims = r.dims("position");
+  const auto attr_dims = r.dims("attributes");
+  if (dims.size() != 3 || dims[2] != 3 || dims[1] < 2 || dims[1] > std::size_t(max_bodies) ||
+      dims[0] > (std::size_t(1) << 28) || attr_dims.size() != 2 || attr_dims[0] != dims[0] || attr_dims[1] > 1024)
+    throw file_error(path + ": dataset shapes are not those of an ensemble (position must be [systems, 2.." +
+                     std::to_string(max_bodies) + ", 3], attributes [systems, n])");
+  HostEnsemble ens{int(dims[0]), int(dims[1]), int(attr_dims[1])};
+  const std::size_t n_sys = dims[0], n = dims[1], n_attr = attr_dims[1];
+  FlatEnsemble f;
+  f.time.resize(n_sys);
+  f.step.resize(n_sys);
+  f.state.resize(n_sys);
+  f.reason.resize(n_sys);
+  f.mass.resize(n_sys * n);
+  f.position.resize(n_sys * n * 3);
+  f.velocity.resize(n_sys * n * 3);
+  f.attributes.resize(n_sys * n_attr);
+  r.read_into("time", f.time.data(), f.time.size());
+  r.read_into("step", f.step.data(), f.step.size());
+  r.read_into("state", f.state.data(), f.state.size());
+  r.read_into("reason", f.reason.data(), f.reason.size());
+  r.read_into("mass", f.mass.data(), f.mass.size());
+  r.read_into("position", f.position.data(), f.position.size());
+  r.read_into("velocity", f.velocity.data(), f.velocity.size());
+  r.read_into("attributes", f.attributes.data(), f.attributes.size());
+  for (std::size_t s = 0; s < n_sys; ++s) {
+    if (f.state[s] < 0 || f.state[s] > 2) throw file_error(path + ": corrupt state of system " + std::to_string(s));
+    const int i = int(s);
+    ens.time(i) = f.time[s];
+    ens.step(i) = f.step[s];
+    ens.state(i) = f.state[s];
+    ens.reason(i) = f.reason[s];
+    for (std::size_t k = 0; k < n_attr; ++k) ens.attributes(i, int(k)) = f.attributes[s * n_attr + k];
+    for (std::size_t b = 0; b < n; ++b) {
+      ens.m(i, int(b)) = f.mass[s * n + b];
+      for (int c = 0; c < 3; ++c) {
+        ens.x(i, int(b), c) = f.position[(s * n + b) * 3 + std::size_t(c)];
+        ens.v(i, int(b), c) = f.velocity[(s * n + b) * 3 + std::size_t(c)];
+      }
+    }
+  }
+  if (metadata) {
+    metadata->clear();
+    const auto keys = r.read_strings("metadata/keys"), values = r.read_strings("metadata/values");
+    if (keys.size() != values.size()) throw file_error(path + ": metadata keys and values differ in number");
+    for (std::size_t k = 0; k < keys.size(); ++k) (*metadata)[keys[k]] = values[k];
+  }
+  return ens;
+}
+
 HostEnsemble read_ensemble(const std::string& path, std::map<std::string, std::string>* metadata) {
+  if (io::is_hdf5_path(path)) return read_hdf5(path, metadata);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw file_error(path + ": cannot open for reading");
   char magic[8] = {};

@@ -17,8 +17,11 @@ KOKKOS_INLINE_FUNCTION void stumpff(double x, double& c0, double& c1, double& c2
     x *= 0.25;
     ++n;
   }
-  c2 = (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1 - x / 182) / 132) / 90) / 56) / 30) / 12) / 2;
-  c3 = (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1 - x / 210) / 156) / 110) / 72) / 42) / 20) / 6;
+  // Reciprocal constants: multiplications instead of divisions (the series is rounded anyway).
+  c2 = (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1.0 / 182)) * (1.0 / 132)) * (1.0 / 90)) *
+                                    (1.0 / 56)) * (1.0 / 30)) * (1.0 / 12)) * 0.5;
+  c3 = (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1 - x * (1.0 / 210)) * (1.0 / 156)) * (1.0 / 110)) *
+                                    (1.0 / 72)) * (1.0 / 42)) * (1.0 / 20)) * (1.0 / 6);
   c1 = 1 - x * c3;
   c0 = 1 - x * c2;
   for (int k = 0; k < n; ++k) {
@@ -45,8 +48,10 @@ KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], doub
     const double period = math::two_pi<double>() * mu / (beta * math::sqrt(beta));
     if (math::fabs(t) > period) t = math::fmod(t, period);
   }
-  // Starting guess: s ~ t / r0 (exact for a circular orbit to first order), bounded for speed.
+  // Starting guess: the series s = t / r0 - eta t^2 / (2 r0^3) + ... to second order (first
+  // order where the correction would dominate), bounded for speed.
   double s = t / r0;
+  if (math::fabs(eta * t) < r0 * r0) s *= 1 - 0.5 * eta * t / (r0 * r0);
   if (beta > 0) {
     const double smax = math::two_pi<double>() / math::sqrt(beta);
     if (math::fabs(s) > smax) s = s > 0 ? smax : -smax;
@@ -80,15 +85,15 @@ KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], doub
   const double g1 = s * c1, g2 = s * s * c2, g3 = s * s * s * c3;
   rs = r0 * c0 + eta * g1 + mu * g2;
   if (!(rs > 0)) return false;
-  // Lagrange f and g functions.
-  const double ff = 1 - mu * g2 / r0;
+  // Lagrange f and g functions, applied as increments (f - 1, g, f', g' - 1: less rounding).
+  const double fm1 = -mu * g2 / r0;
   const double gg = t - mu * g3;
   const double fd = -mu * g1 / (r0 * rs);
-  const double gd = 1 - mu * g2 / rs;
+  const double gdm1 = -mu * g2 / rs;
   for (int c = 0; c < 3; ++c) {
     const double rc = r[c], vc = v[c];
-    r[c] = ff * rc + gg * vc;
-    v[c] = fd * rc + gd * vc;
+    r[c] = rc + (fm1 * rc + gg * vc);
+    v[c] = vc + (fd * rc + gdm1 * vc);
   }
   return true;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <kosmos/nbody/analysis.hpp>
+#include <kosmos/nbody/elements.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/forces.hpp>
 #include <kosmos/nbody/gravity.hpp>
@@ -9,3 +10,5 @@
 #include <kosmos/nbody/io.hpp>
 #include <kosmos/nbody/kepler_drift.hpp>
 #include <kosmos/nbody/reference.hpp>
+#include <kosmos/nbody/solar_system.hpp>
+#include <kosmos/nbody/stability.hpp>

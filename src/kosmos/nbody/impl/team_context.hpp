@@ -6,6 +6,7 @@
 #pragma once
 
 #include <kosmos/core/compensated.hpp>
+#include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
 
 namespace kosmos {
@@ -90,7 +91,7 @@ struct TeamContext {
   // destination lands on it exactly.
   KOKKOS_INLINE_FUNCTION void advance_time(int s, double h) const {
     const double t = sc(s, sc_time);
-    if (h >= destination - t) {
+    if (h >= time_left(destination, t, sc(s, sc_time_lo))) {
       sc(s, sc_time) = destination;
       sc(s, sc_time_lo) = 0;
       return;
@@ -137,7 +138,8 @@ struct TeamContext {
     return false;
   }
 
-  // a (and j if with_jerk) of every body from x (and v), for live systems. With planets_only,
+  // a (and j if with_jerk) of every body from x (and v), for live systems. Pairs of massless
+  // bodies (test particles) are skipped. With planets_only,
   // pairs involving body 0 are skipped (the interaction part of democratic heliocentric MVS).
   template <class Force>
   KOKKOS_INLINE_FUNCTION void forces(const Force& force, int x_off, int v_off, int a_off, bool with_jerk,
@@ -147,6 +149,10 @@ struct TeamContext {
       int i, j;
       pair_bodies(p, n, i, j);
       if (planets_only && i == 0) return;
+      if (at(s, L.m + i) == 0 && at(s, L.m + j) == 0) {  // two test particles: no interaction
+        for (int c = 0; c < 3; ++c) at(s, L.pa + 3 * p + c) = at(s, L.pj + 3 * p + c) = 0;
+        return;
+      }
       double d[3], k[3];
       for (int c = 0; c < 3; ++c) d[c] = at(s, x_off + 3 * j + c) - at(s, x_off + 3 * i + c);
       if (with_jerk) {

@@ -1,0 +1,267 @@
+// IAS15-class integrator (Everhart 1985; Rein & Spiegel 2015, "IAS15") in the system-per-thread
+// work model: one thread integrates one system of N bodies with its own adaptive step.
+//
+// Within a step of length dt the acceleration is a polynomial in s = (t - t0) / dt,
+//   a(s) = a0 + b0 s + b1 s^2 + ... + b6 s^7
+//        = a0 + g0 s + g1 s (s - h1) + ... + g6 s (s - h1) ... (s - h6),
+// sampled at the 8 Gauss-Radau nodes h0 = 0 < h1 < ... < h7 < 1. A predictor-corrector loop
+// evaluates the forces at the nodes (positions from integrating the polynomial), updates the g
+// (divided differences) and from them the b, until the change of b6 relative to the largest
+// acceleration is below 1e-16 (or stops decreasing, at most 12 iterations). The step error is
+// estimated as max|b6| / max|a| and the next step is dt (epsilon / error)^(1/7); a step whose
+// proposal is below 1/4 of it is rejected and redone, growth is capped at 4x per step
+// (Rein & Spiegel 2015, Section 2.6-2.7). Positions and velocities are double-word compensated
+// sums. The polynomial of an accepted step predicts the next step's b (shifted and rescaled),
+// corrected by the previous prediction's error.
+#pragma once
+
+#include <kosmos/core/compensated.hpp>
+#include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/system_common.hpp>
+
+namespace kosmos {
+namespace nbody {
+namespace Impl {
+
+// Gauss-Radau constants derived from the nodes (computed once on the host; plain data).
+struct IAS15Constants {
+  double h[8];     // Gauss-Radau spacings on [0, 1]
+  double r[8][8];  // r[n][j] = 1 / (h[n] - h[j]), j < n
+  double c[7][7];  // b_k = sum_{j >= k} c[k][j] g_j (c[k][j]: s^k coefficient of prod_{i=1..j} (s -
+                   // h_i))
+  double d[7][7];  // the inverse: g_j = sum_{k >= j} d[j][k] b_k
+  double shift[7][7];  // shift[j][k] = binomial(k + 1, j + 1): re-expanding a(s) about s = 1
+
+  static IAS15Constants make() {
+    IAS15Constants k{};
+    // Nodes of 8-point Gauss-Radau quadrature on [0, 1] (Everhart 1985).
+    const double h[8] = {0.0,
+                         0.0562625605369221464656521910318,
+                         0.180240691736892364987579942780,
+                         0.352624717113169637373907769648,
+                         0.547153626330555383001448554766,
+                         0.734210177215410531523210605558,
+                         0.885320946839095768090359771030,
+                         0.977520613561287501891174488626};
+    for (int n = 0; n < 8; ++n) {
+      k.h[n] = h[n];
+      for (int j = 0; j < n; ++j) k.r[n][j] = 1.0 / (h[n] - h[j]);
+    }
+    // Coefficients of prod_{i=1..j} (s - h_i), built up one factor at a time.
+    double poly[7] = {1, 0, 0, 0, 0, 0, 0};
+    for (int j = 0; j < 7; ++j) {
+      if (j > 0)
+        for (int p = j; p >= 0; --p) poly[p] = (p > 0 ? poly[p - 1] : 0.0) - h[j] * poly[p];
+      for (int p = 0; p < 7; ++p) k.c[p][j] = poly[p];
+    }
+    // Back substitution of the unit upper triangular c.
+    for (int j = 6; j >= 0; --j)
+      for (int col = 0; col < 7; ++col) {
+        double v = (j == col) ? 1.0 : 0.0;
+        for (int q = j + 1; q < 7; ++q) v -= k.c[j][q] * k.d[q][col];
+        k.d[j][col] = v;
+      }
+    for (int j = 0; j < 7; ++j)
+      for (int q = 0; q < 7; ++q) {
+        double binom = 1;  // binomial(q + 1, j + 1)
+        for (int i = 0; i < j + 1; ++i) binom = binom * (q + 1 - i) / (i + 1);
+        k.shift[j][q] = q >= j ? binom : 0.0;
+      }
+    return k;
+  }
+};
+
+struct IAS15Params {
+  double destination = 0, dt = 1e-3;  // dt: first step of systems without a carried one
+  double epsilon = 1e-9;
+  int steps = 1;
+  long long max_iterations = 0;
+  SystemMonitor monitor;
+  IAS15Constants k;
+};
+
+// Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch.
+template <int N, class Ens, class IterView, class Rsqrt>
+KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterations, int sys,
+                                         const IAS15Params& p, const Rsqrt& rsqrt) {
+  constexpr int n3 = 3 * N;
+  if (ens.state(sys) != state_active) return;
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
+  long long it = iterations(sys);
+  if (!clock.running() || it >= p.max_iterations) return;
+  const IAS15Constants& K = p.k;
+  double m[N];
+  CompensatedSum<double> x[n3], v[n3];
+  for (int b = 0; b < N; ++b) {
+    m[b] = ens.m(sys, b);
+    for (int c = 0; c < 3; ++c) {
+      x[3 * b + c].hi = ens.x(sys, b, c);
+      v[3 * b + c].hi = ens.v(sys, b, c);
+    }
+  }
+  double dt = ens.step(sys) > 0 ? ens.step(sys) : p.dt;
+  double b[7][n3], g[7][n3], e[7][n3], a0[n3], xs[n3], as[n3];
+  for (int j = 0; j < 7; ++j)
+    for (int q = 0; q < n3; ++q) b[j][q] = g[j][q] = e[j][q] = 0;
+  bool predicted = false;  // e holds the prediction of the current b
+  for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
+  pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none);
+  double vs[n3];
+  for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
+  // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+  int stop = p.monitor.on ? p.monitor.reason<N>(m, xs, vs) : int(reason_none);
+  if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+    return;
+  }
+  int reason = reason_none;
+  for (int step = 0;
+       step < p.steps && clock.running() && it < p.max_iterations && stop == reason_none; ++step) {
+    // A step this small no longer moves the time (a collision, or a singular orbit).
+    if (!(dt > 1e-15 * (math::fabs(clock.t) + 1.0))) {
+      reason = reason_step_underflow;
+      break;
+    }
+    const double h = landing_step(dt, clock.left());
+    if (!(h > 0) || !math::isfinite(h)) {
+      reason = reason_bad_step;
+      break;
+    }
+    ++it;
+    // Predictor-corrector iterations.
+    double pc_last = 2, max_a = 0;
+    for (int iter = 0; iter < 12; ++iter) {
+      double max_db6 = 0;
+      for (int n = 1; n < 8; ++n) {
+        const double s = K.h[n];
+        for (int q = 0; q < n3; ++q) {
+          const double poly =
+              b[0][q] / 6 +
+              s * (b[1][q] / 12 +
+                   s * (b[2][q] / 20 +
+                        s * (b[3][q] / 30 +
+                             s * (b[4][q] / 42 + s * (b[5][q] / 56 + s * b[6][q] / 72)))));
+          xs[q] = x[q].hi + (x[q].lo + s * h * (v[q].value() + s * h * (0.5 * a0[q] + s * poly)));
+        }
+        pair_accelerations<N>(m, xs, as, rsqrt, PairSkip::none);
+        for (int q = 0; q < n3; ++q) {
+          double gn = (as[q] - a0[q]) * K.r[n][0];
+          for (int j = 1; j < n; ++j) gn = (gn - g[j - 1][q]) * K.r[n][j];
+          const double dg = gn - g[n - 1][q];
+          g[n - 1][q] = gn;
+          for (int j = 0; j < n; ++j) b[j][q] += K.c[j][n - 1] * dg;
+          if (n == 7) max_db6 = math::fmax(max_db6, math::fabs(dg));
+        }
+      }
+      max_a = 0;
+      for (int q = 0; q < n3; ++q) max_a = math::fmax(max_a, math::fabs(as[q]));
+      const double pc = max_a > 0 ? max_db6 / max_a : 0.0;
+      if (!(pc >= 1e-16) || (iter > 1 && pc >= pc_last)) break;  // converged (or NaN: caught below)
+      pc_last = pc;
+    }
+    double max_b6 = 0;
+    for (int q = 0; q < n3; ++q) max_b6 = math::fmax(max_b6, math::fabs(b[6][q]));
+    const double error = max_a > 0 ? max_b6 / max_a : 0.0;
+    if (!math::isfinite(error)) {
+      reason = reason_nonfinite;
+      break;
+    }
+    // Proposed step from the error estimate (no limit when the polynomial vanishes).
+    const double proposal = error > 0 ? h * math::pow(p.epsilon / error, 1.0 / 7.0) : 4 * h;
+    if (proposal < 0.25 * h) {
+      // Rejected: the same polynomial on the shorter step is a(t0 + s dt') with s scaled by q.
+      const double qr = proposal / h;
+      double qk = 1;
+      for (int j = 0; j < 7; ++j) {
+        qk *= qr;
+        for (int q = 0; q < n3; ++q) b[j][q] *= qk;
+      }
+      predicted = false;
+      for (int j = 0; j < 7; ++j)
+        for (int q = 0; q < n3; ++q) {
+          double gj = 0;
+          for (int k = j; k < 7; ++k) gj += K.d[j][k] * b[k][q];
+          g[j][q] = gj;
+        }
+      dt = proposal;
+      continue;
+    }
+    // Accepted: advance with compensated sums.
+    for (int q = 0; q < n3; ++q) {
+      x[q].add(h * v[q].value() + h * h *
+                                      (0.5 * a0[q] + b[0][q] / 6 + b[1][q] / 12 + b[2][q] / 20 +
+                                       b[3][q] / 30 + b[4][q] / 42 + b[5][q] / 56 + b[6][q] / 72));
+      v[q].add(h * (a0[q] + b[0][q] / 2 + b[1][q] / 3 + b[2][q] / 4 + b[3][q] / 5 + b[4][q] / 6 +
+                    b[5][q] / 7 + b[6][q] / 8));
+    }
+    clock.advance(h);
+    // A landing step shorter than dt keeps the carried step (its growth cap would shrink it).
+    const double next = h < dt ? math::fmin(dt, proposal) : math::fmin(proposal, 4 * h);
+    // Predict the next step's b: a(1 + q s) re-expanded in s, plus the last prediction's error.
+    const double qr = next / h;
+    for (int q = 0; q < n3; ++q) {
+      double qk = 1, pred[7];
+      for (int j = 0; j < 7; ++j) {
+        qk *= qr;
+        double sum = 0;
+        for (int k = j; k < 7; ++k) sum += K.shift[j][k] * b[k][q];
+        pred[j] = qr > 20 ? 0.0 : qk * sum;  // no prediction across a very large step increase
+      }
+      for (int j = 0; j < 7; ++j) {
+        b[j][q] = pred[j] + (predicted ? b[j][q] - e[j][q] : 0.0);
+        e[j][q] = pred[j];
+      }
+      for (int j = 0; j < 7; ++j) {
+        double gj = 0;
+        for (int k = j; k < 7; ++k) gj += K.d[j][k] * b[k][q];
+        g[j][q] = gj;
+      }
+    }
+    predicted = qr <= 20;
+    dt = next;
+    for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
+    pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none);
+    bool finite = true;
+    for (int q = 0; q < n3; ++q)
+      finite = finite && math::isfinite(xs[q]) && math::isfinite(v[q].hi);
+    if (!finite) {
+      reason = reason_nonfinite;
+      break;
+    }
+    if (p.monitor.on) {
+      for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
+      stop = p.monitor.reason<N>(m, xs, vs);
+    }
+  }
+  for (int b2 = 0; b2 < N; ++b2)
+    for (int c = 0; c < 3; ++c) {
+      ens.x(sys, b2, c) = x[3 * b2 + c].value();
+      ens.v(sys, b2, c) = v[3 * b2 + c].value();
+    }
+  ens.time(sys) = clock.t;
+  ens.time_lo(sys) = clock.lo;
+  ens.step(sys) = dt;
+  iterations(sys) = it;
+  if (reason != reason_none) {
+    ens.state(sys) = state_disabled;
+    ens.reason(sys) = reason;
+  } else if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+  }
+}
+
+template <int N, class MemorySpace>
+struct IAS15SystemKernel {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<long long*, MemorySpace> iterations;
+  IAS15Params params;
+  KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
+    ias15_system<N>(ens, iterations, sys, params, PortableRsqrt());
+  }
+};
+
+}  // namespace Impl
+}  // namespace nbody
+}  // namespace kosmos

@@ -1,0 +1,93 @@
+// Pieces shared by the system-per-thread integrators (WHFast-class, IAS15-class): the per-system
+// clock, the landing rule, and Newtonian pair accelerations of a system held in local arrays.
+#pragma once
+
+#include <kosmos/core/compensated.hpp>
+#include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/impl/monitor.hpp>
+
+namespace kosmos {
+namespace nbody {
+namespace Impl {
+
+// Time of a system: a double-double (Ensemble::time, time_lo), so millions of steps over many
+// launches do not drift; a step that reaches the destination lands on it exactly.
+struct SystemClock {
+  double t = 0, lo = 0, destination = 0;
+  KOKKOS_INLINE_FUNCTION double left() const { return time_left(destination, t, lo); }
+  KOKKOS_INLINE_FUNCTION bool running() const { return left() > 0; }
+  KOKKOS_INLINE_FUNCTION void advance(double h) {
+    if (h >= left()) {
+      t = destination;
+      lo = 0;
+      return;
+    }
+    double hi, e;
+    two_sum(t, h, hi, e);
+    e += lo;
+    fast_two_sum(hi, e, t, lo);
+  }
+};
+
+// The step to take: dt, or what is left to the destination (no sliver step after it).
+KOKKOS_INLINE_FUNCTION double landing_step(double dt, double left) {
+  return (dt > left || left - dt < 1e-9 * dt) ? left : dt;
+}
+
+// Which pairs pair_accelerations() leaves out.
+enum class PairSkip { none, first_pair, central_body };
+
+// a_i = sum_j m_j (x_j - x_i) / |x_j - x_i|^3 (G = 1) over the pairs not skipped (and not two
+// test particles).
+template <int N, class Rsqrt>
+KOKKOS_INLINE_FUNCTION void pair_accelerations(const double (&m)[N], const double (&x)[3 * N],
+                                               double (&a)[3 * N], const Rsqrt& rsqrt,
+                                               PairSkip skip) {
+  for (int k = 0; k < 3 * N; ++k) a[k] = 0;
+  for (int p = skip == PairSkip::central_body ? 1 : 0; p < N; ++p)
+    for (int q = p + 1; q < N; ++q) {
+      if (skip == PairSkip::first_pair && p == 0 && q == 1) continue;
+      if (m[p] == 0 && m[q] == 0) continue;  // two test particles: no interaction
+      const double d[3] = {x[3 * q] - x[3 * p], x[3 * q + 1] - x[3 * p + 1],
+                           x[3 * q + 2] - x[3 * p + 2]};
+      const double rinv = rsqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      const double rinv3 = rinv * rinv * rinv;
+      for (int c = 0; c < 3; ++c) {
+        a[3 * p + c] += m[q] * d[c] * rinv3;
+        a[3 * q + c] -= m[p] * d[c] * rinv3;
+      }
+    }
+}
+
+// The stop conditions of MonitorConfig (check_stop) on a system held in local arrays.
+struct SystemMonitor {
+  MonitorConfig config;
+  bool on = false;  // config.any_stop_condition()
+
+  template <int N>
+  KOKKOS_INLINE_FUNCTION int reason(const double (&m)[N], const double (&x)[3 * N],
+                                    const double (&v)[3 * N]) const {
+    const LocalState<N> state(m, x, v);
+    return check_stop(state, 0, config);
+  }
+
+  // check_stop's view of the arrays: Layout::make(N, 0, 0) places m, x, v one after the other.
+  template <int N>
+  struct LocalState {
+    Layout L = Layout::make(N, 0, 0);
+    double s[7 * N];
+    KOKKOS_INLINE_FUNCTION LocalState(const double (&m)[N], const double (&x)[3 * N],
+                                      const double (&v)[3 * N]) {
+      for (int b = 0; b < N; ++b) s[b] = m[b];
+      for (int k = 0; k < 3 * N; ++k) {
+        s[N + k] = x[k];
+        s[4 * N + k] = v[k];
+      }
+    }
+    KOKKOS_INLINE_FUNCTION double at(int, int k) const { return s[k]; }
+  };
+};
+
+}  // namespace Impl
+}  // namespace nbody
+}  // namespace kosmos

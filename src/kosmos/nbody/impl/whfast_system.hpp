@@ -1,0 +1,330 @@
+// WHFast-class Wisdom-Holman map (Wisdom & Holman 1991; Rein & Tamayo 2015, "WHFast") in the
+// system-per-thread work model: one thread integrates one system of N bodies (N a compile-time
+// constant), its state in local arrays, reading and writing the chunked ensemble once per launch.
+//
+// H = H_Kepler + H_interaction, drift-kick-drift, consecutive half drifts merged (one Kepler
+// drift per step). Coordinates:
+//  - Jacobi: body i >= 1 orbits the centre of mass of bodies 0..i-1 with mu_i = G M_i
+//    (M_i = m_0 + ... + m_i); the kick is the Cartesian gravity without the 0-1 pair, moved to
+//    Jacobi accelerations, plus G M_i Q_i / |Q_i|^3 for i >= 2 (the Kepler part taken out).
+//    A two-body system is therefore integrated exactly (to round-off) at any step.
+//  - democratic heliocentric (Duncan, Levison & Lee 1998): heliocentric positions, barycentric
+//    velocities, mu = G m_0, planet-planet kicks, and the "jump" sum(m_i v_i) / m_0 split
+//    symmetrically around each Kepler drift.
+// Symplectic correctors of order 3, 5, 7, 11 (Wisdom, Holman & Touma 1996; coefficients as
+// tabulated to 50 digits by Rein & Tamayo 2015 and in REBOUND): applied once when a run of
+// full steps starts and inverted when it stops (end of a launch, or before a shortened step
+// that lands on the destination), so the stored state is always the real (uncorrected) one.
+// The Kepler drift is kepler_drift() (universal variables, any eccentricity).
+#pragma once
+
+#include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/system_common.hpp>
+#include <kosmos/nbody/kepler_drift.hpp>
+
+namespace kosmos {
+namespace nbody {
+
+// Coordinates of the Wisdom-Holman splitting.
+enum class WHCoordinates { jacobi, democratic_heliocentric };
+
+namespace Impl {
+
+struct WHFastParams {
+  double destination = 0, dt = 1e-2;
+  int corrector = 0;  // 0 (none), 3, 5, 7 or 11; Jacobi coordinates only
+  WHCoordinates coordinates = WHCoordinates::jacobi;
+  int steps = 1;
+  long long max_iterations = 0;
+  SystemMonitor monitor;
+};
+
+constexpr bool valid_corrector_order(int order) {
+  return order == 0 || order == 3 || order == 5 || order == 7 || order == 11;
+}
+
+// Number of b coefficients of the corrector of `order` and the k-th of them (k = 1..count):
+// Wisdom, Holman & Touma (1996), as listed by Rein & Tamayo (2015), Table 1.
+KOKKOS_INLINE_FUNCTION int corrector_count(int order) {
+  return order == 3 ? 1 : order == 5 ? 2 : order == 7 ? 3 : order == 11 ? 5 : 0;
+}
+KOKKOS_INLINE_FUNCTION double corrector_b(int order, int k) {
+  const double b3[1] = {-0.024900596027799867499350357910273437184309981229127};
+  const double b5[2] = {-0.0083001986759332891664501193034244790614366604097090,
+                        0.041500993379666445832250596517122395307183302048545};
+  const double b7[3] = {0.0024926811426922105779030593952776964450539008582219,
+                        -0.018270923246702131478062356884535264841652263842597,
+                        0.053964399093127498721765893493510877532452806339655};
+  const double b11[5] = {0.00020361579647854651301632818774633716473696537436847,
+                         -0.0023487215292295354188307328851055489876255097419754,
+                         0.012309078592019946317544564763237909911330686448336,
+                         -0.038121613681288650508647613260247372125243616270670,
+                         0.072593394748842738674253180742744961827622366521517};
+  return order == 3 ? b3[k - 1] : order == 5 ? b5[k - 1] : order == 7 ? b7[k - 1] : b11[k - 1];
+}
+// a_k = k alpha, alpha = sqrt(7/40).
+constexpr double corrector_alpha = 0.41833001326703777398908601289259374469640768464934;
+
+// One system in Wisdom-Holman coordinates: Q, V (body 0: centre of mass and its velocity).
+template <int N, class Rsqrt>
+struct WHSystem {
+  Rsqrt rsqrt;
+  bool jacobi = true;
+  bool ok = true;     // false once a Kepler drift failed
+  double m[N], M[N];  // masses, prefix sums M[i] = m_0 + ... + m_i
+  double Q[3 * N], V[3 * N];
+
+  KOKKOS_INLINE_FUNCTION void load(const double (&x)[3 * N], const double (&v)[3 * N]) {
+    M[0] = m[0];
+    for (int i = 1; i < N; ++i) M[i] = M[i - 1] + m[i];
+    if (jacobi) {
+      to_jacobi(x, Q);
+      to_jacobi(v, V);
+      return;
+    }
+    double xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
+    for (int i = 0; i < N; ++i)
+      for (int c = 0; c < 3; ++c) {
+        xc[c] += m[i] * x[3 * i + c];
+        vc[c] += m[i] * v[3 * i + c];
+      }
+    for (int c = 0; c < 3; ++c) {
+      Q[c] = xc[c] / M[N - 1];
+      V[c] = vc[c] / M[N - 1];
+    }
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) {
+        Q[3 * i + c] = x[3 * i + c] - x[c];
+        V[3 * i + c] = v[3 * i + c] - V[c];
+      }
+  }
+  KOKKOS_INLINE_FUNCTION void store(double (&x)[3 * N], double (&v)[3 * N]) const {
+    if (jacobi) {
+      from_jacobi(Q, x);
+      from_jacobi(V, v);
+      return;
+    }
+    heliocentric_positions(x);
+    double p[3] = {0, 0, 0};
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) {
+        p[c] += m[i] * V[3 * i + c];
+        v[3 * i + c] = V[3 * i + c] + V[c];
+      }
+    for (int c = 0; c < 3; ++c) v[c] = V[c] - p[c] / m[0];
+  }
+
+  // Jacobi coordinates of a Cartesian vector field w (positions or velocities): w'_i = w_i - the
+  // mass-weighted mean of w_0..w_{i-1}; w'_0 = the mean of all.
+  KOKKOS_INLINE_FUNCTION void to_jacobi(const double (&w)[3 * N], double (&wj)[3 * N]) const {
+    double s[3];
+    for (int c = 0; c < 3; ++c) s[c] = m[0] * w[c];
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) {
+        wj[3 * i + c] = w[3 * i + c] - s[c] / M[i - 1];
+        s[c] += m[i] * w[3 * i + c];
+      }
+    for (int c = 0; c < 3; ++c) wj[c] = s[c] / M[N - 1];
+  }
+  KOKKOS_INLINE_FUNCTION void from_jacobi(const double (&wj)[3 * N], double (&w)[3 * N]) const {
+    double mean[3] = {wj[0], wj[1], wj[2]};  // mean of bodies 0..i
+    for (int i = N - 1; i >= 1; --i)
+      for (int c = 0; c < 3; ++c) {
+        mean[c] -= (m[i] / M[i]) * wj[3 * i + c];  // now the mean of bodies 0..i-1
+        w[3 * i + c] = mean[c] + wj[3 * i + c];
+      }
+    for (int c = 0; c < 3; ++c) w[c] = mean[c];
+  }
+  KOKKOS_INLINE_FUNCTION void heliocentric_positions(double (&x)[3 * N]) const {
+    double mq[3] = {0, 0, 0};
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) mq[c] += m[i] * Q[3 * i + c];
+    for (int c = 0; c < 3; ++c) x[c] = Q[c] - mq[c] / M[N - 1];
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) x[3 * i + c] = Q[3 * i + c] + x[c];
+  }
+
+  // Not inlined: the Kepler solver is large and is called from several places (drift, the
+  // corrector stages); inlined (and unrolled over bodies) it made the CUDA kernels ~50k PTX
+  // lines each. (__attribute__((noinline)) is what nvcc's __noinline__ expands to.)
+  KOKKOS_FUNCTION __attribute__((noinline)) void kepler(double h) {
+    for (int i = 1; i < N; ++i) {
+      double r[3] = {Q[3 * i], Q[3 * i + 1], Q[3 * i + 2]},
+             w[3] = {V[3 * i], V[3 * i + 1], V[3 * i + 2]};
+      if (!kepler_drift(jacobi ? M[i] : m[0], h, r, w)) ok = false;
+      for (int c = 0; c < 3; ++c) {
+        Q[3 * i + c] = r[c];
+        V[3 * i + c] = w[c];
+      }
+    }
+  }
+  // Democratic heliocentric: positions move with the total planet momentum / m_0.
+  KOKKOS_INLINE_FUNCTION void jump(double h) {
+    double p[3] = {0, 0, 0};
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) p[c] += m[i] * V[3 * i + c];
+    for (int i = 1; i < N; ++i)
+      for (int c = 0; c < 3; ++c) Q[3 * i + c] += h * p[c] / m[0];
+  }
+  KOKKOS_INLINE_FUNCTION void kick(double h) {
+    double x[3 * N], a[3 * N];
+    if (jacobi)
+      from_jacobi(Q, x);
+    else
+      for (int k = 0; k < 3 * N; ++k) x[k] = Q[k];  // heliocentric: only planet pairs, differences
+    // Jacobi: every pair but 0-1 (its force is all Kepler part); heliocentric: planet pairs.
+    pair_accelerations<N>(m, x, a, rsqrt, jacobi ? PairSkip::first_pair : PairSkip::central_body);
+    if (!jacobi) {
+      for (int k = 3; k < 3 * N; ++k) V[k] += h * a[k];
+      return;
+    }
+    double s[3] = {m[0] * a[0], m[0] * a[1], m[0] * a[2]};
+    for (int i = 1; i < N; ++i) {
+      double back = 0;
+      if (i >= 2) {
+        const double* q = &Q[3 * i];
+        const double rinv = rsqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        back = M[i] * rinv * rinv * rinv;
+      }
+      for (int c = 0; c < 3; ++c) {
+        V[3 * i + c] += h * (a[3 * i + c] - s[c] / M[i - 1] + back * Q[3 * i + c]);
+        s[c] += m[i] * a[3 * i + c];
+      }
+    }
+  }
+  // The free motion of the centre of mass.
+  KOKKOS_INLINE_FUNCTION void com_drift(double h) {
+    for (int c = 0; c < 3; ++c) Q[c] += h * V[c];
+  }
+  // Drift by tau under H_Kepler (+ the jump in democratic heliocentric coordinates).
+  KOKKOS_INLINE_FUNCTION void drift(double tau) {
+    if (jacobi) {
+      kepler(tau);
+      return;
+    }
+    jump(0.5 * tau);
+    kepler(tau);
+    jump(0.5 * tau);
+  }
+
+  // Drift-kick-drift step h. Jacobi: the closing half drift stays pending in `pending` and is
+  // merged into the next step's opening one (sync() applies it).
+  double pending = 0;
+  KOKKOS_INLINE_FUNCTION void step(double h) {
+    drift(pending + 0.5 * h);
+    kick(h);
+    com_drift(h);
+    pending = 0.5 * h;
+    if (!jacobi) sync();
+  }
+  KOKKOS_INLINE_FUNCTION void sync() {
+    if (pending != 0) drift(pending);
+    pending = 0;
+  }
+
+  // Corrector stage Z(a, b) = K(a) I(-b) K(-2a) I(b) K(a) (Wisdom et al. 1996), K the Kepler
+  // drift, I the interaction kick.
+  KOKKOS_INLINE_FUNCTION void corrector_stage(double a, double b) {
+    kepler(a);
+    kick(-b);
+    kepler(-2 * a);
+    kick(b);
+    kepler(a);
+  }
+  // The corrector of `order` for step dt (inv = +1), or its inverse (inv = -1). Jacobi only.
+  KOKKOS_INLINE_FUNCTION void correct(double inv, double dt, int order) {
+    const int count = corrector_count(order);
+    // The third-order corrector is tabulated with the opposite sign convention for a.
+    const double sa = order == 3 ? -1.0 : 1.0;
+    for (int k = count; k >= 1; --k)
+      corrector_stage(-sa * k * corrector_alpha * dt,
+                      -inv * corrector_b(order, count + 1 - k) * dt);
+    for (int k = 1; k <= count; ++k)
+      corrector_stage(sa * k * corrector_alpha * dt, inv * corrector_b(order, count + 1 - k) * dt);
+  }
+};
+
+// Integrates system `sys` for at most p.steps steps (one launch).
+template <int N, class Ens, class IterView, class Rsqrt>
+KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterations, int sys,
+                                          const WHFastParams& p, const Rsqrt& rsqrt) {
+  if (ens.state(sys) != state_active) return;
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
+  long long it = iterations(sys);
+  if (!clock.running() || it >= p.max_iterations) return;
+  WHSystem<N, Rsqrt> w;
+  w.rsqrt = rsqrt;
+  w.jacobi = p.coordinates == WHCoordinates::jacobi;
+  double x[3 * N], v[3 * N];
+  for (int b = 0; b < N; ++b) {
+    w.m[b] = ens.m(sys, b);
+    for (int c = 0; c < 3; ++c) {
+      x[3 * b + c] = ens.x(sys, b, c);
+      v[3 * b + c] = ens.v(sys, b, c);
+    }
+  }
+  // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+  int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
+  if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+    return;
+  }
+  w.load(x, v);
+  bool corrected = false;
+  for (int step = 0;
+       step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
+       ++step) {
+    const double h = landing_step(p.dt, clock.left());
+    // The corrector belongs to the map of step dt: a shortened landing step runs uncorrected.
+    const bool full = !(h < p.dt * (1 - 1e-9));
+    if (p.corrector != 0 && full != corrected) {
+      w.sync();
+      w.correct(full ? 1.0 : -1.0, p.dt, p.corrector);
+      corrected = full;
+    }
+    w.step(h);
+    clock.advance(h);
+    ++it;
+    if (p.monitor.on) {
+      // On the synchronized state (with a corrector: the corrected map's, O(dt^2 eps) away).
+      w.sync();
+      w.store(x, v);
+      stop = p.monitor.reason<N>(w.m, x, v);
+    }
+  }
+  w.sync();
+  if (corrected) w.correct(-1.0, p.dt, p.corrector);
+  w.store(x, v);
+  bool finite = true;
+  for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
+  for (int b = 0; b < N; ++b)
+    for (int c = 0; c < 3; ++c) {
+      ens.x(sys, b, c) = x[3 * b + c];
+      ens.v(sys, b, c) = v[3 * b + c];
+    }
+  ens.time(sys) = clock.t;
+  ens.time_lo(sys) = clock.lo;
+  iterations(sys) = it;
+  if (!w.ok || !finite) {
+    ens.state(sys) = state_disabled;
+    ens.reason(sys) = !w.ok ? reason_kepler_failure : reason_nonfinite;
+  } else if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+  }
+}
+
+template <int N, class MemorySpace>
+struct WHFastSystemKernel {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<long long*, MemorySpace> iterations;
+  WHFastParams params;
+  KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
+    whfast_system<N>(ens, iterations, sys, params, PortableRsqrt());
+  }
+};
+
+}  // namespace Impl
+}  // namespace nbody
+}  // namespace kosmos

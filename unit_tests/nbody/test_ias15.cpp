@@ -1,0 +1,115 @@
+// IAS15-class integrator (Method::ias15) against independent references: the analytic two-body
+// solution (Kepler's equation in long double), energy conservation on the outer solar system of
+// Hairer, Lubich & Wanner (2006), per-system adaptive steps and step rejection.
+#include "nbody_test_utils.hpp"
+
+#include <test_spaces.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace {
+using namespace kosmos::nbody;
+using nbody_test::Real;
+
+template <class Space>
+class IAS15 : public ::testing::Test {};
+TYPED_TEST_SUITE(IAS15, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
+
+IntegrateOptions ias15_options(double first_dt, double epsilon = 1e-9) {
+  IntegrateOptions o = nbody_test::options_for(Method::ias15, first_dt);
+  o.integrator.epsilon = epsilon;
+  return o;
+}
+
+TYPED_TEST(IAS15, OuterSolarSystemEnergyToMachinePrecision) {
+  // 2000 yr of the outer solar system (the 1e5 yr run is a benchmark): |dE/E| <= 1e-14.
+  const auto init = outer_solar_system(1);
+  IntegrationReport rep;
+  const double span = 2000 * 2 * M_PI;
+  const auto out = nbody_test::run_on<TypeParam>(init, span, ias15_options(0.01), &rep);
+  const Real e0 = nbody_test::energy_ld(init, 0);
+  const double err = double(std::fabs((nbody_test::energy_ld(out, 0) - e0) / e0));
+  std::printf("  outer solar system, 2000 yr: |dE/E| %.2e in %lld steps (last dt %.3f)\n", err,
+              rep.steps, out.step(0));
+  EXPECT_EQ(rep.reached_destination, 1);
+  EXPECT_LE(err, 1e-14);
+}
+
+TYPED_TEST(IAS15, TwoBodyMatchesKeplersEquation) {
+  // e = 0.5 to 100.3 periods and an e = 1.5 hyperbola: position and velocity errors <= 1e-10.
+  for (const double e : {0.5, 1.5}) {
+    const double m1 = 1e-3, M = 1 + m1;
+    const double span = e < 1 ? 100.3 * 2 * M_PI / std::sqrt(M) : 30.0;
+    IntegrationReport rep;
+    const auto out = nbody_test::run_on<TypeParam>(nbody_test::two_body_ensemble(2, m1, e), span,
+                                                   ias15_options(1e-3), &rep);
+    Real r[3], v[3];
+    nbody_test::kepler_orbit(M, e, span, r, v);
+    double err = 0;
+    for (int s = 0; s < 2; ++s) {
+      EXPECT_EQ(out.state(s), state_active);
+      EXPECT_EQ(out.time(s), span);
+      for (int c = 0; c < 3; ++c) {
+        err = std::fmax(err, double(std::fabs(Real(out.x(s, 1, c)) - Real(out.x(s, 0, c)) - r[c])));
+        err = std::fmax(err, double(std::fabs(Real(out.v(s, 1, c)) - Real(out.v(s, 0, c)) - v[c])));
+      }
+    }
+    std::printf("  two-body e = %.1f: max |error| %.2e, %lld steps\n", e, err, rep.steps);
+    EXPECT_LE(err, 1e-10) << "e = " << e;
+  }
+}
+
+TYPED_TEST(IAS15, EachSystemAdaptsItsOwnStepAndRecoversFromATooLargeOne) {
+  // System 0: a circular orbit; system 1: e = 0.9. Started with dt = 3 (half a period: rejected
+  // until the error estimate allows it), both must land exactly and keep energy to 1e-13, and
+  // the eccentric one must carry a much smaller step.
+  HostEnsemble init(2, 2);
+  const auto circ = nbody_test::two_body_ensemble(1, 1e-3, 0.0),
+             ecc = nbody_test::two_body_ensemble(1, 1e-3, 0.9);
+  for (int b = 0; b < 2; ++b) {
+    init.m(0, b) = circ.m(0, b);
+    init.m(1, b) = ecc.m(0, b);
+    for (int c = 0; c < 3; ++c) {
+      init.x(0, b, c) = circ.x(0, b, c);
+      init.v(0, b, c) = circ.v(0, b, c);
+      init.x(1, b, c) = ecc.x(0, b, c);
+      init.v(1, b, c) = ecc.v(0, b, c);
+    }
+  }
+  IntegrationReport rep;
+  const auto out = nbody_test::run_on<TypeParam>(init, 20.0, ias15_options(3.0), &rep);
+  EXPECT_EQ(rep.reached_destination, 2);
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(out.time(s), 20.0);
+    const Real e0 = nbody_test::energy_ld(init, s);
+    EXPECT_LT(double(std::fabs((nbody_test::energy_ld(out, s) - e0) / e0)), 1e-13)
+        << "system " << s;
+  }
+  std::printf("  carried steps: circular %.3e, e = 0.9 %.3e\n", out.step(0), out.step(1));
+  EXPECT_LT(out.step(1), 0.5 * out.step(0));
+}
+
+TEST(IAS15Input, RejectsABadEpsilonAndDisablesACollision) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  auto ens = clone<Space::memory_space>(outer_solar_system(1));
+  EXPECT_THROW(integrate(Space(), ens, 1.0, ias15_options(0.01, 0.0)), kosmos::invalid_input);
+  EXPECT_THROW(integrate(Space(), ens, 1.0, ias15_options(0.01, std::nan(""))),
+               kosmos::invalid_input);
+  // A radial plunge into the star: the step collapses towards the collision and the system is
+  // disabled (step_underflow) instead of spinning in place.
+  HostEnsemble host(1, 2);
+  host.m(0, 0) = 1;
+  host.m(0, 1) = 1e-3;
+  host.x(0, 1, 0) = 1;
+  auto bad = clone<Space::memory_space>(host);
+  const auto rep = integrate(Space(), bad, 10.0, ias15_options(0.01));
+  const auto out = clone<Kokkos::HostSpace>(bad);
+  std::printf("  radial plunge: state %s, reason %s\n", state_name(out.state(0)),
+              reason_name(out.reason(0)));
+  EXPECT_EQ(rep.disabled, 1);
+  EXPECT_EQ(out.reason(0), reason_step_underflow);
+  EXPECT_LT(out.time(0), 1.2);  // the collision is at t = pi / (2 sqrt(2 (1 + 1e-3))) = 1.11
+}
+
+}  // namespace
