@@ -260,8 +260,14 @@ struct Model {
 
 // body(i) for i in [0, n) on the host execution space: the per-row and per-star host work of
 // the batched DE-MCMC (staging, proposals, accept/reject, summaries), each index independent.
+// Small batches (one star's chains) run inline: there a fork-join costs more than it saves.
 template <class Body>
 void host_for(const char* label, std::size_t n, const Body& body) {
+  constexpr std::size_t min_parallel = 64;
+  if (n < min_parallel) {
+    for (std::size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), body);
 }
 
