@@ -258,6 +258,19 @@ struct Model {
   }
 };
 
+// body(i) for i in [0, n) on the host execution space: the per-row and per-star host work of
+// the batched DE-MCMC (staging, proposals, accept/reject, summaries), each index independent.
+// Small batches (one star's chains) run inline: there a fork-join costs more than it saves.
+template <class Body>
+void host_for(const char* label, std::size_t n, const Body& body) {
+  constexpr std::size_t min_parallel = 64;
+  if (n < min_parallel) {
+    for (std::size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), body);
+}
+
 // Batched ln posterior (ln L + ln prior) of parameter vectors, for one star or for many stars at
 // once (the survey layout: each star's rows read only its slice of the concatenated
 // observations); -inf outside the prior. Optionally ln L and chi^2 as well.
@@ -310,7 +323,8 @@ class BatchLikelihood : public Likelihood {
     }
     auto& host = b.host;
     prior_.assign(n, 0.0);
-    for (int r = 0; r < n; ++r) {
+    host_for("kosmos::kepler::search::stage", std::size_t(n), [&](const std::size_t row) {
+      const int r = int(row);
       const Model& model = models_[std::size_t(r / rows)];
       const ParamLayout& L = model.L;
       const double* xr = x[std::size_t(r / rows)] + std::size_t(r % rows) * L.dim();
@@ -329,7 +343,7 @@ class BatchLikelihood : public Likelihood {
         host.jitter(r, i) = ok && i < L.n_inst ? xr[L.jitter(i)] : 1.0;
       }
       for (int i = 0; i < L.n_trend; ++i) host.trend(r, i) = ok ? xr[L.trend(i)] : 0.0;
-    }
+    });
     host.copy_to(b.models);
     evaluator_.evaluate(b.models, b.chi2, b.ll);
     auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.ll);
@@ -1133,11 +1147,14 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
 
 // DE-MCMC (ter Braak 2006) for every star at once, started from each star's MAP scattered by
 // the curvature of its ln posterior: per generation, each half of every star's chains is updated
-// from the other half, all stars' proposals in one batched evaluation.
+// from the other half, all stars' proposals in one batched evaluation. Each star draws from its
+// own stream (seeded from rng in star order), so the per-star host work runs in parallel and the
+// result depends on the seed only, not on the thread count.
 void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
                   std::mt19937_64& rng, Progress& progress) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> gauss(0.0, 1.0);
+  const std::size_t n_stars = fits.size();
+  std::vector<std::mt19937_64> star_rng(n_stars);
+  for (auto& r : star_rng) r.seed(rng());
   const int n = opt.chains, half = n / 2;
   std::vector<const double*> x(fits.size());
   std::vector<double> f, ll;
@@ -1176,8 +1193,9 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
       }
     }
   }
-  std::vector<std::vector<double>> state(fits.size()), proposal(fits.size());
-  for (std::size_t s = 0; s < fits.size(); ++s) {
+  std::vector<std::vector<double>> state(n_stars), proposal(n_stars);
+  host_for("kosmos::kepler::search::scatter", n_stars, [&](const std::size_t s) {
+    std::normal_distribution<double> gauss(0.0, 1.0);
     StarFit& fit = *fits[s];
     const int dim = fit.model->L.dim();
     state[s].resize(std::size_t(n) * dim);
@@ -1186,12 +1204,12 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
       double* xi = &state[s][std::size_t(i) * dim];
       for (int attempt = 0; attempt < 100; ++attempt) {
         for (int d = 0; d < dim; ++d)
-          xi[d] = fit.current[d] + (i == 0 ? 0.0 : fit.sigma[d] * gauss(rng));
+          xi[d] = fit.current[d] + (i == 0 ? 0.0 : fit.sigma[d] * gauss(star_rng[s]));
         if (fit.model->log_prior(xi) > kNegInf) break;
         std::copy(fit.current.begin(), fit.current.end(), xi);
       }
     }
-  }
+  });
   evaluate(state, n);
   for (std::size_t s = 0; s < fits.size(); ++s) {
     fits[s]->lnpost.assign(f.begin() + s * n, f.begin() + (s + 1) * n);
@@ -1201,11 +1219,13 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
   }
   const int generations = opt.burn + opt.steps;
   progress.reset();
-  std::uniform_int_distribution<int> pick(0, half - 1);
   for (int g = 0; g < generations; ++g) {
     for (int part = 0; part < 2; ++part) {
       const int base = part * half, other = (1 - part) * half;
-      for (std::size_t s = 0; s < fits.size(); ++s) {
+      host_for("kosmos::kepler::search::propose", n_stars, [&](const std::size_t s) {
+        std::uniform_int_distribution<int> pick(0, half - 1);
+        std::normal_distribution<double> gauss(0.0, 1.0);
+        std::mt19937_64& engine = star_rng[s];
         const StarFit& fit = *fits[s];
         const int dim = fit.model->L.dim();
         const double gamma =
@@ -1213,25 +1233,26 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
                           : 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));  // mode jumps
         const auto& chains = state[s];
         for (int i = 0; i < half; ++i) {
-          const int a = other + pick(rng);
+          const int a = other + pick(engine);
           int b;
-          do b = other + pick(rng);
+          do b = other + pick(engine);
           while (b == a);
           for (int d = 0; d < dim; ++d)
             proposal[s][std::size_t(i) * dim + d] =
                 chains[std::size_t(base + i) * dim + d] +
                 gamma * (chains[std::size_t(a) * dim + d] - chains[std::size_t(b) * dim + d]) +
-                1e-3 * fit.sigma[d] * gauss(rng);
+                1e-3 * fit.sigma[d] * gauss(engine);
         }
-      }
+      });
       evaluate(proposal, half);
-      for (std::size_t s = 0; s < fits.size(); ++s) {
+      host_for("kosmos::kepler::search::accept", n_stars, [&](const std::size_t s) {
+        std::uniform_real_distribution<double> u(0.0, 1.0);
         StarFit& fit = *fits[s];
         const int dim = fit.model->L.dim();
         for (int i = 0; i < half; ++i) {
           ++fit.proposed;
           const double lp = f[s * half + i];
-          if (std::log(u(rng)) < lp - fit.lnpost[base + i]) {
+          if (std::log(u(star_rng[s])) < lp - fit.lnpost[base + i]) {
             ++fit.accepted;
             fit.lnpost[base + i] = lp;
             fit.lnlike[base + i] = ll[s * half + i];
@@ -1240,10 +1261,10 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
                       state[s].begin() + std::size_t(base + i) * dim);
           }
         }
-      }
+      });
     }
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0)
-      for (std::size_t s = 0; s < fits.size(); ++s) {
+      host_for("kosmos::kepler::search::keep", n_stars, [&](const std::size_t s) {
         StarFit& fit = *fits[s];
         const int dim = fit.model->L.dim();
         for (int i = 0; i < n; ++i) {
@@ -1254,7 +1275,7 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
           fit.kept.push_back(std::move(row));
           fit.result.sample_chain.push_back(i);
         }
-      }
+      });
     std::ostringstream extra;
     const StarFit& first = *fits.front();
     extra << ", acceptance " << std::fixed << std::setprecision(2)
@@ -1462,12 +1483,19 @@ std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const Search
   obs.n_inst = n_inst;
   auto lik = make_likelihood(obs, models, begin, count, opt);
   sample_stars(pointers, *lik, opt, rng, progress);
-  std::vector<SearchResult> out;
-  for (auto& fit : fits) {
-    fit.evaluations += lik->evaluations / (long long)fits.size();  // the shared launches, evenly
-    finish_star(fit, opt, rng, refine);
-    out.push_back(std::move(fit.result));
+  std::vector<std::mt19937_64> star_rng(fits.size());
+  for (std::size_t s = 0; s < fits.size(); ++s) {
+    star_rng[s].seed(rng());
+    fits[s].evaluations +=
+        lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
+  auto finish = [&](const std::size_t s) { finish_star(fits[s], opt, star_rng[s], refine); };
+  if (refine)  // polishing launches kernels of its own: one star at a time
+    for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
+  else
+    host_for("kosmos::kepler::survey::finish", fits.size(), finish);
+  std::vector<SearchResult> out;
+  for (auto& fit : fits) out.push_back(std::move(fit.result));
   return out;
 }
 }  // namespace Impl
