@@ -245,14 +245,13 @@ class SeriesNewton {
   }
 
   std::vector<double> last_coefficient_ratios(const Series& x) const {
-    const auto last = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(),
-        Kokkos::subview(x, std::make_pair(degree_ - 1, degree_ + 1), Kokkos::ALL, Kokkos::ALL));
+    // The whole series (small): a strided subview of a device View cannot be copied to the host.
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
     std::vector<double> ratios;
     for (int j = 0; j < n_; ++j) {
       Impl::NewtonScalar<N, Complex> before, after;
-      Impl::load(before, last, 0, j);
-      Impl::load(after, last, 1, j);
+      Impl::load(before, host, degree_ - 1, j);
+      Impl::load(after, host, degree_, j);
       const double denominator = Impl::magnitude(after);
       ratios.push_back(denominator > 0 ? Impl::magnitude(before) / denominator
                                        : Impl::infinite_magnitude());
