@@ -6,13 +6,15 @@
 
 #include <test_spaces.hpp>
 
+#include "solver_reference.hpp"
+
 #include <cmath>
 #include <random>
 #include <vector>
 
 namespace {
-using LD = long double;
-const LD kTwoPiL = 6.283185307179586476925286766559005768L;
+using kosmos_test::kTwoPiL;
+using kosmos_test::LD;
 
 struct HostModels {
   int n_sys = 0, n_pl = 0, n_inst = 0, n_trend = 0;
@@ -78,27 +80,11 @@ kosmos::kepler::RVData hd164922(std::size_t max_points = 100000) {
   return d;
 }
 
-// E for M in long double (Newton with bisection safeguard).
+// E for any M in long double: reduced into [0, 2pi), then the solver tests' reference.
 LD kepler_ld(LD M, LD e) {
   M = fmodl(M, kTwoPiL);
   if (M < 0) M += kTwoPiL;
-  LD lo = 0, hi = kTwoPiL, E = M;
-  for (int it = 0; it < 200; ++it) {
-    const LD f = E - e * sinl(E) - M;
-    if (f == 0) break;
-    if (f > 0)
-      hi = E;
-    else
-      lo = E;
-    LD next = E - f / (1 - e * cosl(E));
-    if (!(next > lo && next < hi)) next = 0.5L * (lo + hi);
-    if (fabsl(next - E) <= 1e-19L) {
-      E = next;
-      break;
-    }
-    E = next;
-  }
-  return E;
+  return kosmos_test::solve_reference(M, e);
 }
 
 // Reference chi^2 and ln L of system s, true-anomaly form, long double throughout.
