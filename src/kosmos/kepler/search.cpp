@@ -271,6 +271,16 @@ void host_for(const char* label, std::size_t n, const Body& body) {
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), body);
 }
 
+// Adds the wall time of body() to `seconds`, fenced on `space` so that asynchronous kernels count
+// in the stage that launched them.
+template <class Space, class Body>
+void timed(const Space& space, double& seconds, const Body& body) {
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  space.fence();
+  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Batched ln posterior (ln L + ln prior) of parameter vectors, for one star or for many stars at
 // once (the survey layout: each star's rows read only its slice of the concatenated
 // observations); -inf outside the prior. Optionally ln L and chi^2 as well.
@@ -287,6 +297,7 @@ class Likelihood {
     evaluate_stars({x.data()}, n, logpost, loglike, chi2);
   }
   long long evaluations = 0;
+  SamplerTiming timing;  // of every evaluation so far (total unused)
 };
 
 template <class Precision, class Space>
@@ -323,38 +334,45 @@ class BatchLikelihood : public Likelihood {
     }
     auto& host = b.host;
     prior_.assign(n, 0.0);
-    host_for("kosmos::kepler::search::stage", std::size_t(n), [&](const std::size_t row) {
-      const int r = int(row);
-      const Model& model = models_[std::size_t(r / rows)];
-      const ParamLayout& L = model.L;
-      const double* xr = x[std::size_t(r / rows)] + std::size_t(r % rows) * L.dim();
-      prior_[r] = model.log_prior(xr);
-      const bool ok = prior_[r] > kNegInf;
-      for (int j = 0; j < L.n_pl; ++j) {
-        const Orbit o = ok ? orbit_of(xr, j) : Orbit{10.0, 0.0, 0.0, 0.0, 0.0};
-        host.P(r, j) = o.P;
-        host.K(r, j) = o.K;
-        host.e(r, j) = o.e;
-        host.omega(r, j) = o.omega;
-        host.M0(r, j) = o.M0;
-      }
-      for (int i = 0; i < n_inst_; ++i) {  // columns beyond the star's instruments are unused
-        host.offset(r, i) = ok && i < L.n_inst ? xr[L.gamma(i)] : 0.0;
-        host.jitter(r, i) = ok && i < L.n_inst ? xr[L.jitter(i)] : 1.0;
-      }
-      for (int i = 0; i < L.n_trend; ++i) host.trend(r, i) = ok ? xr[L.trend(i)] : 0.0;
+    const Kokkos::DefaultHostExecutionSpace host_space;
+    timed(host_space, timing.generation, [&] {
+      host_for("kosmos::kepler::search::stage", std::size_t(n), [&](const std::size_t row) {
+        const int r = int(row);
+        const Model& model = models_[std::size_t(r / rows)];
+        const ParamLayout& L = model.L;
+        const double* xr = x[std::size_t(r / rows)] + std::size_t(r % rows) * L.dim();
+        prior_[r] = model.log_prior(xr);
+        const bool ok = prior_[r] > kNegInf;
+        for (int j = 0; j < L.n_pl; ++j) {
+          const Orbit o = ok ? orbit_of(xr, j) : Orbit{10.0, 0.0, 0.0, 0.0, 0.0};
+          host.P(r, j) = o.P;
+          host.K(r, j) = o.K;
+          host.e(r, j) = o.e;
+          host.omega(r, j) = o.omega;
+          host.M0(r, j) = o.M0;
+        }
+        for (int i = 0; i < n_inst_; ++i) {  // columns beyond the star's instruments are unused
+          host.offset(r, i) = ok && i < L.n_inst ? xr[L.gamma(i)] : 0.0;
+          host.jitter(r, i) = ok && i < L.n_inst ? xr[L.jitter(i)] : 1.0;
+        }
+        for (int i = 0; i < L.n_trend; ++i) host.trend(r, i) = ok ? xr[L.trend(i)] : 0.0;
+      });
     });
-    host.copy_to(b.models);
-    evaluator_.evaluate(b.models, b.chi2, b.ll);
-    auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.ll);
-    logpost.resize(n);
-    for (int r = 0; r < n; ++r)
-      logpost[r] = prior_[r] > kNegInf && std::isfinite(hl(r)) ? hl(r) + prior_[r] : kNegInf;
-    if (loglike_out) loglike_out->assign(hl.data(), hl.data() + n);
-    if (chi2_out) {
-      auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.chi2);
-      chi2_out->assign(hc.data(), hc.data() + n);
-    }
+    const Space space;
+    timed(space, timing.transfers, [&] { host.copy_to(b.models); });
+    timed(space, timing.likelihood, [&] { evaluator_.evaluate(b.models, b.chi2, b.ll); });
+    Kokkos::View<double*, Kokkos::HostSpace> hl, hc;
+    timed(space, timing.transfers, [&] {
+      hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.ll);
+      if (chi2_out) hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.chi2);
+    });
+    timed(host_space, timing.generation, [&] {
+      logpost.resize(n);
+      for (int r = 0; r < n; ++r)
+        logpost[r] = prior_[r] > kNegInf && std::isfinite(hl(r)) ? hl(r) + prior_[r] : kNegInf;
+      if (loglike_out) loglike_out->assign(hl.data(), hl.data() + n);
+      if (chi2_out) chi2_out->assign(hc.data(), hc.data() + n);
+    });
     evaluations += n;
   }
 
@@ -1152,6 +1170,9 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
 // result depends on the seed only, not on the thread count.
 void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
                   std::mt19937_64& rng, Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  const Kokkos::DefaultHostExecutionSpace host_space;
+  double& generation_time = lik.timing.generation;
   const std::size_t n_stars = fits.size();
   std::vector<std::mt19937_64> star_rng(n_stars);
   for (auto& r : star_rng) r.seed(rng());
@@ -1222,59 +1243,65 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
   for (int g = 0; g < generations; ++g) {
     for (int part = 0; part < 2; ++part) {
       const int base = part * half, other = (1 - part) * half;
-      host_for("kosmos::kepler::search::propose", n_stars, [&](const std::size_t s) {
-        std::uniform_int_distribution<int> pick(0, half - 1);
-        std::normal_distribution<double> gauss(0.0, 1.0);
-        std::mt19937_64& engine = star_rng[s];
-        const StarFit& fit = *fits[s];
-        const int dim = fit.model->L.dim();
-        const double gamma =
-            (g % 10 == 9) ? 1.0
-                          : 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));  // mode jumps
-        const auto& chains = state[s];
-        for (int i = 0; i < half; ++i) {
-          const int a = other + pick(engine);
-          int b;
-          do b = other + pick(engine);
-          while (b == a);
-          for (int d = 0; d < dim; ++d)
-            proposal[s][std::size_t(i) * dim + d] =
-                chains[std::size_t(base + i) * dim + d] +
-                gamma * (chains[std::size_t(a) * dim + d] - chains[std::size_t(b) * dim + d]) +
-                1e-3 * fit.sigma[d] * gauss(engine);
-        }
+      timed(host_space, generation_time, [&] {
+        host_for("kosmos::kepler::search::propose", n_stars, [&](const std::size_t s) {
+          std::uniform_int_distribution<int> pick(0, half - 1);
+          std::normal_distribution<double> gauss(0.0, 1.0);
+          std::mt19937_64& engine = star_rng[s];
+          const StarFit& fit = *fits[s];
+          const int dim = fit.model->L.dim();
+          const double gamma =
+              (g % 10 == 9) ? 1.0
+                            : 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));  // mode jumps
+          const auto& chains = state[s];
+          for (int i = 0; i < half; ++i) {
+            const int a = other + pick(engine);
+            int b;
+            do b = other + pick(engine);
+            while (b == a);
+            for (int d = 0; d < dim; ++d)
+              proposal[s][std::size_t(i) * dim + d] =
+                  chains[std::size_t(base + i) * dim + d] +
+                  gamma * (chains[std::size_t(a) * dim + d] - chains[std::size_t(b) * dim + d]) +
+                  1e-3 * fit.sigma[d] * gauss(engine);
+          }
+        });
       });
       evaluate(proposal, half);
-      host_for("kosmos::kepler::search::accept", n_stars, [&](const std::size_t s) {
-        std::uniform_real_distribution<double> u(0.0, 1.0);
-        StarFit& fit = *fits[s];
-        const int dim = fit.model->L.dim();
-        for (int i = 0; i < half; ++i) {
-          ++fit.proposed;
-          const double lp = f[s * half + i];
-          if (std::log(u(star_rng[s])) < lp - fit.lnpost[base + i]) {
-            ++fit.accepted;
-            fit.lnpost[base + i] = lp;
-            fit.lnlike[base + i] = ll[s * half + i];
-            std::copy(proposal[s].begin() + std::size_t(i) * dim,
-                      proposal[s].begin() + std::size_t(i + 1) * dim,
-                      state[s].begin() + std::size_t(base + i) * dim);
+      timed(host_space, generation_time, [&] {
+        host_for("kosmos::kepler::search::accept", n_stars, [&](const std::size_t s) {
+          std::uniform_real_distribution<double> u(0.0, 1.0);
+          StarFit& fit = *fits[s];
+          const int dim = fit.model->L.dim();
+          for (int i = 0; i < half; ++i) {
+            ++fit.proposed;
+            const double lp = f[s * half + i];
+            if (std::log(u(star_rng[s])) < lp - fit.lnpost[base + i]) {
+              ++fit.accepted;
+              fit.lnpost[base + i] = lp;
+              fit.lnlike[base + i] = ll[s * half + i];
+              std::copy(proposal[s].begin() + std::size_t(i) * dim,
+                        proposal[s].begin() + std::size_t(i + 1) * dim,
+                        state[s].begin() + std::size_t(base + i) * dim);
+            }
           }
-        }
+        });
       });
     }
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0)
-      host_for("kosmos::kepler::search::keep", n_stars, [&](const std::size_t s) {
-        StarFit& fit = *fits[s];
-        const int dim = fit.model->L.dim();
-        for (int i = 0; i < n; ++i) {
-          std::vector<double> row(state[s].begin() + std::size_t(i) * dim,
-                                  state[s].begin() + std::size_t(i + 1) * dim);
-          row.push_back(fit.lnpost[i]);
-          row.push_back(fit.lnlike[i]);
-          fit.kept.push_back(std::move(row));
-          fit.result.sample_chain.push_back(i);
-        }
+      timed(host_space, generation_time, [&] {
+        host_for("kosmos::kepler::search::keep", n_stars, [&](const std::size_t s) {
+          StarFit& fit = *fits[s];
+          const int dim = fit.model->L.dim();
+          for (int i = 0; i < n; ++i) {
+            std::vector<double> row(state[s].begin() + std::size_t(i) * dim,
+                                    state[s].begin() + std::size_t(i + 1) * dim);
+            row.push_back(fit.lnpost[i]);
+            row.push_back(fit.lnlike[i]);
+            fit.kept.push_back(std::move(row));
+            fit.result.sample_chain.push_back(i);
+          }
+        });
       });
     std::ostringstream extra;
     const StarFit& first = *fits.front();
@@ -1286,6 +1313,9 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
                   fits.size() == 1 ? extra.str() : std::string());
     if (g + 1 == opt.burn) progress.reset();
   }
+  SamplerTiming timing = lik.timing;
+  timing.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (auto* fit : fits) fit->result.sampler_timing = timing;
 }
 
 // The MAP (the polished optimum, or a sample above it, polished again), derived columns and

@@ -96,6 +96,15 @@ struct ModelComparison {
   std::vector<Orbit> orbits;  // at the optimum
 };
 
+// Where the DE-MCMC's wall time went, in seconds (a survey samples all stars together: every
+// star's result holds the shared run's times). likelihood: the batched ln L kernel (fenced);
+// generation: the per-generation work around it (proposals, priors, accept/reject, staging the
+// parameter rows, keeping samples); transfers: host <-> device copies; total: the whole sampling
+// stage, its setup (starting scatter, curvature probes) included.
+struct SamplerTiming {
+  double likelihood = 0, generation = 0, transfers = 0, total = 0;
+};
+
 struct SearchResult {
   double epoch = 0;  // reference time of M0, lambda and the trend
   int planets = 0;   // the count sampled (the preferred one when counts were compared)
@@ -122,6 +131,7 @@ struct SearchResult {
   double acceptance = 0;                  // DE-MCMC acceptance rate
   double seconds = 0;
   long long likelihood_evaluations = 0;
+  SamplerTiming sampler_timing;
 
   const ParameterSummary& get(const std::string& column) const;
 };
