@@ -9,9 +9,13 @@
 //  2. with min_planets < planets, a table of ln L (at the polished optimum), BIC and AICc per
 //     planet count and the preferred count (the rule: see ModelComparison);
 //  3. differential-evolution MCMC (ter Braak 2006) with hundreds of chains for the chosen count,
-//     updated in two halves so that each batch of proposals is one kernel launch, started from
-//     the MAP scattered by the curvature of ln L; split R-hat and effective sample size per
-//     column (Gelman et al., BDA3, Sec. 11.4-11.5).
+//     started from the MAP scattered by the curvature of ln L, every generation on the execution
+//     space: per half of the chains one kernel draws the proposals and their priors, one batched
+//     likelihood launch, one kernel accepts or rejects; kept samples return to the host in
+//     blocks. Random draws come from Kokkos' XorShift64 keyed on (seed, star, chain, generation):
+//     the chains depend on the seed only (not on threads or scheduling; not the same numbers as
+//     the host sampler of earlier versions). Split R-hat and effective sample size per column
+//     (Gelman et al., BDA3, Sec. 11.4-11.5).
 // Sampled parameters per planet: ln P, K, sqrt(e) cos w, sqrt(e) sin w, mean longitude
 // lambda = M0 + w at the epoch; per instrument: offset gamma and jitter s; then dvdt and curv
 // (m/s/d, m/s/d^2 about the epoch) for trend 1 or 2. Base prior: uniform in those inside the
