@@ -96,11 +96,16 @@ std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
                           "jitter_<instrument>, dvdt, "
                           "curv)");
     if (p.kind == Prior::fixed) {
-      kosmos::Impl::require(
-          bp.target != target_omega && bp.target != target_Tc, where, name,
-          " cannot be fixed (it is not a sampled parameter); use a narrow gauss prior");
-      kosmos::Impl::require(bp.target != target_e || p.a == 0, where, "e can only be fixed at 0 (",
-                            name, " = ", p.a, "); use a gauss prior for other values");
+      kosmos::Impl::require(bp.target != target_e || (p.a >= 0 && p.a < 1), where, name, " = ", p.a,
+                            " is outside [0, 1)");
+      kosmos::Impl::require(bp.target != target_omega || (p.a >= -360 && p.a <= 360), where, name,
+                            " = ", p.a, " deg is outside [-360, 360]");
+      kosmos::Impl::require(bp.target != target_P || p.a > 0, where, name, " = ", p.a,
+                            " is not a positive period");
+      for (const auto& other : out)
+        kosmos::Impl::require(!(other.prior.kind == Prior::fixed && other.target == bp.target &&
+                                other.index == bp.index),
+                              where, name, " is fixed twice");
     }
     out.push_back(bp);
   }
@@ -140,9 +145,14 @@ struct Model : ModelSpec {
         case target_K:
           fixed[L.K(bp.index)] = v;
           break;
-        case target_e:  // e = 0: omega drops out (held at 0)
-          e_fixed[bp.index] = omega_fixed[bp.index] = 0;
-          fixed[L.h(bp.index)] = fixed[L.k(bp.index)] = 0;
+        case target_e:
+          e_fixed[bp.index] = v;
+          break;
+        case target_omega:
+          omega_fixed[bp.index] = wrap_2pi(v * kTwoPi / 360);
+          break;
+        case target_Tc:
+          tc_fixed[bp.index] = v;
           break;
         case target_gamma:
           fixed[L.gamma(bp.index)] = v;
@@ -159,6 +169,16 @@ struct Model : ModelSpec {
         default:
           break;
       }
+    }
+    // The slots a fixed e, omega or Tc leaves unused (the layout of ParamLayout); a circular
+    // orbit's omega drops out (held at 0 unless fixed).
+    for (int j = 0; j < L.n_pl; ++j) {
+      const bool e_is_fixed = !std::isnan(e_fixed[j]);
+      if (e_is_fixed && e_fixed[j] == 0 && std::isnan(omega_fixed[j])) omega_fixed[j] = 0;
+      const bool w_is_fixed = !std::isnan(omega_fixed[j]);
+      if (e_is_fixed || w_is_fixed) fixed[L.k(j)] = 0;
+      if (e_is_fixed && w_is_fixed) fixed[L.h(j)] = 0;
+      if (!std::isnan(tc_fixed[j])) fixed[L.lambda(j)] = 0;
     }
     term_count = int(terms.size());
   }
@@ -965,8 +985,8 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       if (full.is_fixed(d)) x[d] = full.fixed[d];
     kosmos::Impl::require(
         full.in_bounds(x.data()), where,
-        "a fixed value lies outside the search bounds (period range, K <= k_max, 0 <= jitter <= "
-        "jitter_max)");
+        "a fixed value lies outside the search bounds (period range, K <= k_max, e < e_max, "
+        "0 <= jitter <= jitter_max)");
   }
   const HostObservations obs(data, epoch);
   std::uniform_real_distribution<double> u(0.0, 1.0);

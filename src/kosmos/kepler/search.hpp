@@ -39,8 +39,9 @@ namespace kepler {
 //   is applied to the conjunction nearest its centre), gamma_<instrument>, jitter_<instrument>,
 //   dvdt [m/s/d], curv [m/s/d^2].
 // Kinds: uniform A B, loguniform A B (A > 0), gauss MU SIGMA, tgauss MU SIGMA A B (Gaussian
-// truncated to [A, B]), fixed V. Fixed works for P, K, e (only e = 0: omega then drops out),
-// gamma, jitter, dvdt and curv; for Tc and omega use a narrow gauss.
+// truncated to [A, B]), fixed V. Every parameter can be fixed: e in [0, 1) (e = 0: omega drops
+// out unless fixed too; e below e_max), omega in [-360, 360] deg, Tc any time (M0 then follows
+// from P, e, omega and Tc); a parameter is fixed at most once.
 struct Prior {
   enum Kind { uniform, log_uniform, gaussian, truncated_gaussian, fixed };
   std::string parameter;
