@@ -208,16 +208,6 @@ void host_for(const char* label, std::size_t n, const Body& body) {
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), body);
 }
 
-// Adds the wall time of body() to `seconds`, fenced on `space` so that asynchronous kernels count
-// in the stage that launched them.
-template <class Space, class Body>
-void timed(const Space& space, double& seconds, const Body& body) {
-  const auto start = std::chrono::steady_clock::now();
-  body();
-  space.fence();
-  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 class Progress {
  public:
   explicit Progress(const std::function<void(const std::string&)>& sink) : sink_(sink) {}
@@ -286,7 +276,24 @@ class Likelihood {
   virtual void run_chains(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                           std::uint64_t seed, Progress& progress) = 0;
   long long evaluations = 0;
-  SamplerTiming timing;  // of every evaluation and generation so far (total unused)
+  // With time_stages, every stage below is fenced and its wall added to `timing` (total unused).
+  bool time_stages = false;
+  SamplerTiming timing;
+
+ protected:
+  // Runs body(); with time_stages, fences `space` (so that asynchronous kernels count in the stage
+  // that launched them) and adds the wall time to `seconds`.
+  template <class Space, class Body>
+  void timed(const Space& space, double& seconds, const Body& body) const {
+    if (!time_stages) {
+      body();
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    space.fence();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 };
 
 template <class Precision, class Space>
@@ -493,11 +500,15 @@ std::unique_ptr<Likelihood> make_likelihood_on(const HostObservations& obs,
   Chi2Options co;
   co.validate = false;  // every model is inside the prior (checked on the host)
   co.solver.solver = opt.solver;
+  std::unique_ptr<Likelihood> lik;
   if (opt.mixed_precision)
-    return std::make_unique<BatchLikelihood<Mixed, Space>>(obs, std::move(models), std::move(begin),
-                                                           std::move(count), co);
-  return std::make_unique<BatchLikelihood<Double, Space>>(obs, std::move(models), std::move(begin),
+    lik = std::make_unique<BatchLikelihood<Mixed, Space>>(obs, std::move(models), std::move(begin),
                                                           std::move(count), co);
+  else
+    lik = std::make_unique<BatchLikelihood<Double, Space>>(obs, std::move(models), std::move(begin),
+                                                           std::move(count), co);
+  lik->time_stages = opt.time_stages;
+  return lik;
 }
 std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, std::vector<Model> models,
                                             std::vector<int> begin, std::vector<int> count,
@@ -675,8 +686,8 @@ void optimize(Likelihood& lik, const Model& model, std::vector<double>& pop,
   }
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
+// The q-quantile (linear interpolation) of ascending values.
+double sorted_percentile(const std::vector<double>& v, double q) {
   const double pos = q * (v.size() - 1);
   const std::size_t i = std::size_t(pos);
   const double f = pos - i;
@@ -1389,18 +1400,21 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     const std::string& name = result.columns[c];
     std::vector<double> col(result.samples.size());
     for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
+    std::vector<double> sorted = col;
+    std::sort(sorted.begin(), sorted.end());
     if (name.rfind("omega_deg_", 0) == 0 || name.rfind("M0_deg_", 0) == 0) {
-      const double turn = 360 * std::floor(percentile(col, 0.5) / 360);
+      const double turn = 360 * std::floor(sorted_percentile(sorted, 0.5) / 360);
       for (auto& row : result.samples) row[c] -= turn;
-      for (auto& v : col) v -= turn;
+      for (auto* values : {&col, &sorted})
+        for (auto& v : *values) v -= turn;
       map_row[c] -= turn;
     }
     ParameterSummary s;
     s.name = name;
     s.best = map_row[c];
-    s.median = percentile(col, 0.5);
-    s.lower = percentile(col, 0.158655);
-    s.upper = percentile(col, 0.841345);
+    s.median = sorted_percentile(sorted, 0.5);
+    s.lower = sorted_percentile(sorted, 0.158655);
+    s.upper = sorted_percentile(sorted, 0.841345);
     std::vector<std::vector<double>> per_chain(n);
     for (std::size_t r = 0; r < col.size(); ++r)
       per_chain[result.sample_chain[r]].push_back(col[r]);

@@ -77,6 +77,9 @@ struct SearchOptions {
   double epoch = 0.0;            // reference time of M0 and lambda; 0: middle of the data
   bool mixed_precision = false;  // Mixed instead of Double for the likelihood
   bool host_space = false;       // run on Kokkos::DefaultHostExecutionSpace, not the default space
+  // Fence after every DE-MCMC stage and fill SearchResult::sampler_timing (profiling: a device
+  // synchronization per stage slows short launches).
+  bool time_stages = false;
   Solver solver = Solver::Markley;
   std::uint64_t seed = 1;
   // Called with progress messages (stage, percentage); may be empty.
@@ -102,7 +105,8 @@ struct ModelComparison {
 };
 
 // Where the DE-MCMC's wall time went, in seconds (a survey samples all stars together: every
-// star's result holds the shared run's times). likelihood: the batched ln L kernel (fenced);
+// star's result holds the shared run's times); all but total are 0 unless
+// SearchOptions::time_stages. likelihood: the batched ln L kernel (fenced);
 // generation: the per-generation work around it (proposals, priors, accept/reject, staging the
 // parameter rows, keeping samples); transfers: host <-> device copies; total: the whole sampling
 // stage, its setup (starting scatter, curvature probes) included.
