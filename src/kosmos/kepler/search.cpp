@@ -195,13 +195,14 @@ struct Model : ModelSpec {
   // ln prior up to a constant; -inf outside the bounds or a prior's support.
   double log_prior(const double* x) const { return ModelSpec::log_prior(terms.data(), x); }
 };
-// body(i) for i in [0, n) on the host execution space: the per-row and per-star host work of
-// the batched DE-MCMC (staging, proposals, accept/reject, summaries), each index independent.
-// Small batches (one star's chains) run inline: there a fork-join costs more than it saves.
+
+// body(i) for i in [0, n) on the host execution space: the per-row and per-star host work
+// (staging, the DE-MCMC's starting scatter, unpacking kept samples, summaries), each index
+// independent.
+// Small batches (one star's chains) run inline, as the DE-MCMC kernels' (kMinParallelRows).
 template <class Body>
 void host_for(const char* label, std::size_t n, const Body& body) {
-  constexpr std::size_t min_parallel = 64;
-  if (n < min_parallel) {
+  if (n < std::size_t(kMinParallelRows)) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }

@@ -26,6 +26,10 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// Host batches smaller than this run inline: there a fork-join costs more than it saves (and on
+// a busy machine each parallel region waits for descheduled threads).
+constexpr int kMinParallelRows = 64;
+
 template <class Space>
 class DeMcmcChains {
   int n_stars_, chains_;
@@ -78,10 +82,8 @@ class DeMcmcChains {
     const auto state_ = state;
     const auto proposal = proposal_;
     const auto proposal_prior = proposal_prior_;
-    Kokkos::parallel_for(
-        "kosmos::kepler::de_mcmc::propose",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n_stars_ * half),
-        KOKKOS_LAMBDA(const int r) {
+    launch(
+        "kosmos::kepler::de_mcmc::propose", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, c = base + r % half, row = s * chains + c;
           const ModelSpec m = spec_(s);
           Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
@@ -112,10 +114,8 @@ class DeMcmcChains {
     const auto accepted_ = accepted;
     const auto proposal = proposal_;
     const auto proposal_prior = proposal_prior_;
-    Kokkos::parallel_for(
-        "kosmos::kepler::de_mcmc::accept",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n_stars_ * half),
-        KOKKOS_LAMBDA(const int r) {
+    launch(
+        "kosmos::kepler::de_mcmc::accept", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, row = s * chains + base + r % half;
           const double ll = proposal_lnlike(r), prior = proposal_prior(r);
           const double lp =
@@ -138,10 +138,8 @@ class DeMcmcChains {
     const auto lnpost_ = lnpost;
     const auto lnlike_ = lnlike;
     const int chains = chains_;
-    Kokkos::parallel_for(
-        "kosmos::kepler::de_mcmc::keep",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n_stars_ * chains),
-        KOKKOS_LAMBDA(const int row) {
+    launch(
+        "kosmos::kepler::de_mcmc::keep", n_stars_ * chains, KOKKOS_LAMBDA(const int row) {
           const int dim = spec_(row / chains).L.dim();
           for (int d = 0; d < dim; ++d) kept(slot, row, d) = state_(row, d);
           kept(slot, row, dim) = lnpost_(row);
@@ -150,6 +148,19 @@ class DeMcmcChains {
   }
 
  private:
+  // body(i) for i in [0, n) on Space; small batches in a host space inline.
+  template <class Body>
+  static void launch(const char* label, int n, const Body& body) {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                             typename Space::memory_space>::accessible) {
+      if (n < kMinParallelRows) {
+        for (int i = 0; i < n; ++i) body(i);
+        return;
+      }
+    }
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n), body);
+  }
+
   // The random stream of one half-generation's use (0: proposals, 1: acceptance); the row is
   // mixed in per work item.
   std::uint64_t stream(int generation, int part, int use) const {
