@@ -9,6 +9,9 @@
 
 #include <test_spaces.hpp>
 
+#include <limits>
+#include <string>
+
 namespace {
 using namespace dust_test;
 using kosmos::dust::SolverOptions;
@@ -186,10 +189,10 @@ TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
   }
 }
 
-TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {
-  using Space = TypeParam;
-  auto p = graphite_problem(41, 20, 9);
-  p.intensity[7][3] = -1.0;
+// The checks run on the device and are read back when the chunk is finished: the error still
+// names the absolute cell, the wavelength and the value, and no on_chunk sees the bad chunk.
+template <class Space>
+void expect_bad_cell(const Problem& p, const std::string& fragment) {
   DeviceProblem<double, Space> d(p);
   const auto g = d.prepare(SolverOptions());
   kosmos::dust::HostCells<double> cells(p.nc(), p.nl(), p.ns());
@@ -200,11 +203,27 @@ TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {
   kosmos::dust::PipelineOptions po;
   po.chunk_cells = 4;
   kosmos::dust::EmissionPipeline<double, Space> pipeline(Space(), g, po);
+  std::int64_t cells_seen = 0;
   try {
-    pipeline.run(cells, SolverOptions());
-    ADD_FAILURE() << "no exception for a negative intensity";
+    pipeline.run(p.nc(), decltype(pipeline)::copy_cells_in(cells), cells, SolverOptions(),
+                 [&](std::int64_t, std::int64_t n, std::int64_t) { cells_seen += n; });
+    ADD_FAILURE() << "no exception; expected one mentioning '" << fragment << "'";
   } catch (const kosmos::invalid_input& e) {
-    EXPECT_NE(std::string(e.what()).find("intensity(7, 3) = -1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
   }
+  EXPECT_LT(cells_seen, p.nc());
+}
+
+TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {
+  const auto base = graphite_problem(41, 20, 13);
+  auto p = base;
+  p.intensity[7][3] = -1.0;
+  expect_bad_cell<TypeParam>(p, "validate_cells: intensity(7, 3) = -1 must be finite and >= 0");
+  p = base;
+  p.intensity[12][19] = std::numeric_limits<double>::infinity();
+  expect_bad_cell<TypeParam>(p, "intensity(12, 19) = inf");
+  p = base;
+  p.dust_mass[10] = 0.0;
+  expect_bad_cell<TypeParam>(p, "dust_mass(10) = 0 must be finite and > 0");
 }
 }  // namespace
