@@ -121,9 +121,19 @@ run_benchmarks() {
     [ -x "$exe" ] || exe="$build/perf_tests/kosmos_${module}_benchmarks"
     [ -x "$exe" ] || { echo "no benchmarks for $module"; continue; }
     echo "== benchmarks: $module ($filter)"
-    "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$module.json" \
+    # Line-buffered, so that the rows before a crash are not lost in the pipe's buffer.
+    local status=0
+    stdbuf -oL "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$module.json" \
       --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench_$module.txt" ||
-      echo "== benchmarks: $module exited with status ${PIPESTATUS[0]}" | tee -a "$out/bench_$module.txt"
+      status=${PIPESTATUS[0]}
+    if [ "$status" -ne 0 ]; then
+      echo "== benchmarks: $module exited with status $status" | tee -a "$out/bench_$module.txt"
+      # A crash: the host backtrace (cuda-gdb also debugs host code; the machine has no gdb).
+      if [ "$status" -gt 128 ] && command -v cuda-gdb >/dev/null; then
+        cuda-gdb -q -batch -ex run -ex bt --args "$exe" --benchmark_filter="$filter" 2>&1 | tail -n 60 |
+          tee -a "$out/bench_$module.txt"
+      fi
+    fi
   done
 }
 
