@@ -513,12 +513,15 @@ int run_dust(const kosmos::cli::Options& o) {
   // the device fed. The ring of pinned result rows has a slot per instance plus one per chunk the
   // writer may hold (a slot is reused only after its rows are written).
   PipelineOptions streaming;
-  streaming.chunk_cells = o.integer("chunk-cells", 1);
+  // No buffer rows beyond the cells.
+  streaming.chunk_cells =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1), nc));
   const bool any_h5 = !h5.empty();
   constexpr int writer_depth = 2;
   if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
   EmissionPipeline<T, Space> pipeline(space, grains, streaming);
-  const Cells results = keep_all ? cells : Cells(pipeline.ring_rows(), nl, ns, Cells::results);
+  const Cells results =
+      keep_all ? cells : Cells(std::min(pipeline.ring_rows(), nc), nl, ns, Cells::results);
   // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
   // as `results`' rows).
   using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
@@ -557,8 +560,7 @@ int run_dust(const kosmos::cli::Options& o) {
         summary);
   };
   std::vector<std::int64_t> counts(temperature_status_count, 0);
-  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1,
-                                              0);  // per StochasticStatus
+  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per status
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0, summary_seconds = 0;
   std::int64_t nonfinite_sed = 0;
   // Only the writer thread touches the HDF5 files until it has finished.
