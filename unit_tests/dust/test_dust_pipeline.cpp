@@ -95,6 +95,48 @@ TYPED_TEST(DustPipelineTest, ChunksOnSeveralInstancesMatchTheReference) {
   check_pipeline<double, TypeParam>(one, false);
 }
 
+// A ring with 2 slots more than the instances: each chunk's rows stay valid until on_chunk has
+// returned for 2 later chunks (e.g. for a writer thread), and the chunks land in distinct slots.
+TYPED_TEST(DustPipelineTest, RingSlotsBeyondTheInstancesKeepRowsValid) {
+  using Space = TypeParam;
+  using Cells = kosmos::dust::HostCells<double>;
+  auto p = graphite_problem(41, 8, 23);
+  for (int c = 0; c < p.nc(); ++c) p.dust_mass[c] = 1.0 + c;  // tells the cells apart
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(SolverOptions());
+  Cells cells(p.nc(), p.nl(), p.ns(), Cells::inputs);
+  for (int c = 0; c < p.nc(); ++c) {
+    cells.dust_mass(c) = p.dust_mass[c];
+    for (int l = 0; l < p.nl(); ++l) cells.intensity(c, l) = p.intensity[c][l];
+  }
+  kosmos::dust::PipelineOptions po;  // 23 cells in 5 chunks of 5 over 2 instances, 4 slots
+  po.chunk_cells = 5;
+  po.instances = 2;
+  po.ring_chunks = 4;
+  kosmos::dust::EmissionPipeline<double, Space> pipeline(Space(), g, po);
+  ASSERT_EQ(pipeline.ring_rows(), 20);
+  const Cells out(pipeline.ring_rows(), p.nl(), p.ns(), Cells::results);
+  struct Landed {
+    std::int64_t c0, n, row;
+  };
+  std::vector<Landed> landed;
+  pipeline.run(p.nc(), decltype(pipeline)::copy_cells_in(cells), out, SolverOptions(),
+               [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
+                 landed.push_back({c0, n, row});
+                 // This chunk and the 2 before it still hold their own rows.
+                 for (std::size_t j = landed.size() > 3 ? landed.size() - 3 : 0; j < landed.size();
+                      ++j)
+                   for (std::int64_t k = 0; k < landed[j].n; ++k)
+                     EXPECT_EQ(out.dust_mass(landed[j].row + k), 1.0 + double(landed[j].c0 + k))
+                         << "chunk at cell " << landed[j].c0 << " seen from the one at " << c0;
+               });
+  ASSERT_EQ(landed.size(), 5u);
+  for (std::size_t j = 0; j < landed.size(); ++j) {
+    EXPECT_EQ(landed[j].c0, std::int64_t(5 * j));  // in order
+    EXPECT_EQ(landed[j].row, std::int64_t(5 * (j % 4)));
+  }
+}
+
 // The stochastic heating hook: add_stochastic_emission queued per chunk by chunk_step (statuses in
 // a per-instance slot, copied to the host) conserves each cell's absorbed power (long-double
 // reference), gives the SEDs of the whole-array calls, and reports every (cell, small species).
