@@ -26,7 +26,8 @@
 // 131072 synthetic cells x 81 graphite sizes x 968 wavelengths, float, Newton -> temperatures,
 // statuses and SEDs streamed through the device and written chunk by chunk to one .h5 file
 // (grain preparation, pinned allocations, file creation and commit included), beside the same
-// cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead:
+// cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead, and
+// the tool's --timings line on stderr tells where it goes:
 //   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072
 //   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
 #include "options.hpp"
@@ -354,7 +355,8 @@ void BM_DustEndToEndCli(benchmark::State& state) {
       (std::filesystem::temp_directory_path() / ("kosmos_dust_bench_" + std::to_string(::getpid()) + ".h5")).string();
   const std::vector<std::string> args = {"--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
                                          "--generate", std::to_string(state.range(0)), "--precision", "float",
-                                         "--temperatures", out, "--status", out, "--sed", out};
+                                         "--temperatures", out, "--status", out, "--sed", out,
+                                         "--timings"};
   int code = 0;
   kosmos_bench::fenced_loop(state, Kokkos::DefaultExecutionSpace(), [&] { code |= dust->run(args); });
   std::remove(out.c_str());
