@@ -230,7 +230,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
       .option("corrector", "K", "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
       .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric", "jacobi")
-      .option("epsilon", "EPS", "ias15 step control: max|b6|/max|a| per step (steps adapt per system)", "1e-9")
+      .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)", "1e-9")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
       .option("tolerance", "EPS", "rkck_adaptive error tolerance", "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
