@@ -232,7 +232,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric", "jacobi")
       .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)", "1e-9")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
-      .option("tolerance", "EPS", "rkck_adaptive error tolerance", "1e-12")
+      .option("tolerance", "EPS", "rkck_adaptive: largest step error max(|dx|/max|x|, |dv|/max|v|) (Swarm-NG's error_tolerance is its square)", "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
       .option("steps-per-launch", "N", "propagator steps per kernel launch", "1000")
       .option("max-iterations", "N", "maximum steps per system over the whole run (checkpoint segments and resumes included)", "1e15")
