@@ -36,7 +36,7 @@ struct IntegratorConfig {
   double tolerance = 1e-12;  // adaptive Runge-Kutta error tolerance (see RKCKPropagator)
   int corrector = 0;         // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
   WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: Wisdom-Holman coordinates
-  double epsilon = 1e-9;     // ias15: step control, max|b6| / max|a| per step (dt: the first step)
+  double epsilon = 1e-9;     // ias15: step control as REBOUND's (PRS23 rule; dt: the first step)
   int steps_per_launch = 1000;           // propagator steps per kernel launch
   long long max_iterations = 1LL << 40;  // per system and call of integrate()
   int systems_per_team = 0;              // 0: automatic (1 on CPUs, up to 16 on GPUs)
@@ -508,7 +508,7 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   IAS15Params p;
   p.destination = destination;
   p.dt = cfg.dt;
-  p.epsilon = cfg.epsilon;
+  p.step_factor = std::pow(5040 * cfg.epsilon, 1.0 / 7);
   p.steps = cfg.steps_per_launch;
   p.max_iterations = cfg.max_iterations;
   p.monitor = monitor;

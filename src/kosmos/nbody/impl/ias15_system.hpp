@@ -7,12 +7,14 @@
 // sampled at the 8 Gauss-Radau nodes h0 = 0 < h1 < ... < h7 < 1. A predictor-corrector loop
 // evaluates the forces at the nodes (positions from integrating the polynomial), updates the g
 // (divided differences) and from them the b, until the change of b6 relative to the largest
-// acceleration is below 1e-16 (or stops decreasing, at most 12 iterations). The step error is
-// estimated as max|b6| / max|a| and the next step is dt (epsilon / error)^(1/7); a step whose
-// proposal is below 1/4 of it is rejected and redone, growth is capped at 4x per step
-// (Rein & Spiegel 2015, Section 2.6-2.7). Positions and velocities are double-word compensated
-// sums. The polynomial of an accepted step predicts the next step's b (shifted and rescaled),
-// corrected by the previous prediction's error.
+// acceleration is below 1e-16 (or stops decreasing, at most 12 iterations). The next step is
+// (5040 epsilon)^(1/7) times the smallest time scale of the step's polynomial (Pham, Rein &
+// Spiegel 2024, prs_timescale); a step whose proposal is below 1/4 of it is rejected and redone,
+// growth is capped at 4x per step (Rein & Spiegel 2015, Section 2.6-2.7). Round-off is kept from
+// accumulating into a drift: positions and velocities are double-word compensated sums updated
+// one term at a time, the b are accumulated with Kahan compensation within a step and the
+// divided differences divide by the node spacings. The polynomial of an accepted step predicts
+// the next step's b (shifted and rescaled), corrected by the previous prediction's error.
 #pragma once
 
 #include <kosmos/core/compensated.hpp>
@@ -25,8 +27,9 @@ namespace Impl {
 
 // Gauss-Radau constants derived from the nodes (computed once on the host; plain data).
 struct IAS15Constants {
-  double h[8];     // Gauss-Radau spacings on [0, 1]
-  double r[8][8];  // r[n][j] = 1 / (h[n] - h[j]), j < n
+  double h[8];      // Gauss-Radau spacings on [0, 1]
+  double dh[8][8];  // dh[n][j] = h[n] - h[j], j < n: divisors (a rounded reciprocal would bias
+                    // every g the same way, step after step: a secular energy drift)
   double c[7][7];  // b_k = sum_{j >= k} c[k][j] g_j (c[k][j]: s^k coefficient of prod_{i=1..j} (s -
                    // h_i))
   double d[7][7];  // the inverse: g_j = sum_{k >= j} d[j][k] b_k
@@ -45,7 +48,7 @@ struct IAS15Constants {
                          0.977520613561287501891174488626};
     for (int n = 0; n < 8; ++n) {
       k.h[n] = h[n];
-      for (int j = 0; j < n; ++j) k.r[n][j] = 1.0 / (h[n] - h[j]);
+      for (int j = 0; j < n; ++j) k.dh[n][j] = h[n] - h[j];
     }
     // Coefficients of prod_{i=1..j} (s - h_i), built up one factor at a time.
     double poly[7] = {1, 0, 0, 0, 0, 0, 0};
@@ -73,12 +76,53 @@ struct IAS15Constants {
 
 struct IAS15Params {
   double destination = 0, dt = 1e-3;  // dt: first step of systems without a carried one
-  double epsilon = 1e-9;
+  double step_factor = 0;  // (5040 epsilon)^(1/7): PRS23's step in time scales (REBOUND's scaling)
   int steps = 1;
   long long max_iterations = 0;
   SystemMonitor monitor;
   IAS15Constants k;
 };
+
+// sum + x with the rounding error carried in `lost` (the negated low part, Kahan's convention).
+KOKKOS_INLINE_FUNCTION void kahan_add(double& sum, double& lost, double x) {
+  const double y = x - lost;
+  const double t = sum + y;
+  lost = (t - sum) - y;
+  sum = t;
+}
+
+// Step-size criterion of Pham, Rein & Spiegel (2024, "PRS23", REBOUND's default): per body with
+// a nonzero acceleration, the time scale sqrt(2 y2 / (y3 + sqrt(y2 y4))) in units of the step just
+// taken, with y2 = |a|^2, y3 = |jerk h|^2, y4 = |snap h^2|^2 at the end of the step (s = 1 of the
+// polynomial); the smallest over the bodies. Unlike max|b6| / max|a| it does not depend on the
+// round-off floor of the last coefficient, so the steps stay longer and fewer. 0 when no body is
+// accelerated, NaN when the polynomial is not finite.
+template <int N>
+KOKKOS_INLINE_FUNCTION double prs_timescale(const double (&a0)[3 * N],
+                                            const double (&b)[7][3 * N]) {
+  double min_timescale2 = 0;  // 0: none yet
+  for (int i = 0; i < N; ++i) {
+    double a2 = 0, y2 = 0, y3 = 0, y4 = 0;
+    for (int q = 3 * i; q < 3 * i + 3; ++q) {
+      a2 += a0[q] * a0[q];
+      const double acc =
+          a0[q] + b[0][q] + b[1][q] + b[2][q] + b[3][q] + b[4][q] + b[5][q] + b[6][q];
+      const double jerk = b[0][q] + 2 * b[1][q] + 3 * b[2][q] + 4 * b[3][q] + 5 * b[4][q] +
+                          6 * b[5][q] + 7 * b[6][q];
+      const double snap =
+          2 * b[1][q] + 6 * b[2][q] + 12 * b[3][q] + 20 * b[4][q] + 30 * b[5][q] + 42 * b[6][q];
+      y2 += acc * acc;
+      y3 += jerk * jerk;
+      y4 += snap * snap;
+    }
+    if (!(y2 + y3 + y4 >= 0)) return y2 + y3 + y4;  // NaN
+    if (!(a2 > 0)) continue;                        // not accelerated (a test particle alone)
+    const double timescale2 = 2 * y2 / (y3 + math::sqrt(y2 * y4));
+    if (timescale2 > 0 && (min_timescale2 == 0 || timescale2 < min_timescale2))
+      min_timescale2 = timescale2;
+  }
+  return math::sqrt(min_timescale2);
+}
 
 // Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch.
 template <int N, class Ens, class IterView, class Rsqrt>
@@ -129,6 +173,11 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       break;
     }
     ++it;
+    // Round-off lost from the b in this step's corrections (Kahan; the corrections of later
+    // iterations are far smaller than the b, so their low bits would be dropped one by one).
+    double b_lo[7][n3];
+    for (int j = 0; j < 7; ++j)
+      for (int q = 0; q < n3; ++q) b_lo[j][q] = 0;
     // Predictor-corrector iterations.
     double pc_last = 2, max_a = 0;
     for (int iter = 0; iter < 12; ++iter) {
@@ -146,11 +195,11 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
         }
         pair_accelerations<N>(m, xs, as, rsqrt, PairSkip::none);
         for (int q = 0; q < n3; ++q) {
-          double gn = (as[q] - a0[q]) * K.r[n][0];
-          for (int j = 1; j < n; ++j) gn = (gn - g[j - 1][q]) * K.r[n][j];
+          double gn = (as[q] - a0[q]) / K.dh[n][0];
+          for (int j = 1; j < n; ++j) gn = (gn - g[j - 1][q]) / K.dh[n][j];
           const double dg = gn - g[n - 1][q];
           g[n - 1][q] = gn;
-          for (int j = 0; j < n; ++j) b[j][q] += K.c[j][n - 1] * dg;
+          for (int j = 0; j < n; ++j) kahan_add(b[j][q], b_lo[j][q], K.c[j][n - 1] * dg);
           if (n == 7) max_db6 = math::fmax(max_db6, math::fabs(dg));
         }
       }
@@ -160,15 +209,13 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       if (!(pc >= 1e-16) || (iter > 1 && pc >= pc_last)) break;  // converged (or NaN: caught below)
       pc_last = pc;
     }
-    double max_b6 = 0;
-    for (int q = 0; q < n3; ++q) max_b6 = math::fmax(max_b6, math::fabs(b[6][q]));
-    const double error = max_a > 0 ? max_b6 / max_a : 0.0;
-    if (!math::isfinite(error)) {
+    const double timescale = prs_timescale<N>(a0, b);
+    if (!(timescale >= 0)) {  // NaN in the polynomial
       reason = reason_nonfinite;
       break;
     }
-    // Proposed step from the error estimate (no limit when the polynomial vanishes).
-    const double proposal = error > 0 ? h * math::pow(p.epsilon / error, 1.0 / 7.0) : 4 * h;
+    // Proposed step (no limit when no body is accelerated).
+    const double proposal = timescale > 0 ? timescale * h * p.step_factor : 4 * h;
     if (proposal < 0.25 * h) {
       // Rejected: the same polynomial on the shorter step is a(t0 + s dt') with s scaled by q.
       const double qr = proposal / h;
@@ -187,13 +234,16 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       dt = proposal;
       continue;
     }
-    // Accepted: advance with compensated sums.
+    // Accepted: advance with compensated sums, one term at a time from the smallest, so only the
+    // rounding of each term (not of their sum) enters the state (h * h not formed once: its
+    // rounding would be the same bias every step at a fixed step).
     for (int q = 0; q < n3; ++q) {
-      x[q].add(h * v[q].value() + h * h *
-                                      (0.5 * a0[q] + b[0][q] / 6 + b[1][q] / 12 + b[2][q] / 20 +
-                                       b[3][q] / 30 + b[4][q] / 42 + b[5][q] / 56 + b[6][q] / 72));
-      v[q].add(h * (a0[q] + b[0][q] / 2 + b[1][q] / 3 + b[2][q] / 4 + b[3][q] / 5 + b[4][q] / 6 +
-                    b[5][q] / 7 + b[6][q] / 8));
+      for (int j = 6; j >= 0; --j) x[q].add(b[j][q] / ((j + 2) * (j + 3)) * h * h);
+      x[q].add(0.5 * a0[q] * h * h);
+      x[q].add(v[q].hi * h);
+      x[q].add(v[q].lo * h);
+      for (int j = 6; j >= 0; --j) v[q].add(b[j][q] / (j + 2) * h);
+      v[q].add(a0[q] * h);
     }
     clock.advance(h);
     // A landing step shorter than dt keeps the carried step (its growth cap would shrink it).
