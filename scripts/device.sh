@@ -12,7 +12,12 @@
 #   scripts/device.sh bench [MODULE[:FILTER]...]  # there: benchmarks -> $OUT/bench_<module>.json
 #   scripts/device.sh collect                 # there: pack $OUT's logs and JSON into results.tar.gz
 #   scripts/device.sh all                     # there: build, test, bench, collect
-# Environment: OUT (default ./out), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
+#   scripts/device.sh start 'COMMANDS'        # there: run COMMANDS (e.g. this script's verbs) in their
+#                                             #   own process session, past one call's time limit
+#   scripts/device.sh wait [SECONDS]          # there: wait for them (default 540 s), copy their
+#                                             #   logs and JSON to $OUT; exit 3 while still running
+# Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_COMPILE_TIMES
+# (a file: `build` appends each compile's seconds and object to it), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
 # (3.4, the default: Debian's Kokkos 3.4.01 in C++17; or 4.6: Kokkos 4.6 from .deps/kokkos46 in
 # C++20), which picks the Kokkos every step builds against and uses.
 set -euo pipefail
@@ -84,6 +89,7 @@ build_all() {
     tar -czf "$out/prebuilt.tar.gz" -C "$KOSMOS_CACHE" install
   fi
   cmake -S "$root" -B "$build" -DKOSMOS_BACKEND=CUDA -DKokkos_ROOT="$kokkos" \
+    ${KOSMOS_COMPILE_TIMES:+-DCMAKE_CXX_COMPILER_LAUNCHER="$root/scripts/time-compile.sh"} \
     -DCMAKE_PREFIX_PATH="$gtest;$sysroot/usr" -DCMAKE_BUILD_TYPE=Release \
     ${KOSMOS_CXX_STANDARD:+-DCMAKE_CXX_STANDARD=$KOSMOS_CXX_STANDARD} \
     -DKOSMOS_HDF5_INCLUDE_DIR="$sysroot/usr/include/hdf5/serial" \
@@ -115,8 +121,19 @@ run_benchmarks() {
     [ -x "$exe" ] || exe="$build/perf_tests/kosmos_${module}_benchmarks"
     [ -x "$exe" ] || { echo "no benchmarks for $module"; continue; }
     echo "== benchmarks: $module ($filter)"
-    "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$module.json" \
-      --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench_$module.txt"
+    # Line-buffered, so that the rows before a crash are not lost in the pipe's buffer.
+    local status=0
+    stdbuf -oL "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$module.json" \
+      --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench_$module.txt" ||
+      status=${PIPESTATUS[0]}
+    if [ "$status" -ne 0 ]; then
+      echo "== benchmarks: $module exited with status $status" | tee -a "$out/bench_$module.txt"
+      # A crash: the host backtrace (cuda-gdb also debugs host code; the machine has no gdb).
+      if [ "$status" -gt 128 ] && command -v cuda-gdb >/dev/null; then
+        cuda-gdb -q -batch -ex run -ex bt --args "$exe" --benchmark_filter="$filter" 2>&1 | tail -n 60 |
+          tee -a "$out/bench_$module.txt"
+      fi
+    fi
   done
 }
 
@@ -128,6 +145,31 @@ collect() {
   (cd "$out" && tar -czf results.tar.gz $files && rm -f $files)
 }
 
+# A build and a benchmark run together outlast one device call (10 minutes): they run in their own
+# process session, which lives on while the machine stays warm, and later calls wait for them.
+background=/tmp/kosmos-device-bg
+start_background() {
+  [ ! -f "$background/pid" ] || [ -f "$background/rc" ] || { echo "already running: $(cat "$background/command")"; exit 1; }
+  rm -rf "$background" && mkdir -p "$background/out"
+  printf '%s\n' "$1" >"$background/command"
+  (cd "$root" && OUT="$background/out" setsid nohup bash -c 'bash "$0/command" >"$0/log" 2>&1; echo $? >"$0/rc"' \
+    "$background" </dev/null >/dev/null 2>&1 & echo $! >"$background/pid")
+  echo "started: $1"
+}
+wait_background() {
+  local limit=${1:-540} waited=0
+  [ -f "$background/command" ] || { echo "nothing was started"; exit 1; }
+  while [ ! -f "$background/rc" ] && [ "$waited" -lt "$limit" ]; do sleep 5; waited=$((waited + 5)); done
+  tail -n 40 "$background/log"
+  cp -r "$background/out/." "$out/"
+  if [ -f "$background/rc" ]; then
+    echo "finished: $(cat "$background/command") -> exit $(cat "$background/rc")"
+    return "$(cat "$background/rc")"
+  fi
+  echo "still running after ${limit} s: $(cat "$background/command")"
+  return 3
+}
+
 cmd=${1:-all}
 shift || true
 case "$cmd" in
@@ -136,6 +178,8 @@ case "$cmd" in
   test) run_tests "$@" ;;
   bench) run_benchmarks "$@" ;;
   collect) collect ;;
+  start) start_background "$*" ;;
+  wait) wait_background "$@" ;;
   all) build_all && run_tests && run_benchmarks; collect ;;
   *) sed -n '2,15p' "$0"; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 // Table 1 of Jonsson & Primack (2010): the dust temperature/SED calculation for 81 graphite sizes x
 // 968 wavelengths (Lyman limit to 1000 micron) and 32 ... 524288 cells, per stage and in total,
-// device resident, on every parallel space of the build (CUDA and the OpenMP baseline side by side).
+// device resident, on every parallel space of the build (CUDA and the OpenMP baseline side by
+// side).
 //
 // One benchmark per (space, precision, method, cells): the manual time is stages 2-4 (heating GEMM,
 // temperatures, SED), fenced; stage 1 (prepare_grains, with the table method's 2000 x 81 x 968-term
@@ -12,14 +13,21 @@
 // pinned host memory and streamed through EmissionPipeline (chunked copies in and out overlapped
 // with the kernels on several instances), as the paper's GPU column counts them:
 //   BM_DustTransfers/<Space>/device_resident/cells:N
-//   BM_DustTransfers/<Space>/host_pipelined/cells:N
+//   BM_DustTransfers/<Space>/host_pipelined/cells:N           (3 instances, chunks of 16384 cells)
+// What limits the pipeline: the same with 1-4 instances and chunks of 16384 or 65536 cells, and the
+// same chunked copies in and out on the instances without any kernel (bytes/s: the bus alone).
+// host_wait_s: seconds per run the host spent waiting for chunks to finish (fences); the rest of
+// the run it was queuing work (a host-bound pipeline waits little).
+//   BM_DustTransfers/<Space>/host_pipelined/cells:N/instances:I/chunk_cells:K
+//   BM_DustTransfers/<Space>/copies_only/cells:N/instances:I/chunk_cells:K
 //
 // End to end (issue #9 item 8): `kosmos dust` itself, through the CLI's own code (the command
 // registered by src/cli/dust.cpp, compiled into this benchmark), on the default execution space:
 // 131072 synthetic cells x 81 graphite sizes x 968 wavelengths, float, Newton -> temperatures,
 // statuses and SEDs streamed through the device and written chunk by chunk to one .h5 file
 // (grain preparation, pinned allocations, file creation and commit included), beside the same
-// cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead:
+// cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead, and
+// the tool's --timings line on stderr tells where it goes:
 //   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072
 //   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
 #include "options.hpp"
@@ -36,6 +44,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -148,13 +157,88 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method) {
   require_converged(state, space, status);
 }
 
+// Bytes a pipelined run moves across the bus: intensities and dust masses in; dust masses, SEDs,
+// temperatures, heating and statuses out.
+template <class T>
+double pipeline_bytes(std::int64_t nc, int nl, int ns) {
+  return double(nc) * ((2.0 * nl + 2.0 * ns + 2.0) * sizeof(T) + ns * sizeof(int));
+}
+
+enum class TransferMode { device_resident, host_pipelined, copies_only };
+
+// The pipeline's traffic alone: each chunk's copies in and out (the same sizes, host rows and
+// instances as EmissionPipeline), no kernel; an instance's chunk is fenced before its buffers are
+// reused, as in the pipeline. Instances and buffers are made once, outside the timing.
+template <class T, class Space>
+class ChunkedCopies {
+ public:
+  ChunkedCopies(const Space& space, const PipelineOptions& po, int nl, int ns)
+      : po_(po), instances_(space, po.instances) {
+    auto alloc = [](const char* label) {
+      return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+    };
+    const std::int64_t n = po.chunk_cells;
+    for (int i = 0; i < po.instances; ++i)
+      buffers_.push_back({rows(alloc("kosmos::bench::copies_intensity"), n, nl),
+                          rows(alloc("kosmos::bench::copies_sed"), n, nl),
+                          rows(alloc("kosmos::bench::copies_temperature"), n, ns),
+                          rows(alloc("kosmos::bench::copies_heating"), n, ns),
+                          Kokkos::View<T*, device>(alloc("kosmos::bench::copies_mass"), n),
+                          Kokkos::View<int**, Kokkos::LayoutRight, device>(
+                              alloc("kosmos::bench::copies_status"), n, ns)});
+  }
+
+  void run(const HostCells<T>& cells) const {
+    const std::int64_t nc = cells.cells(), chunk = po_.chunk_cells;
+    for (std::int64_t c0 = 0, k = 0; c0 < nc; c0 += chunk, ++k) {
+      const int i = int(k % po_.instances);
+      const auto& instance = instances_[i];
+      instance.fence();  // the instance's buffers are free again
+      const std::int64_t n = std::min(chunk, nc - c0);
+      const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + n), head(0, n);
+      const Buffers& d = buffers_[std::size_t(i)];
+      auto rows_of = [&](const auto& v, const auto& r) {
+        return Kokkos::subview(v, r, Kokkos::ALL);
+      };
+      Kokkos::deep_copy(instance, rows_of(d.intensity, head), rows_of(cells.intensity, range));
+      Kokkos::deep_copy(instance, Kokkos::subview(d.mass, head),
+                        Kokkos::subview(cells.dust_mass, range));
+      Kokkos::deep_copy(instance, Kokkos::subview(cells.dust_mass, range),
+                        Kokkos::subview(d.mass, head));
+      Kokkos::deep_copy(instance, rows_of(cells.sed, range), rows_of(d.sed, head));
+      Kokkos::deep_copy(instance, rows_of(cells.temperature, range), rows_of(d.temperature, head));
+      Kokkos::deep_copy(instance, rows_of(cells.heating, range), rows_of(d.heating, head));
+      Kokkos::deep_copy(instance, rows_of(cells.status, range), rows_of(d.status, head));
+    }
+    for (int i = 0; i < po_.instances; ++i) instances_[i].fence();
+  }
+
+ private:
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  using rows = Kokkos::View<T**, Kokkos::LayoutRight, device>;
+  struct Buffers {
+    rows intensity, sed, temperature, heating;
+    Kokkos::View<T*, device> mass;
+    Kokkos::View<int**, Kokkos::LayoutRight, device> status;
+  };
+  PipelineOptions po_;
+  kosmos::SpaceInstances<Space> instances_;
+  std::vector<Buffers> buffers_;
+};
+
 // The transfer pair (float, Newton): device-resident cells, or cells in pinned host memory streamed
-// through EmissionPipeline with their temperatures, statuses and SEDs copied back.
+// through EmissionPipeline with their temperatures, statuses and SEDs copied back, or only the
+// pipeline's copies. The scans take instances and chunk_cells from the benchmark's arguments 2-3.
 template <class Space>
-void BM_DustTransfers(benchmark::State& state, bool through_host) {
+void BM_DustTransfers(benchmark::State& state, TransferMode mode, bool scan) {
   using T = float;
   using device = Kokkos::Device<Space, typename Space::memory_space>;
   const std::int64_t nc = state.range(0);
+  PipelineOptions po;
+  if (scan) {
+    po.instances = int(state.range(1));
+    po.chunk_cells = state.range(2);
+  }
   Space space;
   const SolverOptions options;
   const PaperModel<Space, T> model(space, options);
@@ -164,11 +248,12 @@ void BM_DustTransfers(benchmark::State& state, bool through_host) {
   Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", nc, ns);
   Kokkos::View<T*, device> mass("dust_mass", nc);
   synthetic_cells(space, model.wavelength, intensity, mass, 2010);
-  if (!through_host) {
+  if (mode == TransferMode::device_resident) {
     kosmos_bench::fenced_loop(state, space, [&] {
       dust_emission(space, model.grains, intensity, mass, heat, temperature, status, sed, options);
     });
     require_converged(state, space, status);
+    state.counters["bytes/s"] = kosmos_bench::rate(pipeline_bytes<T>(nc, nl, ns));
   } else {
     // The same cells, row-major in pinned host memory.
     HostCells<T> cells(nc, nl, ns);
@@ -177,15 +262,26 @@ void BM_DustTransfers(benchmark::State& state, bool through_host) {
     Kokkos::deep_copy(rows, intensity);  // a layout change on the device
     Kokkos::deep_copy(cells.intensity, rows);
     Kokkos::deep_copy(cells.dust_mass, mass);
-    EmissionPipeline<T, Space> pipeline(space, model.grains);
-    kosmos_bench::fenced_loop(state, space, [&] { pipeline.run(cells, options); });
-    int failures = 0;
-    for (std::int64_t c = 0; c < nc; ++c)
-      for (int s = 0; s < ns; ++s) failures += cells.status(c, s) == status_not_converged;
-    if (failures) state.SkipWithError("some temperature solves did not converge");
+    if (mode == TransferMode::copies_only) {
+      const ChunkedCopies<T, Space> copies(space, po, nl, ns);
+      kosmos_bench::fenced_loop(state, space, [&] { copies.run(cells); });
+    } else {
+      EmissionPipeline<T, Space> pipeline(space, model.grains, po);
+      double wait = 0;
+      kosmos_bench::fenced_loop(state, space, [&] {
+        pipeline.run(cells, options);
+        wait += pipeline.device_wait_seconds();
+      });
+      state.counters["host_wait_s"] =
+          wait / double(state.iterations() + 1);  // with fenced_loop's warm-up
+      int failures = 0;
+      for (std::int64_t c = 0; c < nc; ++c)
+        for (int s = 0; s < ns; ++s) failures += cells.status(c, s) == status_not_converged;
+      if (failures) state.SkipWithError("some temperature solves did not converge");
+    }
+    state.counters["bytes/s"] = kosmos_bench::rate(pipeline_bytes<T>(nc, nl, ns));
   }
   state.counters["cells/s"] = kosmos_bench::rate(double(nc));
-  state.counters["bytes/s"] = kosmos_bench::rate(double(nc) * (2.0 * nl + 2.0 * ns + 1) * sizeof(T));
 }
 
 template <class Space>
@@ -216,11 +312,33 @@ void register_space(Tag) {
   add("double", "newton", TemperatureMethod::newton, &BM_DustTable1<Space, double>, gpu ? 4096 : 1024,
       gpu ? 524288 : 4096);
   // The transfer pair at the paper's largest size on the GPU (8192 cells on OpenMP).
-  for (const bool through_host : {false, true}) {
+  const std::int64_t transfer_cells = gpu ? 524288 : 8192;
+  for (const auto mode : {TransferMode::device_resident, TransferMode::host_pipelined}) {
+    const std::string name =
+        mode == TransferMode::device_resident ? "/device_resident" : "/host_pipelined";
     auto* b = benchmark::RegisterBenchmark(
-        ("BM_DustTransfers/" + space_name + (through_host ? "/host_pipelined" : "/device_resident")).c_str(),
-        [through_host](benchmark::State& st) { BM_DustTransfers<Space>(st, through_host); });
-    b->ArgName("cells")->Arg(gpu ? 524288 : 8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+        ("BM_DustTransfers/" + space_name + name).c_str(),
+        [mode](benchmark::State& st) { BM_DustTransfers<Space>(st, mode, false); });
+    b->ArgName("cells")->Arg(transfer_cells)->UseManualTime()->Unit(benchmark::kMillisecond);
+    b->Iterations(gpu ? 5 : 2);
+  }
+  // What limits the pipeline. Host spaces run every "instance" on the one space: one small case.
+  for (const auto mode : {TransferMode::host_pipelined, TransferMode::copies_only}) {
+    const std::string name =
+        mode == TransferMode::host_pipelined ? "/host_pipelined" : "/copies_only";
+    auto* b = benchmark::RegisterBenchmark(
+        ("BM_DustTransfers/" + space_name + name).c_str(),
+        [mode](benchmark::State& st) { BM_DustTransfers<Space>(st, mode, true); });
+    b->ArgNames({"cells", "instances", "chunk_cells"})
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+    if (gpu) {
+      for (const std::int64_t chunk : {16384, 65536})
+        for (std::int64_t instances = 1; instances <= 4; ++instances)
+          b->Args({transfer_cells, instances, chunk});
+    } else {
+      b->Args({transfer_cells, 2, 4096});
+    }
     b->Iterations(gpu ? 5 : 2);
   }
 }
@@ -237,7 +355,8 @@ void BM_DustEndToEndCli(benchmark::State& state) {
       (std::filesystem::temp_directory_path() / ("kosmos_dust_bench_" + std::to_string(::getpid()) + ".h5")).string();
   const std::vector<std::string> args = {"--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
                                          "--generate", std::to_string(state.range(0)), "--precision", "float",
-                                         "--temperatures", out, "--status", out, "--sed", out};
+                                         "--temperatures", out, "--status", out, "--sed", out,
+                                         "--timings"};
   int code = 0;
   kosmos_bench::fenced_loop(state, Kokkos::DefaultExecutionSpace(), [&] { code |= dust->run(args); });
   std::remove(out.c_str());
@@ -252,8 +371,14 @@ void register_end_to_end() {
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
       ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/kernels_only").c_str(),
-                               [](benchmark::State& st) { BM_DustTransfers<Space>(st, false); })
-      ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+                               [](benchmark::State& st) {
+                                 BM_DustTransfers<Space>(st, TransferMode::device_resident, false);
+                               })
+      ->ArgName("cells")
+      ->Arg(cells)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(3);
 }
 
 const int registered = [] {

@@ -12,8 +12,10 @@
 
 #include <Kokkos_Random.hpp>
 
+#include <chrono>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 using namespace kosmos::kepler;
@@ -169,14 +171,39 @@ void BM_Survey(benchmark::State& state, bool batched) {
   const std::vector<RVData> stars(set.stars.begin(), set.stars.begin() + n);
   const std::vector<StartModel> starts(set.starts.begin(), set.starts.begin() + n);
   Space space;
-  kosmos_bench::fenced_loop(state, space, [&] {
-    if (batched) {
-      benchmark::DoNotOptimize(survey_from(stars, starts, options));
-    } else {
+  // One survey call (batched) or the loop of one-star calls; returns the summed stage split.
+  auto run = [&](const SearchOptions& o) {
+    SamplerTiming sum;
+    auto add = [&](const SamplerTiming& t) {
+      sum.likelihood += t.likelihood;
+      sum.generation += t.generation;
+      sum.transfers += t.transfers;
+    };
+    if (batched)
+      add(survey_from(stars, starts, o).front().sampler_timing);
+    else
       for (int s = 0; s < n; ++s)
-        benchmark::DoNotOptimize(survey_from({stars[s]}, {starts[s]}, options));
-    }
-  });
+        add(survey_from({stars[s]}, {starts[s]}, o).front().sampler_timing);
+    return sum;
+  };
+  kosmos_bench::fenced_loop(state, space, [&] { run(options); });
+  // The split of one more run with every stage fenced (SearchOptions::time_stages; the timed
+  // runs above are not, a fence per stage would slow short launches), in milliseconds: the
+  // batched ln L kernel, the work around it (proposals, priors, accept/reject, staging, keeping
+  // samples), host <-> device copies, and the rest of the wall (per-star setup, the starting
+  // scatter's host part, summaries).
+  auto profiled = options;
+  profiled.time_stages = true;
+  space.fence();
+  const auto start = std::chrono::steady_clock::now();
+  const SamplerTiming split = run(profiled);
+  space.fence();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  state.counters["lnL_ms"] = 1e3 * split.likelihood;
+  state.counters["generation_ms"] = 1e3 * split.generation;
+  state.counters["copies_ms"] = 1e3 * split.transfers;
+  state.counters["rest_ms"] = 1e3 * (wall - split.likelihood - split.generation - split.transfers);
   state.counters["stars/s"] = kosmos_bench::rate(double(n));
   // chains x (40 generations + initial and curvature batches) models per star
   state.counters["models/s"] = kosmos_bench::rate(double(n) * kSurveyChains * 41);

@@ -1,12 +1,13 @@
 // Newton's method on power series (kosmos/series/newton.hpp) on the cyclic n-roots system in a
-// Newton homotopy H(x, t) = F(x) - (1 - t) F(x0), x0 random: x(0) = x0 is a regular start.
+// Newton homotopy H(x, t) = F(x) - (1 - t / 1024) F(x0), x0 random: x(0) = x0 is a regular start.
 //   F_k = sum_{i=0}^{n-1} prod_{j=0}^{k-1} x_{(i+j) mod n}, k = 1 .. n-1;  F_n = x_0 ... x_{n-1} -
 //   1
 // Names: BM_SeriesNewton/cyclic<n>/deg<d>/N<N>/<Space>. The manual time is one whole solve
 // (ceil(log2(d + 1)) steps at degrees 1, 3, 7, ..., d plus the residual evaluation, stages
 // fenced). Counters: steps, steps/s; eval_ms and solve_ms (per solve, summed over the steps:
 // evaluation of H and its Jacobian vs LU + forward substitution); step_ms = (eval_ms + solve_ms) /
-// steps; eval_share = eval_ms / (eval_ms + solve_ms).
+// steps; eval_share = eval_ms / (eval_ms + solve_ms); ratio = min over the variables of
+// |x_{d-1}| / |x_d| (PHCpack's estimate of the series' radius).
 //
 // On host spaces only the cases up to about 6e7 (d + 1)^2 N^3 convolution units run (degree 8
 // for every N, 31 and 63 for small N), so the default OpenMP run stays short; the GPU gets the
@@ -15,6 +16,7 @@
 
 #include <kosmos/series/newton.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -36,6 +38,11 @@ std::vector<Polynomial> cyclic(int n) {
   }
   return system;
 }
+
+// The path parameter is t / 1024: from this start the series in t itself has a radius of ~7e-4
+// (counter "ratio": the smallest |x_{d-1}| / |x_d|), so its coefficients grow ~1400^k and leave
+// double's range before degree 152; in t / 1024 the radius is ~0.7 at every degree.
+constexpr double kPathScale = 1.0 / 1024;
 
 template <class Space>
 constexpr bool is_device() {
@@ -61,7 +68,7 @@ void bm_newton(benchmark::State& state, int n, int d) {
     const auto& p = system[std::size_t(k)];
     Series a("a", std::size_t(d) + 1, p.monomials.size() + 1, N);
     auto h = Kokkos::create_mirror_view(a);
-    // F_k = sum of the products + c; the constant series of H_k is c - (1 - t) F_k(x0)
+    // F_k = sum of the products + c; the constant series of H_k is c - (1 - t / 1024) F_k(x0)
     double products = 0;
     for (std::size_t s = 0; s < p.monomials.size(); ++s) {
       h(0, s + 1, 0) = 1.0;
@@ -71,7 +78,7 @@ void bm_newton(benchmark::State& state, int n, int d) {
     }
     const double c = k + 1 < n ? 0.0 : -1.0;
     h(0, 0, 0) = -products;
-    if (d >= 1) h(1, 0, 0) = products + c;
+    if (d >= 1) h(1, 0, 0) = kPathScale * (products + c);
     Kokkos::deep_copy(a, h);
     coefficients.push_back(a);
   }
@@ -83,11 +90,13 @@ void bm_newton(benchmark::State& state, int n, int d) {
   double eval = 0, solve = 0;
   long calls = 0;
   std::size_t steps = 0;
+  double radius = 0;
   kosmos_bench::fenced_loop(state, space, [&] {
     Kokkos::deep_copy(space, x, start);
     const NewtonResult r = newton.solve(space, coefficients, x, true);
     if (r.status != NewtonStatus::success) state.SkipWithError(to_string(r.status));
     steps = r.steps.size();
+    radius = r.coefficient_ratio.empty() ? 0 : *std::min_element(r.coefficient_ratio.begin(), r.coefficient_ratio.end());
     if (calls++ == 0) return;  // fenced_loop's warm-up
     for (const auto& step : r.steps) {
       eval += step.evaluation_seconds;
@@ -96,6 +105,7 @@ void bm_newton(benchmark::State& state, int n, int d) {
   });
   const double iters = double(calls > 1 ? calls - 1 : 1);
   state.counters["steps"] = double(steps);
+  state.counters["ratio"] = radius;
   state.counters["steps/s"] = kosmos_bench::rate(double(steps));
   state.counters["step_ms"] = 1e3 * (eval + solve) / iters / double(steps);
   state.counters["eval_ms"] = 1e3 * eval / iters;

@@ -13,10 +13,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
@@ -142,11 +148,182 @@ std::size_t check_hdf5_cells(const kosmos::io::H5Reader& in, const std::vector<d
   return dims[0];
 }
 
+// A chunk's summary, reduced on the device: where each value sits in its row of doubles.
+enum ChunkSummary : int {
+  summary_status = 0,  // count of each TemperatureStatus
+  summary_stochastic_status =
+      summary_status + kosmos::dust::temperature_status_count,  // each StochasticStatus
+  summary_t_min = summary_stochastic_status + kosmos::dust::stochastic_invalid_heating + 1,
+  summary_t_max,          // over the heated grains (statuses other than no / invalid heating)
+  summary_absorbed,       // sum over heated grains of m_c n_s L_h (W sr^-1)
+  summary_emitted,        // sum of L_lambda dlambda over the chunk's SEDs
+  summary_nonfinite_sed,  // SED values that are not finite
+  summary_size
+};
+
+// Queues on `space` the reductions of one chunk's summary into out[0, summary_size) (device
+// memory): nothing here blocks the host. status, temperature, heating: (n, S); sed (n, L);
+// stochastic_status (n, Q), Q possibly 0; number (S) grains per unit dust mass; width (L) in m.
+template <class Space, class Status, class Values, class Mass, class Vector, class Sed,
+          class StochasticStatus>
+void queue_chunk_summary(const Space& space, const Status& status, const Values& temperature,
+                         const Values& heating, const Mass& mass, const Vector& number,
+                         const Sed& sed, const Vector& width,
+                         const StochasticStatus& stochastic_status, double* out) {
+  using namespace kosmos::dust;
+  using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  using Result = Kokkos::View<double, typename Space::memory_space>;
+  const std::int64_t n = std::int64_t(status.extent(0)), ns = std::int64_t(status.extent(1)),
+                     nl = std::int64_t(sed.extent(1)),
+                     nq = std::int64_t(stochastic_status.extent(1));
+  auto per_grain = [&](const char* label, auto fn, auto reducer) {
+    Kokkos::parallel_reduce(label, kosmos::Impl::concurrent_policy(Range(space, 0, n * ns)), fn,
+                            reducer);
+  };
+  for (int st = 0; st < temperature_status_count; ++st)
+    per_grain(
+        "kosmos::dust::cli_status_counts",
+        KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
+          sum += status(k / ns, k % ns) == st ? 1.0 : 0.0;
+        },
+        Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_status + st)));
+  for (int st = 0; st <= stochastic_invalid_heating; ++st)
+    Kokkos::parallel_reduce(
+        "kosmos::dust::cli_stochastic_status_counts",
+        kosmos::Impl::concurrent_policy(Range(space, 0, n * nq)),
+        KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
+          sum += stochastic_status(k / nq, k % nq) == st ? 1.0 : 0.0;
+        },
+        Kokkos::Sum<double, typename Space::memory_space>(
+            Result(out + summary_stochastic_status + st)));
+  // Heated grains only: no heating (T = 0) and invalid heating (T = NaN) are left out.
+  per_grain(
+      "kosmos::dust::cli_t_min",
+      KOKKOS_LAMBDA(const std::int64_t k, double& m) {
+        const int st = status(k / ns, k % ns);
+        if (st != status_no_heating && st != status_invalid_heating)
+          m = kosmos::math::fmin(m, double(temperature(k / ns, k % ns)));
+      },
+      Kokkos::Min<double, typename Space::memory_space>(Result(out + summary_t_min)));
+  per_grain(
+      "kosmos::dust::cli_t_max",
+      KOKKOS_LAMBDA(const std::int64_t k, double& m) {
+        const int st = status(k / ns, k % ns);
+        if (st != status_no_heating && st != status_invalid_heating)
+          m = kosmos::math::fmax(m, double(temperature(k / ns, k % ns)));
+      },
+      Kokkos::Max<double, typename Space::memory_space>(Result(out + summary_t_max)));
+  per_grain(
+      "kosmos::dust::cli_absorbed",
+      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
+        const std::int64_t c = k / ns;
+        const int s = int(k % ns), st = status(c, s);
+        if (st != status_no_heating && st != status_invalid_heating)
+          sum += double(mass(c)) * double(number(s)) * double(heating(c, s));
+      },
+      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_absorbed)));
+  Kokkos::parallel_reduce(
+      "kosmos::dust::cli_emitted", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
+      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
+        sum += double(sed(k / nl, k % nl)) * double(width(k % nl));
+      },
+      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_emitted)));
+  Kokkos::parallel_reduce(
+      "kosmos::dust::cli_nonfinite_sed", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
+      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
+        sum += kosmos::math::isfinite(double(sed(k / nl, k % nl))) ? 0.0 : 1.0;
+      },
+      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_nonfinite_sed)));
+}
+
+// Runs jobs in order on a thread of its own, at most `depth` of them queued or running: push()
+// blocks while that many are, so when push() returns, every job pushed `depth` calls earlier is
+// done. Depth 0: no thread (push must not be called). The first exception of a job is rethrown by
+// push() or finish(); the jobs after it are dropped. Serial HDF5 is not thread-safe: while the
+// CLI's worker runs, only its thread touches the files.
+class OrderedWorker {
+ public:
+  explicit OrderedWorker(std::size_t depth) : depth_(depth) {
+    if (depth > 0) thread_ = std::thread([this] { loop(); });
+  }
+  ~OrderedWorker() { stop(true); }  // an exception elsewhere: drop what is queued
+  OrderedWorker(const OrderedWorker&) = delete;
+  OrderedWorker& operator=(const OrderedWorker&) = delete;
+
+  void push(std::function<void()> job) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return jobs_.size() < depth_ || error_; });
+    blocked_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (error_) std::rethrow_exception(error_);
+    jobs_.push_back(std::move(job));
+    ready_.notify_one();
+  }
+
+  // Waits for every job and ends the thread.
+  void finish() {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return jobs_.empty(); });
+    }
+    stop(false);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  double busy_seconds() const { return busy_seconds_; }        // in jobs, on the worker's thread
+  double blocked_seconds() const { return blocked_seconds_; }  // the caller waiting in push()
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      ready_.wait(lock, [&] { return !jobs_.empty() || stopping_; });
+      if (jobs_.empty() || dropping_) return;
+      auto job = std::move(jobs_.front());
+      lock.unlock();
+      const auto t0 = std::chrono::steady_clock::now();
+      std::exception_ptr error;
+      try {
+        job();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      busy_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      jobs_.pop_front();
+      if (error && !error_) error_ = error;
+      if (error_) jobs_.clear();
+      done_.notify_all();
+    }
+  }
+  void stop(bool drop) {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      dropping_ = drop;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+
+  std::size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable ready_, done_;
+  std::deque<std::function<void()>> jobs_;
+  std::exception_ptr error_;
+  bool stopping_ = false, dropping_ = false;
+  double busy_seconds_ = 0, blocked_seconds_ = 0;
+  std::thread thread_;
+};
+
 template <class T>
 int run_dust(const kosmos::cli::Options& o) {
   using namespace kosmos::dust;
   using clock = std::chrono::steady_clock;
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  const auto t_begin = clock::now();
 
   // Grain compositions (comma-separated lists) and grid (host).
   const auto table_paths = split_list(o.str("cross-sections"));
@@ -299,7 +476,8 @@ int run_dust(const kosmos::cli::Options& o) {
   const int nq = int(small.size());
   const auto stochastic = nq > 0 ? prepare_stochastic(space, grains, small) : StochasticModel<Space>();
   space.fence();
-  const double stochastic_seconds = seconds(t1, clock::now());
+  const auto t_stochastic = clock::now();
+  const double stochastic_seconds = seconds(t1, t_stochastic);
 
   // HDF5 outputs (several may share one file) are written chunk by chunk as the results land.
   std::map<std::string, std::unique_ptr<kosmos::io::H5Writer>> h5;
@@ -330,131 +508,97 @@ int run_dust(const kosmos::cli::Options& o) {
     h5_cells->create<T>("dust_mass", {cells_dim});
   }
 
-  // Stages 2-4 streamed through the device; each chunk's summary and HDF5 rows as it lands.
-  std::vector<std::int64_t> counts(temperature_status_count, 0);
-  double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0;
-  std::int64_t nonfinite_sed = 0;
-  // Host-side summary of each chunk, in parallel on the host while the device works on the next.
-  using Host = Kokkos::DefaultHostExecutionSpace;
-  using HostRange = Kokkos::RangePolicy<Host, Kokkos::IndexType<std::int64_t>>;
-  std::vector<double> n_per_mass = sizes.number_per_mass, width_m(d_micron);
-  for (auto& w : width_m) w *= 1e-6;
+  // Stages 2-4 streamed through the device. Each chunk's summary is reduced on its instance and
+  // comes back with its rows; its HDF5 rows go to a writer thread, so that the host thread keeps
+  // the device fed. The ring of pinned result rows has a slot per instance plus one per chunk the
+  // writer may hold (a slot is reused only after its rows are written).
   PipelineOptions streaming;
-  streaming.chunk_cells = o.integer("chunk-cells", 1);
+  // No buffer rows beyond the cells.
+  streaming.chunk_cells =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1), nc));
+  const bool any_h5 = !h5.empty();
+  constexpr int writer_depth = 2;
+  if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
   EmissionPipeline<T, Space> pipeline(space, grains, streaming);
-  const Cells results = keep_all ? cells : Cells(pipeline.ring_rows(), nl, ns, Cells::results);
+  const Cells results =
+      keep_all ? cells : Cells(std::min(pipeline.ring_rows(), nc), nl, ns, Cells::results);
   // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
   // as `results`' rows).
   using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
-  const StatusRows stochastic_status(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kosmos::dust::cli_stochastic_status")),
-                                     nq > 0 ? pipeline.ring_rows() : 0, nq);
+  const std::int64_t in_flight_rows = std::int64_t(streaming.instances) * streaming.chunk_cells;
+  const StatusRows stochastic_status(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                         std::string("kosmos::dust::cli_stochastic_status")),
+      nq > 0 ? in_flight_rows : 0, nq);
   const Kokkos::View<int**, Kokkos::LayoutRight, kosmos::pinned_host_space> stochastic_status_h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kosmos::dust::cli_stochastic_status_host")), nq > 0 ? results.cells() : 0,
-      nq);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                         std::string("kosmos::dust::cli_stochastic_status_host")),
+      nq > 0 ? results.cells() : 0, nq);
+  // Chunk summaries: per instance on the device, per chunk slot of `results` on the host.
+  const std::int64_t slots = (results.cells() + streaming.chunk_cells - 1) / streaming.chunk_cells;
+  const Kokkos::View<double**, Kokkos::LayoutRight, Device> summary_d(
+      "kosmos::dust::cli_summary", streaming.instances, int(summary_size));
+  const Kokkos::View<double**, Kokkos::LayoutRight, kosmos::pinned_host_space> summary_h(
+      "kosmos::dust::cli_summary_host", slots, int(summary_size));
   using Pipeline = EmissionPipeline<T, Space>;
-  auto stochastic_step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
-    if (nq == 0) return;
+  auto chunk_step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
     const std::int64_t n = std::int64_t(chunk.in.dust_mass.extent(0)), slot = chunk.instance * streaming.chunk_cells;
-    const auto status = Kokkos::subview(stochastic_status, Kokkos::pair<std::int64_t, std::int64_t>(slot, slot + n),
-                                        Kokkos::ALL);
-    add_stochastic_emission(instance, grains, stochastic, chunk.in.intensity, chunk.temperature, chunk.in.dust_mass,
-                            chunk.sed, status);
-    const Kokkos::pair<std::int64_t, std::int64_t> rows(chunk.first_row, chunk.first_row + n);
-    Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h, rows, Kokkos::ALL), status);
-  };
-  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per StochasticStatus
-  // counts[st] += the number of status(c, q) == st in rows [row, row + n).
-  auto count_statuses = [](const auto& status, std::int64_t row, std::int64_t n, std::vector<std::int64_t>& counts) {
-    const std::int64_t width = std::int64_t(status.extent(1));
-    for (std::size_t st = 0; st < counts.size(); ++st) {
-      std::int64_t count = 0;
-      Kokkos::parallel_reduce(
-          "kosmos::dust::cli_status_counts", HostRange(0, n * width),
-          [=](std::int64_t k, std::int64_t& sum) { sum += status(row + k / width, k % width) == int(st); },
-          Kokkos::Sum<std::int64_t>(count));
-      counts[st] += count;
+    using Range = Kokkos::pair<std::int64_t, std::int64_t>;
+    const auto status = Kokkos::subview(stochastic_status,
+                                        nq > 0 ? Range(slot, slot + n) : Range(0, 0), Kokkos::ALL);
+    if (nq > 0) {
+      add_stochastic_emission(instance, grains, stochastic, chunk.in.intensity, chunk.temperature,
+                              chunk.in.dust_mass, chunk.sed, status);
+      const Kokkos::pair<std::int64_t, std::int64_t> rows(chunk.first_row, chunk.first_row + n);
+      Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h, rows, Kokkos::ALL), status);
     }
+    const auto summary = Kokkos::subview(summary_d, chunk.instance, Kokkos::ALL);
+    queue_chunk_summary(instance, chunk.status, chunk.temperature, chunk.heating,
+                        chunk.in.dust_mass, number, chunk.sed, width, status, summary.data());
+    Kokkos::deep_copy(
+        instance, Kokkos::subview(summary_h, chunk.first_row / streaming.chunk_cells, Kokkos::ALL),
+        summary);
   };
+  std::vector<std::int64_t> counts(temperature_status_count, 0);
+  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per status
+  double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0, summary_seconds = 0;
+  std::int64_t nonfinite_sed = 0;
+  // Only the writer thread touches the HDF5 files until it has finished.
+  OrderedWorker writer(any_h5 ? writer_depth : 0);
   auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
-    const auto temperature = results.temperature;
-    const auto status = results.status;
-    const auto heat = results.heating;
-    const auto sed = results.sed;
-    const auto mass = results.dust_mass;
-    const double* number = n_per_mass.data();
-    const double* width = width_m.data();
-    const std::int64_t r1 = row + n;  // the chunk's rows in `results`: [row, r1)
-    // Per (cell, species): k = (c - row) * ns + s.
-    auto cs = [=](std::int64_t k, std::int64_t& c, int& s) {
-      c = row + k / ns;
-      s = int(k % ns);
-    };
-    count_statuses(status, row, n, counts);
-    if (nq > 0) count_statuses(stochastic_status_h, row, n, stochastic_counts);
-    // Heated grains only: no heating (T = 0) and invalid heating (T = NaN) are left out.
-    auto heated = [=](std::int64_t c, int s) {
-      return status(c, s) != status_no_heating && status(c, s) != status_invalid_heating;
-    };
-    double lo = 1e300, hi = 0, in = 0, out = 0;
-    Kokkos::parallel_reduce(
-        "kosmos::dust::cli_t_min", HostRange(0, n * ns),
-        [=](std::int64_t k, double& m) {
-          std::int64_t c;
-          int s;
-          cs(k, c, s);
-          if (heated(c, s)) m = std::min(m, double(temperature(c, s)));
-        },
-        Kokkos::Min<double>(lo));
-    Kokkos::parallel_reduce(
-        "kosmos::dust::cli_t_max", HostRange(0, n * ns),
-        [=](std::int64_t k, double& m) {
-          std::int64_t c;
-          int s;
-          cs(k, c, s);
-          if (heated(c, s)) m = std::max(m, double(temperature(c, s)));
-        },
-        Kokkos::Max<double>(hi));
-    Kokkos::parallel_reduce(
-        "kosmos::dust::cli_absorbed", HostRange(0, n * ns),
-        [=](std::int64_t k, double& sum) {
-          std::int64_t c;
-          int s;
-          cs(k, c, s);
-          if (heated(c, s)) sum += double(mass(c)) * number[s] * double(heat(c, s));
-        },
-        Kokkos::Sum<double>(in));
-    Kokkos::parallel_reduce(
-        "kosmos::dust::cli_emitted", HostRange(row, r1),
-        [=](std::int64_t c, double& sum) {
-          for (int l = 0; l < nl; ++l) sum += double(sed(c, l)) * width[l];
-        },
-        Kokkos::Sum<double>(out));
-    if (!std::isfinite(out)) {  // count the culprits only when there are some
-      std::int64_t bad = 0;
-      Kokkos::parallel_reduce(
-          "kosmos::dust::cli_nonfinite_sed", HostRange(row, r1),
-          [=](std::int64_t c, std::int64_t& sum) {
-            for (int l = 0; l < nl; ++l) sum += !std::isfinite(double(sed(c, l)));
-          },
-          Kokkos::Sum<std::int64_t>(bad));
-      nonfinite_sed += bad;
-    } else {
-      emitted += out;
-    }
-    t_min = std::min(t_min, lo);
-    t_max = std::max(t_max, hi);
-    absorbed += in;
+    const auto t_start = clock::now();
+    const double* r = &summary_h(row / streaming.chunk_cells, 0);
+    for (int k = 0; k < temperature_status_count; ++k)
+      counts[std::size_t(k)] += std::int64_t(r[summary_status + k]);
+    for (std::size_t k = 0; k < stochastic_counts.size(); ++k)
+      stochastic_counts[k] += std::int64_t(r[summary_stochastic_status + k]);
+    t_min = std::min(t_min, r[summary_t_min]);
+    t_max = std::max(t_max, r[summary_t_max]);
+    absorbed += r[summary_absorbed];
+    nonfinite_sed += std::int64_t(r[summary_nonfinite_sed]);
+    if (r[summary_nonfinite_sed] == 0) emitted += r[summary_emitted];
+    summary_seconds += seconds(t_start, clock::now());
+    if (!any_h5) return;
     const std::size_t first = std::size_t(c0), rows = std::size_t(n);
-    if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, &results.temperature(row, 0));
-    if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, &results.status(row, 0));
-    if (h5_sed) h5_sed->write_rows("sed", first, rows, &results.sed(row, 0));
-    if (h5_cells) {
-      h5_cells->write_rows("intensity", first, rows, &cells.intensity(c0, 0));  // keep_all: row == c0
-      h5_cells->write_rows("dust_mass", first, rows, &results.dust_mass(row));
-    }
+    const T* temperature = &results.temperature(row, 0);
+    const int* status = &results.status(row, 0);
+    const T* sed = &results.sed(row, 0);
+    const T* mass = &results.dust_mass(row);
+    const T* intensity =
+        h5_cells ? &cells.intensity(c0, 0) : nullptr;  // --write-cells: keep_all, row == c0
+    writer.push([=] {
+      if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, temperature);
+      if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, status);
+      if (h5_sed) h5_sed->write_rows("sed", first, rows, sed);
+      if (h5_cells) {
+        h5_cells->write_rows("intensity", first, rows, intensity);
+        h5_cells->write_rows("dust_mass", first, rows, mass);
+      }
+    });
   };
   using Input = typename Pipeline::Input;
   const auto seed = std::uint64_t(o.integer("seed"));
+  const auto t_run = clock::now();
   if (generate) {
     pipeline.run(
         nc,
@@ -465,11 +609,13 @@ int run_dust(const kosmos::cli::Options& o) {
             Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);
           }
         },
-        results, options, stochastic_step, on_chunk);
+        results, options, chunk_step, on_chunk);
   } else {
-    pipeline.run(nc, Pipeline::copy_cells_in(cells), results, options, stochastic_step, on_chunk);
+    pipeline.run(nc, Pipeline::copy_cells_in(cells), results, options, chunk_step, on_chunk);
   }
   const auto t2 = clock::now();
+  writer.finish();
+  const auto t_drained = clock::now();
   std::int64_t counted = 0;
   for (auto count : counts) counted += count;
   if (counted != nc * ns) throw std::runtime_error("kosmos dust: a solver status outside 0-5 (internal error)");
@@ -477,14 +623,16 @@ int run_dust(const kosmos::cli::Options& o) {
   for (auto count : stochastic_counts) stochastic_counted += count;
   if (stochastic_counted != nc * nq)
     throw std::runtime_error("kosmos dust: a stochastic status outside 0-3 (internal error)");
-  for (auto& writer : h5) writer.second->commit();
+  for (auto& file : h5) file.second->commit();
   const auto t3 = clock::now();
 
-  std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x " << nl
-            << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method " << method << ", on "
-            << Space::name() << "\n"
-            << "  time (s): grains " << seconds(t0, t1) << ", cells in + heating + temperatures + SED + out "
-            << "(pipelined) " << seconds(t1, t2) << ", HDF5 commit " << seconds(t2, t3) << "\n"
+  std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x "
+            << nl << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method "
+            << method << ", on " << Space::name() << "\n"
+            << "  time (s): grains " << seconds(t0, t1)
+            << ", cells in + heating + temperatures + SED + out "
+            << "(pipelined) " << seconds(t_run, t_drained) << ", HDF5 commit "
+            << seconds(t_drained, t3) << "\n"
             << "  temperature range: " << t_min << " - " << t_max << " K (heated grains)\n"
             << "  status:";
   for (int k = 0; k < temperature_status_count; ++k)
@@ -551,6 +699,18 @@ int run_dust(const kosmos::cli::Options& o) {
       }
     });
   }
+  if (o.is_set("timings")) {
+    const auto t_end = clock::now();
+    std::cerr << std::setprecision(4) << "kosmos dust: timings (s): set-up " << seconds(t_begin, t0)
+              << ", grains " << seconds(t0, t1) << ", stochastic tables " << stochastic_seconds
+              << ", HDF5 files and buffers " << seconds(t_stochastic, t_run) << ", pipeline "
+              << seconds(t_run, t2) << " (waiting for the device " << pipeline.device_wait_seconds()
+              << ", chunk summaries " << summary_seconds << ", waiting for the writer "
+              << writer.blocked_seconds() << "), HDF5 writes " << writer.busy_seconds()
+              << " (writer thread), writer drain " << seconds(t2, t_drained) << ", HDF5 close "
+              << seconds(t_drained, t3) << ", summary and text outputs " << seconds(t3, t_end)
+              << ", total " << seconds(t_begin, t_end) << "\n";
+  }
   if (nonfinite_sed > 0) {
     std::cerr << "kosmos dust: error: " << nonfinite_sed << " SED values overflowed "
               << (sizeof(T) == 4 ? "float" : "double")
@@ -585,23 +745,36 @@ int run_dust(const kosmos::cli::Options& o) {
 
 int run_dust_command(const std::vector<std::string>& args) {
   kosmos::cli::Options o("dust", summary());
-  o.option("cross-sections", "FILE[,FILE]", "Draine optical-property table(s), one per grain composition")
-      .option("sizes", "FILE[,FILE]", "size distribution per composition (default: power law over the table radii)",
-              "", true)
+  o.option("cross-sections", "FILE[,FILE]",
+           "Draine optical-property table(s), one per grain composition")
+      .option("sizes", "FILE[,FILE]",
+              "size distribution per composition (default: power law over the table radii)", "",
+              true)
       .option("density", "G_CM3[,G_CM3]", "bulk density for the default size distribution", "2.24")
-      .option("wavelengths", "FILE", "wavelength grid (default: the paper's 968 wavelengths)", "", true)
+      .option("wavelengths", "FILE", "wavelength grid (default: the paper's 968 wavelengths)", "",
+              true)
       .option("cells", "FILE", "cells file (dust mass and intensities)", "", true)
       .option("generate", "N", "generate N synthetic cells instead of --cells", "", true)
       .option("seed", "S", "seed of the synthetic cells", "1")
       .option("precision", "P", "float (the paper's GPU code) or double", "double")
-      .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)", "newton")
+      .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)",
+              "newton")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
-      .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "", true)
-      .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron", "0")
-      .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)", "", true)
-      .option("beta", "B", "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
-      .option("chunk-cells", "N", "cells per chunk streamed through the device (3 chunks in flight)", "16384")
+      .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "",
+              true)
+      .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron",
+              "0")
+      .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
+              "", true)
+      .option("beta", "B",
+              "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
+      .option("chunk-cells", "N",
+              "cells per chunk streamed through the device (3 chunks in flight, 2 more held for "
+              "the HDF5 writer)",
+              "16384")
       .flag("allow-ceiling", "exit 0 (with a warning) when solves hit the 3000 K ceiling")
+      .flag("timings",
+            "print where the time goes (set-up, grains, pipeline, waits, HDF5 writes) on stderr")
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
       .option("status", "FILE", "write solver statuses here", "", true)

@@ -172,9 +172,11 @@ int run_rv(const std::vector<std::string>& args) {
                  "", true);
   options.option("priors", "FILE", "more priors, one 'NAME KIND ARGS' per line ('#' comments)", "",
                  true);
-  options.option("fix", "LIST",
-                 "fixed parameters, 'NAME=V,...' (P, K, e = 0, gamma, jitter, dvdt, curv)", "",
-                 true);
+  options.option(
+      "fix", "LIST",
+      "fixed parameters, 'NAME=V,...' (P, K, e in [0, 1), omega [deg], Tc, gamma, jitter, dvdt, "
+      "curv)",
+      "", true);
   options.option("stellar-mass", "M[,SIGMA]",
                  "stellar mass in M_sun (and its 1-sigma uncertainty): adds m sin i (M_jup, "
                  "M_earth) and a (au) "

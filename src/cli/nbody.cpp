@@ -218,7 +218,7 @@ int run_nbody(const std::vector<std::string>& args) {
                          "step_underflow, bad_step, energy_error, central_not_first: mvs needs the star as body 0).");
   o.option("input", "FILE", "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "", true)
       .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
-      .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text output)", "", true)
+      .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text or .h5 samples file)", "", true)
       .option("stellar-mass", "M", "stability mode: stellar mass (solar masses)", "1")
       .option("inclination", "DEG", "stability mode: inclination of every planet (90: sin i = 1, minimum masses)", "90")
       .option("samples", "N", "stability mode: use the first N posterior samples (0: all)", "0")

@@ -9,6 +9,9 @@
 
 #include <test_spaces.hpp>
 
+#include <limits>
+#include <string>
+
 namespace {
 using namespace dust_test;
 using kosmos::dust::SolverOptions;
@@ -90,6 +93,48 @@ TYPED_TEST(DustPipelineTest, ChunksOnSeveralInstancesMatchTheReference) {
   one.chunk_cells = 64;
   one.instances = 1;
   check_pipeline<double, TypeParam>(one, false);
+}
+
+// A ring with 2 slots more than the instances: each chunk's rows stay valid until on_chunk has
+// returned for 2 later chunks (e.g. for a writer thread), and the chunks land in distinct slots.
+TYPED_TEST(DustPipelineTest, RingSlotsBeyondTheInstancesKeepRowsValid) {
+  using Space = TypeParam;
+  using Cells = kosmos::dust::HostCells<double>;
+  auto p = graphite_problem(41, 8, 23);
+  for (int c = 0; c < p.nc(); ++c) p.dust_mass[c] = 1.0 + c;  // tells the cells apart
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(SolverOptions());
+  Cells cells(p.nc(), p.nl(), p.ns(), Cells::inputs);
+  for (int c = 0; c < p.nc(); ++c) {
+    cells.dust_mass(c) = p.dust_mass[c];
+    for (int l = 0; l < p.nl(); ++l) cells.intensity(c, l) = p.intensity[c][l];
+  }
+  kosmos::dust::PipelineOptions po;  // 23 cells in 5 chunks of 5 over 2 instances, 4 slots
+  po.chunk_cells = 5;
+  po.instances = 2;
+  po.ring_chunks = 4;
+  kosmos::dust::EmissionPipeline<double, Space> pipeline(Space(), g, po);
+  ASSERT_EQ(pipeline.ring_rows(), 20);
+  const Cells out(pipeline.ring_rows(), p.nl(), p.ns(), Cells::results);
+  struct Landed {
+    std::int64_t c0, n, row;
+  };
+  std::vector<Landed> landed;
+  pipeline.run(p.nc(), decltype(pipeline)::copy_cells_in(cells), out, SolverOptions(),
+               [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
+                 landed.push_back({c0, n, row});
+                 // This chunk and the 2 before it still hold their own rows.
+                 for (std::size_t j = landed.size() > 3 ? landed.size() - 3 : 0; j < landed.size();
+                      ++j)
+                   for (std::int64_t k = 0; k < landed[j].n; ++k)
+                     EXPECT_EQ(out.dust_mass(landed[j].row + k), 1.0 + double(landed[j].c0 + k))
+                         << "chunk at cell " << landed[j].c0 << " seen from the one at " << c0;
+               });
+  ASSERT_EQ(landed.size(), 5u);
+  for (std::size_t j = 0; j < landed.size(); ++j) {
+    EXPECT_EQ(landed[j].c0, std::int64_t(5 * j));  // in order
+    EXPECT_EQ(landed[j].row, std::int64_t(5 * (j % 4)));
+  }
 }
 
 // The stochastic heating hook: add_stochastic_emission queued per chunk by chunk_step (statuses in
@@ -186,10 +231,10 @@ TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
   }
 }
 
-TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {
-  using Space = TypeParam;
-  auto p = graphite_problem(41, 20, 9);
-  p.intensity[7][3] = -1.0;
+// The checks run on the device and are read back when the chunk is finished: the error still
+// names the absolute cell, the wavelength and the value, and no on_chunk sees the bad chunk.
+template <class Space>
+void expect_bad_cell(const Problem& p, const std::string& fragment) {
   DeviceProblem<double, Space> d(p);
   const auto g = d.prepare(SolverOptions());
   kosmos::dust::HostCells<double> cells(p.nc(), p.nl(), p.ns());
@@ -200,11 +245,27 @@ TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {
   kosmos::dust::PipelineOptions po;
   po.chunk_cells = 4;
   kosmos::dust::EmissionPipeline<double, Space> pipeline(Space(), g, po);
+  std::int64_t cells_seen = 0;
   try {
-    pipeline.run(cells, SolverOptions());
-    ADD_FAILURE() << "no exception for a negative intensity";
+    pipeline.run(p.nc(), decltype(pipeline)::copy_cells_in(cells), cells, SolverOptions(),
+                 [&](std::int64_t, std::int64_t n, std::int64_t) { cells_seen += n; });
+    ADD_FAILURE() << "no exception; expected one mentioning '" << fragment << "'";
   } catch (const kosmos::invalid_input& e) {
-    EXPECT_NE(std::string(e.what()).find("intensity(7, 3) = -1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
   }
+  EXPECT_LT(cells_seen, p.nc());
+}
+
+TYPED_TEST(DustPipelineTest, BadCellsNameTheAbsoluteCell) {
+  const auto base = graphite_problem(41, 20, 13);
+  auto p = base;
+  p.intensity[7][3] = -1.0;
+  expect_bad_cell<TypeParam>(p, "validate_cells: intensity(7, 3) = -1 must be finite and >= 0");
+  p = base;
+  p.intensity[12][19] = std::numeric_limits<double>::infinity();
+  expect_bad_cell<TypeParam>(p, "intensity(12, 19) = inf");
+  p = base;
+  p.dust_mass[10] = 0.0;
+  expect_bad_cell<TypeParam>(p, "dust_mass(10) = 0 must be finite and > 0");
 }
 }  // namespace

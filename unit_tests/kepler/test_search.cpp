@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -166,9 +168,16 @@ TEST(KeplerSearch, GaussianPriorPullsAParameter) {
   EXPECT_THROW(parse_prior("P_b loguniform 0 10", "test"), kosmos::invalid_input);
   options.priors = {parse_prior("gamma_C gauss 0 1", "test")};
   EXPECT_THROW(search(data, options), kosmos::invalid_input);  // no instrument C
-  options.priors = {parse_prior("Tc_b fixed 2456000", "test")};
   options.planets = 1;
-  EXPECT_THROW(search(data, options), kosmos::invalid_input);  // Tc cannot be fixed
+  for (const char* bad : {"e_b fixed 1", "e_b fixed -0.1", "omega_b fixed 400", "P_b fixed -3"}) {
+    options.priors = {parse_prior(bad, "test")};
+    EXPECT_THROW(search(data, options), kosmos::invalid_input) << bad;
+  }
+  options.priors = {parse_prior("e_b fixed 0.97", "test")};  // above e_max = 0.95
+  EXPECT_THROW(search(data, options), kosmos::invalid_input);
+  options.priors = {parse_prior("Tc_b fixed 2456000", "test"),
+                    parse_prior("Tc_b fixed 2456001", "test")};
+  EXPECT_THROW(search(data, options), kosmos::invalid_input);  // fixed twice
 }
 
 // ln L of the data for given orbits, offsets, jitters (host, double; the model of rv.hpp).
@@ -303,6 +312,141 @@ TEST(KeplerSearch, SurveySamplesManyStarsTogether) {
   expect_within(full[0], "P_b", truths[0].P);
   starts[1].offsets.pop_back();
   EXPECT_THROW(survey_from(stars, starts, options), kosmos::invalid_input);
+}
+
+// The DE-MCMC against an exactly known posterior: with the jitters fixed, a model linear in its
+// free parameters (offsets, trend, and K of an orbit whose P, e, omega and Tc are known) under
+// flat priors has a Gaussian posterior with mean (A^T W A)^-1 A^T W v and covariance
+// (A^T W A)^-1, solved here from the normal equations in long double. The chains' mean must
+// match within 5 Monte Carlo errors (sd / sqrt(ESS)) and their standard deviation within 15 %.
+void expect_linear_gaussian_posterior(const kosmos::kepler::SearchResult& r,
+                                      const kosmos::kepler::RVData& data,
+                                      const std::vector<std::string>& names,
+                                      const std::vector<std::vector<double>>& design) {
+  const std::size_t p = names.size(), n = data.size();
+  std::vector<std::vector<long double>> m(p, std::vector<long double>(2 * p + 1, 0.0L));
+  for (std::size_t k = 0; k < n; ++k) {
+    const long double w = 1.0L / (static_cast<long double>(data.sigma[k]) * data.sigma[k]);
+    for (std::size_t i = 0; i < p; ++i) {
+      for (std::size_t j = 0; j < p; ++j) m[i][j] += w * design[i][k] * design[j][k];
+      m[i][2 * p] += w * design[i][k] * data.velocity[k];
+    }
+  }
+  for (std::size_t i = 0; i < p; ++i) m[i][p + i] = 1.0L;
+  for (std::size_t c = 0; c < p; ++c) {  // Gauss-Jordan (A^T W A is positive definite)
+    for (std::size_t i = 0; i < p; ++i) {
+      if (i == c) continue;
+      const long double f = m[i][c] / m[c][c];
+      for (std::size_t j = 0; j <= 2 * p; ++j) m[i][j] -= f * m[c][j];
+    }
+  }
+  for (std::size_t i = 0; i < p; ++i) {
+    const double mean = double(m[i][2 * p] / m[i][i]),
+                 sd = double(std::sqrt(m[i][p + i] / m[i][i]));
+    const auto col =
+        std::size_t(std::find(r.columns.begin(), r.columns.end(), names[i]) - r.columns.begin());
+    ASSERT_LT(col, r.columns.size()) << names[i];
+    double sum = 0, sum2 = 0;
+    for (const auto& row : r.samples) sum += row[col];
+    const double sample_mean = sum / double(r.samples.size());
+    for (const auto& row : r.samples) sum2 += (row[col] - sample_mean) * (row[col] - sample_mean);
+    const double sample_sd = std::sqrt(sum2 / double(r.samples.size() - 1));
+    const double ess = r.get(names[i]).ess;
+    EXPECT_LE(std::fabs(sample_mean - mean), 5 * sd / std::sqrt(ess))
+        << names[i] << ": chains' mean " << sample_mean << ", posterior mean " << mean << ", sd "
+        << sd << ", ESS " << ess;
+    EXPECT_NEAR(sample_sd / sd, 1.0, 0.15)
+        << names[i] << ": chains' sd " << sample_sd << ", posterior sd " << sd;
+  }
+}
+
+TEST(KeplerSearch, SamplerMatchesAnalyticGaussianPosterior) {
+  using namespace kosmos::kepler;
+  const double epoch = 2456000.0, offsets[2] = {3.0, -2.0};
+  const auto data = synthetic({}, epoch, 0.01, -2e-5, 80, 11, offsets);
+  auto options = small_budget(epoch);
+  options.planets = 0;
+  options.trend = 2;
+  options.chains = 24;
+  options.burn = 300;
+  options.steps = 1000;
+  options.thin = 2;
+  options.priors = {parse_prior("jitter_A fixed 0", "test"),
+                    parse_prior("jitter_B fixed 0", "test")};
+  const auto r = search(data, options);
+  std::vector<std::vector<double>> design(4, std::vector<double>(data.size()));
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    const double dt = data.time[k] - epoch;
+    design[0][k] = data.instrument[k] == 0;
+    design[1][k] = data.instrument[k] == 1;
+    design[2][k] = dt;
+    design[3][k] = dt * dt;
+  }
+  expect_linear_gaussian_posterior(r, data, {"gamma_A", "gamma_B", "dvdt", "curv"}, design);
+  EXPECT_GT(r.acceptance, 0.1);
+}
+
+// Fixed e (not 0), omega and Tc: only K of the orbit stays free, and with the jitters fixed the
+// model is linear in K, the offsets and dvdt, so the posterior is the analytic Gaussian; the
+// fixed elements come back exactly and n_free counts only the free parameters.
+TEST(KeplerSearch, FixedEccentricityOmegaAndTc) {
+  using namespace kosmos::kepler;
+  const double epoch = 2456000.0, offsets[2] = {3.0, -2.0}, tc = 2456003.7, e = 0.3,
+               omega_deg = 40.0;
+  const double omega = omega_deg * 3.14159265358979323846 / 180;
+  const Orbit truth{17.3, 8.0, e, omega, mean_anomaly_from_conjunction(17.3, e, omega, tc, epoch)};
+  const auto data = synthetic({truth}, epoch, 0.004, 0.0, 80, 5, offsets);
+  auto options = small_budget(epoch);
+  options.planets = 1;
+  options.trend = 1;
+  options.chains = 24;
+  options.burn = 300;
+  options.steps = 1000;
+  options.thin = 2;
+  for (const char* fix : {"P_b fixed 17.3", "e_b fixed 0.3", "omega_b fixed 40",
+                          "Tc_b fixed 2456003.7", "jitter_A fixed 0", "jitter_B fixed 0"})
+    options.priors.push_back(parse_prior(fix, "test"));
+  const auto r = search(data, options);
+  EXPECT_EQ(r.n_free, 4);  // K, gamma_A, gamma_B, dvdt
+  EXPECT_DOUBLE_EQ(r.get("e_b").lower, e);
+  EXPECT_DOUBLE_EQ(r.get("e_b").upper, e);
+  EXPECT_NEAR(r.get("omega_deg_b").median, omega_deg, 1e-9);
+  EXPECT_NEAR(r.get("Tc_b").lower, tc, 1e-6);
+  EXPECT_NEAR(r.get("Tc_b").upper, tc, 1e-6);
+  Orbit unit = truth;
+  unit.K = 1;
+  std::vector<std::vector<double>> design(4, std::vector<double>(data.size()));
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    design[0][k] = radial_velocity(unit, data.time[k], epoch);
+    design[1][k] = data.instrument[k] == 0;
+    design[2][k] = data.instrument[k] == 1;
+    design[3][k] = data.time[k] - epoch;
+  }
+  expect_linear_gaussian_posterior(r, data, {"K_b", "gamma_A", "gamma_B", "dvdt"}, design);
+}
+
+// e fixed (not 0) with omega free, and omega fixed with e free: the other element is recovered
+// and the fixed one comes back exactly.
+TEST(KeplerSearch, FixedEccentricityOrOmegaAlone) {
+  using namespace kosmos::kepler;
+  const double epoch = 2456000.0, offsets[2] = {3.0, -2.0}, jitters[2] = {1.0, 1.0};
+  const Orbit truth{17.3, 8.0, 0.3, 40.0 * 3.14159265358979323846 / 180, 1.0};
+  const auto data = synthetic({truth}, epoch, 0.0, 0.0, 80, 9, offsets, jitters);
+  auto options = small_budget(epoch);
+  options.planets = 1;
+  options.priors = {parse_prior("e_b fixed 0.3", "test")};
+  const auto e_fixed = search(data, options);
+  EXPECT_EQ(e_fixed.n_free, 4 + 4);  // ln P, K, omega, lambda; 2 x (gamma, jitter)
+  EXPECT_DOUBLE_EQ(e_fixed.get("e_b").median, 0.3);
+  expect_within(e_fixed, "omega_deg_b", 40.0);
+  expect_within(e_fixed, "K_b", truth.K);
+  options.priors = {parse_prior("omega_b fixed 40", "test")};
+  const auto w_fixed = search(data, options);
+  EXPECT_EQ(w_fixed.n_free, 4 + 4);  // ln P, K, e, lambda; 2 x (gamma, jitter)
+  EXPECT_NEAR(w_fixed.get("omega_deg_b").lower, 40.0, 1e-9);
+  EXPECT_NEAR(w_fixed.get("omega_deg_b").upper, 40.0, 1e-9);
+  expect_within(w_fixed, "e_b", truth.e);
+  expect_within(w_fixed, "P_b", truth.P);
 }
 
 // The posterior file through the binary I/O layer: samples, column names, chains and attributes

@@ -2,6 +2,9 @@
 // the vis-viva and angular-momentum identities, and Jacobi / heliocentric systems.
 #include "nbody_test_utils.hpp"
 
+#include <kosmos/core/hdf5.hpp>
+#include <kosmos/kepler/search.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -229,6 +232,39 @@ TEST(NbodyStability, UnstableSamplesAreCounted) {
   }
   EXPECT_THROW(read_rv_posterior(path), kosmos::file_error);
   std::remove(path.c_str());
+}
+
+// `kosmos rv` writes its samples as text or .h5 (kepler::write_samples); stability mode reads
+// either, to the same numbers (the text keeps 17 digits: exact).
+TEST(NbodyStability, ReadsTheRvPosteriorAsTextAndHdf5) {
+  if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "built without HDF5";
+  kosmos::kepler::SearchResult result;
+  result.columns = {"P_b", "K_b", "e_b", "omega_deg_b", "M0_deg_b", "Tc_b", "Tp_b", "gamma_x", "jitter_x", "lnL"};
+  result.samples = {{10.123456789012345, 5.5, 0.05, 30, 10, 1.5, 2.5, 0.1, 1, -50.25},
+                    {10.2, 5.25, 0.0625, 31, 9.75, 1.25, 2.25, 0.2, 1.5, -51.125},
+                    {9.99, 4.75, 1.0 / 3.0, 29, 11, 1.75, 2.75, 0.3, 2, -49.5}};
+  result.sample_chain = {0, 1, 0};
+  result.planets = 1;
+  kosmos::kepler::RVData data;
+  data.path = "synthetic.txt";
+  const std::string text = ::testing::TempDir() + "kosmos_nbody_posterior_rt.txt",
+                    h5 = ::testing::TempDir() + "kosmos_nbody_posterior_rt.h5";
+  kosmos::kepler::write_samples(text, result, data);
+  kosmos::kepler::write_samples(h5, result, data);
+  const auto from_text = read_rv_posterior(text), from_h5 = read_rv_posterior(h5);
+  EXPECT_EQ(from_h5.planets, 1);
+  EXPECT_EQ(from_h5.columns, result.columns);
+  EXPECT_EQ(from_h5.samples, result.samples);
+  EXPECT_EQ(from_text.samples, from_h5.samples);
+  // A .h5 file without the samples is named.
+  {
+    kosmos::io::H5Writer other(h5);
+    other.write("x", std::vector<double>{1.0});
+    other.commit();
+  }
+  EXPECT_THROW(read_rv_posterior(h5), kosmos::file_error);
+  std::remove(text.c_str());
+  std::remove(h5.c_str());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Every difference between the Kokkos versions Kosmos supports (3.4 through 5.x) lives here:
-// the math namespace, device printf, profiling regions and version queries.
+// the math namespace, device printf, profiling regions, launch hints and version queries.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -92,6 +92,18 @@ class ScopedRegion {
   ScopedRegion(const ScopedRegion&) = delete;
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 };
+
+// `policy` for a kernel queued on one of several execution-space instances that should run
+// concurrently (e.g. the dust pipeline's streams). Kokkos 3.4 and 4.x launch a CUDA functor of
+// 512 bytes or more through one constant-memory buffer shared by all streams, and block the host
+// before each such launch until the previous one (on any stream) has finished: the instances then
+// serialize with the host. HintLightWeight passes functors below 4 kB as kernel arguments instead.
+// No effect on host backends.
+template <class Policy>
+auto concurrent_policy(const Policy& policy) {
+  return Kokkos::Experimental::require(policy,
+                                       Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
 }  // namespace Impl
 
 // Host memory that device copies read and write at full speed, asynchronously: pinned on CUDA,

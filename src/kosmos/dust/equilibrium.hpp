@@ -392,8 +392,11 @@ void validate_cells(const ExecSpace& space, const Intensity& intensity, const Ma
   const char* where = "kosmos::dust::validate_cells";
   kosmos::Impl::require_extent(where, "intensity", intensity, 1, std::size_t(n_wavelengths));
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, intensity.extent(0));
-  Impl::require_positive_2d(space, where, "intensity", intensity, true, first_cell);
-  Impl::require_positive(space, where, "dust_mass", dust_mass, false, first_cell);
+  std::int64_t first_invalid = 0;
+  Impl::find_invalid_cell(space, intensity, dust_mass, Kokkos::Min<std::int64_t>(first_invalid));
+  if (first_invalid < std::int64_t(intensity.size() + dust_mass.size()))
+    throw invalid_input(
+        Impl::invalid_cell_message(where, intensity, dust_mass, first_invalid, first_cell));
 }
 
 // Stage 2: heating(c, s) = sum_l intensity(c, l) sigma_dlambda(l, s) through KokkosBlas::gemm
@@ -447,9 +450,13 @@ void equilibrium_temperatures_generic(const ExecSpace& space, const GrainModel<T
   // Grids whose per-species data exceed the team scratch read it from global memory instead.
   const bool in_scratch = scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   functor f{g, heating_in, temperature, status, Impl::solver_params<T>(options), nc, chunk, chunks};
+  // concurrent_policy here and in stage 4: EmissionPipeline queues them on several instances.
   auto launch = [&](const char* label, auto tag, std::size_t bytes) {
     using policy = Kokkos::TeamPolicy<ExecSpace, decltype(tag)>;
-    Kokkos::parallel_for(label, policy(space, ns * chunks, team_size).set_scratch_size(0, Kokkos::PerTeam(bytes)), f);
+    Kokkos::parallel_for(label,
+                         kosmos::Impl::concurrent_policy(policy(space, ns * chunks, team_size))
+                             .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                         f);
   };
   if (table && in_scratch) launch("kosmos::dust::temperatures_table", typename functor::TableTag(), scratch);
   if (table && !in_scratch) launch("kosmos::dust::temperatures_table_global", typename functor::TableGlobalTag(), 0);
@@ -505,7 +512,9 @@ void emission_sed_generic(const ExecSpace& space, const GrainModel<T, ExecSpace>
   auto sw = g.sed_weight;
   auto x = g.x;
   Kokkos::parallel_for(
-      "kosmos::dust::emission_sed", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl),
+      "kosmos::dust::emission_sed",
+      kosmos::Impl::concurrent_policy(
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl)),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t c = wavelength_fastest ? i / nl : i % nc;
         const int l = int(wavelength_fastest ? i % nl : i / nc);

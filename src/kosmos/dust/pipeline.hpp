@@ -12,6 +12,7 @@
 #include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct HostCells {
 struct PipelineOptions {
   std::int64_t chunk_cells = 16384;  // cells per chunk (the last one may be shorter)
   int instances = 3;                 // execution-space instances (streams) the chunks rotate over
+  // Chunk slots of a ring `out` (ring_rows() = ring_chunks x chunk_cells; 0: instances). Slots
+  // beyond the instances keep a chunk's rows valid while on_chunk's consumer (e.g. a writer
+  // thread) still reads them: see EmissionPipeline::run.
+  int ring_chunks = 0;
 };
 
 namespace Impl {
@@ -85,13 +90,18 @@ struct InstanceGemm {
 namespace kosmos {
 namespace dust {
 
-// Runs stages 2-4 (with validate_cells per chunk) on n_cells cells. fill_chunk(instance,
+// Runs stages 2-4 (with validate_cells' checks per chunk) on n_cells cells. fill_chunk(instance,
 // first_cell, input) queues the filling of one chunk's device input on `instance` (intensity:
 // row-major (n, L), dust_mass: (n)); copy_cells_in(host) returns one that copies from HostCells.
 // Each chunk's dust masses, heating, temperatures, statuses and SEDs land in `out`: at row
-// first_cell when `out` has a row per cell, or, when it has only ring_rows() rows, in the slot of
-// the instance that ran it (the results are then only valid until on_chunk returns).
+// first_cell when `out` has a row per cell, or, when it has only ring_rows() rows, in ring slot
+// k % ring_chunks for the k-th chunk: its rows then stay valid until on_chunk has returned for
+// ring_chunks - instances later chunks (with the default ring_chunks = instances: until its own
+// on_chunk returns).
 // on_chunk(first_cell, n, first_row) runs on the host while the device works on later chunks.
+// Nothing blocks the host while it queues a chunk: the checks of the cells run on the device, and
+// an invalid cell throws validate_cells' error (naming the cell, wavelength and value) when its
+// chunk is finished, before its on_chunk.
 // The overload with chunk_step(instance, chunk) lets the caller queue more device work on each
 // chunk after its SED and before the copy out (e.g. add_stochastic_emission); chunk.instance
 // (0..instances - 1) tells which of the chunks in flight it is, for per-instance scratch.
@@ -110,6 +120,10 @@ class EmissionPipeline {
     kosmos::Impl::require(options.chunk_cells >= 1 && options.instances >= 1,
                           "kosmos::dust::EmissionPipeline", "chunk_cells = ", options.chunk_cells,
                           " and instances = ", options.instances, " must be >= 1");
+    kosmos::Impl::require(options.ring_chunks == 0 || options.ring_chunks >= options.instances,
+                          "kosmos::dust::EmissionPipeline", "ring_chunks = ", options.ring_chunks,
+                          " must be 0 or >= instances = ", options.instances);
+    if (options_.ring_chunks == 0) options_.ring_chunks = options.instances;
     const std::int64_t nl = g_.wavelengths(), ns = g_.species(), n = options.chunk_cells;
     for (int i = 0; i < instances_.size(); ++i) {
       buffers_.emplace_back(instances_[i], n * (2 * nl + 2 * ns + 1), n * ns);  // see run()
@@ -125,7 +139,13 @@ class EmissionPipeline {
   EmissionPipeline& operator=(const EmissionPipeline&) = delete;
 
   // Rows of a HostCells that holds only the chunks in flight.
-  std::int64_t ring_rows() const { return std::int64_t(instances_.size()) * options_.chunk_cells; }
+  std::int64_t ring_rows() const {
+    return std::int64_t(options_.ring_chunks) * options_.chunk_cells;
+  }
+
+  // Seconds the last run spent waiting on the host for chunks to finish (fences), i.e. the host
+  // had nothing left to queue; the rest of its wall time the host was queuing or in on_chunk.
+  double device_wait_seconds() const { return device_wait_seconds_; }
 
   // One chunk's device input: intensity (n, L) row-major and dust_mass (n).
   struct Input {
@@ -157,14 +177,27 @@ class EmissionPipeline {
                           out.cells(), " rows: need one per cell (", nc, ") or ring_rows() = ", ring_rows());
     kosmos::Impl::require(out.sed.extent(0) == out.dust_mass.extent(0), "kosmos::dust::EmissionPipeline::run",
                           "out has no result arrays (HostCells::inputs)");
-    std::vector<std::int64_t> pending(std::size_t(ni), -1);  // first cell of the chunk in flight
-    auto first_row = [&](int i, std::int64_t c0) { return ring ? i * chunk : c0; };
+    using clock = std::chrono::steady_clock;
+    device_wait_seconds_ = 0;
+    std::vector<std::int64_t> pending(std::size_t(ni), -1);  // chunk number in flight per instance
+    auto first_row = [&](std::int64_t k) {
+      return ring ? k % options_.ring_chunks * chunk : k * chunk;
+    };
     auto finish = [&](int i) {
-      if (pending[std::size_t(i)] < 0) return;
-      instances_[i].fence();
-      const std::int64_t c0 = pending[std::size_t(i)];
-      on_chunk(c0, std::min(chunk, nc - c0), first_row(i, c0));
+      const std::int64_t k = pending[std::size_t(i)];
+      if (k < 0) return;
       pending[std::size_t(i)] = -1;
+      const auto t0 = clock::now();
+      instances_[i].fence();
+      device_wait_seconds_ += std::chrono::duration<double>(clock::now() - t0).count();
+      const std::int64_t c0 = k * chunk, n = std::min(chunk, nc - c0);
+      const Buffers& b = buffers_[std::size_t(i)];
+      if (b.first_invalid_host() < n * (nl + 1)) {
+        const Input in = input(b, n);
+        throw invalid_input(Impl::invalid_cell_message("kosmos::dust::validate_cells", in.intensity,
+                                                       in.dust_mass, b.first_invalid_host(), c0));
+      }
+      on_chunk(c0, n, first_row(k));
     };
     for (std::int64_t c0 = 0, k = 0; c0 < nc; c0 += chunk, ++k) {
       const int i = int(k % ni);
@@ -173,26 +206,29 @@ class EmissionPipeline {
       const std::int64_t n = std::min(chunk, nc - c0);
       Buffers& b = buffers_[std::size_t(i)];
       T* p = b.values.data();
-      const Input in{rows(p, n, nl), column(p + n * nl, n)};
+      const Input in = input(b, n);
       const rows sed(p + n * (nl + 1), n, nl), temperature(p + n * (2 * nl + 1), n, ns),
           heating(p + n * (2 * nl + 1 + ns), n, ns);
       const status_rows status(b.status.data(), n, ns);
       fill_chunk(space, c0, in);
-      validate_cells(space, in.intensity, in.dust_mass, nl, c0);
+      Impl::find_invalid_cell(
+          space, in.intensity, in.dust_mass,
+          Kokkos::Min<std::int64_t, typename ExecSpace::memory_space>(b.first_invalid));
       // The same memory as LayoutLeft transposes: I^T (L, n) and H^T (S, n).
       using left = Kokkos::View<T**, Kokkos::LayoutLeft, device_type, unmanaged>;
       gemm_[std::size_t(i)](space, left(in.intensity.data(), nl, n), g_.sigma_dlambda,
                             left(heating.data(), ns, n));
       equilibrium_temperatures(space, g_, heating, temperature, status, solver);
       emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
-      chunk_step(space, Chunk{c0, first_row(i, c0), i, in, heating, temperature, sed, status});
-      const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(i, c0), first_row(i, c0) + n);
+      chunk_step(space, Chunk{c0, first_row(k), i, in, heating, temperature, sed, status});
+      const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(k), first_row(k) + n);
+      Kokkos::deep_copy(space, b.first_invalid_host, b.first_invalid);
       Kokkos::deep_copy(space, Kokkos::subview(out.dust_mass, range), in.dust_mass);
       Kokkos::deep_copy(space, Kokkos::subview(out.sed, range, Kokkos::ALL), sed);
       Kokkos::deep_copy(space, Kokkos::subview(out.temperature, range, Kokkos::ALL), temperature);
       Kokkos::deep_copy(space, Kokkos::subview(out.heating, range, Kokkos::ALL), heating);
       Kokkos::deep_copy(space, Kokkos::subview(out.status, range, Kokkos::ALL), status);
-      pending[std::size_t(i)] = c0;
+      pending[std::size_t(i)] = k;
     }
     for (std::int64_t k = 0; k < ni; ++k) {
       // Finish in submission order: the oldest chunk first.
@@ -221,19 +257,30 @@ class EmissionPipeline {
   struct Buffers {
     Kokkos::View<T*, device_type> values;  // intensity, dust mass, SED, temperature, heating
     Kokkos::View<int*, device_type> status;
+    // find_invalid_cell's result for the chunk, and its copy that comes back with the results.
+    Kokkos::View<std::int64_t, typename ExecSpace::memory_space> first_invalid;
+    Kokkos::View<std::int64_t, kosmos::pinned_host_space> first_invalid_host;
     Buffers(const ExecSpace& space, std::int64_t n_values, std::int64_t n_status)
         : values(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                     "kosmos::dust::pipeline_values"),
                  n_values),
           status(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                     "kosmos::dust::pipeline_status"),
-                 n_status) {}
+                 n_status),
+          first_invalid(Kokkos::view_alloc(space, "kosmos::dust::pipeline_first_invalid")),
+          first_invalid_host("kosmos::dust::pipeline_first_invalid_host") {}
   };
+  // The input of a chunk of n cells in b (the start of its values; see run() for the rest).
+  Input input(const Buffers& b, std::int64_t n) const {
+    T* p = b.values.data();
+    return Input{rows(p, n, g_.wavelengths()), column(p + n * g_.wavelengths(), n)};
+  }
   GrainModel<T, ExecSpace> g_;
   PipelineOptions options_;
   kosmos::SpaceInstances<ExecSpace> instances_;
   std::vector<Buffers> buffers_;
   std::vector<Impl::InstanceGemm<T, ExecSpace>> gemm_;
+  double device_wait_seconds_ = 0;
 };
 }  // namespace dust
 }  // namespace kosmos

@@ -4,6 +4,8 @@
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/kepler/chi2.hpp>
+#include <kosmos/kepler/impl/de_mcmc.hpp>
+#include <kosmos/kepler/impl/posterior.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -39,44 +41,10 @@ constexpr double kTwoPi = 6.283185307179586476925;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Position of each sampled parameter in a model vector.
-struct ParamLayout {
-  int n_pl = 0, n_inst = 0, n_trend = 0;
-  int dim() const { return 5 * n_pl + 2 * n_inst + n_trend; }
-  static int lnP(int j) { return 5 * j; }
-  static int K(int j) { return 5 * j + 1; }
-  static int h(int j) { return 5 * j + 2; }  // sqrt(e) cos w
-  static int k(int j) { return 5 * j + 3; }  // sqrt(e) sin w
-  static int lambda(int j) { return 5 * j + 4; }
-  int gamma(int i) const { return 5 * n_pl + i; }
-  int jitter(int i) const { return 5 * n_pl + n_inst + i; }
-  int trend(int i) const { return 5 * n_pl + 2 * n_inst + i; }
-};
-
-struct PriorBounds {
-  double lnP_min, lnP_max, k_max, e_max, s_max;
-};
-
-double wrap_2pi(double a) {
-  return a - kTwoPi * std::floor(a / kTwoPi);
-}
-
-Orbit orbit_of(const double* x, int j) {
-  Orbit o;
-  o.P = std::exp(x[ParamLayout::lnP(j)]);
-  o.K = x[ParamLayout::K(j)];
-  const double h = x[ParamLayout::h(j)], k = x[ParamLayout::k(j)];
-  o.e = h * h + k * k;
-  o.omega = o.e > 0 ? wrap_2pi(std::atan2(k, h)) : 0.0;
-  o.M0 = wrap_2pi(x[ParamLayout::lambda(j)] - o.omega);
-  return o;
-}
-
 // A user prior bound to the parameter it constrains.
 struct BoundPrior {
-  enum Target { P, K, e, omega, Tc, gamma, jitter, dvdt, curv };
   Prior prior;
-  Target target;
+  PriorTarget target;
   int index;  // planet or instrument
 };
 
@@ -91,10 +59,10 @@ std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
     const auto underscore = name.rfind('_');
     const std::string base = name.substr(0, underscore),
                       suffix = underscore == std::string::npos ? "" : name.substr(underscore + 1);
-    BoundPrior bp{p, BoundPrior::P, 0};
+    BoundPrior bp{p, target_P, 0};
     bool known = true;
     if (name == "dvdt" || name == "curv") {
-      bp.target = name == "dvdt" ? BoundPrior::dvdt : BoundPrior::curv;
+      bp.target = name == "dvdt" ? target_dvdt : target_curv;
       kosmos::Impl::require(trend >= (name == "dvdt" ? 1 : 2), where, "prior on ", name,
                             " needs trend >= ", name == "dvdt" ? 1 : 2, " (trend = ", trend, ")");
     } else if ((name.rfind("gamma_", 0) == 0 || name.rfind("jitter_", 0) == 0)) {
@@ -102,22 +70,22 @@ std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
       const auto it = std::find(instruments.begin(), instruments.end(), inst);
       kosmos::Impl::require(it != instruments.end(), where, "prior on ", name, ": no instrument '",
                             inst, "' in the data");
-      bp.target = name[0] == 'g' ? BoundPrior::gamma : BoundPrior::jitter;
+      bp.target = name[0] == 'g' ? target_gamma : target_jitter;
       bp.index = int(it - instruments.begin());
     } else if (suffix.size() == 1 && letters.find(suffix[0]) != std::string::npos) {
       bp.index = int(letters.find(suffix[0]));
       kosmos::Impl::require(bp.index < max_planets, where, "prior on ", name, ": planet ", suffix,
                             " is beyond the ", max_planets, " planet(s) fitted");
       if (base == "P")
-        bp.target = BoundPrior::P;
+        bp.target = target_P;
       else if (base == "K")
-        bp.target = BoundPrior::K;
+        bp.target = target_K;
       else if (base == "e")
-        bp.target = BoundPrior::e;
+        bp.target = target_e;
       else if (base == "omega")
-        bp.target = BoundPrior::omega;
+        bp.target = target_omega;
       else if (base == "Tc")
-        bp.target = BoundPrior::Tc;
+        bp.target = target_Tc;
       else
         known = false;
     } else {
@@ -128,69 +96,91 @@ std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
                           "jitter_<instrument>, dvdt, "
                           "curv)");
     if (p.kind == Prior::fixed) {
-      kosmos::Impl::require(
-          bp.target != BoundPrior::omega && bp.target != BoundPrior::Tc, where, name,
-          " cannot be fixed (it is not a sampled parameter); use a narrow gauss prior");
-      kosmos::Impl::require(bp.target != BoundPrior::e || p.a == 0, where,
-                            "e can only be fixed at 0 (", name, " = ", p.a,
-                            "); use a gauss prior for other values");
+      kosmos::Impl::require(bp.target != target_e || (p.a >= 0 && p.a < 1), where, name, " = ", p.a,
+                            " is outside [0, 1)");
+      kosmos::Impl::require(bp.target != target_omega || (p.a >= -360 && p.a <= 360), where, name,
+                            " = ", p.a, " deg is outside [-360, 360]");
+      kosmos::Impl::require(bp.target != target_P || p.a > 0, where, name, " = ", p.a,
+                            " is not a positive period");
+      for (const auto& other : out)
+        kosmos::Impl::require(!(other.prior.kind == Prior::fixed && other.target == bp.target &&
+                                other.index == bp.index),
+                              where, name, " is fixed twice");
     }
     out.push_back(bp);
   }
   return out;
 }
 
-// The model fitted for one planet count: layout, fixed values, base bounds and user priors.
-struct Model {
-  ParamLayout L;
-  PriorBounds bounds;
-  double epoch = 0;
-  std::vector<BoundPrior> priors;  // those on parameters of this model
-  std::vector<double> fixed;       // per vector entry: the fixed value, or NaN when free
+// The model fitted for one planet count: the device-callable spec (layout, bounds, fixed
+// orbital elements, prior terms), the fixed value of each vector entry and the prior terms.
+struct Model : ModelSpec {
+  std::vector<PriorTerm> terms;  // those on parameters of this model
+  std::vector<double> fixed;     // per vector entry: the fixed value, or NaN when free
 
   Model(const ParamLayout& layout, const PriorBounds& b, double ep,
         const std::vector<BoundPrior>& all)
-      : L(layout),
-        bounds(b),
-        epoch(ep),
-        fixed(layout.dim(), std::numeric_limits<double>::quiet_NaN()) {
+      : fixed(layout.dim(), std::numeric_limits<double>::quiet_NaN()) {
+    L = layout;
+    bounds = b;
+    epoch = ep;
+    for (int j = 0; j < kMaxPlanets; ++j)
+      e_fixed[j] = omega_fixed[j] = tc_fixed[j] = std::numeric_limits<double>::quiet_NaN();
     for (const auto& bp : all) {
-      const bool planet = bp.target <= BoundPrior::Tc;
+      const bool planet = bp.target <= target_Tc;
       if (planet && bp.index >= L.n_pl) continue;
-      if ((bp.target == BoundPrior::dvdt && L.n_trend < 1) ||
-          (bp.target == BoundPrior::curv && L.n_trend < 2))
+      if ((bp.target == target_dvdt && L.n_trend < 1) ||
+          (bp.target == target_curv && L.n_trend < 2))
         continue;
       if (bp.prior.kind != Prior::fixed) {
-        priors.push_back(bp);
+        terms.push_back({int(bp.prior.kind), int(bp.target), bp.index, bp.prior.a, bp.prior.b,
+                         bp.prior.lower, bp.prior.upper});
         continue;
       }
       const double v = bp.prior.a;
       switch (bp.target) {
-        case BoundPrior::P:
+        case target_P:
           fixed[L.lnP(bp.index)] = std::log(v);
           break;
-        case BoundPrior::K:
+        case target_K:
           fixed[L.K(bp.index)] = v;
           break;
-        case BoundPrior::e:
-          fixed[L.h(bp.index)] = fixed[L.k(bp.index)] = 0;
+        case target_e:
+          e_fixed[bp.index] = v;
           break;
-        case BoundPrior::gamma:
+        case target_omega:
+          omega_fixed[bp.index] = wrap_2pi(v * kTwoPi / 360);
+          break;
+        case target_Tc:
+          tc_fixed[bp.index] = v;
+          break;
+        case target_gamma:
           fixed[L.gamma(bp.index)] = v;
           break;
-        case BoundPrior::jitter:
+        case target_jitter:
           fixed[L.jitter(bp.index)] = v;
           break;
-        case BoundPrior::dvdt:
+        case target_dvdt:
           fixed[L.trend(0)] = v;
           break;
-        case BoundPrior::curv:
+        case target_curv:
           fixed[L.trend(1)] = v;
           break;
         default:
           break;
       }
     }
+    // The slots a fixed e, omega or Tc leaves unused (the layout of ParamLayout); a circular
+    // orbit's omega drops out (held at 0 unless fixed).
+    for (int j = 0; j < L.n_pl; ++j) {
+      const bool e_is_fixed = !std::isnan(e_fixed[j]);
+      if (e_is_fixed && e_fixed[j] == 0 && std::isnan(omega_fixed[j])) omega_fixed[j] = 0;
+      const bool w_is_fixed = !std::isnan(omega_fixed[j]);
+      if (e_is_fixed || w_is_fixed) fixed[L.k(j)] = 0;
+      if (e_is_fixed && w_is_fixed) fixed[L.h(j)] = 0;
+      if (!std::isnan(tc_fixed[j])) fixed[L.lambda(j)] = 0;
+    }
+    term_count = int(terms.size());
   }
   bool is_fixed(int d) const { return !std::isnan(fixed[d]); }
   int n_free() const {
@@ -202,62 +192,9 @@ struct Model {
     for (int d = 0; d < L.dim(); ++d)
       if (is_fixed(d)) x[d] = fixed[d];
   }
-  bool in_bounds(const double* x) const {
-    for (int j = 0; j < L.n_pl; ++j) {
-      const double lnP = x[L.lnP(j)], K = x[L.K(j)],
-                   e = x[L.h(j)] * x[L.h(j)] + x[L.k(j)] * x[L.k(j)];
-      if (!(lnP >= bounds.lnP_min && lnP <= bounds.lnP_max) || !(K >= 0 && K <= bounds.k_max) ||
-          !(e < bounds.e_max) || !std::isfinite(x[L.lambda(j)]))
-        return false;
-    }
-    for (int i = 0; i < L.n_inst; ++i) {
-      const double s = x[L.jitter(i)];
-      if (!(s >= 0 && s <= bounds.s_max) || !std::isfinite(x[L.gamma(i)])) return false;
-    }
-    for (int i = 0; i < L.n_trend; ++i)
-      if (!std::isfinite(x[L.trend(i)])) return false;
-    return true;
-  }
-  // The value a prior constrains, in the prior's units.
-  double value_of(const BoundPrior& bp, const double* x) const {
-    switch (bp.target) {
-      case BoundPrior::P:
-        return std::exp(x[L.lnP(bp.index)]);
-      case BoundPrior::K:
-        return x[L.K(bp.index)];
-      case BoundPrior::gamma:
-        return x[L.gamma(bp.index)];
-      case BoundPrior::jitter:
-        return x[L.jitter(bp.index)];
-      case BoundPrior::dvdt:
-        return x[L.trend(0)];
-      case BoundPrior::curv:
-        return x[L.trend(1)];
-      default:
-        break;
-    }
-    const Orbit o = orbit_of(x, bp.index);
-    const double centre =
-        bp.prior.kind == Prior::gaussian || bp.prior.kind == Prior::truncated_gaussian
-            ? bp.prior.a
-            : 0.5 * (bp.prior.a + bp.prior.b);
-    if (bp.target == BoundPrior::e) return o.e;
-    if (bp.target == BoundPrior::omega) {
-      const double w = o.omega * 180 / (kTwoPi / 2);
-      return w + 360 * std::round((centre - w) / 360);
-    }
-    const double tc = conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch);
-    return tc + o.P * std::round((centre - tc) / o.P);
-  }
   // ln prior up to a constant; -inf outside the bounds or a prior's support.
-  double log_prior(const double* x) const {
-    if (!in_bounds(x)) return kNegInf;
-    double lp = 0;
-    for (const auto& bp : priors) lp += bp.prior.log_density(value_of(bp, x));
-    return lp;
-  }
+  double log_prior(const double* x) const { return ModelSpec::log_prior(terms.data(), x); }
 };
-
 // body(i) for i in [0, n) on the host execution space: the per-row and per-star host work of
 // the batched DE-MCMC (staging, proposals, accept/reject, summaries), each index independent.
 // Small batches (one star's chains) run inline: there a fork-join costs more than it saves.
@@ -270,6 +207,53 @@ void host_for(const char* label, std::size_t n, const Body& body) {
   }
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), body);
 }
+
+class Progress {
+ public:
+  explicit Progress(const std::function<void(const std::string&)>& sink) : sink_(sink) {}
+  void message(const std::string& m) const {
+    if (sink_) sink_(m);
+  }
+  // Whether step(_, done, total) will report.
+  bool due(long long done, long long total) const {
+    return sink_ && total > 0 && (int(100 * done / total) / 10 != last_ / 10 || done == total);
+  }
+  // Reports at every 10% of `total`.
+  void step(const std::string& stage, long long done, long long total,
+            const std::string& extra = "") {
+    if (!sink_ || total <= 0) return;
+    const int pct = int(100 * done / total);
+    if (pct / 10 != last_ / 10 || done == total) {
+      last_ = pct;
+      std::ostringstream o;
+      o << stage << ": " << std::setw(3) << pct << "% (" << done << "/" << total << ")" << extra;
+      sink_(o.str());
+    }
+  }
+  void reset() { last_ = -10; }
+
+ private:
+  std::function<void(const std::string&)> sink_;
+  int last_ = -10;
+};
+
+// One star through the search: the optimization stages, then the DE-MCMC state and output.
+struct StarFit {
+  const RVData* data = nullptr;
+  double epoch = 0, baseline = 0;
+  std::function<Model(int)> model_for;  // the model of a planet count
+  std::unique_ptr<Model> model;         // the count sampled
+  std::vector<double> current;          // its MAP
+  SearchResult result;
+  long long evaluations = 0;
+  std::chrono::steady_clock::time_point start;
+  // DE-MCMC state (chains x parameters), each parameter's jitter scale, and kept rows
+  // (parameters, ln posterior, ln L) ordered (generation, chain).
+  std::vector<double> chains, sigma, lnpost, lnlike;
+  double start_lnpost = 0, start_lnlike = 0;  // at `current` when sampling began
+  std::vector<std::vector<double>> kept;
+  long long accepted = 0, proposed = 0;
+};
 
 // Batched ln posterior (ln L + ln prior) of parameter vectors, for one star or for many stars at
 // once (the survey layout: each star's rows read only its slice of the concatenated
@@ -286,7 +270,30 @@ class Likelihood {
                 std::vector<double>* loglike = nullptr, std::vector<double>* chi2 = nullptr) {
     evaluate_stars({x.data()}, n, logpost, loglike, chi2);
   }
+  // DE-MCMC generations (burn-in and kept) of every star's chains on the execution space, from
+  // fits[s]->chains / lnpost / lnlike / sigma (star s of this likelihood); appends the kept rows
+  // and counts acceptances. seed: the random streams' only input.
+  virtual void run_chains(const std::vector<StarFit*>& fits, const SearchOptions& opt,
+                          std::uint64_t seed, Progress& progress) = 0;
   long long evaluations = 0;
+  // With time_stages, every stage below is fenced and its wall added to `timing` (total unused).
+  bool time_stages = false;
+  SamplerTiming timing;
+
+ protected:
+  // Runs body(); with time_stages, fences `space` (so that asynchronous kernels count in the stage
+  // that launched them) and adds the wall time to `seconds`.
+  template <class Space, class Body>
+  void timed(const Space& space, double& seconds, const Body& body) const {
+    if (!time_stages) {
+      body();
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    space.fence();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 };
 
 template <class Precision, class Space>
@@ -306,10 +313,158 @@ class BatchLikelihood : public Likelihood {
 
   void evaluate_stars(const std::vector<const double*>& x, int rows, std::vector<double>& logpost,
                       std::vector<double>* loglike_out, std::vector<double>* chi2_out) override {
+    const int n = int(models_.size()) * rows;
+    Buffers& b = buffers(rows);
+    auto& host = b.host;
+    prior_.assign(n, 0.0);
+    const Kokkos::DefaultHostExecutionSpace host_space;
+    timed(host_space, timing.generation, [&] {
+      host_for("kosmos::kepler::search::stage", std::size_t(n), [&](const std::size_t row) {
+        const int r = int(row);
+        const Model& model = models_[std::size_t(r / rows)];
+        const ParamLayout& L = model.L;
+        const double* xr = x[std::size_t(r / rows)] + std::size_t(r % rows) * L.dim();
+        prior_[r] = model.log_prior(xr);
+        model.stage(host, r, xr, prior_[r] > kNegInf);
+      });
+    });
+    const Space space;
+    timed(space, timing.transfers, [&] { host.copy_to(b.models); });
+    timed(space, timing.likelihood, [&] { evaluator_.evaluate(b.models, b.chi2, b.ll); });
+    Kokkos::View<double*, Kokkos::HostSpace> hl, hc;
+    timed(space, timing.transfers, [&] {
+      hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.ll);
+      if (chi2_out) hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.chi2);
+    });
+    timed(host_space, timing.generation, [&] {
+      logpost.resize(n);
+      for (int r = 0; r < n; ++r)
+        logpost[r] = prior_[r] > kNegInf && std::isfinite(hl(r)) ? hl(r) + prior_[r] : kNegInf;
+      if (loglike_out) loglike_out->assign(hl.data(), hl.data() + n);
+      if (chi2_out) chi2_out->assign(hc.data(), hc.data() + n);
+    });
+    evaluations += n;
+  }
+
+  void run_chains(const std::vector<StarFit*>& fits, const SearchOptions& opt, std::uint64_t seed,
+                  Progress& progress) override {
+    const int n_stars = int(models_.size()), n = opt.chains, half = n / 2;
+    int width = 1;
+    for (const auto& m : models_) width = std::max(width, m.L.dim());
+    DeMcmcChains<Space> chains(n_stars, n, width, seed);
+    {  // upload: models with their prior terms, scales and starting chains
+      auto spec = Kokkos::create_mirror_view(chains.spec);
+      auto sigma = Kokkos::create_mirror_view(chains.sigma);
+      auto gamma = Kokkos::create_mirror_view(chains.de_gamma);
+      auto state = Kokkos::create_mirror_view(chains.state);
+      auto lnpost = Kokkos::create_mirror_view(chains.lnpost);
+      auto lnlike = Kokkos::create_mirror_view(chains.lnlike);
+      std::vector<PriorTerm> terms;
+      for (int s = 0; s < n_stars; ++s) {
+        const StarFit& fit = *fits[std::size_t(s)];
+        const Model& m = models_[std::size_t(s)];
+        const int dim = m.L.dim();
+        spec(s) = m;
+        spec(s).term_begin = int(terms.size());
+        terms.insert(terms.end(), m.terms.begin(), m.terms.end());
+        gamma(s) = 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));
+        for (int d = 0; d < dim; ++d) sigma(s, d) = fit.sigma[std::size_t(d)];
+        for (int c = 0; c < n; ++c) {
+          const int row = s * n + c;
+          for (int d = 0; d < dim; ++d) state(row, d) = fit.chains[std::size_t(c) * dim + d];
+          lnpost(row) = fit.lnpost[std::size_t(c)];
+          lnlike(row) = fit.lnlike[std::size_t(c)];
+        }
+      }
+      chains.terms = Kokkos::View<PriorTerm*, Space>("kosmos::kepler::de_mcmc::terms",
+                                                     std::max<std::size_t>(1, terms.size()));
+      auto terms_host = Kokkos::create_mirror_view(chains.terms);
+      std::copy(terms.begin(), terms.end(), terms_host.data());
+      timed(Space(), timing.transfers, [&] {
+        Kokkos::deep_copy(chains.spec, spec);
+        Kokkos::deep_copy(chains.terms, terms_host);
+        Kokkos::deep_copy(chains.sigma, sigma);
+        Kokkos::deep_copy(chains.de_gamma, gamma);
+        Kokkos::deep_copy(chains.state, state);
+        Kokkos::deep_copy(chains.lnpost, lnpost);
+        Kokkos::deep_copy(chains.lnlike, lnlike);
+      });
+    }
+    // Kept generations go to the device in blocks of up to ~64 MiB, then to the host.
+    const int n_keep = opt.steps / opt.thin + (opt.steps % opt.thin ? 1 : 0);
+    const std::size_t generation_bytes = sizeof(double) * std::size_t(n_stars) * n * (width + 2);
+    const int block = int(std::max<std::size_t>(
+        1, std::min<std::size_t>(std::size_t(n_keep), (std::size_t(64) << 20) / generation_bytes)));
+    Kokkos::View<double***, Kokkos::LayoutRight, Space> kept("kosmos::kepler::de_mcmc::kept", block,
+                                                             std::size_t(n_stars) * n, width + 2);
+    auto kept_host = Kokkos::create_mirror_view(kept);
+    int filled = 0;
+    auto flush = [&] {
+      timed(Space(), timing.transfers, [&] { Kokkos::deep_copy(kept_host, kept); });
+      timed(Kokkos::DefaultHostExecutionSpace(), timing.generation, [&] {
+        host_for("kosmos::kepler::de_mcmc::unpack", std::size_t(n_stars), [&](const std::size_t s) {
+          StarFit& fit = *fits[s];
+          const int dim = models_[s].L.dim();
+          for (int slot = 0; slot < filled; ++slot)
+            for (int c = 0; c < n; ++c) {
+              const double* src = &kept_host(slot, s * std::size_t(n) + std::size_t(c), 0);
+              fit.kept.emplace_back(src, src + dim + 2);
+              fit.result.sample_chain.push_back(c);
+            }
+        });
+      });
+      filled = 0;
+    };
+    Buffers& b = buffers(half);
+    const Space space;
+    const int generations = opt.burn + opt.steps;
+    progress.reset();
+    for (int g = 0; g < generations; ++g) {
+      for (int part = 0; part < 2; ++part) {
+        timed(space, timing.generation, [&] { chains.propose(g, part, b.models); });
+        timed(space, timing.likelihood, [&] { evaluator_.evaluate(b.models, b.chi2, b.ll); });
+        timed(space, timing.generation, [&] { chains.accept(g, part, b.ll); });
+      }
+      evaluations += std::int64_t(n_stars) * n;
+      if (g >= opt.burn && (g - opt.burn) % opt.thin == 0) {
+        timed(space, timing.generation, [&] { chains.keep(kept, filled); });
+        if (++filled == block) flush();
+      }
+      const bool burn_in = g < opt.burn;
+      const long long done = burn_in ? g + 1 : g + 1 - opt.burn,
+                      total = burn_in ? opt.burn : opt.steps;
+      std::string extra;
+      if (n_stars == 1 && progress.due(done, total)) {  // the single search reports its chains
+        auto accepted = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.accepted);
+        auto lnpost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.lnpost);
+        long long sum = 0;
+        for (int c = 0; c < n; ++c) sum += accepted(c);
+        std::ostringstream o;
+        o << ", acceptance " << std::fixed << std::setprecision(2)
+          << double(sum) / (double(g + 1) * n)
+          << ", best ln posterior = " << *std::max_element(lnpost.data(), lnpost.data() + n);
+        extra = o.str();
+      }
+      progress.step(burn_in ? "DE-MCMC burn-in" : "DE-MCMC sampling", done, total, extra);
+      if (g + 1 == opt.burn) progress.reset();
+    }
+    if (filled > 0) flush();
+    auto accepted = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.accepted);
+    for (int s = 0; s < n_stars; ++s) {
+      StarFit& fit = *fits[std::size_t(s)];
+      for (int c = 0; c < n; ++c) fit.accepted += accepted(s * n + c);
+      fit.proposed += (long long)generations * n;
+    }
+  }
+
+ private:
+  // Device buffers per batch of `rows` rows per star (the DE population, Nelder-Mead's 1, 4 and
+  // n + 1, a DE-MCMC half, ...).
+  struct Buffers;
+  Buffers& buffers(int rows) {
     const int n_stars = int(models_.size()), n = n_stars * rows;
     const ParamLayout& L0 = models_.front().L;
-    // Device buffers per batch size (the DE population, Nelder-Mead's 1, 4 and n + 1, ...).
-    Buffers& b = buffers_[n];
+    Buffers& b = buffers_[rows];
     if (b.models.n_systems() != n) {
       b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend);
       if (n_stars > 1) b.models.enable_observation_ranges();
@@ -320,45 +475,11 @@ class BatchLikelihood : public Likelihood {
         b.host.obs_range(r, 0) = begin_[std::size_t(r / rows)];
         b.host.obs_range(r, 1) = count_[std::size_t(r / rows)];
       }
+      // the survey layout's ranges go to the device once; parameters are staged per batch
+      if (n_stars > 1) Kokkos::deep_copy(b.models.obs_range, b.host.obs_range);
     }
-    auto& host = b.host;
-    prior_.assign(n, 0.0);
-    host_for("kosmos::kepler::search::stage", std::size_t(n), [&](const std::size_t row) {
-      const int r = int(row);
-      const Model& model = models_[std::size_t(r / rows)];
-      const ParamLayout& L = model.L;
-      const double* xr = x[std::size_t(r / rows)] + std::size_t(r % rows) * L.dim();
-      prior_[r] = model.log_prior(xr);
-      const bool ok = prior_[r] > kNegInf;
-      for (int j = 0; j < L.n_pl; ++j) {
-        const Orbit o = ok ? orbit_of(xr, j) : Orbit{10.0, 0.0, 0.0, 0.0, 0.0};
-        host.P(r, j) = o.P;
-        host.K(r, j) = o.K;
-        host.e(r, j) = o.e;
-        host.omega(r, j) = o.omega;
-        host.M0(r, j) = o.M0;
-      }
-      for (int i = 0; i < n_inst_; ++i) {  // columns beyond the star's instruments are unused
-        host.offset(r, i) = ok && i < L.n_inst ? xr[L.gamma(i)] : 0.0;
-        host.jitter(r, i) = ok && i < L.n_inst ? xr[L.jitter(i)] : 1.0;
-      }
-      for (int i = 0; i < L.n_trend; ++i) host.trend(r, i) = ok ? xr[L.trend(i)] : 0.0;
-    });
-    host.copy_to(b.models);
-    evaluator_.evaluate(b.models, b.chi2, b.ll);
-    auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.ll);
-    logpost.resize(n);
-    for (int r = 0; r < n; ++r)
-      logpost[r] = prior_[r] > kNegInf && std::isfinite(hl(r)) ? hl(r) + prior_[r] : kNegInf;
-    if (loglike_out) loglike_out->assign(hl.data(), hl.data() + n);
-    if (chi2_out) {
-      auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.chi2);
-      chi2_out->assign(hc.data(), hc.data() + n);
-    }
-    evaluations += n;
+    return b;
   }
-
- private:
   struct Buffers {
     Models<Precision, Space> models;
     ModelsHostMirror<Precision, Space> host;
@@ -379,11 +500,15 @@ std::unique_ptr<Likelihood> make_likelihood_on(const HostObservations& obs,
   Chi2Options co;
   co.validate = false;  // every model is inside the prior (checked on the host)
   co.solver.solver = opt.solver;
+  std::unique_ptr<Likelihood> lik;
   if (opt.mixed_precision)
-    return std::make_unique<BatchLikelihood<Mixed, Space>>(obs, std::move(models), std::move(begin),
-                                                           std::move(count), co);
-  return std::make_unique<BatchLikelihood<Double, Space>>(obs, std::move(models), std::move(begin),
+    lik = std::make_unique<BatchLikelihood<Mixed, Space>>(obs, std::move(models), std::move(begin),
                                                           std::move(count), co);
+  else
+    lik = std::make_unique<BatchLikelihood<Double, Space>>(obs, std::move(models), std::move(begin),
+                                                           std::move(count), co);
+  lik->time_stages = opt.time_stages;
+  return lik;
 }
 std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, std::vector<Model> models,
                                             std::vector<int> begin, std::vector<int> count,
@@ -513,31 +638,6 @@ std::vector<double> parameter_scales(const std::vector<double>& x, const ParamLa
   return s;
 }
 
-class Progress {
- public:
-  explicit Progress(const std::function<void(const std::string&)>& sink) : sink_(sink) {}
-  void message(const std::string& m) const {
-    if (sink_) sink_(m);
-  }
-  // Reports at every 10% of `total`.
-  void step(const std::string& stage, long long done, long long total,
-            const std::string& extra = "") {
-    if (!sink_ || total <= 0) return;
-    const int pct = int(100 * done / total);
-    if (pct / 10 != last_ / 10 || done == total) {
-      last_ = pct;
-      std::ostringstream o;
-      o << stage << ": " << std::setw(3) << pct << "% (" << done << "/" << total << ")" << extra;
-      sink_(o.str());
-    }
-  }
-  void reset() { last_ = -10; }
-
- private:
-  std::function<void(const std::string&)> sink_;
-  int last_ = -10;
-};
-
 // Differential-evolution optimization (current-to-best/1/bin, dithered F) of ln L.
 void optimize(Likelihood& lik, const Model& model, std::vector<double>& pop,
               std::vector<double>& fit, int generations, std::mt19937_64& rng, Progress& progress,
@@ -586,8 +686,8 @@ void optimize(Likelihood& lik, const Model& model, std::vector<double>& pop,
   }
 }
 
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
+// The q-quantile (linear interpolation) of ascending values.
+double sorted_percentile(const std::vector<double>& v, double q) {
   const double pos = q * (v.size() - 1);
   const std::size_t i = std::size_t(pos);
   const double f = pos - i;
@@ -697,20 +797,12 @@ constexpr double kAu = 1.495978707e11;    // m
 }  // namespace Impl
 
 double Prior::log_density(double x) const {
-  const double inf = std::numeric_limits<double>::infinity();
-  switch (kind) {
-    case uniform:
-      return x >= a && x <= b ? 0.0 : -inf;
-    case log_uniform:
-      return x >= a && x <= b ? -std::log(x) : -inf;
-    case gaussian:
-      return -0.5 * (x - a) * (x - a) / (b * b);
-    case truncated_gaussian:
-      return x >= lower && x <= upper ? -0.5 * (x - a) * (x - a) / (b * b) : -inf;
-    case fixed:
-      return 0.0;
-  }
-  return -inf;
+  static_assert(int(uniform) == Impl::kind_uniform && int(log_uniform) == Impl::kind_log_uniform &&
+                    int(gaussian) == Impl::kind_gaussian &&
+                    int(truncated_gaussian) == Impl::kind_truncated_gaussian &&
+                    int(fixed) == Impl::kind_fixed,
+                "kosmos::kepler::Prior: the kinds must be numbered as Impl::PriorKind");
+  return Impl::prior_log_density(int(kind), a, b, lower, upper, x);
 }
 
 Prior parse_prior(const std::string& spec, const std::string& where) {
@@ -849,23 +941,6 @@ const ParameterSummary& SearchResult::get(const std::string& column) const {
 }
 
 namespace Impl {
-// One star through the search: the optimization stages, then the DE-MCMC state and output.
-struct StarFit {
-  const RVData* data = nullptr;
-  double epoch = 0, baseline = 0;
-  std::function<Model(int)> model_for;  // the model of a planet count
-  std::unique_ptr<Model> model;         // the count sampled
-  std::vector<double> current;          // its MAP
-  SearchResult result;
-  long long evaluations = 0;
-  std::chrono::steady_clock::time_point start;
-  // DE-MCMC state and kept rows (parameters, ln posterior, ln L), ordered (generation, chain).
-  std::vector<double> sigma, lnpost, lnlike;
-  double start_lnpost = 0, start_lnlike = 0;  // at `current` when sampling began
-  std::vector<std::vector<double>> kept;
-  long long accepted = 0, proposed = 0;
-};
-
 void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
                    Progress& progress) {
   const RVData& data = *fit.data;
@@ -921,8 +996,8 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       if (full.is_fixed(d)) x[d] = full.fixed[d];
     kosmos::Impl::require(
         full.in_bounds(x.data()), where,
-        "a fixed value lies outside the search bounds (period range, K <= k_max, 0 <= jitter <= "
-        "jitter_max)");
+        "a fixed value lies outside the search bounds (period range, K <= k_max, e < e_max, "
+        "0 <= jitter <= jitter_max)");
   }
   const HostObservations obs(data, epoch);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -997,7 +1072,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       double model = current[Lo.gamma(data.instrument[k])];
       for (int i = 0; i < Lo.n_trend; ++i) model += current[Lo.trend(i)] * std::pow(dt, i + 1);
       for (int j = 0; j < p; ++j)
-        model += radial_velocity(orbit_of(current.data(), j), data.time[k], epoch);
+        model += radial_velocity(mo.orbit(current.data(), j), data.time[k], epoch);
       const double s = current[Lo.jitter(data.instrument[k])];
       t[k] = dt;
       y[k] = data.velocity[k] - model;
@@ -1022,8 +1097,8 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
     const Prior* p_prior = nullptr;
     const Prior* tc_prior = nullptr;
     for (const auto& bp : bound_priors)
-      if (bp.index == p && (bp.target == BoundPrior::P || bp.target == BoundPrior::Tc))
-        (bp.target == BoundPrior::P ? p_prior : tc_prior) = &bp.prior;
+      if (bp.index == p && (bp.target == target_P || bp.target == target_Tc))
+        (bp.target == target_P ? p_prior : tc_prior) = &bp.prior;
     auto draw = [&](const Prior& pr) {
       switch (pr.kind) {
         case Prior::uniform:
@@ -1065,14 +1140,11 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       }
       P = std::min(std::max(P, opt.period_min), p_max);
       const double e = 0.6 * u(rng) * u(rng), omega = kTwoPi * u(rng);
-      x[Ln.lnP(p)] = std::log(P);
-      x[Ln.K(p)] = std::min(K, opt.k_max);
-      x[Ln.h(p)] = std::sqrt(e) * std::cos(omega);
-      x[Ln.k(p)] = std::sqrt(e) * std::sin(omega);
-      // circular orbit: v = K cos(lambda + 2 pi t / P) (omega = 0, nu = M); conjunction at
-      // lambda + 2 pi (tc - epoch) / P = pi / 2
-      x[Ln.lambda(p)] = tc_prior ? wrap_2pi(kTwoPi / 4 - kTwoPi * (draw(*tc_prior) - epoch) / P)
-                                 : wrap_2pi(phase);
+      // the periodogram's phase is the mean longitude of a circular orbit
+      const double M0 = tc_prior
+                            ? mean_anomaly_from_conjunction(P, e, omega, draw(*tc_prior), epoch)
+                            : phase - omega;
+      mn.set_orbit(x, p, Orbit{P, std::min(K, opt.k_max), e, omega, M0});
       mn.apply_fixed(x);
     }
     auto lik = make_likelihood(obs, mn, opt);
@@ -1099,7 +1171,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
     current = optimize_and_polish(*lik, mn, pop, stage.str());
     evaluations += lik->evaluations;
     optimum_of_count.push_back(current);
-    const Orbit o = orbit_of(current.data(), p);
+    const Orbit o = mn.orbit(current.data(), p);
     std::ostringstream m;
     m << "planet " << p + 1 << ": P = " << std::setprecision(10) << o.P
       << " d, K = " << std::setprecision(6) << o.K << " m/s, e = " << std::setprecision(4) << o.e;
@@ -1123,7 +1195,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       mc.bic = k * std::log(n_obs) - 2 * mc.loglike;
       mc.aicc =
           2 * k - 2 * mc.loglike + (n_obs - k - 1 > 0 ? 2 * k * (k + 1) / (n_obs - k - 1) : kInf);
-      for (int j = 0; j < c; ++j) mc.orbits.push_back(orbit_of(optimum_of_count[c].data(), j));
+      for (int j = 0; j < c; ++j) mc.orbits.push_back(m.orbit(optimum_of_count[c].data(), j));
       result.comparison.push_back(mc);
       evaluations += lik->evaluations;
     }
@@ -1146,22 +1218,19 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
 }
 
 // DE-MCMC (ter Braak 2006) for every star at once, started from each star's MAP scattered by
-// the curvature of its ln posterior: per generation, each half of every star's chains is updated
-// from the other half, all stars' proposals in one batched evaluation. Each star draws from its
-// own stream (seeded from rng in star order), so the per-star host work runs in parallel and the
-// result depends on the seed only, not on the thread count.
+// the curvature of its ln posterior (host, once; each star from its own stream seeded from rng in
+// star order), then every generation on the execution space (Likelihood::run_chains): each half
+// of every star's chains is updated from the other half, all stars' proposals in one launch.
+// The result depends on the seed only, not on the thread count.
 void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
                   std::mt19937_64& rng, Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
   const std::size_t n_stars = fits.size();
   std::vector<std::mt19937_64> star_rng(n_stars);
   for (auto& r : star_rng) r.seed(rng());
-  const int n = opt.chains, half = n / 2;
+  const int n = opt.chains;
   std::vector<const double*> x(fits.size());
   std::vector<double> f, ll;
-  auto evaluate = [&](const std::vector<std::vector<double>>& rows, int count) {
-    for (std::size_t s = 0; s < fits.size(); ++s) x[s] = rows[s].data();
-    lik.evaluate_stars(x, count, f, &ll, nullptr);
-  };
   {
     // Conditional widths from the curvature of ln posterior (central differences, one batch).
     int rows = 0;
@@ -1178,7 +1247,8 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
           probes[s][std::size_t(r) * dim + (r - 1) / 2] += (r % 2 ? 1 : -1) * steps[s][(r - 1) / 2];
       }
     }
-    evaluate(probes, rows);
+    for (std::size_t s = 0; s < n_stars; ++s) x[s] = probes[s].data();
+    lik.evaluate_stars(x, rows, f, &ll, nullptr);
     for (std::size_t s = 0; s < fits.size(); ++s) {
       StarFit& fit = *fits[s];
       const int dim = fit.model->L.dim();
@@ -1193,15 +1263,13 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
       }
     }
   }
-  std::vector<std::vector<double>> state(n_stars), proposal(n_stars);
   host_for("kosmos::kepler::search::scatter", n_stars, [&](const std::size_t s) {
     std::normal_distribution<double> gauss(0.0, 1.0);
     StarFit& fit = *fits[s];
     const int dim = fit.model->L.dim();
-    state[s].resize(std::size_t(n) * dim);
-    proposal[s].resize(std::size_t(half) * dim);
+    fit.chains.resize(std::size_t(n) * dim);
     for (int i = 0; i < n; ++i) {
-      double* xi = &state[s][std::size_t(i) * dim];
+      double* xi = &fit.chains[std::size_t(i) * dim];
       for (int attempt = 0; attempt < 100; ++attempt) {
         for (int d = 0; d < dim; ++d)
           xi[d] = fit.current[d] + (i == 0 ? 0.0 : fit.sigma[d] * gauss(star_rng[s]));
@@ -1210,82 +1278,18 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
       }
     }
   });
-  evaluate(state, n);
+  for (std::size_t s = 0; s < n_stars; ++s) x[s] = fits[s]->chains.data();
+  lik.evaluate_stars(x, n, f, &ll, nullptr);
   for (std::size_t s = 0; s < fits.size(); ++s) {
     fits[s]->lnpost.assign(f.begin() + s * n, f.begin() + (s + 1) * n);
     fits[s]->lnlike.assign(ll.begin() + s * n, ll.begin() + (s + 1) * n);
     fits[s]->start_lnpost = fits[s]->lnpost[0];  // chain 0 starts at the MAP
     fits[s]->start_lnlike = fits[s]->lnlike[0];
   }
-  const int generations = opt.burn + opt.steps;
-  progress.reset();
-  for (int g = 0; g < generations; ++g) {
-    for (int part = 0; part < 2; ++part) {
-      const int base = part * half, other = (1 - part) * half;
-      host_for("kosmos::kepler::search::propose", n_stars, [&](const std::size_t s) {
-        std::uniform_int_distribution<int> pick(0, half - 1);
-        std::normal_distribution<double> gauss(0.0, 1.0);
-        std::mt19937_64& engine = star_rng[s];
-        const StarFit& fit = *fits[s];
-        const int dim = fit.model->L.dim();
-        const double gamma =
-            (g % 10 == 9) ? 1.0
-                          : 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));  // mode jumps
-        const auto& chains = state[s];
-        for (int i = 0; i < half; ++i) {
-          const int a = other + pick(engine);
-          int b;
-          do b = other + pick(engine);
-          while (b == a);
-          for (int d = 0; d < dim; ++d)
-            proposal[s][std::size_t(i) * dim + d] =
-                chains[std::size_t(base + i) * dim + d] +
-                gamma * (chains[std::size_t(a) * dim + d] - chains[std::size_t(b) * dim + d]) +
-                1e-3 * fit.sigma[d] * gauss(engine);
-        }
-      });
-      evaluate(proposal, half);
-      host_for("kosmos::kepler::search::accept", n_stars, [&](const std::size_t s) {
-        std::uniform_real_distribution<double> u(0.0, 1.0);
-        StarFit& fit = *fits[s];
-        const int dim = fit.model->L.dim();
-        for (int i = 0; i < half; ++i) {
-          ++fit.proposed;
-          const double lp = f[s * half + i];
-          if (std::log(u(star_rng[s])) < lp - fit.lnpost[base + i]) {
-            ++fit.accepted;
-            fit.lnpost[base + i] = lp;
-            fit.lnlike[base + i] = ll[s * half + i];
-            std::copy(proposal[s].begin() + std::size_t(i) * dim,
-                      proposal[s].begin() + std::size_t(i + 1) * dim,
-                      state[s].begin() + std::size_t(base + i) * dim);
-          }
-        }
-      });
-    }
-    if (g >= opt.burn && (g - opt.burn) % opt.thin == 0)
-      host_for("kosmos::kepler::search::keep", n_stars, [&](const std::size_t s) {
-        StarFit& fit = *fits[s];
-        const int dim = fit.model->L.dim();
-        for (int i = 0; i < n; ++i) {
-          std::vector<double> row(state[s].begin() + std::size_t(i) * dim,
-                                  state[s].begin() + std::size_t(i + 1) * dim);
-          row.push_back(fit.lnpost[i]);
-          row.push_back(fit.lnlike[i]);
-          fit.kept.push_back(std::move(row));
-          fit.result.sample_chain.push_back(i);
-        }
-      });
-    std::ostringstream extra;
-    const StarFit& first = *fits.front();
-    extra << ", acceptance " << std::fixed << std::setprecision(2)
-          << double(first.accepted) / std::max(1LL, first.proposed) << ", best ln posterior = "
-          << *std::max_element(first.lnpost.begin(), first.lnpost.end());
-    progress.step(g < opt.burn ? "DE-MCMC burn-in" : "DE-MCMC sampling",
-                  g < opt.burn ? g + 1 : g + 1 - opt.burn, g < opt.burn ? opt.burn : opt.steps,
-                  fits.size() == 1 ? extra.str() : std::string());
-    if (g + 1 == opt.burn) progress.reset();
-  }
+  lik.run_chains(fits, opt, rng(), progress);
+  SamplerTiming timing = lik.timing;
+  timing.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (auto* fit : fits) fit->result.sampler_timing = timing;
 }
 
 // The MAP (the polished optimum, or a sample above it, polished again), derived columns and
@@ -1331,7 +1335,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   result.columns.push_back("lnL");
   std::vector<double> map_w(L.n_pl), map_m0(L.n_pl), map_tc(L.n_pl), map_tp(L.n_pl);
   for (int j = 0; j < L.n_pl; ++j) {
-    const Orbit o = orbit_of(current.data(), j);
+    const Orbit o = model.orbit(current.data(), j);
     map_w[j] = o.omega * 180 / (kTwoPi / 2);
     map_m0[j] = o.M0 * 180 / (kTwoPi / 2);
     map_tc[j] = conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch);
@@ -1343,7 +1347,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   auto derived = [&](const double* x, double loglike, double m_star) {
     std::vector<double> out;
     for (int j = 0; j < L.n_pl; ++j) {
-      const Orbit o = orbit_of(x, j);
+      const Orbit o = model.orbit(x, j);
       out.push_back(o.P);
       out.push_back(o.K);
       out.push_back(o.e);
@@ -1396,18 +1400,21 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     const std::string& name = result.columns[c];
     std::vector<double> col(result.samples.size());
     for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
+    std::vector<double> sorted = col;
+    std::sort(sorted.begin(), sorted.end());
     if (name.rfind("omega_deg_", 0) == 0 || name.rfind("M0_deg_", 0) == 0) {
-      const double turn = 360 * std::floor(percentile(col, 0.5) / 360);
+      const double turn = 360 * std::floor(sorted_percentile(sorted, 0.5) / 360);
       for (auto& row : result.samples) row[c] -= turn;
-      for (auto& v : col) v -= turn;
+      for (auto* values : {&col, &sorted})
+        for (auto& v : *values) v -= turn;
       map_row[c] -= turn;
     }
     ParameterSummary s;
     s.name = name;
     s.best = map_row[c];
-    s.median = percentile(col, 0.5);
-    s.lower = percentile(col, 0.158655);
-    s.upper = percentile(col, 0.841345);
+    s.median = sorted_percentile(sorted, 0.5);
+    s.lower = sorted_percentile(sorted, 0.158655);
+    s.upper = sorted_percentile(sorted, 0.841345);
     std::vector<std::vector<double>> per_chain(n);
     for (std::size_t r = 0; r < col.size(); ++r)
       per_chain[result.sample_chain[r]].push_back(col[r]);
@@ -1420,7 +1427,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     result.max_rhat = std::max(result.max_rhat, s.rhat);
     result.min_ess = std::min(result.min_ess, s.ess);
   }
-  for (int j = 0; j < L.n_pl; ++j) result.best_orbits.push_back(orbit_of(current.data(), j));
+  for (int j = 0; j < L.n_pl; ++j) result.best_orbits.push_back(model.orbit(current.data(), j));
   for (int i = 0; i < L.n_inst; ++i) {
     result.best_offsets.push_back(current[L.gamma(i)]);
     result.best_jitters.push_back(current[L.jitter(i)]);
@@ -1554,14 +1561,8 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                                 bind_priors(opt.priors, d.instrument_names, n_pl, opt.trend));
     const ParamLayout& L = fit.model->L;
     fit.current.assign(L.dim(), 0.0);
-    for (int j = 0; j < n_pl; ++j) {
-      const Orbit& o = st.orbits[std::size_t(j)];
-      fit.current[L.lnP(j)] = std::log(o.P);
-      fit.current[L.K(j)] = o.K;
-      fit.current[L.h(j)] = std::sqrt(o.e) * std::cos(o.omega);
-      fit.current[L.k(j)] = std::sqrt(o.e) * std::sin(o.omega);
-      fit.current[L.lambda(j)] = wrap_2pi(o.M0 + o.omega);
-    }
+    for (int j = 0; j < n_pl; ++j)
+      fit.model->set_orbit(fit.current.data(), j, st.orbits[std::size_t(j)]);
     for (int i = 0; i < L.n_inst; ++i) {
       fit.current[L.gamma(i)] = st.offsets[std::size_t(i)];
       fit.current[L.jitter(i)] = st.jitters[std::size_t(i)];

@@ -9,9 +9,13 @@
 //  2. with min_planets < planets, a table of ln L (at the polished optimum), BIC and AICc per
 //     planet count and the preferred count (the rule: see ModelComparison);
 //  3. differential-evolution MCMC (ter Braak 2006) with hundreds of chains for the chosen count,
-//     updated in two halves so that each batch of proposals is one kernel launch, started from
-//     the MAP scattered by the curvature of ln L; split R-hat and effective sample size per
-//     column (Gelman et al., BDA3, Sec. 11.4-11.5).
+//     started from the MAP scattered by the curvature of ln L, every generation on the execution
+//     space: per half of the chains one kernel draws the proposals and their priors, one batched
+//     likelihood launch, one kernel accepts or rejects; kept samples return to the host in
+//     blocks. Random draws come from Kokkos' XorShift64 keyed on (seed, star, chain, generation):
+//     the chains depend on the seed only (not on threads or scheduling; not the same numbers as
+//     the host sampler of earlier versions). Split R-hat and effective sample size per column
+//     (Gelman et al., BDA3, Sec. 11.4-11.5).
 // Sampled parameters per planet: ln P, K, sqrt(e) cos w, sqrt(e) sin w, mean longitude
 // lambda = M0 + w at the epoch; per instrument: offset gamma and jitter s; then dvdt and curv
 // (m/s/d, m/s/d^2 about the epoch) for trend 1 or 2. Base prior: uniform in those inside the
@@ -35,8 +39,9 @@ namespace kepler {
 //   is applied to the conjunction nearest its centre), gamma_<instrument>, jitter_<instrument>,
 //   dvdt [m/s/d], curv [m/s/d^2].
 // Kinds: uniform A B, loguniform A B (A > 0), gauss MU SIGMA, tgauss MU SIGMA A B (Gaussian
-// truncated to [A, B]), fixed V. Fixed works for P, K, e (only e = 0: omega then drops out),
-// gamma, jitter, dvdt and curv; for Tc and omega use a narrow gauss.
+// truncated to [A, B]), fixed V. Every parameter can be fixed: e in [0, 1) (e = 0: omega drops
+// out unless fixed too; e below e_max), omega in [-360, 360] deg, Tc any time (M0 then follows
+// from P, e, omega and Tc); a parameter is fixed at most once.
 struct Prior {
   enum Kind { uniform, log_uniform, gaussian, truncated_gaussian, fixed };
   std::string parameter;
@@ -72,6 +77,9 @@ struct SearchOptions {
   double epoch = 0.0;            // reference time of M0 and lambda; 0: middle of the data
   bool mixed_precision = false;  // Mixed instead of Double for the likelihood
   bool host_space = false;       // run on Kokkos::DefaultHostExecutionSpace, not the default space
+  // Fence after every DE-MCMC stage and fill SearchResult::sampler_timing (profiling: a device
+  // synchronization per stage slows short launches).
+  bool time_stages = false;
   Solver solver = Solver::Markley;
   std::uint64_t seed = 1;
   // Called with progress messages (stage, percentage); may be empty.
@@ -94,6 +102,16 @@ struct ModelComparison {
   int planets = 0, n_free = 0;
   double loglike = 0, bic = 0, aicc = 0;
   std::vector<Orbit> orbits;  // at the optimum
+};
+
+// Where the DE-MCMC's wall time went, in seconds (a survey samples all stars together: every
+// star's result holds the shared run's times); all but total are 0 unless
+// SearchOptions::time_stages. likelihood: the batched ln L kernel (fenced);
+// generation: the per-generation work around it (proposals, priors, accept/reject, staging the
+// parameter rows, keeping samples); transfers: host <-> device copies; total: the whole sampling
+// stage, its setup (starting scatter, curvature probes) included.
+struct SamplerTiming {
+  double likelihood = 0, generation = 0, transfers = 0, total = 0;
 };
 
 struct SearchResult {
@@ -122,6 +140,7 @@ struct SearchResult {
   double acceptance = 0;                  // DE-MCMC acceptance rate
   double seconds = 0;
   long long likelihood_evaluations = 0;
+  SamplerTiming sampler_timing;
 
   const ParameterSummary& get(const std::string& column) const;
 };

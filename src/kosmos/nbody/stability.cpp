@@ -1,8 +1,10 @@
 #include <kosmos/core/error.hpp>
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/nbody/stability.hpp>
 
 #include <cmath>
+#include <cstddef>
 
 namespace kosmos {
 namespace nbody {
@@ -20,25 +22,53 @@ int column_index(const std::vector<std::string>& columns, const std::string& nam
 }
 }  // namespace
 
+namespace {
+// The planets of a posterior's columns (P_b, P_c, ...); `fail` reports a missing column.
+template <class Fail>
+int count_planets(const std::vector<std::string>& columns, const Fail& fail) {
+  const std::string letters = "bcdefghi";
+  int planets = 0;
+  while (planets < int(letters.size()) &&
+         column_index(columns, std::string("P_") + letters[std::size_t(planets)]) >= 0)
+    ++planets;
+  if (planets == 0) fail("no column P_b: not a kosmos rv posterior file?");
+  for (int j = 0; j < planets; ++j)
+    for (const char* q : rv_quantities) {
+      const std::string name = std::string(q) + "_" + letters[std::size_t(j)];
+      if (column_index(columns, name) < 0) fail("missing column " + name);
+    }
+  return planets;
+}
+
+// The .h5 file of `kosmos rv --samples FILE.h5`: samples (rows, columns) and column names.
+RVPosterior read_rv_posterior_hdf5(const std::string& path) {
+  const io::H5Reader in(path);
+  auto fail = [&](const std::string& message) { throw file_error(path + ": " + message); };
+  RVPosterior post;
+  if (!in.has("samples") || !in.has("columns"))
+    fail("expected datasets samples and columns: not a kosmos rv posterior file?");
+  post.columns = in.read_strings("columns");
+  post.planets = count_planets(post.columns, fail);
+  std::vector<std::size_t> dims;
+  const std::vector<double> flat = in.read<double>("samples", &dims);
+  if (dims.size() != 2 || dims[1] != post.columns.size())
+    fail("samples must be (samples, " + std::to_string(post.columns.size()) + " columns)");
+  if (dims[0] == 0) fail("no samples");
+  for (std::size_t r = 0; r < dims[0]; ++r)
+    post.samples.emplace_back(flat.begin() + std::ptrdiff_t(r * dims[1]), flat.begin() + std::ptrdiff_t((r + 1) * dims[1]));
+  return post;
+}
+}  // namespace
+
 RVPosterior read_rv_posterior(const std::string& path) {
+  if (io::is_hdf5_path(path)) return read_rv_posterior_hdf5(path);
   io::TextReader reader(path);
   io::Record rec;
   RVPosterior post;
   if (!reader.next(rec))
     reader.fail(1, "empty file, expected a line of column names (P_b K_b e_b ...)");
   post.columns = rec.fields;
-  const std::string letters = "bcdefghi";
-  while (post.planets < int(letters.size()) &&
-         column_index(post.columns, std::string("P_") + letters[std::size_t(post.planets)]) >= 0)
-    ++post.planets;
-  if (post.planets == 0)
-    reader.fail(rec.line_number, "no column P_b: not a kosmos rv posterior file?");
-  for (int j = 0; j < post.planets; ++j)
-    for (const char* q : rv_quantities) {
-      const std::string name = std::string(q) + "_" + letters[std::size_t(j)];
-      if (column_index(post.columns, name) < 0)
-        reader.fail(rec.line_number, "missing column " + name);
-    }
+  post.planets = count_planets(post.columns, [&](const std::string& message) { reader.fail(rec.line_number, message); });
   while (reader.next(rec)) {
     if (rec.fields.size() != post.columns.size())
       reader.fail(rec.line_number, std::to_string(rec.fields.size()) + " fields, expected " +

@@ -31,8 +31,9 @@ struct RVPosterior {
   std::vector<std::vector<double>> samples;  // one row per sample, in `columns` order
 };
 
-// Reads the posterior text file of `kosmos rv` ('#' comments, a line of column names, then one
-// sample per line). It must have P_x, K_x, e_x, omega_deg_x, M0_deg_x for planets x = b, c, ...
+// Reads the posterior file of `kosmos rv`: text ('#' comments, a line of column names, then one
+// sample per line) or, for a .h5/.hdf5 name, its HDF5 file (datasets samples and columns). It must
+// have P_x, K_x, e_x, omega_deg_x, M0_deg_x for planets x = b, c, ...
 RVPosterior read_rv_posterior(const std::string& path);
 
 // Planet mass (solar masses) of semi-amplitude K (m/s), period P (days), eccentricity e, around a

@@ -114,6 +114,7 @@ class SeriesNewton {
     jacobian_ =
         Jacobian(Kokkos::view_alloc(space, "kosmos::series::newton::jacobian"), d1, n, n, limbs);
     lu_ = Matrix(Kokkos::view_alloc(space, "kosmos::series::newton::lu"), n, n, limbs);
+    inverse_ = Matrix(Kokkos::view_alloc(space, "kosmos::series::newton::inverse"), n, n, limbs);
     pivots_ = Pivots(Kokkos::view_alloc(space, "kosmos::series::newton::pivots"), n);
     info_ = Pivots(Kokkos::view_alloc(space, "kosmos::series::newton::info"), 1);
     space.fence();
@@ -205,7 +206,7 @@ class SeriesNewton {
           Kokkos::subview(jacobian_, terms, i, all, all));
   }
 
-  // LU of J_0; returns info (see Impl::FactorLeadingBlock).
+  // LU of J_0 and, when it is regular, J_0^{-1}; returns info (see Impl::FactorLeadingBlock).
   int factor(const ExecSpace& space) {
     Impl::FactorLeadingBlock<N, Complex, ExecSpace> f{jacobian_, lu_, pivots_,
                                                       info_,     n_,  unit_roundoff<N>()};
@@ -215,16 +216,18 @@ class SeriesNewton {
     Kokkos::deep_copy(space, Kokkos::View<int, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&info),
                       Kokkos::subview(info_, 0));
     space.fence();
+    if (info == -1)
+      Kokkos::parallel_for("kosmos::series::newton::invert", Kokkos::RangePolicy<ExecSpace>(space, 0, n_),
+                           Impl::InvertLeadingBlock<N, Complex, ExecSpace>{lu_, inverse_, pivots_, n_});
     return info;
   }
 
   // dx := -J^{-1} H mod t^(D+1) by forward substitution over the degrees; x += dx.
   void substitute(const ExecSpace& space, int D, const Series& x) {
-    Impl::ForwardSubstitution<N, Complex, ExecSpace> f{residual_, update_, x,  jacobian_,
-                                                       lu_,       pivots_, n_, D};
+    Impl::ForwardSubstitution<N, Complex, ExecSpace> f{residual_, update_, x, jacobian_, inverse_, n_, D};
     Kokkos::TeamPolicy<ExecSpace> policy(space, 1, Kokkos::AUTO);
-    // On a CPU a small substitution runs on one thread: the 2 n + 3 team barriers per degree
-    // would cost more than the (D + 1) n^2 products they share out.
+    // On a CPU a small substitution runs on one thread: the 2 team barriers per degree would cost
+    // more than the (D + 1) n^2 products they share out.
     constexpr bool host =
         Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
     const bool small = std::int64_t(D + 1) * n_ * n_ < 4096;
@@ -264,7 +267,7 @@ class SeriesNewton {
   std::vector<std::vector<Evaluator>> evaluators_;  // [step][polynomial]
   Series residual_, update_;
   Jacobian jacobian_;
-  Matrix lu_;
+  Matrix lu_, inverse_;
   Pivots pivots_, info_;
 };
 }  // namespace series

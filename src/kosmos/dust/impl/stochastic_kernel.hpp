@@ -307,10 +307,12 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
   const int team_size = is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
-  Kokkos::parallel_for("kosmos::dust::stochastic_heating",
-                       Kokkos::TeamPolicy<ExecSpace>(space, int(nc * nq), team_size)
-                           .set_scratch_size(0, Kokkos::PerTeam(scratch)),
-                       functor{g, m, intensity, temperature, status, output, log_t0, dlog_t});
+  // concurrent_policy: the pipeline queues this per chunk on several instances.
+  Kokkos::parallel_for(
+      "kosmos::dust::stochastic_heating",
+      kosmos::Impl::concurrent_policy(Kokkos::TeamPolicy<ExecSpace>(space, int(nc * nq), team_size))
+          .set_scratch_size(0, Kokkos::PerTeam(scratch)),
+      functor{g, m, intensity, temperature, status, output, log_t0, dlog_t});
 }
 }  // namespace Impl
 }  // namespace dust

@@ -50,11 +50,21 @@ struct HermiteSystemParams {
   long long max_iterations = 0;
 };
 
+// The corrector's two start-of-step sums per component (see hermite_system), in the thread's own
+// arrays. The CUDA kernel keeps them in shared memory from 6 bodies on (cuda_specializations/),
+// where the 19n doubles of the whole state no longer fit in a thread's 255 registers.
+template <int N>
+struct LocalCorrectorSums {
+  double v_sum[3 * N], x_sum[3 * N];
+  KOKKOS_INLINE_FUNCTION double& v(int k) { return v_sum[k]; }
+  KOKKOS_INLINE_FUNCTION double& x(int k) { return x_sum[k]; }
+};
+
 // Integrates system `sys` for at most p.steps steps; same scheme, step choice, time
 // compensation and landing rule as the team kernel (HermitePropagator).
-template <int N, class Ens, class IterView, class Rsqrt>
+template <int N, class Ens, class IterView, class Rsqrt, class Sums>
 KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& iterations, int sys,
-                                           const HermiteSystemParams& p, const Rsqrt& rsqrt) {
+                                           const HermiteSystemParams& p, const Rsqrt& rsqrt, Sums& sums) {
   if (ens.state(sys) != state_active) return;
   double t = ens.time(sys), t_lo = ens.time_lo(sys);
   long long it = iterations(sys);
@@ -93,21 +103,19 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
     // The corrector needs the start of the step only through two sums per component:
     //   v1 = [v0 + h/2 a0 + h^2/12 j0] + h/2 a1 - h^2/12 j1
     //   x1 = [x0 + h/2 v0 + h^2/12 a0] + h/2 v1 - h^2/12 a1
-    // so 6 arrays of 3N live across the force evaluation instead of 8 (n = 6 fits in the 255
-    // registers of a CUDA thread).
-    double sum_v[3 * N], sum_x[3 * N];
+    // so 6 arrays of 3N live across the force evaluation instead of 8.
     const double half = 0.5 * h, h2_12 = h * h / 12.0;
     for (int k = 0; k < 3 * N; ++k) {
-      sum_v[k] = v[k] + half * a[k] + h2_12 * j[k];
-      sum_x[k] = x[k] + half * v[k] + h2_12 * a[k];
+      sums.v(k) = v[k] + half * a[k] + h2_12 * j[k];
+      sums.x(k) = x[k] + half * v[k] + h2_12 * a[k];
       x[k] = x[k] + h * (v[k] + h * (0.5 * a[k] + h * (1.0 / 6.0) * j[k]));
       v[k] = v[k] + h * (a[k] + h * 0.5 * j[k]);
     }
     for (int iter = 0; iter < 2; ++iter) {
       register_acc_jerk<N>(m, x, v, a, j, rsqrt);
       for (int k = 0; k < 3 * N; ++k) {
-        v[k] = sum_v[k] + half * a[k] - h2_12 * j[k];
-        x[k] = sum_x[k] + half * v[k] - h2_12 * a[k];
+        v[k] = sums.v(k) + half * a[k] - h2_12 * j[k];
+        x[k] = sums.x(k) + half * v[k] - h2_12 * a[k];
       }
     }
     if (h >= left) {
@@ -147,7 +155,8 @@ struct HermiteSystemKernel {
   Kokkos::View<long long*, MemorySpace> iterations;
   HermiteSystemParams params;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt());
+    LocalCorrectorSums<N> sums;
+    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt(), sums);
   }
 };
 

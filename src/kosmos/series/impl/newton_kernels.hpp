@@ -1,5 +1,5 @@
 // Kernels of Newton's method on power series (kosmos/series/newton.hpp): multi-double scalars
-// (real or complex), LU with partial pivoting of the leading Jacobian block, and the forward
+// (real or complex), LU with partial pivoting of the leading Jacobian block and its inverse, and the forward
 // substitution over the series degrees of the block lower-triangular Toeplitz system.
 //
 // Storage (LayoutLeft, last extent = limbs L, the real part in limbs 0..N-1, the imaginary part
@@ -7,6 +7,7 @@
 //   residual H(k, i, l)      coefficient k of polynomial i; overwritten by the substitution
 //   jacobian J(k, i, j, l)   coefficient k of dH_i / dx_j
 //   lu(i, j, l), pivots(c)   LAPACK-style: row c was swapped with row pivots(c) >= c
+//   inverse(i, j, l)         J(0)^{-1}, from lu and pivots
 //   update dx(k, j, l)       the Newton update; x(k, j, l) += dx(k, j, l)
 #pragma once
 
@@ -197,9 +198,64 @@ struct FactorLeadingBlock {
   }
 };
 
+// inverse := (lu)^{-1} P, i.e. J(0)^{-1}, one column per work item: column col is U^{-1} L^{-1}
+// applied to P e_col. With the inverse, each degree of the substitution is one matrix-vector
+// product (n products per thread, one team barrier) instead of two triangular solves (2n + 3
+// team barriers on a single team: the latency that made the solve dominate on a GPU). Its forward
+// error is of the same order, cond(J(0)) u_N, as that of the triangular solves.
+template <int N, bool Complex, class ExecSpace>
+struct InvertLeadingBlock {
+  using Scalar = NewtonScalar<N, Complex>;
+  typename NewtonViews<ExecSpace>::Matrix lu, inverse;
+  typename NewtonViews<ExecSpace>::Pivots pivots;
+  int n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int col) const {
+    const int m = n;
+    int one_at = col;  // P e_col = e_{one_at}: the row swaps of the factorization, in order
+    for (int c = 0; c < m; ++c) {
+      const int p = pivots(c);
+      one_at = one_at == c ? p : (one_at == p ? c : one_at);
+    }
+    for (int i = 0; i < m; ++i) {  // y := L^{-1} e_{one_at} (L unit lower triangular)
+      Scalar y;  // zero
+      if (i == one_at) y = one();
+      for (int k = one_at; k < i; ++k) {
+        Scalar l, yk;
+        load(l, lu, i, k);
+        load(yk, inverse, k, col);
+        y = y - l * yk;
+      }
+      store(y, inverse, i, col);
+    }
+    for (int i = m - 1; i >= 0; --i) {  // U^{-1} y
+      Scalar sum, u;
+      load(sum, inverse, i, col);
+      for (int k = i + 1; k < m; ++k) {
+        Scalar a, xk;
+        load(a, lu, i, k);
+        load(xk, inverse, k, col);
+        sum = sum - a * xk;
+      }
+      load(u, lu, i, i);
+      store(sum / u, inverse, i, col);
+    }
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION static Scalar one() {
+    Scalar a;
+    if constexpr (Complex)
+      a.re = MultiDouble<N>(1.0);
+    else
+      a = MultiDouble<N>(1.0);
+    return a;
+  }
+};
+
 // One team, the whole forward substitution over the degrees k = 0 .. degree (one launch per
 // Newton step; the k are sequential, the rows within a k parallel):
-//   dx(k) := -(L U)^{-1} P H(k) and x(k) += dx(k), where H(k) already holds
+//   dx(k) := -J(0)^{-1} H(k) and x(k) += dx(k), where H(k) already holds
 //   H_k + sum_{j=1..k} J_j dx_{k-j}; then H(q, i) += sum_j J(q - k, i, j) dx(k, j) for every later
 //   q = k + 1 .. degree (the contribution of the freshly solved dx_k, one thread per (q, i)).
 template <int N, bool Complex, class ExecSpace>
@@ -208,18 +264,28 @@ struct ForwardSubstitution {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   typename NewtonViews<ExecSpace>::Series residual, update, x;
   typename NewtonViews<ExecSpace>::Jacobian jacobian;
-  typename NewtonViews<ExecSpace>::Matrix lu;
-  typename NewtonViews<ExecSpace>::Pivots pivots;
+  typename NewtonViews<ExecSpace>::Matrix inverse;
   int n = 0, degree = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
+    const int m = n;
+    const auto H = residual;
+    const auto J = jacobian;
+    const auto w = update;
     for (int k = 0; k <= degree; ++k) {
-      solve_coefficient(member, k);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, m), [&](const int i) {
+        Scalar sum, xi;  // zero
+        for (int j = 0; j < m; ++j) {
+          Scalar a, h;
+          load(a, inverse, i, j);
+          load(h, H, k, j);
+          sum = sum + a * h;
+        }
+        store(-sum, w, k, i);
+        load(xi, x, k, i);
+        store(xi - sum, x, k, i);
+      });
       member.team_barrier();
-      const int m = n;
-      const auto H = residual;
-      const auto J = jacobian;
-      const auto w = update;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(member, (degree - k) * m), [&](const int t) {
         const int q = k + 1 + t / m, i = t % m;
         Scalar acc;
@@ -234,62 +300,6 @@ struct ForwardSubstitution {
       });
       member.team_barrier();
     }
-  }
-
-  KOKKOS_INLINE_FUNCTION void solve_coefficient(const Member& member, const int k) const {
-    const auto A = lu;
-    const auto w = update;
-    const int m = n;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, m), [&](const int i) {
-      Scalar h;
-      load(h, residual, k, i);
-      store(-h, w, k, i);
-    });
-    member.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(member), [&]() {
-      for (int c = 0; c < m; ++c) {
-        const int p = pivots(c);
-        if (p == c) continue;
-        Scalar a, b;
-        load(a, w, k, c);
-        load(b, w, k, p);
-        store(b, w, k, c);
-        store(a, w, k, p);
-      }
-    });
-    member.team_barrier();
-    for (int c = 0; c + 1 < m; ++c) {  // L y = P b, L unit lower triangular
-      Scalar yc;
-      load(yc, w, k, c);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, c + 1, m), [&](const int i) {
-        Scalar yi, l;
-        load(yi, w, k, i);
-        load(l, A, i, c);
-        store(yi - l * yc, w, k, i);
-      });
-      member.team_barrier();
-    }
-    for (int c = m - 1; c >= 0; --c) {  // U dx = y
-      Scalar yc, u;
-      load(yc, w, k, c);
-      load(u, A, c, c);
-      yc = yc / u;
-      member.team_barrier();  // every thread has read w(c) before it is overwritten
-      Kokkos::single(Kokkos::PerTeam(member), [&]() { store(yc, w, k, c); });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, c), [&](const int i) {
-        Scalar yi, a;
-        load(yi, w, k, i);
-        load(a, A, i, c);
-        store(yi - a * yc, w, k, i);
-      });
-      member.team_barrier();
-    }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, m), [&](const int j) {
-      Scalar xj, dj;
-      load(xj, x, k, j);
-      load(dj, w, k, j);
-      store(xj + dj, x, k, j);
-    });
   }
 };
 

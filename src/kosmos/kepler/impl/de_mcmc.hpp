@@ -1,0 +1,166 @@
+// The DE-MCMC generation step (ter Braak 2006) as Kokkos kernels: the chains of many stars live
+// in device Views; per half-generation one kernel draws every proposal of the active half, its
+// ln prior and its staged model row, the batched likelihood runs, and a second kernel accepts or
+// rejects. Random numbers: Kokkos' XorShift64 generator, one per (star, chain, half-generation,
+// use), started from a hash of the seed and those indices, so the chains depend on the seed
+// only, not on the thread count or the scheduling (a Random_XorShift64_Pool hands out
+// per-thread states and would not).
+#pragma once
+
+#include <kosmos/kepler/impl/posterior.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Random.hpp>
+
+#include <cstdint>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+
+// SplitMix64's finalizer: a bijective 64-bit mix, so nearby counters give unrelated states.
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+template <class Space>
+class DeMcmcChains {
+  int n_stars_, chains_;
+  std::uint64_t seed_;
+
+ public:
+  using Rows = Kokkos::View<double**, Kokkos::LayoutRight, Space>;
+  using Column = Kokkos::View<double*, Space>;
+
+  // n_stars stars x `chains` chains (even) of parameter vectors up to `width` long.
+  DeMcmcChains(int n_stars, int chains, int width, std::uint64_t seed)
+      : n_stars_(n_stars),
+        chains_(chains),
+        seed_(seed),
+        spec("kosmos::kepler::de_mcmc::spec", n_stars),
+        sigma("kosmos::kepler::de_mcmc::sigma", n_stars, width),
+        de_gamma("kosmos::kepler::de_mcmc::gamma", n_stars),
+        state("kosmos::kepler::de_mcmc::state", std::size_t(n_stars) * chains, width),
+        lnpost("kosmos::kepler::de_mcmc::lnpost", std::size_t(n_stars) * chains),
+        lnlike("kosmos::kepler::de_mcmc::lnlike", std::size_t(n_stars) * chains),
+        accepted("kosmos::kepler::de_mcmc::accepted", std::size_t(n_stars) * chains),
+        proposal_("kosmos::kepler::de_mcmc::proposal", std::size_t(n_stars) * chains / 2, width),
+        proposal_prior_("kosmos::kepler::de_mcmc::proposal_prior",
+                        std::size_t(n_stars) * chains / 2) {}
+
+  // Filled by the caller before the first generation (prior terms: every star's, concatenated;
+  // spec(s).term_begin indexes them): per star its model, the jitter scale of each parameter
+  // and the DE step 2.38 / sqrt(2 free parameters); per (star, chain) row the start.
+  Kokkos::View<ModelSpec*, Space> spec;
+  Kokkos::View<PriorTerm*, Space> terms;
+  Rows sigma;
+  Column de_gamma;
+  Rows state;  // row star * chains + chain
+  Column lnpost, lnlike;
+  Kokkos::View<long long*, Space> accepted;
+
+  // Proposals for the half `part` (0: chains [0, chains / 2), 1: the rest) of every star from
+  // the other half: x_i + gamma (x_a - x_b) + 1e-3 sigma N(0, 1), gamma = 1 every tenth
+  // generation (mode jumps); their ln prior, and their model rows staged into `models` (row
+  // star * chains / 2 + i).
+  template <class ModelsT>
+  void propose(int generation, int part, const ModelsT& models) const {
+    const int chains = chains_, half = chains_ / 2, base = part * half, other = half - base;
+    const bool mode_jump = generation % 10 == 9;
+    const std::uint64_t key = stream(generation, part, 0);
+    const auto spec_ = spec;
+    const auto terms_ = terms;
+    const auto sigma_ = sigma;
+    const auto de_gamma_ = de_gamma;
+    const auto state_ = state;
+    const auto proposal = proposal_;
+    const auto proposal_prior = proposal_prior_;
+    Kokkos::parallel_for(
+        "kosmos::kepler::de_mcmc::propose",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n_stars_ * half),
+        KOKKOS_LAMBDA(const int r) {
+          const int s = r / half, c = base + r % half, row = s * chains + c;
+          const ModelSpec m = spec_(s);
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
+          const int a = other + int(rand.urand(std::uint32_t(half)));
+          int b = a;
+          while (b == a) b = other + int(rand.urand(std::uint32_t(half)));
+          const double gamma = mode_jump ? 1.0 : de_gamma_(s);
+          const int dim = m.L.dim();
+          for (int d = 0; d < dim; ++d)
+            proposal(r, d) = state_(row, d) +
+                             gamma * (state_(s * chains + a, d) - state_(s * chains + b, d)) +
+                             1e-3 * sigma_(s, d) * rand.normal();
+          const double lp = m.log_prior(terms_.data(), &proposal(r, 0));
+          proposal_prior(r) = lp;
+          m.stage(models, r, &proposal(r, 0), lp > negative_infinity());
+        });
+  }
+
+  // Metropolis step for the half `part` given the proposals' ln L (-inf outside the prior or
+  // where ln L is not finite).
+  void accept(int generation, int part, const Column& proposal_lnlike) const {
+    const int chains = chains_, half = chains_ / 2, base = part * half;
+    const std::uint64_t key = stream(generation, part, 1);
+    const auto spec_ = spec;
+    const auto state_ = state;
+    const auto lnpost_ = lnpost;
+    const auto lnlike_ = lnlike;
+    const auto accepted_ = accepted;
+    const auto proposal = proposal_;
+    const auto proposal_prior = proposal_prior_;
+    Kokkos::parallel_for(
+        "kosmos::kepler::de_mcmc::accept",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n_stars_ * half),
+        KOKKOS_LAMBDA(const int r) {
+          const int s = r / half, row = s * chains + base + r % half;
+          const double ll = proposal_lnlike(r), prior = proposal_prior(r);
+          const double lp =
+              prior > negative_infinity() && math::isfinite(ll) ? ll + prior : negative_infinity();
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
+          if (!(math::log(rand.drand()) < lp - lnpost_(row))) return;
+          ++accepted_(row);
+          lnpost_(row) = lp;
+          lnlike_(row) = ll;
+          const int dim = spec_(s).L.dim();
+          for (int d = 0; d < dim; ++d) state_(row, d) = proposal(r, d);
+        });
+  }
+
+  // Copies every chain's state, ln posterior and ln L into kept(slot, row, :) (parameters, then
+  // the two logs after the star's last parameter).
+  void keep(const Kokkos::View<double***, Kokkos::LayoutRight, Space>& kept, int slot) const {
+    const auto spec_ = spec;
+    const auto state_ = state;
+    const auto lnpost_ = lnpost;
+    const auto lnlike_ = lnlike;
+    const int chains = chains_;
+    Kokkos::parallel_for(
+        "kosmos::kepler::de_mcmc::keep",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n_stars_ * chains),
+        KOKKOS_LAMBDA(const int row) {
+          const int dim = spec_(row / chains).L.dim();
+          for (int d = 0; d < dim; ++d) kept(slot, row, d) = state_(row, d);
+          kept(slot, row, dim) = lnpost_(row);
+          kept(slot, row, dim + 1) = lnlike_(row);
+        });
+  }
+
+ private:
+  // The random stream of one half-generation's use (0: proposals, 1: acceptance); the row is
+  // mixed in per work item.
+  std::uint64_t stream(int generation, int part, int use) const {
+    return mix64(seed_ ^ mix64((std::uint64_t(generation) * 2 + std::uint64_t(part)) * 2 +
+                               std::uint64_t(use)));
+  }
+
+  Rows proposal_;
+  Column proposal_prior_;
+};
+
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos
