@@ -109,9 +109,11 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
     o.integrator.corrector = int(num("corrector"));
     o.integrator.epsilon = num("epsilon");
     const std::string& c = m.at("coordinates");
-    if (c != "jacobi" && c != "democratic_heliocentric")
-      throw usage_error("--coordinates '" + c + "' is not jacobi or democratic_heliocentric");
-    o.integrator.coordinates = c == "jacobi" ? WHCoordinates::jacobi : WHCoordinates::democratic_heliocentric;
+    if (c != "jacobi" && c != "democratic_heliocentric" && c != "whds")
+      throw usage_error("--coordinates '" + c + "' is not jacobi, democratic_heliocentric or whds");
+    o.integrator.coordinates = c == "jacobi"                    ? WHCoordinates::jacobi
+                               : c == "democratic_heliocentric" ? WHCoordinates::democratic_heliocentric
+                                                                : WHCoordinates::whds;
   }
   return o;
 }
@@ -229,7 +231,7 @@ int run_nbody(const std::vector<std::string>& args) {
               "hermite")
       .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
       .option("corrector", "K", "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
-      .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric", "jacobi")
+      .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric, whds (Hernandez & Dehnen 2017)", "jacobi")
       .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)", "1e-9")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
       .option("tolerance", "EPS", "rkck_adaptive: largest step error max(|dx|/max|x|, |dv|/max|v|) (Swarm-NG's error_tolerance is its square)", "1e-12")

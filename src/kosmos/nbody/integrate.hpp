@@ -35,7 +35,7 @@ struct IntegratorConfig {
   double tau = 1.7e-2;       // adaptive Hermite step-size scale (eq. 5)
   double tolerance = 1e-12;  // adaptive Runge-Kutta error tolerance (see RKCKPropagator)
   int corrector = 0;         // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
-  WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: Wisdom-Holman coordinates
+  WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: jacobi, DH or WHDS
   double epsilon = 1e-9;     // ias15: step control as REBOUND's (PRS23 rule; dt: the first step)
   int steps_per_launch = 1000;           // propagator steps per kernel launch
   long long max_iterations = 1LL << 40;  // per system and call of integrate()

@@ -10,7 +10,12 @@
 //    A two-body system is therefore integrated exactly (to round-off) at any step.
 //  - democratic heliocentric (Duncan, Levison & Lee 1998): heliocentric positions, barycentric
 //    velocities, mu = G m_0, planet-planet kicks, and the "jump" sum(m_i v_i) / m_0 split
-//    symmetrically around each Kepler drift.
+//    symmetrically around each kick (as in REBOUND: Kepler drifts outermost, so they merge).
+//  - WHDS (Hernandez & Dehnen 2017): heliocentric positions, velocities V_i = (m_0 + m_i) / m_0
+//    times the barycentric ones, Kepler drifts with mu = G (m_0 + m_i), kicks scaled by
+//    (m_0 + m_i) / m_0, and a jump by the momentum of the *other* planets only: the planets'
+//    own reflex motion is in the Kepler part, so a star and one planet are integrated exactly
+//    (to round-off) as in Jacobi coordinates, and every planet is treated alike.
 // Symplectic correctors of order 3, 5, 7, 11 (Wisdom, Holman & Touma 1996; coefficients as
 // tabulated to 50 digits by Rein & Tamayo 2015 and in REBOUND): applied once when a run of
 // full steps starts and inverted when it stops (end of a launch, or before a shortened step
@@ -26,7 +31,7 @@ namespace kosmos {
 namespace nbody {
 
 // Coordinates of the Wisdom-Holman splitting.
-enum class WHCoordinates { jacobi, democratic_heliocentric };
+enum class WHCoordinates { jacobi, democratic_heliocentric, whds };
 
 namespace Impl {
 
@@ -70,6 +75,7 @@ template <int N, class Rsqrt>
 struct WHSystem {
   Rsqrt rsqrt;
   bool jacobi = true;
+  bool whds = false;  // with jacobi = false: WHDS, else democratic heliocentric
   bool ok = true;     // false once a Kepler drift failed
   double m[N], M[N];  // masses, prefix sums M[i] = m_0 + ... + m_i
   double Q[3 * N], V[3 * N];
@@ -95,8 +101,12 @@ struct WHSystem {
     for (int i = 1; i < N; ++i)
       for (int c = 0; c < 3; ++c) {
         Q[3 * i + c] = x[3 * i + c] - x[c];
-        V[3 * i + c] = v[3 * i + c] - V[c];
+        V[3 * i + c] = (v[3 * i + c] - V[c]) / barycentric_velocity_factor(i);
       }
+  }
+  // The planet's barycentric velocity over V_i: m_0 / (m_0 + m_i) in WHDS, 1 otherwise.
+  KOKKOS_INLINE_FUNCTION double barycentric_velocity_factor(int i) const {
+    return whds ? m[0] / (m[0] + m[i]) : 1.0;
   }
   KOKKOS_INLINE_FUNCTION void store(double (&x)[3 * N], double (&v)[3 * N]) const {
     if (jacobi) {
@@ -108,8 +118,9 @@ struct WHSystem {
     double p[3] = {0, 0, 0};
     for (int i = 1; i < N; ++i)
       for (int c = 0; c < 3; ++c) {
-        p[c] += m[i] * V[3 * i + c];
-        v[3 * i + c] = V[3 * i + c] + V[c];
+        const double vb = V[3 * i + c] * barycentric_velocity_factor(i);
+        p[c] += m[i] * vb;
+        v[3 * i + c] = vb + V[c];
       }
     for (int c = 0; c < 3; ++c) v[c] = V[c] - p[c] / m[0];
   }
@@ -151,20 +162,24 @@ struct WHSystem {
     for (int i = 1; i < N; ++i) {
       double r[3] = {Q[3 * i], Q[3 * i + 1], Q[3 * i + 2]},
              w[3] = {V[3 * i], V[3 * i + 1], V[3 * i + 2]};
-      if (!kepler_drift(jacobi ? M[i] : m[0], h, r, w)) ok = false;
+      if (!kepler_drift(jacobi ? M[i] : whds ? m[0] + m[i] : m[0], h, r, w)) ok = false;
       for (int c = 0; c < 3; ++c) {
         Q[3 * i + c] = r[c];
         V[3 * i + c] = w[c];
       }
     }
   }
-  // Democratic heliocentric: positions move with the total planet momentum / m_0.
+  // Democratic heliocentric: positions move with the total planet momentum / m_0 (WHDS: that of
+  // the other planets).
   KOKKOS_INLINE_FUNCTION void jump(double h) {
-    double p[3] = {0, 0, 0};
+    double mv[3 * N], p[3] = {0, 0, 0};  // planet momenta (barycentric) and their sum
     for (int i = 1; i < N; ++i)
-      for (int c = 0; c < 3; ++c) p[c] += m[i] * V[3 * i + c];
+      for (int c = 0; c < 3; ++c) {
+        mv[3 * i + c] = m[i] * V[3 * i + c] * barycentric_velocity_factor(i);
+        p[c] += mv[3 * i + c];
+      }
     for (int i = 1; i < N; ++i)
-      for (int c = 0; c < 3; ++c) Q[3 * i + c] += h * p[c] / m[0];
+      for (int c = 0; c < 3; ++c) Q[3 * i + c] += h * (whds ? p[c] - mv[3 * i + c] : p[c]) / m[0];
   }
   KOKKOS_INLINE_FUNCTION void kick(double h) {
     double x[3 * N], a[3 * N];
@@ -175,7 +190,7 @@ struct WHSystem {
     // Jacobi: every pair but 0-1 (its force is all Kepler part); heliocentric: planet pairs.
     pair_accelerations<N>(m, x, a, rsqrt, jacobi ? PairSkip::first_pair : PairSkip::central_body);
     if (!jacobi) {
-      for (int k = 3; k < 3 * N; ++k) V[k] += h * a[k];
+      for (int k = 3; k < 3 * N; ++k) V[k] += h * a[k] / barycentric_velocity_factor(k / 3);
       return;
     }
     double s[3] = {m[0] * a[0], m[0] * a[1], m[0] * a[2]};
@@ -196,29 +211,20 @@ struct WHSystem {
   KOKKOS_INLINE_FUNCTION void com_drift(double h) {
     for (int c = 0; c < 3; ++c) Q[c] += h * V[c];
   }
-  // Drift by tau under H_Kepler (+ the jump in democratic heliocentric coordinates).
-  KOKKOS_INLINE_FUNCTION void drift(double tau) {
-    if (jacobi) {
-      kepler(tau);
-      return;
-    }
-    jump(0.5 * tau);
-    kepler(tau);
-    jump(0.5 * tau);
-  }
-
-  // Drift-kick-drift step h. Jacobi: the closing half drift stays pending in `pending` and is
-  // merged into the next step's opening one (sync() applies it).
+  // Drift-kick-drift step h; in democratic heliocentric and WHDS coordinates the kick is
+  // wrapped in half jumps (REBOUND's ordering). The closing half Kepler drift stays pending in
+  // `pending` and is merged into the next step's opening one (sync() applies it).
   double pending = 0;
   KOKKOS_INLINE_FUNCTION void step(double h) {
-    drift(pending + 0.5 * h);
+    kepler(pending + 0.5 * h);
+    if (!jacobi) jump(0.5 * h);
     kick(h);
+    if (!jacobi) jump(0.5 * h);
     com_drift(h);
     pending = 0.5 * h;
-    if (!jacobi) sync();
   }
   KOKKOS_INLINE_FUNCTION void sync() {
-    if (pending != 0) drift(pending);
+    if (pending != 0) kepler(pending);
     pending = 0;
   }
 
@@ -255,6 +261,7 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   WHSystem<N, Rsqrt> w;
   w.rsqrt = rsqrt;
   w.jacobi = p.coordinates == WHCoordinates::jacobi;
+  w.whds = p.coordinates == WHCoordinates::whds;
   double x[3 * N], v[3 * N];
   for (int b = 0; b < N; ++b) {
     w.m[b] = ens.m(sys, b);
