@@ -31,10 +31,10 @@ struct CudaRsqrt {
 };
 
 constexpr int cuda_hermite_block = 128;
-// From this many bodies on, the 19n doubles of a system's state spill out of the 255 registers
-// of a thread (n = 6 ran 8.5x slower than n = 5 on an H100): the corrector sums (6n doubles) move
-// to shared memory, element k of thread t at [k * blockDim.x + t] (no bank conflicts), in blocks
-// of 64 threads (at most 24 kB at n = 8).
+// From this many bodies on, the 19n doubles of a system's state exceed the 255 registers of a
+// thread: the corrector sums (6n doubles) move to shared memory, element k of thread t at
+// [k * blockDim.x + t] (no bank conflicts), in blocks of 64 threads (at most 24 kB at n = 8). On an
+// H100 this gained 4-7 % at n = 6..8; those n still run ~10x slower per system than n = 5.
 constexpr int cuda_hermite_shared_sums_from = 6;
 constexpr int cuda_hermite_shared_block = 64;
 

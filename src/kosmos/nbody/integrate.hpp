@@ -43,7 +43,7 @@ struct IntegratorConfig {
   int team_size = 0;                     // 0: automatic
   // automatic: the team work model, except Hermite runs without monitors, logs or a user force
   // law on Kokkos::Cuda with n <= max_auto_register_bodies, which go to the hand-tuned
-  // system-per-thread kernel (above that its state no longer fits in registers).
+  // system-per-thread kernel (faster than the team kernel at every n it supports, measured).
   // team: always the generic team kernel (body-pair work model in team scratch).
   // system_per_thread: the register Hermite (Hermite methods only, no monitors or logs).
   enum class WorkModel { automatic, team, system_per_thread } work_model = WorkModel::automatic;
@@ -58,7 +58,7 @@ struct LogRecord {
 };
 
 // Largest n that the automatic work model sends to the register Hermite (2..8 allowed explicitly).
-constexpr int max_auto_register_bodies = 6;
+constexpr int max_auto_register_bodies = 8;
 
 struct IntegrateOptions {
   IntegratorConfig integrator;
