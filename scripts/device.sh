@@ -130,7 +130,8 @@ run_benchmarks() {
       echo "== benchmarks: $module exited with status $status" | tee -a "$out/bench_$module.txt"
       # A crash: the host backtrace (cuda-gdb also debugs host code; the machine has no gdb).
       if [ "$status" -gt 128 ] && command -v cuda-gdb >/dev/null; then
-        cuda-gdb -q -batch -ex run -ex bt --args "$exe" --benchmark_filter="$filter" 2>&1 | tail -n 60 |
+        # A jump to address 0 leaves no frame to unwind: the return address on the stack names the caller.
+        cuda-gdb -q -batch -ex run -ex bt -ex 'x/6a $sp' --args "$exe" --benchmark_filter="$filter" 2>&1 | tail -n 60 |
           tee -a "$out/bench_$module.txt"
       fi
     fi
