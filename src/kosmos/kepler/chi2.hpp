@@ -275,15 +275,25 @@ void validate_models(const ExecSpace& space, const char* where,
     throw invalid_input(kosmos::Impl::concat(where, ": trend(", bad_trend / n_trend, ", ",
                                              bad_trend % n_trend, ") is not finite"));
 }
+// Whether system s's observation range leaves [0, n_obs) or is empty. A named functor: the same
+// predicate as a KOKKOS_LAMBDA, instantiated for Kokkos::OpenMP in a CUDA build, crashed in the
+// survey benchmark on an H100 (a call through a null pointer in nvcc's extended-lambda wrapper).
+template <class RangeView>
+struct ObservationRangeOutside {
+  RangeView range;
+  int n_obs;
+  KOKKOS_INLINE_FUNCTION bool operator()(std::int64_t s) const {
+    return range(s, 0) < 0 || range(s, 1) < 1 || range(s, 0) > n_obs - range(s, 1);
+  }
+};
+
 // Throws kosmos::invalid_input naming the first system whose range leaves [0, n_obs) or is empty.
 template <class ExecSpace, class RangeView>
 void validate_observation_ranges(const ExecSpace& space, const char* where, const RangeView& range,
                                  int n_obs) {
-  const auto bad = kosmos::Impl::first_index_where(
-      space, "kosmos::kepler::validate_ranges", std::int64_t(range.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t s) {
-        return range(s, 0) < 0 || range(s, 1) < 1 || range(s, 0) > n_obs - range(s, 1);
-      });
+  const auto bad =
+      kosmos::Impl::first_index_where(space, "kosmos::kepler::validate_ranges", std::int64_t(range.extent(0)),
+                                      ObservationRangeOutside<RangeView>{range, n_obs});
   kosmos::Impl::require(bad < 0, where, "obs_range of system ", bad, " lies outside [0, ", n_obs,
                         ") or is empty");
 }
