@@ -480,65 +480,42 @@ class Chi2Evaluator {
     Kokkos::TeamPolicy<ExecSpace> policy(space_, league, team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
     const bool want_ll = loglike.extent(0) > 0;
-    if (separate) {
-      FromDv f{obs_.t,
-               obs_.v,
-               obs_.var,
-               obs_.inst,
-               models.P,
-               models.K,
-               models.e,
-               models.omega,
-               models.M0,
-               models.offset,
-               models.jitter,
-               models.trend,
-               dv_,
-               models.obs_range,
-               chi2,
-               loglike,
-               want_ll,
-               n_sys,
-               n_pl,
-               n_obs_,
-               tile,
-               team_size,
-               groups,
-               options_.solver.solver,
-               tolerance(),
-               options_.solver.max_iterations,
-               options_.amplitude};
-      Kokkos::parallel_for("kosmos::kepler::chi2_from_dv", policy, f);
-    } else {
-      Fused f{obs_.t,
-              obs_.v,
-              obs_.var,
-              obs_.inst,
-              models.P,
-              models.K,
-              models.e,
-              models.omega,
-              models.M0,
-              models.offset,
-              models.jitter,
-              models.trend,
-              Kokkos::View<const Real**, ExecSpace>(),
-              models.obs_range,
-              chi2,
-              loglike,
-              want_ll,
-              n_sys,
-              n_pl,
-              n_obs_,
-              tile,
-              team_size,
-              groups,
-              options_.solver.solver,
-              tolerance(),
-              options_.solver.max_iterations,
-              options_.amplitude};
-      Kokkos::parallel_for("kosmos::kepler::chi2_fused", policy, f);
-    }
+    // The fused and the separate (dv of kernel 1) team functors take the same members.
+    auto launch = [&](auto from_dv, const char* label) {
+      using Functor = std::conditional_t<decltype(from_dv)::value, FromDv, Fused>;
+      const Functor f{obs_.t,
+                      obs_.v,
+                      obs_.var,
+                      obs_.inst,
+                      models.P,
+                      models.K,
+                      models.e,
+                      models.omega,
+                      models.M0,
+                      models.offset,
+                      models.jitter,
+                      models.trend,
+                      from_dv ? Kokkos::View<const Real**, ExecSpace>(dv_) : Kokkos::View<const Real**, ExecSpace>(),
+                      models.obs_range,
+                      chi2,
+                      loglike,
+                      want_ll,
+                      n_sys,
+                      n_pl,
+                      n_obs_,
+                      tile,
+                      team_size,
+                      groups,
+                      options_.solver.solver,
+                      tolerance(),
+                      options_.solver.max_iterations,
+                      options_.amplitude};
+      Kokkos::parallel_for(label, policy, f);
+    };
+    if (separate)
+      launch(std::true_type(), "kosmos::kepler::chi2_from_dv");
+    else
+      launch(std::false_type(), "kosmos::kepler::chi2_fused");
   }
 
   ExecSpace space_;
