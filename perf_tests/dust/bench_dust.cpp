@@ -115,6 +115,28 @@ struct PaperModel {
   }
 };
 
+// nc synthetic cells (scaled MMP83 fields, seed 2010) on Space's device with room for their
+// results, in the layout of dust_emission.
+template <class Space, class T>
+struct PaperCells {
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  using matrix = Kokkos::View<T**, Kokkos::LayoutLeft, device>;
+  matrix intensity, heating, temperature, sed;
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> status;
+  Kokkos::View<T*, device> dust_mass;
+
+  PaperCells(const Space& space, const PaperModel<Space, T>& model, std::int64_t nc) {
+    const int nl = model.grains.wavelengths(), ns = model.grains.species();
+    intensity = matrix("intensity", nc, nl);
+    heating = matrix("heating", nc, ns);
+    temperature = matrix("temperature", nc, ns);
+    sed = matrix("sed", nc, nl);
+    status = decltype(status)("status", nc, ns);
+    dust_mass = decltype(dust_mass)("dust_mass", nc);
+    synthetic_cells(space, model.wavelength, intensity, dust_mass, 2010);
+  }
+};
+
 // Sanity, outside the timing: no solve may fail to converge.
 template <class Space, class Status>
 void require_converged(benchmark::State& state, const Space& space, const Status& status) {
@@ -129,18 +151,15 @@ void require_converged(benchmark::State& state, const Space& space, const Status
 
 template <class Space, class T>
 void BM_DustTable1(benchmark::State& state, TemperatureMethod method) {
-  using device = Kokkos::Device<Space, typename Space::memory_space>;
   const std::int64_t nc = state.range(0);
   Space space;
   SolverOptions options;
   options.method = method;
   const PaperModel<Space, T> model(space, options);
-  const int nl = model.grains.wavelengths(), ns = model.grains.species();
-  Kokkos::View<T**, Kokkos::LayoutLeft, device> intensity("intensity", nc, nl), heat("heating", nc, ns),
-      temperature("temperature", nc, ns), sed("sed", nc, nl);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", nc, ns);
-  Kokkos::View<T*, device> mass("dust_mass", nc);
-  synthetic_cells(space, model.wavelength, intensity, mass, 2010);
+  const PaperCells<Space, T> resident(space, model, nc);
+  const auto &intensity = resident.intensity, &heat = resident.heating, &temperature = resident.temperature,
+             &sed = resident.sed, &mass = resident.dust_mass;
+  const auto& status = resident.status;
   StageTimes sum, stages;
   kosmos_bench::fenced_loop(state, space, [&] {
     dust_emission(space, model.grains, intensity, mass, heat, temperature, status, sed, options, true, &stages);
@@ -243,11 +262,10 @@ void BM_DustTransfers(benchmark::State& state, TransferMode mode, bool scan) {
   const SolverOptions options;
   const PaperModel<Space, T> model(space, options);
   const int nl = model.grains.wavelengths(), ns = model.grains.species();
-  Kokkos::View<T**, Kokkos::LayoutLeft, device> intensity("intensity", nc, nl), heat("heating", nc, ns),
-      temperature("temperature", nc, ns), sed("sed", nc, nl);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", nc, ns);
-  Kokkos::View<T*, device> mass("dust_mass", nc);
-  synthetic_cells(space, model.wavelength, intensity, mass, 2010);
+  const PaperCells<Space, T> resident(space, model, nc);
+  const auto &intensity = resident.intensity, &heat = resident.heating, &temperature = resident.temperature,
+             &sed = resident.sed, &mass = resident.dust_mass;
+  const auto& status = resident.status;
   if (mode == TransferMode::device_resident) {
     kosmos_bench::fenced_loop(state, space, [&] {
       dust_emission(space, model.grains, intensity, mass, heat, temperature, status, sed, options);
