@@ -157,8 +157,12 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method) {
   options.method = method;
   const PaperModel<Space, T> model(space, options);
   const PaperCells<Space, T> resident(space, model, nc);
-  const auto &intensity = resident.intensity, &heat = resident.heating, &temperature = resident.temperature,
-             &sed = resident.sed, &mass = resident.dust_mass;
+  // One declarator per `auto`: the Views differ in type (GCC accepts the mix, nvcc does not).
+  const auto& intensity = resident.intensity;
+  const auto& heat = resident.heating;
+  const auto& temperature = resident.temperature;
+  const auto& sed = resident.sed;
+  const auto& mass = resident.dust_mass;
   const auto& status = resident.status;
   StageTimes sum, stages;
   kosmos_bench::fenced_loop(state, space, [&] {
@@ -263,8 +267,12 @@ void BM_DustTransfers(benchmark::State& state, TransferMode mode, bool scan) {
   const PaperModel<Space, T> model(space, options);
   const int nl = model.grains.wavelengths(), ns = model.grains.species();
   const PaperCells<Space, T> resident(space, model, nc);
-  const auto &intensity = resident.intensity, &heat = resident.heating, &temperature = resident.temperature,
-             &sed = resident.sed, &mass = resident.dust_mass;
+  // One declarator per `auto`: the Views differ in type (GCC accepts the mix, nvcc does not).
+  const auto& intensity = resident.intensity;
+  const auto& heat = resident.heating;
+  const auto& temperature = resident.temperature;
+  const auto& sed = resident.sed;
+  const auto& mass = resident.dust_mass;
   const auto& status = resident.status;
   if (mode == TransferMode::device_resident) {
     kosmos_bench::fenced_loop(state, space, [&] {
