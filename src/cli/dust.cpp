@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
@@ -161,6 +162,17 @@ enum ChunkSummary : int {
   summary_size
 };
 
+// (row, column) of the k-th element of a rank-2 View in memory order: consecutive k read
+// consecutive addresses (coalesced on a GPU) in the pipeline's LayoutLeft results as in rows.
+template <class View>
+KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t> memory_order(const View& v,
+                                                                            std::int64_t k) {
+  if constexpr (std::is_same<typename View::array_layout, Kokkos::LayoutLeft>::value)
+    return {k % std::int64_t(v.extent(0)), k / std::int64_t(v.extent(0))};
+  else
+    return {k / std::int64_t(v.extent(1)), k % std::int64_t(v.extent(1))};
+}
+
 // Queues on `space` the reductions of one chunk's summary into out[0, summary_size) (device
 // memory): nothing here blocks the host. status, temperature, heating: (n, S); sed (n, L);
 // stochastic_status (n, Q), Q possibly 0; number (S) grains per unit dust mass; width (L) in m.
@@ -184,7 +196,8 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
     per_grain(
         "kosmos::dust::cli_status_counts",
         KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-          sum += status(k / ns, k % ns) == st ? 1.0 : 0.0;
+          const auto e = memory_order(status, k);
+          sum += status(e.first, e.second) == st ? 1.0 : 0.0;
         },
         Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_status + st)));
   for (int st = 0; st <= stochastic_invalid_heating; ++st)
@@ -192,7 +205,8 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
         "kosmos::dust::cli_stochastic_status_counts",
         kosmos::Impl::concurrent_policy(Range(space, 0, n * nq)),
         KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-          sum += stochastic_status(k / nq, k % nq) == st ? 1.0 : 0.0;
+          const auto e = memory_order(stochastic_status, k);
+          sum += stochastic_status(e.first, e.second) == st ? 1.0 : 0.0;
         },
         Kokkos::Sum<double, typename Space::memory_space>(
             Result(out + summary_stochastic_status + st)));
@@ -200,24 +214,27 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
   per_grain(
       "kosmos::dust::cli_t_min",
       KOKKOS_LAMBDA(const std::int64_t k, double& m) {
-        const int st = status(k / ns, k % ns);
+        const auto e = memory_order(status, k);
+        const int st = status(e.first, e.second);
         if (st != status_no_heating && st != status_invalid_heating)
-          m = kosmos::math::fmin(m, double(temperature(k / ns, k % ns)));
+          m = kosmos::math::fmin(m, double(temperature(e.first, e.second)));
       },
       Kokkos::Min<double, typename Space::memory_space>(Result(out + summary_t_min)));
   per_grain(
       "kosmos::dust::cli_t_max",
       KOKKOS_LAMBDA(const std::int64_t k, double& m) {
-        const int st = status(k / ns, k % ns);
+        const auto e = memory_order(status, k);
+        const int st = status(e.first, e.second);
         if (st != status_no_heating && st != status_invalid_heating)
-          m = kosmos::math::fmax(m, double(temperature(k / ns, k % ns)));
+          m = kosmos::math::fmax(m, double(temperature(e.first, e.second)));
       },
       Kokkos::Max<double, typename Space::memory_space>(Result(out + summary_t_max)));
   per_grain(
       "kosmos::dust::cli_absorbed",
       KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const std::int64_t c = k / ns;
-        const int s = int(k % ns), st = status(c, s);
+        const auto e = memory_order(status, k);
+        const std::int64_t c = e.first;
+        const int s = int(e.second), st = status(c, s);
         if (st != status_no_heating && st != status_invalid_heating)
           sum += double(mass(c)) * double(number(s)) * double(heating(c, s));
       },
@@ -225,13 +242,15 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
   Kokkos::parallel_reduce(
       "kosmos::dust::cli_emitted", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
       KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        sum += double(sed(k / nl, k % nl)) * double(width(k % nl));
+        const auto e = memory_order(sed, k);
+        sum += double(sed(e.first, e.second)) * double(width(e.second));
       },
       Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_emitted)));
   Kokkos::parallel_reduce(
       "kosmos::dust::cli_nonfinite_sed", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
       KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        sum += kosmos::math::isfinite(double(sed(k / nl, k % nl))) ? 0.0 : 1.0;
+        const auto e = memory_order(sed, k);
+        sum += kosmos::math::isfinite(double(sed(e.first, e.second))) ? 0.0 : 1.0;
       },
       Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_nonfinite_sed)));
 }

@@ -11,6 +11,7 @@
 
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace {
 using namespace dust_test;
@@ -20,9 +21,19 @@ template <class Space>
 class DustPipelineTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DustPipelineTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
 
+// Both result layouts run on every space: LayoutRight (the host backends' default) and LayoutLeft
+// transposed to rows before the copy out (the GPUs' default).
+template <class F>
+void for_each_result_layout(const F& f) {
+  f(Kokkos::LayoutRight());
+  f(Kokkos::LayoutLeft());
+}
+
 // ring: the results land in a HostCells of ring_rows() rows; on_chunk copies them out.
-template <class T, class Space>
+template <class T, class Space, class Layout>
 void check_pipeline(const kosmos::dust::PipelineOptions& po, bool ring) {
+  SCOPED_TRACE(std::string("result layout ") +
+               (std::is_same<Layout, Kokkos::LayoutLeft>::value ? "left" : "right"));
   using Cells = kosmos::dust::HostCells<T>;
   auto p = graphite_problem(97, 8, 23, 7);
   std::fill(p.intensity[4].begin(), p.intensity[4].end(), 0.0);  // a zero field among them
@@ -35,7 +46,7 @@ void check_pipeline(const kosmos::dust::PipelineOptions& po, bool ring) {
     cells.dust_mass(c) = T(p.dust_mass[c]);
     for (int l = 0; l < nl; ++l) cells.intensity(c, l) = T(p.intensity[c][l]);
   }
-  kosmos::dust::EmissionPipeline<T, Space> pipeline(Space(), g, po);
+  kosmos::dust::EmissionPipeline<T, Space, Layout> pipeline(Space(), g, po);
   const Cells out = ring ? Cells(pipeline.ring_rows(), nl, ns, Cells::results) : cells;
   std::vector<int> seen(std::size_t(nc), 0), status(std::size_t(nc) * ns);
   std::vector<T> temperature(std::size_t(nc) * ns), sed(std::size_t(nc) * nl),
@@ -85,14 +96,17 @@ TYPED_TEST(DustPipelineTest, ChunksOnSeveralInstancesMatchTheReference) {
   kosmos::dust::PipelineOptions uneven;  // 23 cells in chunks of 5 over 3 instances
   uneven.chunk_cells = 5;
   uneven.instances = 3;
-  for (bool ring : {false, true}) {
-    check_pipeline<double, TypeParam>(uneven, ring);
-    check_pipeline<float, TypeParam>(uneven, ring);
-  }
   kosmos::dust::PipelineOptions one;  // one chunk larger than the problem, one instance
   one.chunk_cells = 64;
   one.instances = 1;
-  check_pipeline<double, TypeParam>(one, false);
+  for_each_result_layout([&](auto layout) {
+    using Layout = decltype(layout);
+    for (bool ring : {false, true}) {
+      check_pipeline<double, TypeParam, Layout>(uneven, ring);
+      check_pipeline<float, TypeParam, Layout>(uneven, ring);
+    }
+    check_pipeline<double, TypeParam, Layout>(one, false);
+  });
 }
 
 // A ring with 2 slots more than the instances: each chunk's rows stay valid until on_chunk has
@@ -140,8 +154,8 @@ TYPED_TEST(DustPipelineTest, RingSlotsBeyondTheInstancesKeepRowsValid) {
 // The stochastic heating hook: add_stochastic_emission queued per chunk by chunk_step (statuses in
 // a per-instance slot, copied to the host) conserves each cell's absorbed power (long-double
 // reference), gives the SEDs of the whole-array calls, and reports every (cell, small species).
-TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
-  using Space = TypeParam;
+template <class Space, class Layout>
+void check_stochastic_chunk_step() {
   using device = Kokkos::Device<Space, typename Space::memory_space>;
   auto p = graphite_problem(97, 8, 23, 7);  // radii 0.001, 0.0025, 0.0063, 0.016, ... micron
   std::fill(p.intensity[4].begin(), p.intensity[4].end(), 0.0);
@@ -160,7 +174,7 @@ TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
   kosmos::dust::PipelineOptions po;  // 23 cells in chunks of 5 over 3 instances, results in a ring
   po.chunk_cells = 5;
   po.instances = 3;
-  using Pipeline = kosmos::dust::EmissionPipeline<double, Space>;
+  using Pipeline = kosmos::dust::EmissionPipeline<double, Space, Layout>;
   using Cells = kosmos::dust::HostCells<double>;
   Pipeline pipeline(Space(), g, po);
   Cells cells(nc, nl, ns, Cells::inputs);
@@ -229,6 +243,36 @@ TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
     EXPECT_LE(std::fabs(double(emitted / absorbed - 1)), m.options.energy_tolerance + o.tolerance)
         << "cell " << c;
   }
+}
+
+TYPED_TEST(DustPipelineTest, StochasticChunkStepConservesEnergy) {
+  for_each_result_layout(
+      [](auto layout) { check_stochastic_chunk_step<TypeParam, decltype(layout)>(); });
+}
+
+// The transpose of LayoutLeft results to rows before the copy out, against a host loop: extents
+// that are not multiples of the 32 x 32 tiles, T and int.
+template <class Space, class V>
+void check_columns_to_rows(int n, int m) {
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  Kokkos::View<V**, Kokkos::LayoutLeft, device> columns("columns", n, m);
+  Kokkos::View<V**, Kokkos::LayoutRight, device> rows("rows", n, m);
+  auto columns_h = Kokkos::create_mirror_view(columns);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) columns_h(i, j) = V(1000 * i + j);
+  Kokkos::deep_copy(columns, columns_h);
+  kosmos::dust::Impl::columns_to_rows(Space(), columns, rows);
+  Space().fence();
+  const auto rows_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ASSERT_EQ(rows_h(i, j), V(1000 * i + j)) << i << "," << j;
+}
+
+TYPED_TEST(DustPipelineTest, ColumnsToRowsMatchesAHostLoop) {
+  check_columns_to_rows<TypeParam, double>(45, 70);
+  check_columns_to_rows<TypeParam, float>(1, 97);
+  check_columns_to_rows<TypeParam, int>(64, 3);
+  check_columns_to_rows<TypeParam, int>(0, 5);
 }
 
 // The checks run on the device and are read back when the chunk is finished: the error still

@@ -38,24 +38,20 @@ struct InstanceGemm<T, Kokkos::Cuda> {
     check_cublas(cublasSetStream(h->handle, space.cuda_stream()), "cublasSetStream");
   }
 
-  // heating_t (S, n) = sigma_dlambda(L, S)^T intensity_t(L, n); all LayoutLeft.
+  // c (m, n) = a(k, m)^T b(k, n); all LayoutLeft.
   template <class A, class B, class C>
-  void operator()(const Kokkos::Cuda&, const A& intensity_t, const B& sigma_dlambda,
-                  const C& heating_t) const {
-    const int l = int(intensity_t.extent(0)), n = int(intensity_t.extent(1)),
-              s = int(sigma_dlambda.extent(1));
+  void operator()(const Kokkos::Cuda&, const A& a, const B& b, const C& c) const {
+    const int m = int(c.extent(0)), n = int(c.extent(1)), k = int(a.extent(0));
     const T one = 1, zero = 0;
     cublasStatus_t status;
     if constexpr (std::is_same<T, float>::value) {
-      status =
-          cublasSgemm(h->handle, CUBLAS_OP_T, CUBLAS_OP_N, s, n, l, &one, sigma_dlambda.data(),
-                      int(sigma_dlambda.stride(1)), intensity_t.data(), int(intensity_t.stride(1)),
-                      &zero, heating_t.data(), int(heating_t.stride(1)));
+      status = cublasSgemm(h->handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a.data(),
+                           int(a.stride(1)), b.data(), int(b.stride(1)), &zero, c.data(),
+                           int(c.stride(1)));
     } else {
-      status =
-          cublasDgemm(h->handle, CUBLAS_OP_T, CUBLAS_OP_N, s, n, l, &one, sigma_dlambda.data(),
-                      int(sigma_dlambda.stride(1)), intensity_t.data(), int(intensity_t.stride(1)),
-                      &zero, heating_t.data(), int(heating_t.stride(1)));
+      status = cublasDgemm(h->handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a.data(),
+                           int(a.stride(1)), b.data(), int(b.stride(1)), &zero, c.data(),
+                           int(c.stride(1)));
     }
     check_cublas(status, "cublas gemm");
   }

@@ -84,9 +84,8 @@ void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T
                              cudaGetErrorString(err));
 }
 // Stage 4 (the paper's kernel 4): thread (c, l) sums over species; blockIdx.y is the wavelength,
-// so a warp reads 32 consecutive temperatures T(c, s) and one broadcast SED weight per species.
-// A row-major (LayoutRight) SED, as the pipeline's, keeps this mapping: its writes are strided, but
-// they are one per thread against 2 x species coalesced or broadcast reads.
+// so a warp reads 32 consecutive temperatures T(c, s) and one broadcast SED weight per species
+// when temperature and SED are LayoutLeft (EmissionPipeline's results on a GPU are too).
 template <class T, class Exp, class Weights, class Vec, class Temperature, class Mass, class Sed>
 __global__ void __launch_bounds__(256) emission_sed_kernel(Weights sed_weight, Vec x, Temperature temperature,
                                                            Mass dust_mass, Sed sed, int nc, int ns, Exp exp_op) {

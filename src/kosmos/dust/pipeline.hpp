@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace kosmos {
@@ -61,22 +62,75 @@ struct PipelineOptions {
 };
 
 namespace Impl {
-// Heating of a chunk whose intensities are row-major (cell, wavelength), i.e. the LayoutLeft
-// (wavelength, cell) matrix I^T, into the row-major (cell, species) heating, i.e. the LayoutLeft
-// (species, cell) H^T = sigma_dlambda^T I^T: one GEMM on `space`. Generic: KokkosBlas::gemm on
-// the default instance (Kokkos Kernels 3.4 takes no instance), ordered by fences. The CUDA
-// specialization runs cuBLAS on the instance's stream.
+// c = a^T b on `space`, all LayoutLeft: a chunk's heating from its row-major intensities (see
+// EmissionPipeline::run). Generic: KokkosBlas::gemm on the default instance (Kokkos Kernels 3.4
+// takes no instance), ordered by fences. The CUDA specialization runs cuBLAS on the instance's
+// stream.
 template <class T, class ExecSpace>
 struct InstanceGemm {
   explicit InstanceGemm(const ExecSpace&) {}
   template <class A, class B, class C>
-  void operator()(const ExecSpace& space, const A& intensity_t, const B& sigma_dlambda,
-                  const C& heating_t) const {
+  void operator()(const ExecSpace& space, const A& a, const B& b, const C& c) const {
     space.fence();
-    KokkosBlas::gemm("T", "N", T(1), sigma_dlambda, intensity_t, T(0), heating_t);
+    KokkosBlas::gemm("T", "N", T(1), a, b, T(0), c);
     ExecSpace().fence();
   }
 };
+
+// Layout of the pipeline's results on the device. Row-major chunks, as in the files and host
+// arrays, are coalesced on a host backend's threads (a thread per cell walks its own row) and need
+// no extra pass; on a GPU the stage 3-4 kernels put consecutive cells on consecutive threads, so
+// row-major temperatures and SEDs would be read and written with a cell-sized stride (the H100
+// pipeline ran its kernels at half the device-resident speed): there the results are LayoutLeft,
+// as in the device-resident API, and transposed to rows on the device before the copy out.
+template <class ExecSpace>
+using pipeline_layout_t =
+    std::conditional_t<is_host_space<ExecSpace>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
+
+// rows(i, j) = columns(i, j) for a LayoutLeft `columns` and a LayoutRight `rows` of the same
+// extents: one team per 32 x 32 tile, read down the columns into team scratch and written along
+// the rows, so that consecutive threads touch consecutive elements on both sides.
+template <class ExecSpace, class Columns, class Rows>
+void columns_to_rows(const ExecSpace& space, const Columns& columns, const Rows& rows) {
+  static_assert(std::is_same<typename Columns::array_layout, Kokkos::LayoutLeft>::value &&
+                    std::is_same<typename Rows::array_layout, Kokkos::LayoutRight>::value,
+                "kosmos::dust::Impl::columns_to_rows: LayoutLeft in, LayoutRight out");
+  static_assert(
+      std::is_same<typename Columns::non_const_value_type, typename Rows::value_type>::value,
+      "kosmos::dust::Impl::columns_to_rows: the same value type in and out");
+  using value = typename Rows::value_type;
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  using member = typename policy::member_type;
+  using tile_view = Kokkos::View<value*, typename ExecSpace::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr std::int64_t edge = 32, pitch = edge + 1;  // pitch: no shared-memory bank conflicts
+  const std::int64_t n = std::int64_t(rows.extent(0)), m = std::int64_t(rows.extent(1));
+  kosmos::Impl::require(
+      std::int64_t(columns.extent(0)) == n && std::int64_t(columns.extent(1)) == m,
+      "kosmos::dust::Impl::columns_to_rows", "extents (", columns.extent(0), ", ",
+      columns.extent(1), ") in, (", n, ", ", m, ") out");
+  if (n == 0 || m == 0) return;
+  const std::int64_t tiles_i = (n + edge - 1) / edge, tiles_j = (m + edge - 1) / edge;
+  const int team_size = is_host_space<ExecSpace>() ? 1 : 256;
+  Kokkos::parallel_for(
+      "kosmos::dust::pipeline_columns_to_rows",
+      kosmos::Impl::concurrent_policy(policy(space, int(tiles_i * tiles_j), team_size))
+          .set_scratch_size(0, Kokkos::PerTeam(tile_view::shmem_size(edge * pitch))),
+      KOKKOS_LAMBDA(const member& team) {
+        const std::int64_t i0 = team.league_rank() % tiles_i * edge,
+                           j0 = team.league_rank() / tiles_i * edge;
+        const tile_view tile(team.team_scratch(0), edge * pitch);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, int(edge * edge)), [&](const int e) {
+          const std::int64_t i = e % edge, j = e / edge;  // down a column
+          if (i0 + i < n && j0 + j < m) tile(j * pitch + i) = columns(i0 + i, j0 + j);
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, int(edge * edge)), [&](const int e) {
+          const std::int64_t i = e / edge, j = e % edge;  // along a row
+          if (i0 + i < n && j0 + j < m) rows(i0 + i, j0 + j) = tile(j * pitch + i);
+        });
+      });
+}
 }  // namespace Impl
 }  // namespace dust
 }  // namespace kosmos
@@ -105,14 +159,21 @@ namespace dust {
 // The overload with chunk_step(instance, chunk) lets the caller queue more device work on each
 // chunk after its SED and before the copy out (e.g. add_stochastic_emission); chunk.instance
 // (0..instances - 1) tells which of the chunks in flight it is, for per-instance scratch.
-template <class T, class ExecSpace>
+// ResultLayout: the layout of a chunk's results on the device (Chunk::heating ... status); the
+// default suits the space (see Impl::pipeline_layout_t), LayoutLeft results are transposed to
+// rows on the device before the copy out.
+template <class T, class ExecSpace, class ResultLayout = Impl::pipeline_layout_t<ExecSpace>>
 class EmissionPipeline {
  public:
   using device_type = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
   using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using rows = Kokkos::View<T**, Kokkos::LayoutRight, device_type, unmanaged>;
-  using status_rows = Kokkos::View<int**, Kokkos::LayoutRight, device_type, unmanaged>;
   using column = Kokkos::View<T*, device_type, unmanaged>;
+  using results = Kokkos::View<T**, ResultLayout, device_type, unmanaged>;
+  using status_results = Kokkos::View<int**, ResultLayout, device_type, unmanaged>;
+  static_assert(std::is_same<ResultLayout, Kokkos::LayoutRight>::value ||
+                    std::is_same<ResultLayout, Kokkos::LayoutLeft>::value,
+                "kosmos::dust::EmissionPipeline: ResultLayout must be LayoutRight or LayoutLeft");
 
   EmissionPipeline(const ExecSpace& space, const GrainModel<T, ExecSpace>& grains,
                    const PipelineOptions& options = PipelineOptions())
@@ -125,8 +186,10 @@ class EmissionPipeline {
                           " must be 0 or >= instances = ", options.instances);
     if (options_.ring_chunks == 0) options_.ring_chunks = options.instances;
     const std::int64_t nl = g_.wavelengths(), ns = g_.species(), n = options.chunk_cells;
+    const std::int64_t staging = transposes ? 1 : 0;  // row copies of the results: see run()
     for (int i = 0; i < instances_.size(); ++i) {
-      buffers_.emplace_back(instances_[i], n * (2 * nl + 2 * ns + 1), n * ns);  // see run()
+      buffers_.emplace_back(instances_[i], n * ((2 + staging) * nl + (2 + 2 * staging) * ns + 1),
+                            n * ns * (1 + staging));
       gemm_.emplace_back(instances_[i]);
     }
   }
@@ -152,13 +215,13 @@ class EmissionPipeline {
     rows intensity;
     column dust_mass;
   };
-  // One chunk on the device after stage 4: its input and results (n rows each).
+  // One chunk on the device after stage 4: its input and results (n cells each).
   struct Chunk {
     std::int64_t first_cell, first_row;  // first_row: where its rows land in `out`
     int instance;
     Input in;
-    rows heating, temperature, sed;
-    status_rows status;
+    results heating, temperature, sed;
+    status_results status;
   };
 
   template <class FillChunk, class HostMemory, class OnChunk>
@@ -205,29 +268,51 @@ class EmissionPipeline {
       const auto& space = instances_[i];
       const std::int64_t n = std::min(chunk, nc - c0);
       Buffers& b = buffers_[std::size_t(i)];
+      // values: intensity (n, L), dust mass, SED (n, L), temperature and heating (n, S), and
+      // when transposing their row copies; status: statuses (n, S) and their row copy.
       T* p = b.values.data();
+      int* q = b.status.data();
       const Input in = input(b, n);
-      const rows sed(p + n * (nl + 1), n, nl), temperature(p + n * (2 * nl + 1), n, ns),
+      const results sed(p + n * (nl + 1), n, nl), temperature(p + n * (2 * nl + 1), n, ns),
           heating(p + n * (2 * nl + 1 + ns), n, ns);
-      const status_rows status(b.status.data(), n, ns);
+      const status_results status(q, n, ns);
+      const std::int64_t m = transposes ? n : 0;  // rows of the row copies
+      p += n * (2 * nl + 1 + 2 * ns);
+      const rows sed_rows(p, m, nl), temperature_rows(p + m * nl, m, ns),
+          heating_rows(p + m * (nl + ns), m, ns);
+      const Kokkos::View<int**, Kokkos::LayoutRight, device_type, unmanaged> status_rows(q + n * ns,
+                                                                                         m, ns);
       fill_chunk(space, c0, in);
       Impl::find_invalid_cell(
           space, in.intensity, in.dust_mass,
           Kokkos::Min<std::int64_t, typename ExecSpace::memory_space>(b.first_invalid));
-      // The same memory as LayoutLeft transposes: I^T (L, n) and H^T (S, n).
+      // Heating = I sigma_dlambda, with the row-major I (n, L) read as the LayoutLeft I^T (L, n):
+      // LayoutLeft H (n, S) = (I^T)^T sigma_dlambda, or row-major H, i.e. the LayoutLeft
+      // H^T (S, n) = sigma_dlambda^T I^T.
       using left = Kokkos::View<T**, Kokkos::LayoutLeft, device_type, unmanaged>;
-      gemm_[std::size_t(i)](space, left(in.intensity.data(), nl, n), g_.sigma_dlambda,
-                            left(heating.data(), ns, n));
+      const left intensity_t(in.intensity.data(), nl, n);
+      if constexpr (transposes)
+        gemm_[std::size_t(i)](space, intensity_t, g_.sigma_dlambda, heating);
+      else
+        gemm_[std::size_t(i)](space, g_.sigma_dlambda, intensity_t, left(heating.data(), ns, n));
       equilibrium_temperatures(space, g_, heating, temperature, status, solver);
       emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
       chunk_step(space, Chunk{c0, first_row(k), i, in, heating, temperature, sed, status});
       const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(k), first_row(k) + n);
+      auto copy_out = [&](const auto& host, const auto& result, const auto& result_rows) {
+        if constexpr (transposes) {
+          Impl::columns_to_rows(space, result, result_rows);
+          Kokkos::deep_copy(space, Kokkos::subview(host, range, Kokkos::ALL), result_rows);
+        } else {
+          Kokkos::deep_copy(space, Kokkos::subview(host, range, Kokkos::ALL), result);
+        }
+      };
       Kokkos::deep_copy(space, b.first_invalid_host, b.first_invalid);
       Kokkos::deep_copy(space, Kokkos::subview(out.dust_mass, range), in.dust_mass);
-      Kokkos::deep_copy(space, Kokkos::subview(out.sed, range, Kokkos::ALL), sed);
-      Kokkos::deep_copy(space, Kokkos::subview(out.temperature, range, Kokkos::ALL), temperature);
-      Kokkos::deep_copy(space, Kokkos::subview(out.heating, range, Kokkos::ALL), heating);
-      Kokkos::deep_copy(space, Kokkos::subview(out.status, range, Kokkos::ALL), status);
+      copy_out(out.sed, sed, sed_rows);
+      copy_out(out.temperature, temperature, temperature_rows);
+      copy_out(out.heating, heating, heating_rows);
+      copy_out(out.status, status, status_rows);
       pending[std::size_t(i)] = k;
     }
     for (std::int64_t k = 0; k < ni; ++k) {
@@ -254,6 +339,7 @@ class EmissionPipeline {
   }
 
  private:
+  static constexpr bool transposes = !std::is_same<ResultLayout, Kokkos::LayoutRight>::value;
   struct Buffers {
     Kokkos::View<T*, device_type> values;  // intensity, dust mass, SED, temperature, heating
     Kokkos::View<int*, device_type> status;
