@@ -1,7 +1,7 @@
 // EmissionPipeline: cells in (pinned) host memory streamed through the device in chunks on several
 // instances give the energy balance of the long-double reference, the same SEDs as the
-// device-resident path, and every chunk exactly once to on_chunk; a chunk_step adds stochastic
-// heating per chunk.
+// device-resident path, and every chunk exactly once to on_chunk, with the results in rows or in
+// LayoutLeft transposed to rows on the device; a chunk_step adds stochastic heating per chunk.
 #include "dust_test_problem.hpp"
 
 #include <kosmos/dust/pipeline.hpp>
