@@ -2,6 +2,7 @@
 // equation in long double, and helpers that run an integrator on a given execution space.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <kosmos/nbody/nbody.hpp>
 
 #include <cmath>
