@@ -53,38 +53,25 @@
 namespace {
 using namespace kosmos::dust;
 
-struct GrainData {
-  std::vector<double> wavelength, width, radius, number;  // SI
-  std::vector<std::vector<double>> sigma;
+// The paper's problem: 81 graphite sizes (Laor & Draine 1993), 968 wavelengths, MRN-like sizes.
+struct PaperGrains {
+  std::vector<double> wavelength_micron, width_micron;
+  SizeDistribution sizes;
+  std::vector<std::vector<double>> sigma;  // (species, wavelength), m^2
 };
 
-// The paper's problem: 81 graphite sizes (Laor & Draine 1993), 968 wavelengths, MRN-like sizes.
-const GrainData& paper_grains() {
-  static const GrainData g = [] {
-    GrainData d;
+const PaperGrains& paper_grains() {
+  static const PaperGrains g = [] {
+    PaperGrains d;
     const auto table = read_draine_table(std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat");
-    const auto w = paper_wavelength_grid();
-    const auto dw = bin_widths(w);
-    for (std::size_t l = 0; l < w.size(); ++l) {
-      d.wavelength.push_back(w[l] * 1e-6);
-      d.width.push_back(dw[l] * 1e-6);
-    }
-    const auto sizes = power_law_size_distribution(table.radius_micron, 2.24);
-    for (std::size_t s = 0; s < sizes.radius_micron.size(); ++s) {
-      d.radius.push_back(sizes.radius_micron[s] * 1e-6);
-      d.number.push_back(sizes.number_per_mass[s]);
-      d.sigma.push_back(absorption_cross_section(table, sizes.radius_micron[s], w));
-    }
+    d.wavelength_micron = paper_wavelength_grid();
+    d.width_micron = bin_widths(d.wavelength_micron);
+    d.sizes = power_law_size_distribution(table.radius_micron, 2.24);
+    for (const double radius : d.sizes.radius_micron)
+      d.sigma.push_back(absorption_cross_section(table, radius, d.wavelength_micron));
     return d;
   }();
   return g;
-}
-
-template <class V>
-void upload(const V& view, const std::vector<double>& values) {
-  auto h = Kokkos::create_mirror_view(view);
-  for (std::size_t i = 0; i < values.size(); ++i) h(i) = values[i];
-  Kokkos::deep_copy(view, h);
 }
 
 // The paper's grains on Space's device, prepared once (the table, if any, is reused by every iteration).
@@ -97,21 +84,12 @@ struct PaperModel {
 
   PaperModel(const Space& space, const SolverOptions& options) {
     const auto& gd = paper_grains();
-    const int nl = int(gd.wavelength.size()), ns = int(gd.radius.size());
-    wavelength = decltype(wavelength)("wavelength", nl);
-    Kokkos::View<double*, device> width("width", nl), radius("radius", ns), number("number", ns);
-    Kokkos::View<double**, Kokkos::LayoutLeft, device> sigma("sigma", ns, nl);
-    upload(wavelength, gd.wavelength);
-    upload(width, gd.width);
-    upload(radius, gd.radius);
-    upload(number, gd.number);
-    auto h = Kokkos::create_mirror_view(sigma);
-    for (int s = 0; s < ns; ++s)
-      for (int l = 0; l < nl; ++l) h(s, l) = gd.sigma[s][l];
-    Kokkos::deep_copy(sigma, h);
+    const auto in = upload_grain_inputs<typename Space::memory_space>(
+        gd.wavelength_micron, gd.width_micron, gd.sizes, [&](int s) { return gd.sigma[std::size_t(s)]; });
+    wavelength = in.wavelength;
     space.fence();
     const auto t0 = std::chrono::steady_clock::now();
-    grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number, options);
+    grains = prepare_grains<T>(space, in.wavelength, in.width, in.sigma, in.radius, in.number, options);
     space.fence();
     prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -405,7 +383,7 @@ void BM_DustEndToEndCli(benchmark::State& state) {
 void BM_DustEndToEndWriteFloor(benchmark::State& state) {
   const auto& grains = paper_grains();
   const std::size_t cells = std::size_t(state.range(0)),
-                    bytes = cells * (grains.wavelength.size() + 2 * grains.radius.size()) * 4;
+                    bytes = cells * (grains.wavelength_micron.size() + 2 * grains.sizes.radius_micron.size()) * 4;
   const std::vector<char> block(std::size_t(64) << 20, 1);
   int runs = 0;
   bool failed = false;
