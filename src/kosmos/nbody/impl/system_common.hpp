@@ -68,7 +68,7 @@ struct SystemMonitor {
   KOKKOS_INLINE_FUNCTION int reason(const double (&m)[N], const double (&x)[3 * N],
                                     const double (&v)[3 * N]) const {
     const LocalState<N> state(m, x, v);
-    return check_stop(state, 0, config);
+    return check_stop(state, 0, config, config.radius);
   }
 
   // check_stop's view of the arrays: Layout::make(N, 0, 0) places m, x, v one after the other.
