@@ -249,7 +249,7 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("radius", "R[,R...]", "collision radius of every body, or of body 0, 1, ...: two bodies touch when closer than the sum (0: off)", "0")
       .option("on-collision", "WHAT", "when two bodies touch: stop (the system stops, reason collision) or merge (the lighter body "
               "merges into the heavier: mass, momentum and volume add up; |dE/E| leaves out the energy merges took; "
-              "hermite, hermite_adaptive, verlet, rkck, rkck_adaptive; no --checkpoint)", "stop")
+              "not mvs or whfast; no --checkpoint)", "stop")
       .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off; stability mode: 3)", "0")
       .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off; stability mode: 20 x the largest a)", "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")

@@ -100,14 +100,6 @@ struct IntegrationReport {
 
 namespace Impl {
 
-// What merging changes per system, on the device: the energy offset, the removed bodies, the radii.
-template <class MemorySpace>
-struct MergeState {
-  Kokkos::View<double*, MemorySpace> energy_offset;
-  Kokkos::View<int*, MemorySpace> removed;
-  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> radii;  // (system, body)
-};
-
 // The merge state at the start of a call: options' earlier state, or none and MonitorConfig's
 // radii.
 template <class ExecSpace>
@@ -550,16 +542,19 @@ void launch_hermite_system(const ExecSpace& space, const Ensemble<typename ExecS
 
 // Relaunches a system-per-thread kernel (`launch(iterations)`, one launch; Newtonian gravity)
 // until every system reached the destination, stopped, or used up its iteration budget, with the
-// energy-sanity check after each launch.
+// energy-sanity check after each launch (energy_offset: what merges took, when merging).
 template <class ExecSpace, class Launch>
-IntegrationReport run_system_per_thread(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-                                        double destination, const IntegrateOptions& options, const Launch& launch) {
+IntegrationReport run_system_per_thread(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    double destination, const IntegrateOptions& options, const Launch& launch,
+    const Kokkos::View<double*, typename ExecSpace::memory_space>& energy_offset = {}) {
   const auto start = std::chrono::steady_clock::now();
   IntegrationReport report;
   report.systems = ens.n_systems();
   const auto iterations = make_iterations(space, ens.n_systems(), options);
   const EnergyGuard<ExecSpace, Newtonian> guard(space, ens, options.monitor.energy_error_limit,
-                                                options.reference_energy, Newtonian());
+                                                options.reference_energy, Newtonian(),
+                                                energy_offset);
   while (ens.n_systems() > 0) {
     launch(iterations);
     ++report.launches;
@@ -635,9 +630,18 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   p.max_iterations = cfg.max_iterations;
   p.monitor = monitor;
   p.k = IAS15Constants::make();
-  return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
-    with_body_count(n, [&](auto nb) { launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p); });
-  });
+  MergeState<typename ExecSpace::memory_space> merge;
+  if (mon.merging()) merge = make_merge_state(space, ens.n_systems(), n, options);
+  auto report = run_system_per_thread(
+      space, ens, destination, options,
+      [&](const Iterations& iterations) {
+        with_body_count(n, [&](auto nb) {
+          launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p, merge);
+        });
+      },
+      merge.energy_offset);
+  if (mon.merging()) report_merge_state(space, merge, report);
+  return report;
 }
 }  // namespace Impl
 
@@ -667,14 +671,13 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
   for (double r : options.monitor.radius)
     kosmos::Impl::require(r >= 0 && std::isfinite(r), "kosmos::nbody::integrate", "collision radius ", r,
                           " must be >= 0 and finite");
-  const bool team_kernel_method = cfg.method == Method::hermite ||
-                                  cfg.method == Method::hermite_adaptive ||
-                                  cfg.method == Method::verlet || cfg.method == Method::rkck ||
-                                  cfg.method == Method::rkck_adaptive;
-  kosmos::Impl::require(!options.monitor.merging() || team_kernel_method,
-                        "kosmos::nbody::integrate", "on_collision = merge is not supported by ",
-                        method_name(cfg.method),
-                        " (supported: hermite, hermite_adaptive, verlet, rkck, rkck_adaptive)");
+  // The methods in Jacobi or heliocentric coordinates do not merge (a merge would change the
+  // coordinates' masses and the central body's Kepler motion).
+  const bool merges = cfg.method != Method::mvs && cfg.method != Method::whfast;
+  kosmos::Impl::require(
+      !options.monitor.merging() || merges, "kosmos::nbody::integrate",
+      "on_collision = merge is not supported by ", method_name(cfg.method),
+      " (supported: hermite, hermite_adaptive, verlet, rkck, rkck_adaptive, ias15)");
   validate(space, ens);
   Impl::require_not_before(space, ens, destination);
   if (cfg.method == Method::mvs || cfg.method == Method::whfast) validate_central_body(space, ens);

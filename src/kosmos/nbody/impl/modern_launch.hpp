@@ -76,8 +76,8 @@ template <int N, class ExecSpace>
 void launch_ias15_system(
     const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
     const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-    const IAS15Params& params) {
-  IAS15SystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params};
+    const IAS15Params& params, const MergeState<typename ExecSpace::memory_space>& merge = {}) {
+  IAS15SystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params, merge};
   Kokkos::parallel_for("kosmos::nbody::integrate_ias15",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }

@@ -74,6 +74,15 @@ KOKKOS_INLINE_FUNCTION void helio_elements(const Ctx& ctx, int s, int b, double&
   e = math::sqrt(e2 > 0 ? e2 : 0.0);
 }
 
+// What merging (MonitorConfig::merging) changes per system, on the device: the energy offset, the
+// removed bodies, the radii.
+template <class MemorySpace>
+struct MergeState {
+  Kokkos::View<double*, MemorySpace> energy_offset;
+  Kokkos::View<int*, MemorySpace> removed;
+  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> radii;  // (system, body)
+};
+
 // The first pair (i < j) of present bodies closer than radius[i] + radius[j]; false if none.
 template <class Ctx>
 KOKKOS_INLINE_FUNCTION bool find_contact(const Ctx& ctx, int s, const double* radius, int removed,
