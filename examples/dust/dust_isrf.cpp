@@ -14,7 +14,8 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   using namespace kosmos::dust;
   using Space = Kokkos::DefaultExecutionSpace;
-  const std::string path = argc > 1 ? argv[1] : std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat";
+  const std::string path =
+      argc > 1 ? argv[1] : std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat";
   const auto table = read_draine_table(path);
   const auto w = paper_wavelength_grid();  // micron
   const auto dw = bin_widths(w);
@@ -23,38 +24,27 @@ int main(int argc, char* argv[]) {
   const double strength[] = {1.0, 100.0, 1e4};
   const int nc = 3;
 
-  // Inputs as host mirrors, then on the device.
-  Kokkos::View<double*> wavelength("wavelength", nl), width("width", nl), radius("radius", ns), number("number", ns);
-  Kokkos::View<double**, Kokkos::LayoutLeft> sigma("sigma", ns, nl), intensity("intensity", nc, nl);
+  // Grains on the device (SI units), then the cells: intensities and dust mass per cell.
+  const auto in = upload_grain_inputs<Space::memory_space>(w, dw, sizes, [&](int s) {
+    return absorption_cross_section(table, sizes.radius_micron[s], w);
+  });
+  Kokkos::View<double**, Kokkos::LayoutLeft> intensity("intensity", nc, nl);
   Kokkos::View<double*> mass("mass", nc);
-  auto hw = Kokkos::create_mirror_view(wavelength), hd = Kokkos::create_mirror_view(width);
-  auto hr = Kokkos::create_mirror_view(radius), hn = Kokkos::create_mirror_view(number);
-  auto hs = Kokkos::create_mirror_view(sigma), hi = Kokkos::create_mirror_view(intensity);
+  auto hi = Kokkos::create_mirror_view(intensity);
   auto hm = Kokkos::create_mirror_view(mass);
-  for (int l = 0; l < nl; ++l) {
-    hw(l) = w[l] * 1e-6;
-    hd(l) = dw[l] * 1e-6;
-    for (int c = 0; c < nc; ++c) hi(c, l) = strength[c] * mmp83_mean_intensity(w[l]);
+  for (int c = 0; c < nc; ++c) {
+    for (int l = 0; l < nl; ++l) hi(c, l) = strength[c] * mmp83_mean_intensity(w[l]);
+    hm(c) = 1.0;  // 1 kg of dust per cell
   }
-  for (int s = 0; s < ns; ++s) {
-    hr(s) = sizes.radius_micron[s] * 1e-6;
-    hn(s) = sizes.number_per_mass[s];
-    const auto sig = absorption_cross_section(table, sizes.radius_micron[s], w);
-    for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
-  }
-  for (int c = 0; c < nc; ++c) hm(c) = 1.0;  // 1 kg of dust per cell
-  Kokkos::deep_copy(wavelength, hw);
-  Kokkos::deep_copy(width, hd);
-  Kokkos::deep_copy(radius, hr);
-  Kokkos::deep_copy(number, hn);
-  Kokkos::deep_copy(sigma, hs);
   Kokkos::deep_copy(intensity, hi);
   Kokkos::deep_copy(mass, hm);
 
   // Stage 1 once per grain set; stages 2-4 per batch of cells.
   SolverOptions options;
-  const auto grains = prepare_grains<double>(Space(), wavelength, width, sigma, radius, number, options);
-  Kokkos::View<double**, Kokkos::LayoutLeft> heat("heating", nc, ns), temperature("T", nc, ns), sed("sed", nc, nl);
+  const auto grains = prepare_grains<double>(Space(), in.wavelength, in.width, in.sigma, in.radius,
+                                             in.number, options);
+  Kokkos::View<double**, Kokkos::LayoutLeft> heat("heating", nc, ns), temperature("T", nc, ns),
+      sed("sed", nc, nl);
   Kokkos::View<int**, Kokkos::LayoutLeft> status("status", nc, ns);
   dust_emission(Space(), grains, intensity, mass, heat, temperature, status, sed, options);
 
@@ -63,7 +53,8 @@ int main(int argc, char* argv[]) {
   auto nearest = [&](double a_micron) {  // species closest to a_micron (log distance)
     int best = 0;
     for (int s = 1; s < ns; ++s)
-      if (std::fabs(std::log(sizes.radius_micron[s] / a_micron)) < std::fabs(std::log(sizes.radius_micron[best] / a_micron)))
+      if (std::fabs(std::log(sizes.radius_micron[s] / a_micron)) <
+          std::fabs(std::log(sizes.radius_micron[best] / a_micron)))
         best = s;
     return best;
   };
@@ -74,7 +65,8 @@ int main(int argc, char* argv[]) {
     int peak = 0;
     for (int l = 0; l < nl; ++l)
       if (w[l] * hsed(c, l) > w[peak] * hsed(c, peak)) peak = l;  // peak of lambda L_lambda
-    std::printf("%8g %12.3f %12.3f %12.3f %16.1f\n", strength[c], ht(c, s1), ht(c, s2), ht(c, s3), w[peak]);
+    std::printf("%8g %12.3f %12.3f %12.3f %16.1f\n", strength[c], ht(c, s1), ht(c, s2), ht(c, s3),
+                w[peak]);
   }
   return 0;
 }

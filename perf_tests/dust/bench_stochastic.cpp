@@ -24,42 +24,22 @@ void BM_DustStochastic(benchmark::State& state) {
   const auto dw = bin_widths(w);
   const auto sizes = power_law_size_distribution(table.radius_micron, 2.24);
   const int nl = int(w.size()), ns = int(sizes.radius_micron.size());
-  Kokkos::View<double*, device> wavelength("wavelength", nl), width("width", nl),
-      radius("radius", ns), number("number", ns);
-  Kokkos::View<double**, Kokkos::LayoutLeft, device> sigma("sigma", ns, nl);
+  const auto in = upload_grain_inputs<typename Space::memory_space>(w, dw, sizes, [&](int s) {
+    return absorption_cross_section(table, sizes.radius_micron[s], w);
+  });
   std::vector<StochasticSpecies> small;
-  {
-    auto hw = Kokkos::create_mirror_view(wavelength);
-    auto hd = Kokkos::create_mirror_view(width);
-    auto hr = Kokkos::create_mirror_view(radius);
-    auto hn = Kokkos::create_mirror_view(number);
-    auto hs = Kokkos::create_mirror_view(sigma);
-    for (int l = 0; l < nl; ++l) {
-      hw(l) = w[l] * 1e-6;
-      hd(l) = dw[l] * 1e-6;
-    }
-    for (int s = 0; s < ns; ++s) {
-      hr(s) = sizes.radius_micron[s] * 1e-6;
-      hn(s) = sizes.number_per_mass[s];
-      const auto sig = absorption_cross_section(table, sizes.radius_micron[s], w);
-      for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
-      if (sizes.radius_micron[s] < 0.05)
-        small.push_back({s, GrainMaterial::graphite, sizes.radius_micron[s]});
-    }
-    Kokkos::deep_copy(wavelength, hw);
-    Kokkos::deep_copy(width, hd);
-    Kokkos::deep_copy(radius, hr);
-    Kokkos::deep_copy(number, hn);
-    Kokkos::deep_copy(sigma, hs);
-  }
+  for (int s = 0; s < ns; ++s)
+    if (sizes.radius_micron[s] < 0.05)
+      small.push_back({s, GrainMaterial::graphite, sizes.radius_micron[s]});
   Space space;
   Kokkos::View<T**, Kokkos::LayoutLeft, device> intensity("intensity", nc, nl),
       heat("heating", nc, ns), temperature("temperature", nc, ns), sed("sed", nc, nl);
   Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns),
       status("status", nc, std::int64_t(small.size()));
   Kokkos::View<T*, device> mass("dust_mass", nc);
-  synthetic_cells(space, wavelength, intensity, mass, 1989);
-  const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number);
+  synthetic_cells(space, in.wavelength, intensity, mass, 1989);
+  const auto grains =
+      prepare_grains<T>(space, in.wavelength, in.width, in.sigma, in.radius, in.number);
   dust_emission(space, grains, intensity, mass, heat, temperature, eq_status, sed);
   const auto model = prepare_stochastic(space, grains, small);
   kosmos_bench::fenced_loop(state, space, [&] {

@@ -437,35 +437,14 @@ int run_dust(const kosmos::cli::Options& o) {
   }
 
   // Grains on the device.
-  Kokkos::View<double*, Device> wavelength("wavelength", nl), width("width", nl), radius("radius", ns),
-      number("number", ns);
-  Kokkos::View<double**, Kokkos::LayoutLeft, Device> sigma("sigma", ns, nl);
-  {
-    auto hw = Kokkos::create_mirror_view(wavelength);
-    auto hd = Kokkos::create_mirror_view(width);
-    auto hr = Kokkos::create_mirror_view(radius);
-    auto hn = Kokkos::create_mirror_view(number);
-    auto hs = Kokkos::create_mirror_view(sigma);
-    for (int l = 0; l < nl; ++l) {
-      hw(l) = w_micron[l] * 1e-6;
-      hd(l) = d_micron[l] * 1e-6;
-    }
-    for (int s = 0; s < ns; ++s) {
-      hr(s) = sizes.radius_micron[s] * 1e-6;
-      hn(s) = sizes.number_per_mass[s];
-      const auto sig = absorption_cross_section(tables[composition[s]], sizes.radius_micron[s], w_micron, beta);
-      for (int l = 0; l < nl; ++l) hs(s, l) = sig[l];
-    }
-    Kokkos::deep_copy(wavelength, hw);
-    Kokkos::deep_copy(width, hd);
-    Kokkos::deep_copy(radius, hr);
-    Kokkos::deep_copy(number, hn);
-    Kokkos::deep_copy(sigma, hs);
-  }
+  const auto grain_inputs = upload_grain_inputs<Space::memory_space>(w_micron, d_micron, sizes, [&](int s) {
+    return absorption_cross_section(tables[composition[s]], sizes.radius_micron[s], w_micron, beta);
+  });
   Space space;
   space.fence();
   const auto t0 = clock::now();
-  const auto grains = prepare_grains<T>(space, wavelength, width, sigma, radius, number, options);
+  const auto grains = prepare_grains<T>(space, grain_inputs.wavelength, grain_inputs.width, grain_inputs.sigma,
+                                         grain_inputs.radius, grain_inputs.number, options);
   space.fence();
   const auto t1 = clock::now();
   // Stochastic heating of the grains below --stochastic-below: its tables are built once here; in
@@ -554,7 +533,7 @@ int run_dust(const kosmos::cli::Options& o) {
     }
     const auto summary = Kokkos::subview(summary_d, chunk.instance, Kokkos::ALL);
     queue_chunk_summary(instance, chunk.status, chunk.temperature, chunk.heating,
-                        chunk.in.dust_mass, number, chunk.sed, width, status, summary.data());
+                        chunk.in.dust_mass, grain_inputs.number, chunk.sed, grain_inputs.width, status, summary.data());
     Kokkos::deep_copy(
         instance, Kokkos::subview(summary_h, chunk.first_row / streaming.chunk_cells, Kokkos::ALL),
         summary);
@@ -603,7 +582,7 @@ int run_dust(const kosmos::cli::Options& o) {
     pipeline.run(
         nc,
         [&](const Space& instance, std::int64_t c0, const Input& in) {
-          synthetic_cells(instance, wavelength, in.intensity, in.dust_mass, seed, c0);
+          synthetic_cells(instance, grain_inputs.wavelength, in.intensity, in.dust_mass, seed, c0);
           if (cells.intensity.extent(0) > 0) {  // --write-cells
             const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + std::int64_t(in.dust_mass.extent(0)));
             Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);

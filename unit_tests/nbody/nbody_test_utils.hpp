@@ -2,6 +2,7 @@
 // equation in long double, and helpers that run an integrator on a given execution space.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <kosmos/nbody/nbody.hpp>
 
 #include <cmath>
@@ -123,5 +124,33 @@ inline void max_difference(const kosmos::nbody::HostEnsemble& a, const kosmos::n
       dv = std::fmax(dv, std::fabs(a.v(s, i, c) - b.v(s, i, c)));
     }
 }
+
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+// Integrates 1000 perturbed outer solar systems to `destination` on the GPU twice, with
+// launch_specialized and with launch_generic (each called as f(space, ensemble, iterations)
+// until every system is there), and expects the same states: the hand-tuned CUDA launch against
+// the generic Kokkos kernel of the same integrator.
+template <class LaunchSpecialized, class LaunchGeneric>
+void expect_specialization_matches_generic(double destination,
+                                           const LaunchSpecialized& launch_specialized,
+                                           const LaunchGeneric& launch_generic) {
+  using namespace kosmos::nbody;
+  using Mem = Kokkos::CudaSpace;
+  const auto init = outer_solar_system(1000, 1e-3, 3);
+  auto a = clone<Mem>(init), b = clone<Mem>(init);
+  Kokkos::View<long long*, Mem> it_a("it_a", 1000), it_b("it_b", 1000);
+  launch_specialized(Kokkos::Cuda(), a, it_a);
+  launch_generic(Kokkos::Cuda(), b, it_b);
+  const auto ha = clone<Kokkos::HostSpace>(a), hb = clone<Kokkos::HostSpace>(b);
+  for (int s = 0; s < 1000; ++s) {
+    double dx, dv;
+    max_difference(ha, hb, s, dx, dv);
+    EXPECT_LT(dx, 1e-9) << "system " << s;
+    EXPECT_LT(dv, 1e-9) << "system " << s;
+    EXPECT_EQ(ha.time(s), destination) << "system " << s;
+    EXPECT_EQ(hb.time(s), destination) << "system " << s;
+  }
+}
+#endif
 
 }  // namespace nbody_test

@@ -129,4 +129,25 @@ TEST(IAS15Input, RejectsABadEpsilonAndDisablesACollision) {
   EXPECT_LT(out.time(0), 1.2);  // the collision is at t = pi / (2 sqrt(2 (1 + 1e-3))) = 1.11
 }
 
+TEST(IAS15Cuda, SpecializationMatchesGenericKernel) {
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+  // 100 time units: ~60 adaptive steps, rejections included, in one launch.
+  Impl::IAS15Params p;
+  p.destination = 100;
+  p.dt = 0.1;
+  p.step_factor = std::pow(5040 * 1e-9, 1.0 / 7);
+  p.steps = 1 << 20;
+  p.max_iterations = 1LL << 40;
+  p.k = Impl::IAS15Constants::make();
+  nbody_test::expect_specialization_matches_generic(
+      p.destination,
+      [&](const auto& space, const auto& ens, const auto& it) { Impl::launch_ias15_system<5>(space, ens, it, p); },
+      [&](const auto& space, const auto& ens, const auto& it) {
+        Impl::launch_ias15_system_generic<5>(space, ens, it, p);
+      });
+#else
+  GTEST_SKIP() << "the CUDA IAS15 specialization is not compiled in this build";
+#endif
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <kosmos/dust/equilibrium.hpp>
 #include <kosmos/dust/fields.hpp>
+#include <kosmos/dust/grain_inputs.hpp>
 #include <kosmos/dust/grains.hpp>
 #include <kosmos/dust/planck.hpp>
 #include <kosmos/dust/size_distribution.hpp>

@@ -1,6 +1,7 @@
 // Launches of the system-per-thread WHFast-class and IAS15-class kernels: a Kokkos RangePolicy
-// kernel on any space; on Kokkos::Cuda (with the CUDA specializations) the hand-tuned kernels of
-// cuda_specializations/ (hardware rsqrt, launch bounds, the space's stream).
+// kernel on any space; on Kokkos::Cuda (with the CUDA specializations) the hand-tuned launch of
+// cuda_specializations/kosmos/nbody/system_cuda.hpp (hardware rsqrt, launch bounds, the space's
+// stream) of the same device function.
 #pragma once
 
 #include <kosmos/nbody/impl/ias15_system.hpp>
@@ -46,40 +47,66 @@ bool with_body_count(int n, F&& f) {
   }
 }
 
-// The generic Kokkos WHFast kernel, on any space (on Kokkos::Cuda: the reference for the
-// specialization).
-template <int N, class ExecSpace>
-void launch_whfast_system_generic(
-    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-    const WHFastParams& params) {
-  WHFastSystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params};
-  Kokkos::parallel_for("kosmos::nbody::integrate_whfast",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
+// The generic Kokkos kernel of a system-per-thread integrator, on any space (on Kokkos::Cuda: the
+// reference for the specialization). extra: the kernel's members after params (IAS15's merge state).
+template <template <int, class, class> class SystemKernel, int N, class ExecSpace, class Params,
+          class... Extra>
+void launch_system_generic(const char* label, const ExecSpace& space,
+                           const Ensemble<typename ExecSpace::memory_space>& ens,
+                           const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+                           const Params& params, const Extra&... extra) {
+  SystemKernel<N, typename ExecSpace::memory_space, PortableRsqrt> kernel{ens, iterations, params,
+                                                                          extra...};
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }
 
-template <int N, class ExecSpace>
-void launch_whfast_system(
-    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-    const WHFastParams& params) {
+// The hand-tuned launch on Kokkos::Cuda (with the CUDA specializations), the generic one elsewhere.
+template <template <int, class, class> class SystemKernel, int N, class ExecSpace, class Params,
+          class... Extra>
+void launch_system(const char* label, const ExecSpace& space,
+                   const Ensemble<typename ExecSpace::memory_space>& ens,
+                   const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+                   const Params& params, const Extra&... extra) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (HasCudaSpecialization<ExecSpace>::value) {
-    cuda_whfast_launch<N>(space, ens, iterations, params);
+    cuda_system_launch(label, space, ens.n_systems(),
+                       SystemKernel<N, Kokkos::CudaSpace, CudaRsqrt>{ens, iterations, params, extra...});
     return;
   }
 #endif
-  launch_whfast_system_generic<N>(space, ens, iterations, params);
+  launch_system_generic<SystemKernel, N>(label, space, ens, iterations, params, extra...);
 }
 
-template <int N, class ExecSpace>
-void launch_ias15_system(
-    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-    const IAS15Params& params, const MergeState<typename ExecSpace::memory_space>& merge = {}) {
-  IAS15SystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params, merge};
-  Kokkos::parallel_for("kosmos::nbody::integrate_ias15",
-                       Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
+template <int N, class ExecSpace, class Iterations>
+void launch_whfast_system_generic(const ExecSpace& space,
+                                  const Ensemble<typename ExecSpace::memory_space>& ens,
+                                  const Iterations& iterations, const WHFastParams& params) {
+  launch_system_generic<WHFastSystemKernel, N>("kosmos::nbody::integrate_whfast", space, ens,
+                                               iterations, params);
+}
+template <int N, class ExecSpace, class Iterations>
+void launch_whfast_system(const ExecSpace& space,
+                          const Ensemble<typename ExecSpace::memory_space>& ens,
+                          const Iterations& iterations, const WHFastParams& params) {
+  launch_system<WHFastSystemKernel, N>("kosmos::nbody::integrate_whfast", space, ens, iterations,
+                                       params);
+}
+// merge: the merge state when params.monitor.config.merging() (else unused).
+template <int N, class ExecSpace, class Iterations>
+void launch_ias15_system_generic(const ExecSpace& space,
+                                 const Ensemble<typename ExecSpace::memory_space>& ens,
+                                 const Iterations& iterations, const IAS15Params& params,
+                                 const MergeState<typename ExecSpace::memory_space>& merge = {}) {
+  launch_system_generic<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens,
+                                              iterations, params, merge);
+}
+template <int N, class ExecSpace, class Iterations>
+void launch_ias15_system(const ExecSpace& space,
+                         const Ensemble<typename ExecSpace::memory_space>& ens,
+                         const Iterations& iterations, const IAS15Params& params,
+                         const MergeState<typename ExecSpace::memory_space>& merge = {}) {
+  launch_system<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens, iterations,
+                                      params, merge);
 }
 
 }  // namespace Impl

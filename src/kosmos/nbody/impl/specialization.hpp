@@ -9,7 +9,7 @@
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
 #include <kosmos/nbody/forces_cuda.hpp>
 #include <kosmos/nbody/hermite_cuda.hpp>
-#include <kosmos/nbody/whfast_cuda.hpp>
+#include <kosmos/nbody/system_cuda.hpp>
 #endif
 
 namespace kosmos {

@@ -322,13 +322,13 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   }
 }
 
-template <int N, class MemorySpace>
+template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>
 struct WHFastSystemKernel {
   Ensemble<MemorySpace> ens;
   Kokkos::View<long long*, MemorySpace> iterations;
   WHFastParams params;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    whfast_system<N>(ens, iterations, sys, params, PortableRsqrt());
+    whfast_system<N>(ens, iterations, sys, params, Rsqrt());
   }
 };
 

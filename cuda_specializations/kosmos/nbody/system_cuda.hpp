@@ -1,0 +1,43 @@
+// Hand-tuned CUDA launch of the system-per-thread kernels (WHFast-class, IAS15-class): one thread
+// per system (N unrolled at compile time), the hardware reciprocal square root for the pair
+// forces, 64-thread blocks with launch bounds (the per-thread state is large: fewer, fuller
+// registers), launched on the space's stream. Used by integrate() on Kokkos::Cuda; the generic
+// Kokkos kernels (launch_*_system_generic) stay callable for comparison.
+#pragma once
+
+#include <kosmos/nbody/hermite_cuda.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace kosmos {
+namespace nbody {
+namespace Impl {
+
+constexpr int cuda_system_block = 64;
+
+// SystemKernel: a functor whose operator()(int sys) integrates system `sys`.
+template <class SystemKernel>
+__global__ void __launch_bounds__(cuda_system_block)
+    cuda_system_kernel(SystemKernel kernel, int n_systems) {
+  const int sys = blockIdx.x * blockDim.x + threadIdx.x;
+  if (sys < n_systems) kernel(sys);
+}
+
+template <class SystemKernel>
+void cuda_system_launch(const char* what, const Kokkos::Cuda& space, int n_systems,
+                        const SystemKernel& kernel) {
+  const int blocks = (n_systems + cuda_system_block - 1) / cuda_system_block;
+  if (blocks == 0) return;
+  cuda_system_kernel<<<blocks, cuda_system_block, 0, space.cuda_stream()>>>(kernel, n_systems);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA ") + what +
+                             "): " + cudaGetErrorString(err));
+}
+
+}  // namespace Impl
+}  // namespace nbody
+}  // namespace kosmos
