@@ -245,14 +245,7 @@ class EnergyGuard {
     current_ = EnergyView("kosmos::nbody::energy", n_sys);
     if (reference.empty()) {
       energy(space, ens, reference_, force);
-      if (offset_.extent(0) > 0) {  // the energy the system had before its earlier merges
-        const auto e0 = reference_;
-        const auto off = offset_;
-        Kokkos::parallel_for(
-            "kosmos::nbody::reference_energy_offset",
-            Kokkos::RangePolicy<ExecSpace>(space, 0, n_sys),
-            KOKKOS_LAMBDA(const int s) { e0(s) += off(s); });
-      }
+      if (offset_.extent(0) > 0) add_offset_to_reference();
     } else {
       kosmos::Impl::require(reference.size() == std::size_t(n_sys), "kosmos::nbody::integrate",
                             "reference_energy has ", reference.size(), " values for ", n_sys, " systems");
@@ -263,6 +256,17 @@ class EnergyGuard {
   }
 
   bool active() const { return limit_ > 0; }
+
+  // reference += offset: the energy each system had before its earlier merges. (A public member
+  // function: CUDA takes extended lambdas neither in constructors nor in private members.)
+  void add_offset_to_reference() const {
+    const auto e0 = reference_;
+    const auto off = offset_;
+    Kokkos::parallel_for(
+        "kosmos::nbody::reference_energy_offset",
+        Kokkos::RangePolicy<ExecSpace>(space_, 0, ens_.n_systems()),
+        KOKKOS_LAMBDA(const int s) { e0(s) += off(s); });
+  }
 
   void check() const {
     if (!active()) return;
