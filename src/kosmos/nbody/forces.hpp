@@ -41,7 +41,10 @@ struct AccJerkKernel {
     const int first = team.league_rank() * S, n_sys = ens.n_systems(), n = L.n;
     ctx.for_all(S, 7 * n, [&](int s, int k) {
       const int sys = first + s;
-      if (k == 0) ctx.flag(s, fl_live) = sys < n_sys;
+      if (k == 0) {
+        ctx.flag(s, fl_live) = sys < n_sys;
+        ctx.flag(s, fl_removed) = 0;
+      }
       if (sys >= n_sys) return;
       if (k < 3 * n)
         ctx.at(s, L.x + k) = ens.x(sys, k / 3, k % 3);

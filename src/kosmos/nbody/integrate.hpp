@@ -67,8 +67,14 @@ struct IntegrateOptions {
   // checkpoint segments keeps one budget); empty: none.
   std::vector<long long> prior_iterations;
   // Energy each system's drift is measured against (MonitorConfig::energy_error_limit); empty:
-  // the energy at the start of this call.
+  // the energy at the start of this call (plus energy_offset, when merging).
   std::vector<double> reference_energy;
+  // Merging (MonitorConfig::on_collision = merge), the state of earlier calls, as returned in
+  // IntegrationReport: per system the energy merges took out, the bits of the removed bodies, and
+  // the n collision radii; empty: nothing merged yet, the radii of MonitorConfig::radius.
+  std::vector<double> energy_offset;
+  std::vector<int> removed;
+  std::vector<double> radii;
   std::function<void(const LogRecord&)> on_log;  // called on the host after each launch, in order
   std::function<void(double fraction_done)> on_progress;  // after each launch
 };
@@ -83,9 +89,73 @@ struct IntegrationReport {
   long long steps = 0;  // propagator steps taken, summed over systems (rejected ones included)
   double seconds = 0;
   std::vector<long long> iterations;  // steps per system, prior_iterations included
+  // Merging only (else empty), carried over from IntegrateOptions: per system the energy before
+  // minus after its merges (add it to the energy to measure the integrator's error, as REBOUND's
+  // energy_offset), the bits of its removed bodies (bit b: body b merged into another; it has
+  // mass 0 and velocity 0 and stays where it was), and its n collision radii (n_systems x n).
+  std::vector<double> energy_offset;
+  std::vector<int> removed;
+  std::vector<double> radii;
 };
 
 namespace Impl {
+
+// The merge state at the start of a call: options' earlier state, or none and MonitorConfig's
+// radii.
+template <class ExecSpace>
+MergeState<typename ExecSpace::memory_space> make_merge_state(const ExecSpace& space, int n_sys,
+                                                              int n,
+                                                              const IntegrateOptions& options) {
+  using Mem = typename ExecSpace::memory_space;
+  MergeState<Mem> st{
+      Kokkos::View<double*, Mem>("kosmos::nbody::energy_offset", n_sys),
+      Kokkos::View<int*, Mem>("kosmos::nbody::removed", n_sys),
+      Kokkos::View<double**, Kokkos::LayoutRight, Mem>("kosmos::nbody::radii", n_sys, n)};
+  const auto require_size = [&](const char* name, std::size_t size, std::size_t expected) {
+    kosmos::Impl::require(size == 0 || size == expected, "kosmos::nbody::integrate", name, " has ",
+                          size, " values, expected ", expected, " (", n_sys, " systems x ", n,
+                          " bodies for radii)");
+  };
+  require_size("energy_offset", options.energy_offset.size(), std::size_t(n_sys));
+  require_size("removed", options.removed.size(), std::size_t(n_sys));
+  require_size("radii", options.radii.size(), std::size_t(n_sys) * n);
+  const auto offset = Kokkos::create_mirror_view(st.energy_offset);
+  const auto removed = Kokkos::create_mirror_view(st.removed);
+  const auto radii = Kokkos::create_mirror_view(st.radii);
+  for (int s = 0; s < n_sys; ++s) {
+    offset(s) = options.energy_offset.empty() ? 0.0 : options.energy_offset[std::size_t(s)];
+    removed(s) = options.removed.empty() ? 0 : options.removed[std::size_t(s)];
+    for (int b = 0; b < n; ++b) {
+      const double r =
+          options.radii.empty() ? options.monitor.radius[b] : options.radii[std::size_t(s) * n + b];
+      kosmos::Impl::require(r >= 0 && std::isfinite(r), "kosmos::nbody::integrate",
+                            "collision radius ", r, " of body ", b, " in system ", s,
+                            " must be >= 0 and finite");
+      radii(s, b) = r;
+    }
+  }
+  Kokkos::deep_copy(space, st.energy_offset, offset);
+  Kokkos::deep_copy(space, st.removed, removed);
+  Kokkos::deep_copy(space, st.radii, radii);
+  return st;
+}
+
+// Copies the merge state into the report.
+template <class ExecSpace>
+void report_merge_state(const ExecSpace& space,
+                        const MergeState<typename ExecSpace::memory_space>& st,
+                        IntegrationReport& report) {
+  const auto offset = Kokkos::create_mirror_view(st.energy_offset);
+  const auto removed = Kokkos::create_mirror_view(st.removed);
+  const auto radii = Kokkos::create_mirror_view(st.radii);
+  Kokkos::deep_copy(space, offset, st.energy_offset);
+  Kokkos::deep_copy(space, removed, st.removed);
+  Kokkos::deep_copy(space, radii, st.radii);
+  space.fence();
+  report.energy_offset.assign(offset.data(), offset.data() + offset.extent(0));
+  report.removed.assign(removed.data(), removed.data() + removed.extent(0));
+  report.radii.assign(radii.data(), radii.data() + radii.size());
+}
 
 template <class ExecSpace, class Prop, class Force>
 struct IntegrateKernel {
@@ -97,6 +167,8 @@ struct IntegrateKernel {
   Prop prop;
   Force force;
   MonitorConfig monitor;
+  bool merging = false;  // monitor.merging(): collisions merge (merge state below)
+  MergeState<memory_space> merge;
   Layout L;
   int S = 1, level = 0, steps = 1, slots = 0;
   double destination = 0;
@@ -126,10 +198,24 @@ struct IntegrateKernel {
     log_count(sys) = k + 1;
   }
 
-  // Stops system s (slot) / sys (index) with its event when a monitor condition holds.
+  // Merges touching bodies of system s (slot) / sys (index) when merging (flagging fl_merged and
+  // logging a collision event), then stops it with its event when a monitor condition holds.
   template <class Ctx>
-  KOKKOS_INLINE_FUNCTION void stop_if_condition_holds(const Ctx& ctx, int s, int sys) const {
-    const int event = check_stop(ctx, s, monitor);
+  KOKKOS_INLINE_FUNCTION void merge_or_stop(const Ctx& ctx, int s, int sys) const {
+    const double* radius = monitor.radius;
+    if (merging) {
+      double* radii = &merge.radii(sys, 0);
+      int removed = ctx.flag(s, fl_removed);
+      const double lost = merge_collisions(ctx, s, radii, removed);
+      if (removed != ctx.flag(s, fl_removed)) {
+        ctx.flag(s, fl_removed) = removed;
+        ctx.flag(s, fl_merged) = 1;
+        merge.energy_offset(sys) += lost;
+        if (monitor.log_events && slots > 0) write_log(ctx, s, sys, reason_collision);
+      }
+      radius = radii;
+    }
+    const int event = check_stop(ctx, s, monitor, radius, ctx.flag(s, fl_removed));
     if (event == reason_none) return;
     ctx.flag(s, fl_state) = state_inactive;
     ctx.flag(s, fl_reason) = event;
@@ -158,6 +244,8 @@ struct IntegrateKernel {
       ctx.flag(s, fl_logs) = 0;
       ctx.flag(s, fl_fail) = 0;
       ctx.flag(s, fl_accept) = 0;
+      ctx.flag(s, fl_merged) = 0;
+      ctx.flag(s, fl_removed) = valid && merging ? merge.removed(sys) : 0;
       if (!valid) return;
       const double t = ens.time(sys);
       ctx.sc(s, sc_time) = t;
@@ -178,9 +266,11 @@ struct IntegrateKernel {
         ctx.at(s, L.m + k - 6 * n) = ens.m(sys, k - 6 * n);
       }
     });
-    // Conditions that hold before the first step (bodies that already overlap) stop the system too.
+    // Conditions that hold before the first step (bodies that already overlap) stop the system
+    // too (or merge its bodies, before the first force evaluation).
     ctx.for_all(S, 1, [&](int s, int) {
-      if (ctx.flag(s, fl_live)) stop_if_condition_holds(ctx, s, first + s);
+      if (ctx.flag(s, fl_live)) merge_or_stop(ctx, s, first + s);
+      ctx.flag(s, fl_merged) = 0;  // prop.init below computes the forces of the merged state
     });
     prop.init(ctx, force);
     for (int it = 0; it < steps; ++it) {
@@ -219,7 +309,7 @@ struct IntegrateKernel {
           return;
         }
         if (!ctx.flag(s, fl_accept)) return;
-        stop_if_condition_holds(ctx, s, sys);
+        merge_or_stop(ctx, s, sys);
         if (monitor.log_interval > 0 && slots > 0) {
           const double k = math::floor(ctx.sc(s, sc_time) / monitor.log_interval);
           if (k > ctx.sc(s, sc_log_index)) {
@@ -227,17 +317,22 @@ struct IntegrateKernel {
             ctx.sc(s, sc_log_index) = k;
           }
         }
-        if (slots > 0 && ctx.flag(s, fl_logs) + 2 > slots) ctx.flag(s, fl_paused) = 1;
+        // Room for the next step's records: an event, an interval log (and a merge).
+        if (slots > 0 && ctx.flag(s, fl_logs) + (merging ? 3 : 2) > slots)
+          ctx.flag(s, fl_paused) = 1;
       });
+      if (merging) refresh_merged(ctx, force);
     }
-    // Store.
-    ctx.for_all(S, 6 * n, [&](int s, int k) {
+    // Store (masses change only by merging).
+    ctx.for_all(S, (merging ? 7 : 6) * n, [&](int s, int k) {
       const int sys = first + s;
       if (sys >= n_sys) return;
       if (k < 3 * n)
         ens.x(sys, k / 3, k % 3) = ctx.at(s, L.x + k);
-      else
+      else if (k < 6 * n)
         ens.v(sys, (k - 3 * n) / 3, k % 3) = ctx.at(s, L.v + k - 3 * n);
+      else
+        ens.m(sys, k - 6 * n) = ctx.at(s, L.m + k - 6 * n);
     });
     ctx.for_all(S, 1, [&](int s, int) {
       const int sys = first + s;
@@ -248,7 +343,22 @@ struct IntegrateKernel {
       ens.state(sys) = ctx.flag(s, fl_state);
       ens.reason(sys) = ctx.flag(s, fl_reason);
       iterations(sys) = (long long)(ctx.sc(s, sc_iter));
+      if (merging) merge.removed(sys) = ctx.flag(s, fl_removed);
     });
+  }
+
+  // The propagator's forces (and whatever init() derives from them) of the systems whose bodies
+  // merged in this step are stale: recompute them for those systems only.
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION void refresh_merged(const Ctx& ctx, const Force& f) const {
+    bool any = false;
+    for (int s = 0; s < S; ++s) any = any || ctx.flag(s, fl_merged);
+    if (!any) return;
+    ctx.for_all(S, 1, [&](int s, int) {
+      ctx.flag(s, fl_live) = ctx.flag(s, fl_merged);  // recomputed at the start of the next step
+      ctx.flag(s, fl_merged) = 0;
+    });
+    prop.init(ctx, f);
   }
 };
 
@@ -303,6 +413,8 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
   kernel.prop = prop;
   kernel.force = force;
   kernel.monitor = options.monitor;
+  kernel.merging = options.monitor.merging();
+  if (kernel.merging) kernel.merge = make_merge_state(space, n_sys, n, options);
   kernel.L = Layout::make(n, Prop::extra_per_body, Prop::extra_fixed);
   kernel.destination = destination;
   kernel.max_iterations = cfg.max_iterations;
@@ -310,8 +422,9 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
   const bool logging = options.on_log && (options.monitor.log_interval > 0 || options.monitor.log_events);
   kernel.slots = logging ? options.monitor.log_slots_per_launch : 0;
   kernel.iterations = make_iterations(space, n_sys, options);
-  const EnergyGuard<ExecSpace, Force> guard(space, ens, options.monitor.energy_error_limit, options.reference_energy,
-                                            force);
+  const EnergyGuard<ExecSpace, Force> guard(space, ens, options.monitor.energy_error_limit,
+                                            options.reference_energy, force,
+                                            kernel.merge.energy_offset);
   kernel.log_count = Kokkos::View<int*, typename ExecSpace::memory_space>("kosmos::nbody::log_count", n_sys);
   kernel.log = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>(
       "kosmos::nbody::log", std::size_t(n_sys) * kernel.slots, 3 + 7 * n);
@@ -368,6 +481,7 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
     guard.check();
     if (summarize(space, ens, kernel.iterations, destination, cfg.max_iterations, options, report) == 0) break;
   }
+  if (kernel.merging) report_merge_state(space, kernel.merge, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
@@ -428,16 +542,19 @@ void launch_hermite_system(const ExecSpace& space, const Ensemble<typename ExecS
 
 // Relaunches a system-per-thread kernel (`launch(iterations)`, one launch; Newtonian gravity)
 // until every system reached the destination, stopped, or used up its iteration budget, with the
-// energy-sanity check after each launch.
+// energy-sanity check after each launch (energy_offset: what merges took, when merging).
 template <class ExecSpace, class Launch>
-IntegrationReport run_system_per_thread(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-                                        double destination, const IntegrateOptions& options, const Launch& launch) {
+IntegrationReport run_system_per_thread(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    double destination, const IntegrateOptions& options, const Launch& launch,
+    const Kokkos::View<double*, typename ExecSpace::memory_space>& energy_offset = {}) {
   const auto start = std::chrono::steady_clock::now();
   IntegrationReport report;
   report.systems = ens.n_systems();
   const auto iterations = make_iterations(space, ens.n_systems(), options);
   const EnergyGuard<ExecSpace, Newtonian> guard(space, ens, options.monitor.energy_error_limit,
-                                                options.reference_energy, Newtonian());
+                                                options.reference_energy, Newtonian(),
+                                                energy_offset);
   while (ens.n_systems() > 0) {
     launch(iterations);
     ++report.launches;
@@ -513,9 +630,18 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   p.max_iterations = cfg.max_iterations;
   p.monitor = monitor;
   p.k = IAS15Constants::make();
-  return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
-    with_body_count(n, [&](auto nb) { launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p); });
-  });
+  MergeState<typename ExecSpace::memory_space> merge;
+  if (mon.merging()) merge = make_merge_state(space, ens.n_systems(), n, options);
+  auto report = run_system_per_thread(
+      space, ens, destination, options,
+      [&](const Iterations& iterations) {
+        with_body_count(n, [&](auto nb) {
+          launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p, merge);
+        });
+      },
+      merge.energy_offset);
+  if (mon.merging()) report_merge_state(space, merge, report);
+  return report;
 }
 }  // namespace Impl
 
@@ -535,12 +661,23 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
                 cfg.steps_per_launch, " < 1");
   kosmos::Impl::require(options.monitor.log_slots_per_launch >= 2, "kosmos::nbody::integrate",
                 "log_slots_per_launch = ", options.monitor.log_slots_per_launch, " < 2");
+  kosmos::Impl::require(!options.monitor.merging() || options.monitor.log_slots_per_launch >= 3,
+                        "kosmos::nbody::integrate",
+                        "log_slots_per_launch = ", options.monitor.log_slots_per_launch,
+                        " < 3 with merging (a step may log a merge, an event and an interval)");
   const bool needs_dt = cfg.method != Method::hermite_adaptive;
   kosmos::Impl::require(!needs_dt || (cfg.dt > 0 && std::isfinite(cfg.dt)), "kosmos::nbody::integrate", "dt = ", cfg.dt,
                 " must be positive and finite");
   for (double r : options.monitor.radius)
     kosmos::Impl::require(r >= 0 && std::isfinite(r), "kosmos::nbody::integrate", "collision radius ", r,
                           " must be >= 0 and finite");
+  // The methods in Jacobi or heliocentric coordinates do not merge (a merge would change the
+  // coordinates' masses and the central body's Kepler motion).
+  const bool merges = cfg.method != Method::mvs && cfg.method != Method::whfast;
+  kosmos::Impl::require(
+      !options.monitor.merging() || merges, "kosmos::nbody::integrate",
+      "on_collision = merge is not supported by ", method_name(cfg.method),
+      " (supported: hermite, hermite_adaptive, verlet, rkck, rkck_adaptive, ias15)");
   validate(space, ens);
   Impl::require_not_before(space, ens, destination);
   if (cfg.method == Method::mvs || cfg.method == Method::whfast) validate_central_body(space, ens);

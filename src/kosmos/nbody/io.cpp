@@ -72,6 +72,16 @@ const char* method_name(Method method) {
   return "unknown";
 }
 
+CollisionResponse collision_response_from_name(const std::string& name) {
+  if (name == "stop") return CollisionResponse::stop;
+  if (name == "merge") return CollisionResponse::merge;
+  throw invalid_input("kosmos::nbody: unknown collision response '" + name + "' (stop, merge)");
+}
+
+const char* collision_response_name(CollisionResponse response) {
+  return response == CollisionResponse::merge ? "merge" : "stop";
+}
+
 int state_from_name(const std::string& name) {
   for (int s = 0; s <= 2; ++s)
     if (name == state_name(s)) return s;

@@ -130,9 +130,11 @@ KOKKOS_INLINE_FUNCTION double prs_timescale(const double (&a0)[3 * N],
 }
 
 // Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch.
-template <int N, class Ens, class IterView, class Rsqrt>
+// Merging (p.monitor.config.merging()): the merge state of the system is in `merge`.
+template <int N, class Ens, class IterView, class Rsqrt, class Merge>
 KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterations, int sys,
-                                         const IAS15Params& p, const Rsqrt& rsqrt) {
+                                         const IAS15Params& p, const Rsqrt& rsqrt,
+                                         const Merge& merge) {
   constexpr int n3 = 3 * N;
   if (ens.state(sys) != state_active) return;
   SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
@@ -154,11 +156,25 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     for (int q = 0; q < n3; ++q) b[j][q] = g[j][q] = e[j][q] = 0;
   bool predicted = false;  // e holds the prediction of the current b
   for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
-  pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none);
   double vs[n3];
   for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
-  // Conditions that hold before the first step (bodies that already overlap) stop the system too.
-  int stop = p.monitor.on ? p.monitor.reason<N>(m, xs, vs) : int(reason_none);
+  const bool merging = p.monitor.config.merging();
+  int removed = merging ? merge.removed(sys) : 0;
+  const double* radius = merging ? &merge.radii(sys, 0) : p.monitor.config.radius;
+  // After bodies merged: the state restarts from xs, vs (REBOUND resets IAS15 too), no prediction.
+  const auto restart = [&]() {
+    for (int q = 0; q < n3; ++q) {
+      x[q] = CompensatedSum<double>{xs[q], 0.0};
+      v[q] = CompensatedSum<double>{vs[q], 0.0};
+      for (int j = 0; j < 7; ++j) b[j][q] = g[j][q] = e[j][q] = 0;
+    }
+    predicted = false;
+  };
+  // Conditions that hold before the first step (bodies that already overlap) stop the system too
+  // (or merge its bodies).
+  if (merging && merge_local<N>(merge, sys, m, xs, vs, removed)) restart();
+  pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none, removed);
+  int stop = p.monitor.on ? p.monitor.reason<N>(m, xs, vs, radius, removed) : int(reason_none);
   if (stop != reason_none) {
     ens.state(sys) = state_inactive;
     ens.reason(sys) = stop;
@@ -199,7 +215,7 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
                              s * (b[4][q] * c[4] + s * (b[5][q] * c[5] + s * b[6][q] * c[6])))));
           xs[q] = x[q].hi + (x[q].lo + s * h * (v[q].value() + s * h * (0.5 * a0[q] + s * poly)));
         }
-        pair_accelerations<N>(m, xs, as, rsqrt, PairSkip::none);
+        pair_accelerations<N>(m, xs, as, rsqrt, PairSkip::none, removed);
         for (int q = 0; q < n3; ++q) {
           double gn = (as[q] - a0[q]) / K.dh[n][0];
           for (int j = 1; j < n; ++j) gn = (gn - g[j - 1][q]) / K.dh[n][j];
@@ -277,7 +293,7 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     predicted = qr <= 20;
     dt = next;
     for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
-    pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none);
+    pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none, removed);
     bool finite = true;
     for (int q = 0; q < n3; ++q)
       finite = finite && math::isfinite(xs[q]) && math::isfinite(v[q].hi);
@@ -287,14 +303,21 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     }
     if (p.monitor.on) {
       for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
-      stop = p.monitor.reason<N>(m, xs, vs);
+      if (merging && merge_local<N>(merge, sys, m, xs, vs, removed)) {
+        restart();
+        pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none, removed);
+      }
+      stop = p.monitor.reason<N>(m, xs, vs, radius, removed);
     }
   }
-  for (int b2 = 0; b2 < N; ++b2)
+  for (int b2 = 0; b2 < N; ++b2) {
     for (int c = 0; c < 3; ++c) {
       ens.x(sys, b2, c) = x[3 * b2 + c].value();
       ens.v(sys, b2, c) = v[3 * b2 + c].value();
     }
+    if (merging) ens.m(sys, b2) = m[b2];
+  }
+  if (merging) merge.removed(sys) = removed;
   ens.time(sys) = clock.t;
   ens.time_lo(sys) = clock.lo;
   ens.step(sys) = dt;
@@ -313,8 +336,9 @@ struct IAS15SystemKernel {
   Ensemble<MemorySpace> ens;
   Kokkos::View<long long*, MemorySpace> iterations;
   IAS15Params params;
+  MergeState<MemorySpace> merge;  // used when params.monitor.config.merging()
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    ias15_system<N>(ens, iterations, sys, params, Rsqrt());
+    ias15_system<N>(ens, iterations, sys, params, Rsqrt(), merge);
   }
 };
 

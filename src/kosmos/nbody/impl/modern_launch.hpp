@@ -48,30 +48,33 @@ bool with_body_count(int n, F&& f) {
 }
 
 // The generic Kokkos kernel of a system-per-thread integrator, on any space (on Kokkos::Cuda: the
-// reference for the specialization).
-template <template <int, class, class> class SystemKernel, int N, class ExecSpace, class Params>
+// reference for the specialization). extra: the kernel's members after params (IAS15's merge state).
+template <template <int, class, class> class SystemKernel, int N, class ExecSpace, class Params,
+          class... Extra>
 void launch_system_generic(const char* label, const ExecSpace& space,
                            const Ensemble<typename ExecSpace::memory_space>& ens,
                            const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-                           const Params& params) {
-  SystemKernel<N, typename ExecSpace::memory_space, PortableRsqrt> kernel{ens, iterations, params};
+                           const Params& params, const Extra&... extra) {
+  SystemKernel<N, typename ExecSpace::memory_space, PortableRsqrt> kernel{ens, iterations, params,
+                                                                          extra...};
   Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }
 
 // The hand-tuned launch on Kokkos::Cuda (with the CUDA specializations), the generic one elsewhere.
-template <template <int, class, class> class SystemKernel, int N, class ExecSpace, class Params>
+template <template <int, class, class> class SystemKernel, int N, class ExecSpace, class Params,
+          class... Extra>
 void launch_system(const char* label, const ExecSpace& space,
                    const Ensemble<typename ExecSpace::memory_space>& ens,
                    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-                   const Params& params) {
+                   const Params& params, const Extra&... extra) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (HasCudaSpecialization<ExecSpace>::value) {
     cuda_system_launch(label, space, ens.n_systems(),
-                       SystemKernel<N, Kokkos::CudaSpace, CudaRsqrt>{ens, iterations, params});
+                       SystemKernel<N, Kokkos::CudaSpace, CudaRsqrt>{ens, iterations, params, extra...});
     return;
   }
 #endif
-  launch_system_generic<SystemKernel, N>(label, space, ens, iterations, params);
+  launch_system_generic<SystemKernel, N>(label, space, ens, iterations, params, extra...);
 }
 
 template <int N, class ExecSpace, class Iterations>
@@ -88,19 +91,22 @@ void launch_whfast_system(const ExecSpace& space,
   launch_system<WHFastSystemKernel, N>("kosmos::nbody::integrate_whfast", space, ens, iterations,
                                        params);
 }
+// merge: the merge state when params.monitor.config.merging() (else unused).
 template <int N, class ExecSpace, class Iterations>
 void launch_ias15_system_generic(const ExecSpace& space,
                                  const Ensemble<typename ExecSpace::memory_space>& ens,
-                                 const Iterations& iterations, const IAS15Params& params) {
+                                 const Iterations& iterations, const IAS15Params& params,
+                                 const MergeState<typename ExecSpace::memory_space>& merge = {}) {
   launch_system_generic<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens,
-                                              iterations, params);
+                                              iterations, params, merge);
 }
 template <int N, class ExecSpace, class Iterations>
 void launch_ias15_system(const ExecSpace& space,
                          const Ensemble<typename ExecSpace::memory_space>& ens,
-                         const Iterations& iterations, const IAS15Params& params) {
+                         const Iterations& iterations, const IAS15Params& params,
+                         const MergeState<typename ExecSpace::memory_space>& merge = {}) {
   launch_system<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens, iterations,
-                                      params);
+                                      params, merge);
 }
 
 }  // namespace Impl

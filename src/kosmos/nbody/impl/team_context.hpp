@@ -50,16 +50,27 @@ enum Scalar : int {
 
 // Flags of a system (ints).
 enum Flag : int {
-  fl_live = 0,    // integrated in the current iteration
-  fl_fail = 1,    // StopReason of a numerical failure in this step (0: none)
-  fl_valid = 2,   // slot holds a system
-  fl_state = 3,   // SystemState
-  fl_reason = 4,  // StopReason
-  fl_paused = 5,  // log slots exhausted: wait for the next launch
-  fl_logs = 6,    // log records written in this launch
-  fl_accept = 7,  // the step was accepted (adaptive Runge-Kutta may reject)
-  n_flags = 8
+  fl_live = 0,     // integrated in the current iteration
+  fl_fail = 1,     // StopReason of a numerical failure in this step (0: none)
+  fl_valid = 2,    // slot holds a system
+  fl_state = 3,    // SystemState
+  fl_reason = 4,   // StopReason
+  fl_paused = 5,   // log slots exhausted: wait for the next launch
+  fl_logs = 6,     // log records written in this launch
+  fl_accept = 7,   // the step was accepted (adaptive Runge-Kutta may reject)
+  fl_removed = 8,  // bits of the bodies merged away (is_removed): no forces on or from them
+  fl_merged = 9,   // bodies merged after this step: the propagator's forces need an update
+  n_flags = 10
 };
+
+// Bits of the bodies merged away in a system (bit b: body b). A removed body has mass 0, velocity
+// 0 and stays where it was; it is left out of the force loops and the stop conditions.
+KOKKOS_INLINE_FUNCTION bool is_removed(int removed, int b) {
+  return (unsigned(removed) >> b) & 1u;
+}
+KOKKOS_INLINE_FUNCTION int with_removed(int removed, int b) {
+  return int(unsigned(removed) | (1u << b));
+}
 
 template <class Member>
 struct TeamContext {
@@ -139,8 +150,9 @@ struct TeamContext {
   }
 
   // a (and j if with_jerk) of every body from x (and v), for live systems. Pairs of massless
-  // bodies (test particles) are skipped. With planets_only,
-  // pairs involving body 0 are skipped (the interaction part of democratic heliocentric MVS).
+  // bodies (test particles) and pairs with a removed body (fl_removed) are skipped. With
+  // planets_only, pairs involving body 0 are skipped (the interaction part of democratic
+  // heliocentric MVS).
   template <class Force>
   KOKKOS_INLINE_FUNCTION void forces(const Force& force, int x_off, int v_off, int a_off, bool with_jerk,
                                      bool planets_only = false) const {
@@ -149,7 +161,9 @@ struct TeamContext {
       int i, j;
       pair_bodies(p, n, i, j);
       if (planets_only && i == 0) return;
-      if (at(s, L.m + i) == 0 && at(s, L.m + j) == 0) {  // two test particles: no interaction
+      const int removed = flag(s, fl_removed);
+      if ((at(s, L.m + i) == 0 && at(s, L.m + j) == 0) ||  // two test particles: no interaction
+          is_removed(removed, i) || is_removed(removed, j)) {
         for (int c = 0; c < 3; ++c) at(s, L.pa + 3 * p + c) = at(s, L.pj + 3 * p + c) = 0;
         return;
       }
