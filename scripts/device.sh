@@ -16,7 +16,8 @@
 #                                             #   own process session, past one call's time limit
 #   scripts/device.sh wait [SECONDS]          # there: wait for them (default 540 s), copy their
 #                                             #   logs and JSON to $OUT; exit 3 while still running
-# Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_COMPILE_TIMES
+# Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_BUILD_TARGETS
+# (build only these CMake targets, space-separated), KOSMOS_COMPILE_TIMES
 # (a file: `build` appends each compile's seconds and object to it), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
 # (3.4, the default: Debian's Kokkos 3.4.01 in C++17; or 4.6: Kokkos 4.6 from .deps/kokkos46 in
 # C++20), which picks the Kokkos every step builds against and uses.
@@ -96,7 +97,7 @@ build_all() {
     -DKOSMOS_HDF5_LIBRARY="$sysroot/usr/lib/x86_64-linux-gnu/libhdf5_serial.so" >"$out/configure-kokkos$kokkos_choice.log" 2>&1 ||
     { tail -n 30 "$out/configure-kokkos$kokkos_choice.log"; exit 1; }
   local t0=$(date +%s)
-  cmake --build "$build" -j "$(nproc)" >"$out/build-kokkos$kokkos_choice.log" 2>&1 ||
+  cmake --build "$build" -j "$(nproc)" ${KOSMOS_BUILD_TARGETS:+--target $KOSMOS_BUILD_TARGETS} >"$out/build-kokkos$kokkos_choice.log" 2>&1 ||
     { grep -m 30 -A5 'error' "$out/build-kokkos$kokkos_choice.log" || tail -n 40 "$out/build-kokkos$kokkos_choice.log"; exit 1; }
   echo "built Kosmos for CUDA (Kokkos $kokkos_choice) in $(( $(date +%s) - t0 )) s"
 }
