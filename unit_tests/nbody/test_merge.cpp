@@ -92,12 +92,8 @@ TYPED_TEST(NbodyMerge, HeadOnPairMergesIntoTheCentreOfMass) {
   check_head_on_merge<TypeParam>();
 }
 
-// A star and two planets (m = 1e-3 and 2e-3, radii 0.05) that meet at t ~ 0.1; the merged planet
-// goes on on an eccentric orbit. The energy the merge took out (energy_offset) accounts for the
-// jump, so the energy check (limit 1e-5) keeps the system active and E + offset stays at E0 to the
-// integrator's accuracy, while E alone is off by far more.
-template <class Space>
-void check_three_body_merge() {
+// A star and two planets (m = 1e-3 and 2e-3) on paths that meet at t ~ 0.1.
+HostEnsemble star_and_two_planets() {
   HostEnsemble host(1, 3);
   host.m(0, 0) = 1;
   host.m(0, 1) = 1e-3;
@@ -107,6 +103,16 @@ void check_three_body_merge() {
   host.x(0, 2, 0) = 1.2;
   host.v(0, 2, 0) = -1;
   host.v(0, 2, 1) = 1;
+  return host;
+}
+
+// A star and two planets (m = 1e-3 and 2e-3, radii 0.05) that meet at t ~ 0.1; the merged planet
+// goes on on an eccentric orbit. The energy the merge took out (energy_offset) accounts for the
+// jump, so the energy check (limit 1e-5) keeps the system active and E + offset stays at E0 to the
+// integrator's accuracy, while E alone is off by far more.
+template <class Space>
+void check_three_body_merge() {
+  const HostEnsemble host = star_and_two_planets();
   const Real e0 = nbody_test::energy_ld(host, 0);
   for (const MergeCase& c : merging_integrators) {
     const std::string name = method_name(c.method);
@@ -141,15 +147,7 @@ TYPED_TEST(NbodyMerge, ThreeBodyMergeKeepsEnergyWithTheOffset) {
 // The default response still stops the system at the collision, nothing merged.
 template <class Space>
 void check_stop_still_stops() {
-  HostEnsemble host(1, 3);
-  host.m(0, 0) = 1;
-  host.m(0, 1) = 1e-3;
-  host.m(0, 2) = 2e-3;
-  host.x(0, 1, 0) = 1;
-  host.v(0, 1, 1) = 1;
-  host.x(0, 2, 0) = 1.2;
-  host.v(0, 2, 0) = -1;
-  host.v(0, 2, 1) = 1;
+  const HostEnsemble host = star_and_two_planets();
   auto opt = merge_options(merging_integrators[0], 5e-3);
   opt.monitor.on_collision = CollisionResponse::stop;
   IntegrationReport rep;
