@@ -115,6 +115,12 @@ struct PaperCells {
     dust_mass = decltype(dust_mass)("dust_mass", nc);
     synthetic_cells(space, model.wavelength, intensity, dust_mass, 2010);
   }
+
+  // Stages 2-4 on these cells (dust_emission with its input checks).
+  void emit(const Space& space, const PaperModel<Space, T>& model, const SolverOptions& options,
+            StageTimes* stages = nullptr) const {
+    dust_emission(space, model.grains, intensity, dust_mass, heating, temperature, status, sed, options, true, stages);
+  }
 };
 
 // Sanity, outside the timing: no solve may fail to converge.
@@ -137,16 +143,9 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method) {
   options.method = method;
   const PaperModel<Space, T> model(space, options);
   const PaperCells<Space, T> resident(space, model, nc);
-  // One declarator per `auto`: the Views differ in type (GCC accepts the mix, nvcc does not).
-  const auto& intensity = resident.intensity;
-  const auto& heat = resident.heating;
-  const auto& temperature = resident.temperature;
-  const auto& sed = resident.sed;
-  const auto& mass = resident.dust_mass;
-  const auto& status = resident.status;
   StageTimes sum, stages;
   kosmos_bench::fenced_loop(state, space, [&] {
-    dust_emission(space, model.grains, intensity, mass, heat, temperature, status, sed, options, true, &stages);
+    resident.emit(space, model, options, &stages);
     sum.heating += stages.heating;
     sum.temperature += stages.temperature;
     sum.sed += stages.sed;
@@ -157,7 +156,7 @@ void BM_DustTable1(benchmark::State& state, TemperatureMethod method) {
   state.counters["temperature_s"] = sum.temperature / n;
   state.counters["sed_s"] = sum.sed / n;
   state.counters["cells/s"] = kosmos_bench::rate(double(nc));
-  require_converged(state, space, status);
+  require_converged(state, space, resident.status);
 }
 
 // Bytes a pipelined run moves across the bus: intensities and dust masses in; dust masses, SEDs,
@@ -247,27 +246,18 @@ void BM_DustTransfers(benchmark::State& state, TransferMode mode, bool scan) {
   const PaperModel<Space, T> model(space, options);
   const int nl = model.grains.wavelengths(), ns = model.grains.species();
   const PaperCells<Space, T> resident(space, model, nc);
-  // One declarator per `auto`: the Views differ in type (GCC accepts the mix, nvcc does not).
-  const auto& intensity = resident.intensity;
-  const auto& heat = resident.heating;
-  const auto& temperature = resident.temperature;
-  const auto& sed = resident.sed;
-  const auto& mass = resident.dust_mass;
-  const auto& status = resident.status;
   if (mode == TransferMode::device_resident) {
-    kosmos_bench::fenced_loop(state, space, [&] {
-      dust_emission(space, model.grains, intensity, mass, heat, temperature, status, sed, options);
-    });
-    require_converged(state, space, status);
+    kosmos_bench::fenced_loop(state, space, [&] { resident.emit(space, model, options); });
+    require_converged(state, space, resident.status);
     state.counters["bytes/s"] = kosmos_bench::rate(pipeline_bytes<T>(nc, nl, ns));
   } else {
     // The same cells, row-major in pinned host memory.
     HostCells<T> cells(nc, nl, ns);
     Kokkos::View<T**, Kokkos::LayoutRight, device> rows("rows", nc, nl);
     space.fence();
-    Kokkos::deep_copy(rows, intensity);  // a layout change on the device
+    Kokkos::deep_copy(rows, resident.intensity);  // a layout change on the device
     Kokkos::deep_copy(cells.intensity, rows);
-    Kokkos::deep_copy(cells.dust_mass, mass);
+    Kokkos::deep_copy(cells.dust_mass, resident.dust_mass);
     if (mode == TransferMode::copies_only) {
       const ChunkedCopies<T, Space> copies(space, po, nl, ns);
       kosmos_bench::fenced_loop(state, space, [&] { copies.run(cells); });

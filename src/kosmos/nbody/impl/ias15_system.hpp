@@ -203,10 +203,10 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     double pc_last = 2, max_a = 0;
     for (int iter = 0; iter < 12; ++iter) {
       double max_db6 = 0;
+      const double* c = K.predict;
       for (int n = 1; n < 8; ++n) {
         const double s = K.h[n];
         for (int q = 0; q < n3; ++q) {
-          const double* c = K.predict;
           const double poly =
               b[0][q] * c[0] +
               s * (b[1][q] * c[1] +
