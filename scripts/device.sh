@@ -16,6 +16,11 @@
 #                                             #   own process session, past one call's time limit
 #   scripts/device.sh wait [SECONDS]          # there: wait for them (default 540 s), copy their
 #                                             #   logs and JSON to $OUT; exit 3 while still running
+#   scripts/device.sh ship TARGET...          # here (nvcc, no GPU): build these CUDA targets in
+#                                             #   build/cuda and pack them with the shared libraries
+#                                             #   the GPU machine lacks into build/shipped.tar.xz
+#   scripts/device.sh unship                  # there: unpack build/shipped.tar.xz (carried) where
+#                                             #   it was built; `bench` then runs what it holds
 # Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_BUILD_TARGETS
 # (build only these CMake targets, space-separated), KOSMOS_COMPILE_TIMES
 # (a file: `build` appends each compile's seconds and object to it), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
@@ -41,6 +46,12 @@ case "$kokkos_choice" in
       { echo "KOSMOS_DEVICE_KOKKOS=4.6 needs .deps/kokkos46/ (scripts/device.sh prepare)"; exit 1; } ;;
   *) echo "KOSMOS_DEVICE_KOKKOS must be 3.4 or 4.6, not '$kokkos_choice'"; exit 2 ;;
 esac
+
+# After `unship` the verbs run the shipped binaries.
+if [ -d "$root/build/cuda/shipped-lib" ]; then
+  build="$root/build/cuda"
+  export LD_LIBRARY_PATH="$build/shipped-lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:$LD_LIBRARY_PATH"
+fi
 
 # What the HDF5 C library needs at run time beyond glibc, zlib and GMP (Debian 12 names).
 hdf5_debs=(libhdf5-dev libhdf5-103-1 libaec0 libsz2 libcurl4 libnghttp2-14 librtmp1 libssh2-1 libpsl5
@@ -105,6 +116,16 @@ build_all() {
 run_tests() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
   cd "$build"
+  if [ -d shipped-lib ]; then  # no CTest files came: each shipped test executable, filtered by $1
+    local exe log status=0
+    for exe in unit_tests/*/kosmos_*_tests; do
+      [ -x "$exe" ] || continue
+      log="$out/tests-$(basename "$exe").log"
+      OMP_PROC_BIND=false "$exe" --gtest_filter="${1:-*}" --gtest_brief=1 >"$log" 2>&1 || status=1
+      echo "$exe: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+    done
+    return "$status"
+  fi
   OMP_PROC_BIND=false ctest --output-on-failure ${1:+-R "$1"} 2>&1 | tee "$out/tests-kokkos$kokkos_choice.log" | tail -n 40
   return "${PIPESTATUS[0]}"
 }
@@ -113,30 +134,67 @@ run_benchmarks() {
   export OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=$(nproc)
   local specs=("$@")
   [ ${#specs[@]} -gt 0 ] || specs=(core kepler series nbody dust)
-  local spec module filter exe
+  local spec module filter exe name
+  declare -A runs=()
   for spec in "${specs[@]}"; do
     module=${spec%%:*}
     filter=${spec#*:}
     [ "$filter" = "$spec" ] && filter=.
+    # A module named twice (e.g. its Cuda rows first, then the slow host rows) keeps both outputs.
+    runs[$module]=$(( ${runs[$module]:-0} + 1 ))
+    name=$module
+    [ "${runs[$module]}" -eq 1 ] || name="${module}_${runs[$module]}"
     exe="$build/perf_tests/$module/kosmos_${module}_benchmarks"
     [ -x "$exe" ] || exe="$build/perf_tests/kosmos_${module}_benchmarks"
     [ -x "$exe" ] || { echo "no benchmarks for $module"; continue; }
     echo "== benchmarks: $module ($filter)"
     # Line-buffered, so that the rows before a crash are not lost in the pipe's buffer.
     local status=0
-    stdbuf -oL "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$module.json" \
-      --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench_$module.txt" ||
+    stdbuf -oL "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$name.json" \
+      --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench_$name.txt" ||
       status=${PIPESTATUS[0]}
     if [ "$status" -ne 0 ]; then
-      echo "== benchmarks: $module exited with status $status" | tee -a "$out/bench_$module.txt"
+      echo "== benchmarks: $module exited with status $status" | tee -a "$out/bench_$name.txt"
       # A crash: the host backtrace (cuda-gdb also debugs host code; the machine has no gdb).
       if [ "$status" -gt 128 ] && command -v cuda-gdb >/dev/null; then
         # A jump to address 0 leaves no frame to unwind: the return address on the stack names the caller.
         cuda-gdb -q -batch -ex run -ex bt -ex 'x/6a $sp' --args "$exe" --benchmark_filter="$filter" 2>&1 | tail -n 60 |
-          tee -a "$out/bench_$module.txt"
+          tee -a "$out/bench_$name.txt"
       fi
     fi
   done
+}
+
+# A full CUDA build takes ~12 of the device's minutes; binaries built here with nvcc and carried
+# cost none. The repository has the same path there, so the binaries (and the data directory
+# compiled into them) work unchanged.
+shipped="$root/build/shipped.tar.xz"
+ship() {
+  [ $# -gt 0 ] || { echo "ship: name the CMake targets to build"; exit 2; }
+  local cuda_build="$root/build/cuda"
+  cmake -S "$root" -B "$cuda_build" -DKOSMOS_BACKEND=CUDA -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$cuda_build" -j "$(nproc)" --target "$@"
+  local staging exe target libs
+  staging=$(mktemp -d)
+  libs="$staging/build/cuda/shipped-lib"
+  mkdir -p "$libs"
+  for target in "$@"; do
+    exe=$(find "$cuda_build" -type f -name "$target" -perm -u+x | head -n1)
+    [ -n "$exe" ] || { echo "ship: no executable for target $target"; exit 1; }
+    mkdir -p "$staging/$(dirname "${exe#$root/}")" && cp "$exe" "$staging/${exe#$root/}"
+    # Every resolved library but glibc's, the compiler's and the CUDA toolkit's: the GPU machine has those.
+    ldd "$exe" | awk '$3 ~ /^\// {print $3}' | grep -v '/cuda' |
+      { grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp)\.so|/ld-linux' || true; } |
+      xargs -r cp -L -t "$libs"
+  done
+  XZ_OPT=-T0 tar -cJf "$shipped" -C "$staging" .
+  rm -rf "$staging"
+  du -h "$shipped"
+}
+unship() {
+  [ -f "$shipped" ] || { echo "unship: carry build/shipped.tar.xz (scripts/device.sh ship here)"; exit 1; }
+  tar -xJf "$shipped" -C "$root"
+  echo "unpacked: $(tar -tJf "$shipped" | grep -v -e '/$' -e '/shipped-lib/' | tr '\n' ' ')"
 }
 
 # The device returns few files: everything but the prebuilt dependencies goes into one archive.
@@ -180,6 +238,8 @@ case "$cmd" in
   test) run_tests "$@" ;;
   bench) run_benchmarks "$@" ;;
   collect) collect ;;
+  ship) ship "$@" ;;
+  unship) unship ;;
   start) start_background "$*" ;;
   wait) wait_background "$@" ;;
   all) build_all && run_tests && run_benchmarks; collect ;;

@@ -40,14 +40,14 @@ struct MonitorConfig {
   bool log_events = true;           // log the state of a system when a stop condition fires
   int log_slots_per_launch = 16;    // per-system log buffer per kernel launch (>= 2)
 
-  bool collisions() const {
+  KOKKOS_INLINE_FUNCTION bool collisions() const {
     for (double r : radius)
       if (r > 0) return true;
     return false;
   }
-  bool merging() const { return on_collision == CollisionResponse::merge && collisions(); }
+  KOKKOS_INLINE_FUNCTION bool merging() const { return on_collision == CollisionResponse::merge && collisions(); }
   // Whether any per-step stop condition is on (the register Hermite has none).
-  bool any_stop_condition() const {
+  KOKKOS_INLINE_FUNCTION bool any_stop_condition() const {
     return collisions() || close_encounter_hill > 0 || ejection_distance > 0 || crossing_orbits;
   }
 };
