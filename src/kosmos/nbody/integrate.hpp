@@ -353,6 +353,9 @@ struct IntegrateKernel {
   KOKKOS_INLINE_FUNCTION void refresh_merged(const Ctx& ctx, const Force& f) const {
     bool any = false;
     for (int s = 0; s < S; ++s) any = any || ctx.flag(s, fl_merged);
+    // Every thread reads the flags before any thread clears them: a thread that saw them cleared
+    // would skip prop.init's barriers and leave the team waiting on the GPU.
+    ctx.barrier();
     if (!any) return;
     ctx.for_all(S, 1, [&](int s, int) {
       ctx.flag(s, fl_live) = ctx.flag(s, fl_merged);  // recomputed at the start of the next step
