@@ -11,6 +11,109 @@
 namespace kosmos {
 namespace nbody {
 
+namespace Impl {
+// The diagnostics' kernels are named functors, not KOKKOS_LAMBDAs: in CUDA builds nvcc's extended
+// lambda wrapper left the host-side call of validate's lambda a jump to address 0 (a crash on
+// the H100 in NbodyEnsemble/Cuda.UserForceLawsPlugIn).
+template <class MemorySpace>
+struct ValidateSystems {
+  Ensemble<MemorySpace> ens;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s, int& count) const {
+    if (ens.state(s) != state_active) return;
+    const int n = ens.n_bodies();
+    int reason = reason_none;
+    double total_mass = 0;
+    for (int b = 0; b < n && reason == reason_none; ++b) {
+      const double m = ens.m(s, b);
+      if (!math::isfinite(m)) reason = reason_nonfinite;
+      else if (m < 0) reason = reason_nonpositive_mass;
+      else total_mass += m;
+      for (int c = 0; c < 3; ++c)
+        if (!math::isfinite(ens.x(s, b, c)) || !math::isfinite(ens.v(s, b, c))) reason = reason_nonfinite;
+    }
+    if (reason == reason_none && !(total_mass > 0)) reason = reason_nonpositive_mass;
+    if (!math::isfinite(ens.time(s))) reason = reason_nonfinite;
+    for (int i = 0; i < n && reason == reason_none; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (ens.x(s, i, 0) == ens.x(s, j, 0) && ens.x(s, i, 1) == ens.x(s, j, 1) &&
+            ens.x(s, i, 2) == ens.x(s, j, 2) && (ens.m(s, i) > 0 || ens.m(s, j) > 0))
+          reason = reason_coincident_bodies;
+    if (reason != reason_none) {
+      ens.state(s) = state_disabled;
+      ens.reason(s) = reason;
+      ++count;
+    }
+  }
+};
+
+template <class MemorySpace>
+struct ValidateCentralBody {
+  Ensemble<MemorySpace> ens;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s, int& count) const {
+    if (ens.state(s) != state_active) return;
+    for (int b = 1; b < ens.n_bodies(); ++b)
+      if (!(ens.m(s, 0) > ens.m(s, b))) {
+        ens.state(s) = state_disabled;
+        ens.reason(s) = reason_central_not_first;
+        ++count;
+        return;
+      }
+  }
+};
+
+template <class MemorySpace>
+struct LatestActiveTime {
+  Ensemble<MemorySpace> ens;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s, double& t) const {
+    if (ens.state(s) == state_active && ens.time(s) > t) t = ens.time(s);
+  }
+};
+
+template <class MemorySpace, class Force>
+struct SystemEnergy {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<double*, MemorySpace> out;
+  Force force;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
+    const int n = ens.n_bodies();
+    CompensatedSum<double> e;
+    for (int b = 0; b < n; ++b) {
+      const double v2 =
+          ens.v(s, b, 0) * ens.v(s, b, 0) + ens.v(s, b, 1) * ens.v(s, b, 1) + ens.v(s, b, 2) * ens.v(s, b, 2);
+      e.add(0.5 * ens.m(s, b) * v2);
+    }
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) {
+        const double d[3] = {ens.x(s, j, 0) - ens.x(s, i, 0), ens.x(s, j, 1) - ens.x(s, i, 1),
+                             ens.x(s, j, 2) - ens.x(s, i, 2)};
+        e.add(ens.m(s, i) * ens.m(s, j) * force.potential(d));
+      }
+    out(s) = e.value();
+  }
+};
+
+template <class MemorySpace>
+struct SystemMomenta {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<double**, MemorySpace> out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
+    double p[6] = {0, 0, 0, 0, 0, 0};
+    for (int b = 0; b < ens.n_bodies(); ++b) {
+      const double m = ens.m(s, b);
+      const double x = ens.x(s, b, 0), y = ens.x(s, b, 1), z = ens.x(s, b, 2);
+      const double vx = ens.v(s, b, 0), vy = ens.v(s, b, 1), vz = ens.v(s, b, 2);
+      p[0] += m * vx;
+      p[1] += m * vy;
+      p[2] += m * vz;
+      p[3] += m * (y * vz - z * vy);
+      p[4] += m * (z * vx - x * vz);
+      p[5] += m * (x * vy - y * vx);
+    }
+    for (int k = 0; k < 6; ++k) out(s, k) = p[k];
+  }
+};
+}  // namespace Impl
+
 // Disables (state_disabled, with the reason) every active system that has a negative or
 // non-finite mass, no massive body, a non-finite coordinate or time, or two bodies at the same
 // position (unless both are massless). Massless bodies are test particles: they feel the others
@@ -20,35 +123,8 @@ int validate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_s
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kosmos::nbody::validate: the first argument must be a Kokkos execution space");
   int disabled = 0;
-  const int n = ens.n_bodies();
-  Kokkos::parallel_reduce(
-      "kosmos::nbody::validate", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-      KOKKOS_LAMBDA(const int s, int& count) {
-        if (ens.state(s) != state_active) return;
-        int reason = reason_none;
-        double total_mass = 0;
-        for (int b = 0; b < n && reason == reason_none; ++b) {
-          const double m = ens.m(s, b);
-          if (!math::isfinite(m)) reason = reason_nonfinite;
-          else if (m < 0) reason = reason_nonpositive_mass;
-          else total_mass += m;
-          for (int c = 0; c < 3; ++c)
-            if (!math::isfinite(ens.x(s, b, c)) || !math::isfinite(ens.v(s, b, c))) reason = reason_nonfinite;
-        }
-        if (reason == reason_none && !(total_mass > 0)) reason = reason_nonpositive_mass;
-        if (!math::isfinite(ens.time(s))) reason = reason_nonfinite;
-        for (int i = 0; i < n && reason == reason_none; ++i)
-          for (int j = i + 1; j < n; ++j)
-            if (ens.x(s, i, 0) == ens.x(s, j, 0) && ens.x(s, i, 1) == ens.x(s, j, 1) &&
-                ens.x(s, i, 2) == ens.x(s, j, 2) && (ens.m(s, i) > 0 || ens.m(s, j) > 0))
-              reason = reason_coincident_bodies;
-        if (reason != reason_none) {
-          ens.state(s) = state_disabled;
-          ens.reason(s) = reason;
-          ++count;
-        }
-      },
-      Kokkos::Sum<int>(disabled));
+  Kokkos::parallel_reduce("kosmos::nbody::validate", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+                          Impl::ValidateSystems<typename ExecSpace::memory_space>{ens}, Kokkos::Sum<int>(disabled));
   return disabled;
 }
 
@@ -61,20 +137,10 @@ int validate_central_body(const ExecSpace& space, const Ensemble<typename ExecSp
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kosmos::nbody::validate_central_body: the first argument must be a Kokkos execution space");
   int disabled = 0;
-  const int n = ens.n_bodies();
-  Kokkos::parallel_reduce(
-      "kosmos::nbody::validate_central_body", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-      KOKKOS_LAMBDA(const int s, int& count) {
-        if (ens.state(s) != state_active) return;
-        for (int b = 1; b < n; ++b)
-          if (!(ens.m(s, 0) > ens.m(s, b))) {
-            ens.state(s) = state_disabled;
-            ens.reason(s) = reason_central_not_first;
-            ++count;
-            return;
-          }
-      },
-      Kokkos::Sum<int>(disabled));
+  Kokkos::parallel_reduce("kosmos::nbody::validate_central_body",
+                          Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+                          Impl::ValidateCentralBody<typename ExecSpace::memory_space>{ens},
+                          Kokkos::Sum<int>(disabled));
   return disabled;
 }
 
@@ -85,12 +151,8 @@ template <class ExecSpace>
 void require_not_before(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                         double destination) {
   double latest = std::numeric_limits<double>::lowest();
-  Kokkos::parallel_reduce(
-      "kosmos::nbody::latest_time", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-      KOKKOS_LAMBDA(const int s, double& t) {
-        if (ens.state(s) == state_active && ens.time(s) > t) t = ens.time(s);
-      },
-      Kokkos::Max<double>(latest));
+  Kokkos::parallel_reduce("kosmos::nbody::latest_time", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+                          LatestActiveTime<typename ExecSpace::memory_space>{ens}, Kokkos::Max<double>(latest));
   kosmos::Impl::require(!(latest > destination), "kosmos::nbody::integrate", "destination ", destination,
                         " is before the time ", latest,
                         " of an active system (integration runs forward only)");
@@ -103,24 +165,8 @@ void energy(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_sp
             const Kokkos::View<double*, typename ExecSpace::memory_space>& out, const Force& force = Force()) {
   kosmos::Impl::require(out.extent(0) == std::size_t(ens.n_systems()), "kosmos::nbody::energy", "out.extent(0) = ",
                 out.extent(0), ", expected ", ens.n_systems());
-  const int n = ens.n_bodies();
-  Kokkos::parallel_for(
-      "kosmos::nbody::energy", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-      KOKKOS_LAMBDA(const int s) {
-        CompensatedSum<double> e;
-        for (int b = 0; b < n; ++b) {
-          const double v2 = ens.v(s, b, 0) * ens.v(s, b, 0) + ens.v(s, b, 1) * ens.v(s, b, 1) +
-                            ens.v(s, b, 2) * ens.v(s, b, 2);
-          e.add(0.5 * ens.m(s, b) * v2);
-        }
-        for (int i = 0; i < n; ++i)
-          for (int j = i + 1; j < n; ++j) {
-            const double d[3] = {ens.x(s, j, 0) - ens.x(s, i, 0), ens.x(s, j, 1) - ens.x(s, i, 1),
-                                 ens.x(s, j, 2) - ens.x(s, i, 2)};
-            e.add(ens.m(s, i) * ens.m(s, j) * force.potential(d));
-          }
-        out(s) = e.value();
-      });
+  Kokkos::parallel_for("kosmos::nbody::energy", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+                       Impl::SystemEnergy<typename ExecSpace::memory_space, Force>{ens, out, force});
 }
 
 // Total momentum (out(s, 0..2)) and angular momentum about the origin (out(s, 3..5)).
@@ -129,24 +175,8 @@ void momenta(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_s
              const Kokkos::View<double**, typename ExecSpace::memory_space>& out) {
   kosmos::Impl::require(out.extent(0) == std::size_t(ens.n_systems()) && out.extent(1) == 6, "kosmos::nbody::momenta",
                 "out is ", out.extent(0), "x", out.extent(1), ", expected ", ens.n_systems(), "x6");
-  const int n = ens.n_bodies();
-  Kokkos::parallel_for(
-      "kosmos::nbody::momenta", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
-      KOKKOS_LAMBDA(const int s) {
-        double p[6] = {0, 0, 0, 0, 0, 0};
-        for (int b = 0; b < n; ++b) {
-          const double m = ens.m(s, b);
-          const double x = ens.x(s, b, 0), y = ens.x(s, b, 1), z = ens.x(s, b, 2);
-          const double vx = ens.v(s, b, 0), vy = ens.v(s, b, 1), vz = ens.v(s, b, 2);
-          p[0] += m * vx;
-          p[1] += m * vy;
-          p[2] += m * vz;
-          p[3] += m * (y * vz - z * vy);
-          p[4] += m * (z * vx - x * vz);
-          p[5] += m * (x * vy - y * vx);
-        }
-        for (int k = 0; k < 6; ++k) out(s, k) = p[k];
-      });
+  Kokkos::parallel_for("kosmos::nbody::momenta", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+                       Impl::SystemMomenta<typename ExecSpace::memory_space>{ens, out});
 }
 
 // Overloads on the ensemble's own execution space.
