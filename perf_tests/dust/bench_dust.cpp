@@ -28,7 +28,7 @@
 // (grain preparation, pinned allocations, file creation and commit included), beside the same
 // cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead, and
 // the tool's --timings line on stderr tells where it goes:
-//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072
+//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072/chunk:K (--chunk-cells K; 4096 is the default)
 //   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
 // and the file system's floor: the same number of bytes written with plain fwrite (no HDF5):
 //   BM_DustEndToEnd/<Space>/write_floor/cells:131072
@@ -359,8 +359,9 @@ void BM_DustEndToEndCli(benchmark::State& state) {
   kosmos_bench::fenced_loop(state, Kokkos::DefaultExecutionSpace(), [&] {
     const std::string out = end_to_end_output(runs++);
     code |= dust->run({"--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
-                       "--generate", std::to_string(state.range(0)), "--precision", "float", "--temperatures",
-                       out, "--status", out, "--sed", out, "--timings"});
+                       "--generate", std::to_string(state.range(0)), "--chunk-cells",
+                       std::to_string(state.range(1)), "--precision", "float", "--temperatures", out,
+                       "--status", out, "--sed", out, "--timings"});
   });
   for (int run = 0; run < runs; ++run) std::remove(end_to_end_output(run).c_str());
   if (code != 0) state.SkipWithError("kosmos dust exited with an error");
@@ -396,8 +397,15 @@ void register_end_to_end() {
   using Space = Kokkos::DefaultExecutionSpace;
   const std::string space = Space::name();
   const std::int64_t cells = on_device<Space>() ? 131072 : 4096;  // 4096 on a host backend: seconds per run
+  // The CLI's default chunk (4096 cells) and larger ones: the pinned result ring holds 5 chunks,
+  // allocated per run.
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
-      ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+      ->ArgNames({"cells", "chunk"})
+      ->Args({cells, 4096})
+      ->Args({cells, 16384})
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(3);
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/write_floor").c_str(), BM_DustEndToEndWriteFloor)
       ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/kernels_only").c_str(),

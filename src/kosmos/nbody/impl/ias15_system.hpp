@@ -1,5 +1,7 @@
-// IAS15-class integrator (Everhart 1985; Rein & Spiegel 2015, "IAS15") in the system-per-thread
-// work model: one thread integrates one system of N bodies with its own adaptive step.
+// IAS15-class integrator (Everhart 1985; Rein & Spiegel 2015, "IAS15"): each system of N bodies
+// with its own adaptive step, integrated by one thread (SystemPerThread: the generic kernel) or by
+// a group of threads, one per body (the CUDA specialization's BodyPerLane: the predictor-corrector
+// state of a body fits in registers where a whole system's would not).
 //
 // Within a step of length dt the acceleration is a polynomial in s = (t - t0) / dt,
 //   a(s) = a0 + b0 s + b1 s^2 + ... + b6 s^7
@@ -9,7 +11,7 @@
 // (divided differences) and from them the b, until the change of b6 relative to the largest
 // acceleration is below 1e-16 (or stops decreasing, at most 12 iterations). The next step is
 // (5040 epsilon)^(1/7) times the smallest time scale of the step's polynomial (Pham, Rein &
-// Spiegel 2024, prs_timescale); a step whose proposal is below 1/4 of it is rejected and redone,
+// Spiegel 2024, prs_timescale2); a step whose proposal is below 1/4 of it is rejected and redone,
 // growth is capped at 4x per step (Rein & Spiegel 2015, Section 2.6-2.7). Round-off is kept from
 // accumulating into a drift: positions and velocities are double-word compensated sums updated
 // one term at a time, the b are accumulated with Kahan compensation within a step and the
@@ -100,13 +102,14 @@ KOKKOS_INLINE_FUNCTION void kahan_add(double& sum, double& lost, double x) {
 // a nonzero acceleration, the time scale sqrt(2 y2 / (y3 + sqrt(y2 y4))) in units of the step just
 // taken, with y2 = |a|^2, y3 = |jerk h|^2, y4 = |snap h^2|^2 at the end of the step (s = 1 of the
 // polynomial); the smallest over the bodies. Unlike max|b6| / max|a| it does not depend on the
-// round-off floor of the last coefficient, so the steps stay longer and fewer. 0 when no body is
-// accelerated, NaN when the polynomial is not finite.
-template <int N>
-KOKKOS_INLINE_FUNCTION double prs_timescale(const double (&a0)[3 * N],
-                                            const double (&b)[7][3 * N]) {
+// round-off floor of the last coefficient, so the steps stay longer and fewer. Here the square of
+// the smallest over the B bodies in a0 and b: 0 when none is accelerated, NaN when the polynomial
+// is not finite.
+template <int B>
+KOKKOS_INLINE_FUNCTION double prs_timescale2(const double (&a0)[3 * B],
+                                             const double (&b)[7][3 * B]) {
   double min_timescale2 = 0;  // 0: none yet
-  for (int i = 0; i < N; ++i) {
+  for (int i = 0; i < B; ++i) {
     double a2 = 0, y2 = 0, y3 = 0, y4 = 0;
     for (int q = 3 * i; q < 3 * i + 3; ++q) {
       a2 += a0[q] * a0[q];
@@ -126,16 +129,49 @@ KOKKOS_INLINE_FUNCTION double prs_timescale(const double (&a0)[3 * N],
     if (timescale2 > 0 && (min_timescale2 == 0 || timescale2 < min_timescale2))
       min_timescale2 = timescale2;
   }
-  return math::sqrt(min_timescale2);
+  return min_timescale2;
 }
 
-// Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch.
-// Merging (p.monitor.config.merging()): the merge state of the system is in `merge`.
-template <int N, class Ens, class IterView, class Rsqrt, class Merge>
-KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterations, int sys,
-                                         const IAS15Params& p, const Rsqrt& rsqrt,
-                                         const Merge& merge) {
-  constexpr int n3 = 3 * N;
+// The generic work model: one thread holds all 3N coordinates of its system (a Layout of
+// ias15_system; the other is the CUDA specialization's BodyPerLane). A Layout says which bodies a
+// thread holds (body(i) of its `bodies`, >= N: none), combines per-thread values over the threads
+// of a system (max, all, min_timescale2), evaluates the accelerations of its bodies and the
+// monitors, and merges bodies (only where the whole system is in one thread).
+template <int N>
+struct SystemPerThread {
+  static constexpr int bodies = N;
+  KOKKOS_INLINE_FUNCTION int body(int i) const { return i; }
+  KOKKOS_INLINE_FUNCTION bool leader() const { return true; }
+  KOKKOS_INLINE_FUNCTION double max(double x) const { return x; }
+  KOKKOS_INLINE_FUNCTION bool all(bool x) const { return x; }
+  KOKKOS_INLINE_FUNCTION double min_timescale2(double x) const { return x; }
+  template <class Rsqrt>
+  KOKKOS_INLINE_FUNCTION void accelerations(const double (&m)[N], const double (&x)[3 * N],
+                                            double (&a)[3 * N], const Rsqrt& rsqrt,
+                                            int removed) const {
+    pair_accelerations<N>(m, x, a, rsqrt, PairSkip::none, removed);
+  }
+  KOKKOS_INLINE_FUNCTION int monitor_reason(const SystemMonitor& monitor, const double (&m)[N],
+                                            const double (&x)[3 * N], const double (&v)[3 * N],
+                                            const double* radius, int removed) const {
+    return monitor.reason<N>(m, x, v, radius, removed);
+  }
+  template <class Merge>
+  KOKKOS_INLINE_FUNCTION bool merge(const Merge& merge, int sys, double (&m)[N], double (&x)[3 * N],
+                                    double (&v)[3 * N], int& removed) const {
+    return merge_local<N>(merge, sys, m, x, v, removed);
+  }
+};
+
+// Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch, in
+// this thread's part `layout` of the system (every thread of the system calls it; its control
+// flow is the same in all of them). Merging (p.monitor.config.merging()): the merge state of the
+// system is in `merge`.
+template <int N, class Layout, class Ens, class IterView, class Rsqrt, class Merge>
+KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
+                                         const IterView& iterations, int sys, const IAS15Params& p,
+                                         const Rsqrt& rsqrt, const Merge& merge) {
+  constexpr int n3 = 3 * Layout::bodies;  // coordinates in this thread
   if (ens.state(sys) != state_active) return;
   SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
   long long it = iterations(sys);
@@ -143,11 +179,12 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
   const IAS15Constants& K = p.k;
   double m[N];
   CompensatedSum<double> x[n3], v[n3];
-  for (int b = 0; b < N; ++b) {
-    m[b] = ens.m(sys, b);
+  for (int b = 0; b < N; ++b) m[b] = ens.m(sys, b);
+  for (int i = 0; i < Layout::bodies; ++i) {
+    const int body = layout.body(i);
     for (int c = 0; c < 3; ++c) {
-      x[3 * b + c].hi = ens.x(sys, b, c);
-      v[3 * b + c].hi = ens.v(sys, b, c);
+      x[3 * i + c].hi = body < N ? ens.x(sys, body, c) : 0.0;
+      v[3 * i + c].hi = body < N ? ens.v(sys, body, c) : 0.0;
     }
   }
   double dt = ens.step(sys) > 0 ? ens.step(sys) : p.dt;
@@ -172,12 +209,15 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
   };
   // Conditions that hold before the first step (bodies that already overlap) stop the system too
   // (or merge its bodies).
-  if (merging && merge_local<N>(merge, sys, m, xs, vs, removed)) restart();
-  pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none, removed);
-  int stop = p.monitor.on ? p.monitor.reason<N>(m, xs, vs, radius, removed) : int(reason_none);
+  if (merging && layout.merge(merge, sys, m, xs, vs, removed)) restart();
+  layout.accelerations(m, xs, a0, rsqrt, removed);
+  int stop = p.monitor.on ? layout.monitor_reason(p.monitor, m, xs, vs, radius, removed)
+                          : int(reason_none);
   if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
+    if (layout.leader()) {
+      ens.state(sys) = state_inactive;
+      ens.reason(sys) = stop;
+    }
     return;
   }
   int reason = reason_none;
@@ -215,7 +255,7 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
                              s * (b[4][q] * c[4] + s * (b[5][q] * c[5] + s * b[6][q] * c[6])))));
           xs[q] = x[q].hi + (x[q].lo + s * h * (v[q].value() + s * h * (0.5 * a0[q] + s * poly)));
         }
-        pair_accelerations<N>(m, xs, as, rsqrt, PairSkip::none, removed);
+        layout.accelerations(m, xs, as, rsqrt, removed);
         for (int q = 0; q < n3; ++q) {
           double gn = (as[q] - a0[q]) / K.dh[n][0];
           for (int j = 1; j < n; ++j) gn = (gn - g[j - 1][q]) / K.dh[n][j];
@@ -227,11 +267,14 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
       }
       max_a = 0;
       for (int q = 0; q < n3; ++q) max_a = math::fmax(max_a, math::fabs(as[q]));
+      max_a = layout.max(max_a);
+      max_db6 = layout.max(max_db6);
       const double pc = max_a > 0 ? max_db6 / max_a : 0.0;
       if (!(pc >= 1e-16) || (iter > 1 && pc >= pc_last)) break;  // converged (or NaN: caught below)
       pc_last = pc;
     }
-    const double timescale = prs_timescale<N>(a0, b);
+    const double timescale =
+        math::sqrt(layout.min_timescale2(prs_timescale2<Layout::bodies>(a0, b)));
     if (!(timescale >= 0)) {  // NaN in the polynomial
       reason = reason_nonfinite;
       break;
@@ -293,30 +336,33 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Ens& ens, const IterView& iterati
     predicted = qr <= 20;
     dt = next;
     for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
-    pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none, removed);
+    layout.accelerations(m, xs, a0, rsqrt, removed);
     bool finite = true;
     for (int q = 0; q < n3; ++q)
       finite = finite && math::isfinite(xs[q]) && math::isfinite(v[q].hi);
-    if (!finite) {
+    if (!layout.all(finite)) {
       reason = reason_nonfinite;
       break;
     }
     if (p.monitor.on) {
       for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
-      if (merging && merge_local<N>(merge, sys, m, xs, vs, removed)) {
+      if (merging && layout.merge(merge, sys, m, xs, vs, removed)) {
         restart();
-        pair_accelerations<N>(m, xs, a0, rsqrt, PairSkip::none, removed);
+        layout.accelerations(m, xs, a0, rsqrt, removed);
       }
-      stop = p.monitor.reason<N>(m, xs, vs, radius, removed);
+      stop = layout.monitor_reason(p.monitor, m, xs, vs, radius, removed);
     }
   }
-  for (int b2 = 0; b2 < N; ++b2) {
+  for (int i = 0; i < Layout::bodies; ++i) {
+    const int body = layout.body(i);
+    if (body >= N) continue;
     for (int c = 0; c < 3; ++c) {
-      ens.x(sys, b2, c) = x[3 * b2 + c].value();
-      ens.v(sys, b2, c) = v[3 * b2 + c].value();
+      ens.x(sys, body, c) = x[3 * i + c].value();
+      ens.v(sys, body, c) = v[3 * i + c].value();
     }
-    if (merging) ens.m(sys, b2) = m[b2];
+    if (merging) ens.m(sys, body) = m[body];
   }
+  if (!layout.leader()) return;
   if (merging) merge.removed(sys) = removed;
   ens.time(sys) = clock.t;
   ens.time_lo(sys) = clock.lo;
@@ -338,7 +384,7 @@ struct IAS15SystemKernel {
   IAS15Params params;
   MergeState<MemorySpace> merge;  // used when params.monitor.config.merging()
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    ias15_system<N>(ens, iterations, sys, params, Rsqrt(), merge);
+    ias15_system<N>(SystemPerThread<N>(), ens, iterations, sys, params, Rsqrt(), merge);
   }
 };
 

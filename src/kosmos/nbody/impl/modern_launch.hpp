@@ -1,12 +1,16 @@
 // Launches of the system-per-thread WHFast-class and IAS15-class kernels: a Kokkos RangePolicy
 // kernel on any space; on Kokkos::Cuda (with the CUDA specializations) the hand-tuned launch of
 // cuda_specializations/kosmos/nbody/system_cuda.hpp (hardware rsqrt, launch bounds, the space's
-// stream) of the same device function.
+// stream) of the same device function, or for IAS15 a lane per body (ias15_cuda.hpp).
 #pragma once
 
 #include <kosmos/nbody/impl/ias15_system.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
 #include <kosmos/nbody/impl/whfast_system.hpp>
+
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+#include <kosmos/nbody/ias15_cuda.hpp>
+#endif
 
 #include <type_traits>
 
@@ -100,11 +104,21 @@ void launch_ias15_system_generic(const ExecSpace& space,
   launch_system_generic<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens,
                                               iterations, params, merge);
 }
+// On Kokkos::Cuda (with the CUDA specializations) a lane per body (ias15_cuda.hpp), or, when
+// bodies may merge, the hand-tuned system-per-thread launch.
 template <int N, class ExecSpace, class Iterations>
 void launch_ias15_system(const ExecSpace& space,
                          const Ensemble<typename ExecSpace::memory_space>& ens,
                          const Iterations& iterations, const IAS15Params& params,
                          const MergeState<typename ExecSpace::memory_space>& merge = {}) {
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (HasCudaSpecialization<ExecSpace>::value) {
+    if (!params.monitor.config.merging()) {
+      cuda_ias15_lanes_launch<N>(space, ens, iterations, params);
+      return;
+    }
+  }
+#endif
   launch_system<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens, iterations,
                                       params, merge);
 }
