@@ -402,7 +402,9 @@ void register_end_to_end() {
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
       ->ArgNames({"cells", "chunk"})
       ->Args({cells, 4096})
+      ->Args({cells, 8192})
       ->Args({cells, 16384})
+      ->Args({cells, 32768})
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->Iterations(3);

@@ -17,6 +17,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <future>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -439,12 +440,33 @@ int run_dust(const kosmos::cli::Options& o) {
     const std::string path = output(name);
     return !path.empty() && !kosmos::io::is_hdf5_path(path);
   };
+  auto h5_path = [](const std::string& path) { return !path.empty() && kosmos::io::is_hdf5_path(path); };
   const bool keep_all =
       text_output("temperatures") || text_output("status") || text_output("sed") || !cells_out.empty();
   using Cells = HostCells<T>;
   const Cells cells = keep_all ? Cells(nc, nl, ns, generate && cells_out.empty() ? Cells::results : Cells::both)
                       : generate ? Cells()
                                  : Cells(nc, nl, ns, Cells::inputs);
+  // Stages 2-4 are streamed through the device (below). Each chunk's summary is reduced on its
+  // instance and comes back with its rows; its HDF5 rows go to a writer thread, so that the host
+  // thread keeps the device fed. Without text outputs the results land in a ring of pinned rows
+  // with a slot per instance plus one per chunk the writer may hold (a slot is reused only after
+  // its rows are written); pinning costs ~0.5 ms per MB, so a helper thread allocates the ring
+  // while the grains, the stochastic tables and the HDF5 files are prepared.
+  PipelineOptions streaming;
+  // No buffer rows beyond the cells.
+  streaming.chunk_cells =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1), nc));
+  const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
+                      h5_path(output("sed")) || h5_path(cells_out);
+  constexpr int writer_depth = 2;
+  if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
+  const std::int64_t ring_rows =
+      std::min(std::int64_t(streaming.ring_chunks > 0 ? streaming.ring_chunks : streaming.instances) *
+                   streaming.chunk_cells,
+               nc);
+  auto ring = keep_all ? std::future<Cells>()
+                       : std::async(std::launch::async, [=] { return Cells(ring_rows, nl, ns, Cells::results); });
   if (cells_h5) {
     cells_h5->read_into("intensity", cells.intensity.data(), std::size_t(nc) * nl);
     cells_h5->read_into("dust_mass", cells.dust_mass.data(), std::size_t(nc));
@@ -506,20 +528,11 @@ int run_dust(const kosmos::cli::Options& o) {
     h5_cells->create<T>("dust_mass", {cells_dim});
   }
 
-  // Stages 2-4 streamed through the device. Each chunk's summary is reduced on its instance and
-  // comes back with its rows; its HDF5 rows go to a writer thread, so that the host thread keeps
-  // the device fed. The ring of pinned result rows has a slot per instance plus one per chunk the
-  // writer may hold (a slot is reused only after its rows are written).
-  PipelineOptions streaming;
-  // No buffer rows beyond the cells.
-  streaming.chunk_cells =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1), nc));
-  const bool any_h5 = !h5.empty();
-  constexpr int writer_depth = 2;
-  if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
+  const auto t_files = clock::now();
   EmissionPipeline<T, Space> pipeline(space, grains, streaming);
-  const Cells results =
-      keep_all ? cells : Cells(std::min(pipeline.ring_rows(), nc), nl, ns, Cells::results);
+  const auto t_buffers = clock::now();
+  const Cells results = keep_all ? cells : ring.get();  // run() checks its rows
+  const auto t_ring = clock::now();
   // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
   // as `results`' rows).
   using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
@@ -701,7 +714,9 @@ int run_dust(const kosmos::cli::Options& o) {
     const auto t_end = clock::now();
     std::cerr << std::setprecision(4) << "kosmos dust: timings (s): set-up " << seconds(t_begin, t0)
               << ", grains " << seconds(t0, t1) << ", stochastic tables " << stochastic_seconds
-              << ", HDF5 files and buffers " << seconds(t_stochastic, t_run) << ", pipeline "
+              << ", HDF5 files " << seconds(t_stochastic, t_files) << ", device buffers "
+              << seconds(t_files, t_buffers) << ", waiting for the pinned ring " << seconds(t_buffers, t_ring)
+              << ", other buffers " << seconds(t_ring, t_run) << ", pipeline "
               << seconds(t_run, t2) << " (waiting for the device " << pipeline.device_wait_seconds()
               << ", chunk summaries " << summary_seconds << ", waiting for the writer "
               << writer.blocked_seconds() << "), HDF5 writes " << writer.busy_seconds()
