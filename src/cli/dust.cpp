@@ -784,7 +784,7 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("chunk-cells", "N",
               "cells per chunk streamed through the device (3 chunks in flight, 2 more held for "
               "the HDF5 writer: the pinned host buffers of HDF5-only runs hold 5 chunks)",
-              "4096")
+              "2048")
       .flag("allow-ceiling", "exit 0 (with a warning) when solves hit the 3000 K ceiling")
       .flag("timings",
             "print where the time goes (set-up, grains, pipeline, waits, HDF5 writes) on stderr")
