@@ -134,16 +134,24 @@ TEST(IAS15Input, RejectsABadEpsilonAndDisablesACollision) {
   EXPECT_LT(out.time(0), 1.2);  // the collision is at t = pi / (2 sqrt(2 (1 + 1e-3))) = 1.11
 }
 
-TEST(IAS15Cuda, SpecializationMatchesGenericKernel) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
-  // 100 time units: ~60 adaptive steps, rejections included, in one launch.
+// The kernels' parameters for a run to `destination` in one launch, epsilon 1e-9.
+Impl::IAS15Params one_launch_params(double destination, double first_dt) {
   Impl::IAS15Params p;
-  p.destination = 100;
-  p.dt = 0.1;
+  p.destination = destination;
+  p.dt = first_dt;
   p.step_factor = std::pow(5040 * 1e-9, 1.0 / 7);
   p.steps = 1 << 20;
   p.max_iterations = 1LL << 40;
   p.k = Impl::IAS15Constants::make();
+  return p;
+}
+#endif
+
+TEST(IAS15Cuda, SpecializationMatchesGenericKernel) {
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+  // 100 time units: ~60 adaptive steps, rejections included, in one launch.
+  const Impl::IAS15Params p = one_launch_params(100, 0.1);
   nbody_test::expect_specialization_matches_generic(
       p.destination,
       [&](const auto& space, const auto& ens, const auto& it) { Impl::launch_ias15_system<5>(space, ens, it, p); },
@@ -172,13 +180,7 @@ TEST(IAS15Cuda, LanePerBodyMatchesGenericWithMonitorsAndTwoBodies) {
         init.v(s, b, c) = s % 2 ? 0.0 : circular.v(0, b, c);
       }
     }
-  Impl::IAS15Params p;
-  p.destination = 5;
-  p.dt = 0.01;
-  p.step_factor = std::pow(5040 * 1e-9, 1.0 / 7);
-  p.steps = 1 << 20;
-  p.max_iterations = 1LL << 40;
-  p.k = Impl::IAS15Constants::make();
+  Impl::IAS15Params p = one_launch_params(5, 0.01);
   p.monitor.config.radius[0] = p.monitor.config.radius[1] = 0.05;
   p.monitor.on = true;
   using Mem = Kokkos::CudaSpace;
