@@ -436,11 +436,11 @@ int run_dust(const kosmos::cli::Options& o) {
   }
   // Every cell's results stay in host memory only for text outputs and --write-cells; otherwise
   // they stream through a ring of chunk buffers straight into the HDF5 files.
+  auto h5_path = [](const std::string& path) { return !path.empty() && kosmos::io::is_hdf5_path(path); };
   auto text_output = [&](const char* name) {
     const std::string path = output(name);
-    return !path.empty() && !kosmos::io::is_hdf5_path(path);
+    return !path.empty() && !h5_path(path);
   };
-  auto h5_path = [](const std::string& path) { return !path.empty() && kosmos::io::is_hdf5_path(path); };
   const bool keep_all =
       text_output("temperatures") || text_output("status") || text_output("sed") || !cells_out.empty();
   using Cells = HostCells<T>;
@@ -451,7 +451,7 @@ int run_dust(const kosmos::cli::Options& o) {
   // instance and comes back with its rows; its HDF5 rows go to a writer thread, so that the host
   // thread keeps the device fed. Without text outputs the results land in a ring of pinned rows
   // with a slot per instance plus one per chunk the writer may hold (a slot is reused only after
-  // its rows are written); pinning costs ~0.5 ms per MB, so a helper thread allocates the ring
+  // its rows are written); pinning costs ~1 ms per MB, so a helper thread allocates the ring
   // while the grains, the stochastic tables and the HDF5 files are prepared.
   PipelineOptions streaming;
   // No buffer rows beyond the cells.
@@ -461,10 +461,7 @@ int run_dust(const kosmos::cli::Options& o) {
                       h5_path(output("sed")) || h5_path(cells_out);
   constexpr int writer_depth = 2;
   if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
-  const std::int64_t ring_rows =
-      std::min(std::int64_t(streaming.ring_chunks > 0 ? streaming.ring_chunks : streaming.instances) *
-                   streaming.chunk_cells,
-               nc);
+  const std::int64_t ring_rows = std::min(streaming.ring_rows(), nc);
   auto ring = keep_all ? std::future<Cells>()
                        : std::async(std::launch::async, [=] { return Cells(ring_rows, nl, ns, Cells::results); });
   if (cells_h5) {

@@ -11,12 +11,11 @@
 
 #include <kosmos/nbody/hermite_cuda.hpp>
 #include <kosmos/nbody/impl/ias15_system.hpp>
+#include <kosmos/nbody/system_cuda.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
-#include <stdexcept>
-#include <string>
 
 namespace kosmos {
 namespace nbody {
@@ -110,10 +109,7 @@ void cuda_ias15_lanes_launch(const Kokkos::Cuda& space, const Ensemble<Kokkos::C
   if (blocks == 0) return;
   cuda_ias15_lanes_kernel<N><<<blocks, cuda_ias15_lanes_block, 0, space.cuda_stream()>>>(
       ens, iterations, params, ens.n_systems());
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA IAS15, a lane per body): ") +
-                             cudaGetErrorString(err));
+  check_system_launch("IAS15, a lane per body");
 }
 
 }  // namespace Impl

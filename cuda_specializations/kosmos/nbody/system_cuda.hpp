@@ -26,16 +26,21 @@ __global__ void __launch_bounds__(cuda_system_block)
   if (sys < n_systems) kernel(sys);
 }
 
+// Throws what a kernel launch of kosmos::nbody::integrate on `what` failed with, if it failed.
+inline void check_system_launch(const char* what) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA ") + what +
+                             "): " + cudaGetErrorString(err));
+}
+
 template <class SystemKernel>
 void cuda_system_launch(const char* what, const Kokkos::Cuda& space, int n_systems,
                         const SystemKernel& kernel) {
   const int blocks = (n_systems + cuda_system_block - 1) / cuda_system_block;
   if (blocks == 0) return;
   cuda_system_kernel<<<blocks, cuda_system_block, 0, space.cuda_stream()>>>(kernel, n_systems);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA ") + what +
-                             "): " + cudaGetErrorString(err));
+  check_system_launch(what);
 }
 
 }  // namespace Impl

@@ -59,6 +59,11 @@ struct PipelineOptions {
   // beyond the instances keep a chunk's rows valid while on_chunk's consumer (e.g. a writer
   // thread) still reads them: see EmissionPipeline::run.
   int ring_chunks = 0;
+
+  // Rows of a HostCells that holds only the chunks in flight.
+  std::int64_t ring_rows() const {
+    return std::int64_t(ring_chunks > 0 ? ring_chunks : instances) * chunk_cells;
+  }
 };
 
 namespace Impl {
@@ -202,9 +207,7 @@ class EmissionPipeline {
   EmissionPipeline& operator=(const EmissionPipeline&) = delete;
 
   // Rows of a HostCells that holds only the chunks in flight.
-  std::int64_t ring_rows() const {
-    return std::int64_t(options_.ring_chunks) * options_.chunk_cells;
-  }
+  std::int64_t ring_rows() const { return options_.ring_rows(); }
 
   // Seconds the last run spent waiting on the host for chunks to finish (fences), i.e. the host
   // had nothing left to queue; the rest of its wall time the host was queuing or in on_chunk.
