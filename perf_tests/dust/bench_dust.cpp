@@ -30,8 +30,9 @@
 // the tool's --timings line on stderr tells where it goes:
 //   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072/chunk:K (--chunk-cells K; 2048 is the default)
 //   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
-// and the file system's floor: the same number of bytes written with plain fwrite (no HDF5):
-//   BM_DustEndToEnd/<Space>/write_floor/cells:131072
+// and the file system's floors: the same number of bytes written with plain fwrite (threads:0) or
+// copied into a preallocated memory map of the file by 4 or 16 threads (no HDF5):
+//   BM_DustEndToEnd/<Space>/write_floor/cells:131072/threads:T
 #include "options.hpp"
 
 #include <benchmark_utils.hpp>
@@ -45,9 +46,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace {
@@ -368,25 +373,50 @@ void BM_DustEndToEndCli(benchmark::State& state) {
   state.counters["cells/s"] = kosmos_bench::rate(double(state.range(0)));
 }
 
-// The file system's floor under cli_to_h5: as many bytes as its file holds (per cell a float SED,
+// The file system's floors under cli_to_h5: as many bytes as its file holds (per cell a float SED,
 // a float temperature and an int32 status per species) written to a new file in the same
-// directory in 64 MB fwrite calls, no HDF5, no compute.
+// directory, no HDF5, no compute: threads 0 in 64 MB fwrite calls (one write() stream), threads
+// N > 0 preallocated, memory-mapped and copied in by N threads (as the CLI's writers do).
 void BM_DustEndToEndWriteFloor(benchmark::State& state) {
   const auto& grains = paper_grains();
-  const std::size_t cells = std::size_t(state.range(0)),
+  const std::size_t cells = std::size_t(state.range(0)), threads = std::size_t(state.range(1)),
                     bytes = cells * (grains.wavelength_micron.size() + 2 * grains.sizes.radius_micron.size()) * 4;
-  const std::vector<char> block(std::size_t(64) << 20, 1);
+  const std::size_t block = std::size_t(64) << 20;
+  const std::vector<char> source(threads > 0 ? bytes : block, 1);
   int runs = 0;
   bool failed = false;
   kosmos_bench::fenced_loop(state, Kokkos::DefaultHostExecutionSpace(), [&] {
-    std::FILE* f = std::fopen(end_to_end_output(runs++).c_str(), "wb");
-    if (f == nullptr) {
-      failed = true;
+    const std::string path = end_to_end_output(runs++);
+    if (threads == 0) {
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      if (f == nullptr) {
+        failed = true;
+        return;
+      }
+      for (std::size_t done = 0; done < bytes; done += block)
+        failed |= std::fwrite(source.data(), 1, std::min(block, bytes - done), f) == 0;
+      failed |= std::fclose(f) != 0;
       return;
     }
-    for (std::size_t done = 0; done < bytes; done += block.size())
-      failed |= std::fwrite(block.data(), 1, std::min(block.size(), bytes - done), f) == 0;
-    failed |= std::fclose(f) != 0;
+    const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
+    void* map = MAP_FAILED;
+    if (fd >= 0 && ::posix_fallocate(fd, 0, off_t(bytes)) == 0)
+      map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+      failed = true;
+      if (fd >= 0) ::close(fd);
+      return;
+    }
+    const std::size_t share = (bytes / threads + 4095) / 4096 * 4096;
+    std::vector<std::thread> copies;
+    for (std::size_t t = 0; t < threads; ++t)
+      copies.emplace_back([&, t] {
+        const std::size_t begin = std::min(bytes, t * share), end = std::min(bytes, begin + share);
+        std::memcpy(static_cast<char*>(map) + begin, source.data() + begin, end - begin);
+      });
+    for (auto& copy : copies) copy.join();
+    failed |= ::munmap(map, bytes) != 0;
+    failed |= ::close(fd) != 0;
   });
   for (int run = 0; run < runs; ++run) std::remove(end_to_end_output(run).c_str());
   if (failed) state.SkipWithError("writing the temporary file failed");
@@ -397,7 +427,7 @@ void register_end_to_end() {
   using Space = Kokkos::DefaultExecutionSpace;
   const std::string space = Space::name();
   const std::int64_t cells = on_device<Space>() ? 131072 : 4096;  // 4096 on a host backend: seconds per run
-  // Chunks of 1024-16384 cells (the CLI's default: 2048): the pinned result ring holds 5 chunks,
+  // Chunks of 1024-16384 cells (the CLI's default: 2048): the pinned result ring holds 7 chunks,
   // allocated per run.
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
       ->ArgNames({"cells", "chunk"})
@@ -410,7 +440,13 @@ void register_end_to_end() {
       ->Unit(benchmark::kMillisecond)
       ->Iterations(3);
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/write_floor").c_str(), BM_DustEndToEndWriteFloor)
-      ->ArgName("cells")->Arg(cells)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+      ->ArgNames({"cells", "threads"})
+      ->Args({cells, 0})
+      ->Args({cells, 4})
+      ->Args({cells, 16})
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(3);
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/kernels_only").c_str(),
                                [](benchmark::State& st) {
                                  BM_DustTransfers<Space>(st, TransferMode::device_resident, false);

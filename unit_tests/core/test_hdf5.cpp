@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -121,6 +122,55 @@ TEST_F(Hdf5Test, RowsWrittenInPiecesReadBackWholeAndInPieces) {
     EXPECT_EQ(as_float[i], static_cast<float>(values[i]));
 }
 
+// RowWrites::concurrent: rows copied into a memory map of the file by several threads at once,
+// next to datasets, strings and attributes HDF5 writes itself (before and after), read back through
+// HDF5: every byte must land inside its own dataset and the file must stay valid.
+TEST_F(Hdf5Test, ConcurrentRowsFromSeveralThreadsReadBackThroughHdf5) {
+  const std::size_t rows = 1000, cols = 37;
+  const auto sed = random_values<float>(rows * cols, 5);
+  const auto status = random_values<std::int32_t>(rows * 3, 6);
+  const auto mass = random_values<double>(rows, 7);
+  const std::vector<double> before = {1.5, 2.5};
+  {
+    H5Writer out(path_);
+    out.write("wavelength", before);
+    out.create<float>("sed", {rows, cols}, H5Writer::RowWrites::concurrent);
+    out.create<std::int32_t>("results/status", {rows, 3}, H5Writer::RowWrites::concurrent);
+    out.create<double>("dust_mass", {rows}, H5Writer::RowWrites::concurrent);
+    out.create<double>("serial", {rows});
+    EXPECT_TRUE(out.mapped("sed") && out.mapped("results/status") && out.mapped("dust_mass"))
+        << "the temporary directory " << ::testing::TempDir() << " allows no memory map";
+    EXPECT_FALSE(out.mapped("serial"));
+    out.write_strings("names", {"a", "bc"});
+    out.attribute("sed", "unit", "W m^-1 sr^-1");
+    // Four threads, each every fourth 7-row piece, so neighbouring pieces come from other threads.
+    const std::size_t piece = 7, threads = 4;
+    std::vector<std::thread> writers;
+    for (std::size_t t = 0; t < threads; ++t)
+      writers.emplace_back([&, t] {
+        for (std::size_t r = t * piece; r < rows; r += threads * piece) {
+          const std::size_t n = std::min(piece, rows - r);
+          out.write_rows("sed", r, n, sed.data() + r * cols);
+          out.write_rows("results/status", r, n, status.data() + r * 3);
+          out.write_rows("dust_mass", r, n, mass.data() + r);
+        }
+      });
+    for (auto& w : writers) w.join();
+    out.write_rows("serial", 0, rows, mass.data());
+    out.attribute("", "after", 42LL);
+    out.commit();
+  }
+  H5Reader in(path_);
+  EXPECT_EQ(in.read<float>("sed"), sed);
+  EXPECT_EQ(in.read<std::int32_t>("results/status"), status);
+  EXPECT_EQ(in.read<double>("dust_mass"), mass);
+  EXPECT_EQ(in.read<double>("serial"), mass);
+  EXPECT_EQ(in.read<double>("wavelength"), before);
+  EXPECT_EQ(in.read_strings("names"), (std::vector<std::string>{"a", "bc"}));
+  EXPECT_EQ(in.attribute_string("sed", "unit"), "W m^-1 sr^-1");
+  EXPECT_EQ(in.attribute_integer("", "after"), 42);
+}
+
 TEST_F(Hdf5Test, StringsAndAttributes) {
   const std::vector<std::string> names = {"P", "K", "sqrt(e) cos(omega)", "", "jitter_hires"};
   {
@@ -183,6 +233,29 @@ TEST_F(Hdf5Test, ErrorsNameTheFileAndObject) {
   EXPECT_NE(message_of<kosmos::file_error>([&] { H5Reader r(text); }).find("is not an HDF5 file"),
             std::string::npos);
   std::remove(text.c_str());
+}
+
+TEST_F(Hdf5Test, ConcurrentRowsOutsideOrOfAnotherTypeAreErrors) {
+  std::ofstream(path_) << "the user's old file\n";
+  {
+    H5Writer out(path_);
+    out.create<float>("sed", {10, 4}, H5Writer::RowWrites::concurrent);
+    std::vector<float> values(4 * 4, 1.0f);
+    std::vector<double> doubles(4, 1.0);
+    EXPECT_NE(message_of<kosmos::file_error>([&] { out.write_rows("sed", 8, 3, values.data()); })
+                  .find("'sed': rows 8..11 are outside its 10 rows"),
+              std::string::npos);
+    EXPECT_NE(message_of<kosmos::file_error>([&] { out.write_rows("sed", 0, 1, doubles.data()); })
+                  .find("another element type"),
+              std::string::npos);
+    out.write_rows("sed", 0, 4, values.data());
+    // Abandoned: the mapping is closed, the temporary removed, the old file kept.
+  }
+  std::ifstream old(path_);
+  std::string line;
+  std::getline(old, line);
+  EXPECT_EQ(line, "the user's old file");
+  EXPECT_NE(::access((path_ + ".tmp." + std::to_string(::getpid())).c_str(), F_OK), 0);
 }
 
 TEST_F(Hdf5Test, NothingIsLeftBehindWithoutCommit) {

@@ -9,8 +9,15 @@
 #if defined(KOSMOS_HAS_HDF5)
 #include <hdf5.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <numeric>
+#include <typeinfo>
 #endif
 
 namespace kosmos {
@@ -30,8 +37,36 @@ bool is_hdf5_path(const std::string& path) {
 bool hdf5_enabled() { return true; }
 
 namespace Impl {
+// A RowWrites::concurrent dataset: its rows' bytes in a memory map of the file, or (map == nullptr)
+// written through HDF5 under H5Handles::serial_writes.
+struct ConcurrentDataset {
+  std::vector<std::size_t> dims;
+  std::size_t row_bytes = 0;
+  const std::type_info* element = nullptr;
+  void* map = nullptr;  // page-aligned start of the mapping
+  std::size_t map_bytes = 0;
+  char* data = nullptr;  // the dataset's first byte inside the mapping
+};
+
 struct H5Handles {
   hid_t file = -1;
+  int fd = -1;  // the temporary file, opened again for the mappings
+  std::map<std::string, ConcurrentDataset> concurrent;
+  std::mutex serial_writes;
+
+  // Unmaps every dataset; false when an unmapping failed.
+  bool unmap() {
+    bool ok = true;
+    for (auto& entry : concurrent) {
+      ConcurrentDataset& d = entry.second;
+      if (d.map != nullptr) ok &= ::munmap(d.map, d.map_bytes) == 0;
+      d.map = nullptr;
+      d.data = nullptr;
+    }
+    if (fd >= 0) ok &= ::close(fd) == 0;
+    fd = -1;
+    return ok;
+  }
 };
 }  // namespace Impl
 
@@ -186,18 +221,65 @@ H5Writer::H5Writer(const std::string& path)
 
 H5Writer::~H5Writer() {
   if (h_ && h_->file >= 0) {
+    h_->unmap();
     H5Fclose(h_->file);
     std::remove(temporary_.c_str());
   }
 }
 
+namespace {
+// Maps `bytes` bytes of file `fd` from `offset` after allocating them on disk (so that a full disk
+// is an error here, not a SIGBUS in a later copy). Returns false, with nothing mapped, where the
+// file system cannot preallocate or map; throws when the disk is full.
+bool map_range(const std::string& path, const std::string& name, int fd, std::size_t offset,
+               std::size_t bytes, Impl::ConcurrentDataset& d) {
+  const int allocated = ::posix_fallocate(fd, off_t(offset), off_t(bytes));
+  if (allocated == ENOSPC || allocated == EFBIG)
+    fail(path, name, "cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(allocated));
+  if (allocated != 0) return false;
+  const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE)), start = offset / page * page;
+  void* map = ::mmap(nullptr, offset + bytes - start, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(start));
+  if (map == MAP_FAILED) return false;
+  d.map = map;
+  d.map_bytes = offset + bytes - start;
+  d.data = static_cast<char*>(map) + (offset - start);
+  return true;
+}
+}  // namespace
+
 template <class T>
-void H5Writer::create(const std::string& name, const std::vector<std::size_t>& dims) {
+void H5Writer::create(const std::string& name, const std::vector<std::size_t>& dims,
+                      RowWrites writes) {
   Id space(make_space(dims));
   Id lcpl(intermediate_groups());
+  Id dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  const bool concurrent = writes == RowWrites::concurrent && !dims.empty();
+  if (concurrent) {
+    // Bytes in the file now, at one place, never written by HDF5: the mapping owns them.
+    H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS);
+    H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
+  }
   Id dataset(H5Dcreate2(h_->file, name.c_str(), native_type<T>(), space.get(), lcpl.get(),
-                        H5P_DEFAULT, H5P_DEFAULT));
+                        dcpl.get(), H5P_DEFAULT));
   if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
+  if (!concurrent) return;
+  Impl::ConcurrentDataset d;
+  d.dims = dims;
+  d.row_bytes = sizeof(T) * element_count(dims) / std::max<std::size_t>(dims[0], 1);
+  d.element = &typeid(T);
+  const std::size_t bytes = sizeof(T) * element_count(dims);
+  const haddr_t offset = H5Dget_offset(dataset.get());
+  if (bytes > 0 && offset != HADDR_UNDEF) {
+    if (h_->fd < 0) h_->fd = ::open(temporary_.c_str(), O_RDWR | O_CLOEXEC);
+    if (h_->fd >= 0) map_range(path_, name, h_->fd, std::size_t(offset), bytes, d);
+  }
+  h_->concurrent.emplace(name, d);
+}
+
+bool H5Writer::mapped(const std::string& name) const {
+  const auto found = h_->concurrent.find(name);
+  return found != h_->concurrent.end() && found->second.data != nullptr;
 }
 
 template <class T>
@@ -212,6 +294,21 @@ void H5Writer::write(const std::string& name, const T* data, const std::vector<s
 template <class T>
 void H5Writer::write_rows(const std::string& name, std::size_t first_row, std::size_t rows,
                           const T* data) {
+  const auto found = h_->concurrent.find(name);
+  std::unique_lock<std::mutex> serial(h_->serial_writes, std::defer_lock);
+  if (found != h_->concurrent.end()) {
+    const Impl::ConcurrentDataset& d = found->second;
+    if (first_row > d.dims[0] || rows > d.dims[0] - first_row)
+      fail(path_, name,
+           "rows " + std::to_string(first_row) + ".." + std::to_string(first_row + rows) +
+               " are outside its " + std::to_string(d.dims[0]) + " rows");
+    if (*d.element != typeid(T)) fail(path_, name, "rows of another element type than its own");
+    if (d.data != nullptr) {
+      std::memcpy(d.data + first_row * d.row_bytes, data, rows * d.row_bytes);
+      return;
+    }
+    serial.lock();
+  }
   Id dataset(H5Dopen2(h_->file, name.c_str(), H5P_DEFAULT));
   if (!dataset.ok()) fail(path_, name, "no such dataset (create it first)");
   const auto dims = dataset_dims(dataset.get());
@@ -254,9 +351,10 @@ void H5Writer::attribute(const std::string& object, const std::string& key,
 
 void H5Writer::commit() {
   if (h_->file < 0) fail(path_, "", "already committed");
+  const bool unmapped = h_->unmap();
   const herr_t closed = H5Fclose(h_->file);
   h_->file = -1;
-  if (closed < 0) {
+  if (closed < 0 || !unmapped) {
     std::remove(temporary_.c_str());
     fail(path_, "", "closing the file failed (disk full?)");
   }
@@ -412,9 +510,10 @@ void H5Writer::write(const std::string&, const T*, const std::vector<std::size_t
   unavailable(path_);
 }
 template <class T>
-void H5Writer::create(const std::string&, const std::vector<std::size_t>&) {
+void H5Writer::create(const std::string&, const std::vector<std::size_t>&, RowWrites) {
   unavailable(path_);
 }
+bool H5Writer::mapped(const std::string&) const { unavailable(path_); }
 template <class T>
 void H5Writer::write_rows(const std::string&, std::size_t, std::size_t, const T*) {
   unavailable(path_);
@@ -457,7 +556,8 @@ std::string H5Reader::attribute_string(const std::string&, const std::string&) c
 
 #define KOSMOS_IMPL_INSTANTIATE_HDF5(T)                                                          \
   template void H5Writer::write<T>(const std::string&, const T*, const std::vector<std::size_t>&); \
-  template void H5Writer::create<T>(const std::string&, const std::vector<std::size_t>&);          \
+  template void H5Writer::create<T>(const std::string&, const std::vector<std::size_t>&,         \
+                                    H5Writer::RowWrites);                                          \
   template void H5Writer::write_rows<T>(const std::string&, std::size_t, std::size_t, const T*);   \
   template std::vector<T> H5Reader::read<T>(const std::string&, std::vector<std::size_t>*) const;  \
   template void H5Reader::read_into<T>(const std::string&, T*, std::size_t) const;                 \
