@@ -28,7 +28,8 @@
 // (grain preparation, pinned allocations, file creation and commit included), beside the same
 // cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead, and
 // the tool's --timings line on stderr tells where it goes:
-//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072/chunk:K (--chunk-cells K; 2048 is the default)
+//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072/chunk:K/writers:W (--chunk-cells K
+//   --writer-threads W; 2048 and 4 are the defaults)
 //   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
 // and the file system's floors: the same number of bytes written with plain fwrite (threads:0) or
 // copied into a preallocated memory map of the file by 4 or 16 threads (no HDF5):
@@ -38,6 +39,7 @@
 #include <benchmark_utils.hpp>
 
 #include <kosmos/core/hdf5.hpp>
+#include <kosmos/core/threads.hpp>
 
 #include <kosmos/dust/dust.hpp>
 #include <kosmos/dust/pipeline.hpp>
@@ -365,7 +367,8 @@ void BM_DustEndToEndCli(benchmark::State& state) {
     const std::string out = end_to_end_output(runs++);
     code |= dust->run({"--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
                        "--generate", std::to_string(state.range(0)), "--chunk-cells",
-                       std::to_string(state.range(1)), "--precision", "float", "--temperatures", out,
+                       std::to_string(state.range(1)), "--writer-threads", std::to_string(state.range(2)),
+                       "--precision", "float", "--temperatures", out,
                        "--status", out, "--sed", out, "--timings"});
   });
   for (int run = 0; run < runs; ++run) std::remove(end_to_end_output(run).c_str());
@@ -376,7 +379,8 @@ void BM_DustEndToEndCli(benchmark::State& state) {
 // The file system's floors under cli_to_h5: as many bytes as its file holds (per cell a float SED,
 // a float temperature and an int32 status per species) written to a new file in the same
 // directory, no HDF5, no compute: threads 0 in 64 MB fwrite calls (one write() stream), threads
-// N > 0 preallocated, memory-mapped and copied in by N threads (as the CLI's writers do).
+// N > 0 preallocated, memory-mapped and copied in by N threads on the process' CPUs (as the CLI's
+// writers do).
 void BM_DustEndToEndWriteFloor(benchmark::State& state) {
   const auto& grains = paper_grains();
   const std::size_t cells = std::size_t(state.range(0)), threads = std::size_t(state.range(1)),
@@ -410,10 +414,10 @@ void BM_DustEndToEndWriteFloor(benchmark::State& state) {
     const std::size_t share = (bytes / threads + 4095) / 4096 * 4096;
     std::vector<std::thread> copies;
     for (std::size_t t = 0; t < threads; ++t)
-      copies.emplace_back([&, t] {
+      copies.push_back(kosmos::Impl::start_helper_thread([&, t] {
         const std::size_t begin = std::min(bytes, t * share), end = std::min(bytes, begin + share);
         std::memcpy(static_cast<char*>(map) + begin, source.data() + begin, end - begin);
-      });
+      }));
     for (auto& copy : copies) copy.join();
     failed |= ::munmap(map, bytes) != 0;
     failed |= ::close(fd) != 0;
@@ -427,15 +431,18 @@ void register_end_to_end() {
   using Space = Kokkos::DefaultExecutionSpace;
   const std::string space = Space::name();
   const std::int64_t cells = on_device<Space>() ? 131072 : 4096;  // 4096 on a host backend: seconds per run
-  // Chunks of 1024-16384 cells (the CLI's default: 2048): the pinned result ring holds 7 chunks,
-  // allocated per run.
+  // Chunks of 1024-16384 cells (the CLI's default: 2048) with the default 4 writer threads, and
+  // 1-8 writers at 2048: the pinned result ring (3 + writers chunks) is allocated per run.
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
-      ->ArgNames({"cells", "chunk"})
-      ->Args({cells, 1024})
-      ->Args({cells, 2048})
-      ->Args({cells, 4096})
-      ->Args({cells, 8192})
-      ->Args({cells, 16384})
+      ->ArgNames({"cells", "chunk", "writers"})
+      ->Args({cells, 1024, 4})
+      ->Args({cells, 2048, 4})
+      ->Args({cells, 4096, 4})
+      ->Args({cells, 8192, 4})
+      ->Args({cells, 16384, 4})
+      ->Args({cells, 2048, 1})
+      ->Args({cells, 2048, 2})
+      ->Args({cells, 2048, 8})
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->Iterations(3);

@@ -5,6 +5,7 @@
 
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
+#include <kosmos/core/threads.hpp>
 #include <kosmos/dust/dust.hpp>
 #include <kosmos/dust/pipeline.hpp>
 
@@ -266,7 +267,8 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
 class OrderedWorkers {
  public:
   OrderedWorkers(std::size_t threads, std::size_t depth) : depth_(std::max(depth, threads)) {
-    for (std::size_t t = 0; t < threads; ++t) threads_.emplace_back([this] { loop(); });
+    for (std::size_t t = 0; t < threads; ++t)
+      threads_.push_back(kosmos::Impl::start_helper_thread([this] { loop(); }));
   }
   ~OrderedWorkers() { stop(true); }  // an exception elsewhere: drop what is queued
   OrderedWorkers(const OrderedWorkers&) = delete;
@@ -474,13 +476,17 @@ int run_dust(const kosmos::cli::Options& o) {
   const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
                       h5_path(output("sed")) || h5_path(cells_out);
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
-  // copied in by several threads: on the 16-core GPU machine four threads wrote 0.59 GB fastest
-  // (81-93 ms, 99-112 ms with 16, 131-204 ms for one write() stream).
-  constexpr int writer_threads = 4, writer_depth = writer_threads;
+  // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
+  // threads wrote 0.59 GB fastest (81-93 ms; 99-112 ms with 16, 131-204 ms for one write() stream).
+  const int writer_threads = int(std::min<long long>(o.integer("writer-threads", 1), 64)),
+            writer_depth = writer_threads;
   if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
   const std::int64_t ring_rows = std::min(streaming.ring_rows(), nc);
   auto ring = keep_all ? std::future<Cells>()
-                       : std::async(std::launch::async, [=] { return Cells(ring_rows, nl, ns, Cells::results); });
+                       : std::async(std::launch::async, [=] {
+                           kosmos::Impl::use_process_cpus();
+                           return Cells(ring_rows, nl, ns, Cells::results);
+                         });
   if (cells_h5) {
     cells_h5->read_into("intensity", cells.intensity.data(), std::size_t(nc) * nl);
     cells_h5->read_into("dust_mass", cells.dust_mass.data(), std::size_t(nc));
@@ -797,9 +803,13 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("beta", "B",
               "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
       .option("chunk-cells", "N",
-              "cells per chunk streamed through the device (3 chunks in flight, 4 more held for "
-              "the HDF5 writers: the pinned host buffers of HDF5-only runs hold 7 chunks)",
+              "cells per chunk streamed through the device (3 chunks in flight, one more per "
+              "HDF5 writer thread held in the pinned host buffers of HDF5-only runs)",
               "2048")
+      .option("writer-threads", "N",
+              "threads copying the chunks into the HDF5 files (at most 64; the files are mapped "
+              "into memory where the file system allows)",
+              "4")
       .flag("allow-ceiling", "exit 0 (with a warning) when solves hit the 3000 K ceiling")
       .flag("timings",
             "print where the time goes (set-up, grains, pipeline, waits, HDF5 writes) on stderr")

@@ -1,7 +1,7 @@
 // `kosmos dust` with HDF5 outputs only streams its results through a small ring of pinned chunk
-// slots that several writer threads copy into memory-mapped datasets, reusing a slot once its rows
-// are written. The same run with a text output keeps every row in host memory (no slot reused):
-// both files must hold the same bytes, and the temperatures the same values as the text file.
+// slots that its writer threads (1, 4 and 7 here) copy into memory-mapped datasets, reusing a slot
+// once its rows are written. The same run with a text output keeps every row in host memory (no
+// slot reused): the files must hold the same bytes, and the temperatures the text file's values.
 #include "options.hpp"
 
 #include <kosmos/core/hdf5.hpp>
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -35,7 +36,7 @@ TEST(DustCli, HdfRingWithSeveralWritersMatchesRowsKeptInMemory) {
   if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "Kosmos was built without HDF5";
   const std::string ring = temp_path("ring.h5"), kept = temp_path("kept.h5"),
                     text = temp_path("temperatures.txt");
-  // 203 cells in 26 chunks of 8 (the last one short) through a ring of 7 slots.
+  // 203 cells in 26 chunks of 8 (the last one short) through a ring of 3 slots + one per writer.
   const std::vector<std::string> common = {
       "--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
       "--generate",       "203",
@@ -46,30 +47,32 @@ TEST(DustCli, HdfRingWithSeveralWritersMatchesRowsKeptInMemory) {
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
-  ASSERT_EQ(run_dust(with({"--sed", ring, "--status", ring, "--temperatures", ring})), 0);
   ASSERT_EQ(run_dust(with({"--sed", kept, "--status", kept, "--temperatures", text})), 0);
-
-  kosmos::io::H5Reader a(ring), b(kept);
-  std::vector<std::size_t> dims;
-  const auto sed = a.read<float>("sed", &dims);
-  EXPECT_EQ(dims, (std::vector<std::size_t>{203, 968}));
-  EXPECT_EQ(sed, b.read<float>("sed"));
-  EXPECT_EQ(a.read<std::int32_t>("status"), b.read<std::int32_t>("status"));
+  kosmos::io::H5Reader b(kept);
+  const auto sed = b.read<float>("sed");
   EXPECT_TRUE(std::any_of(sed.begin(), sed.end(), [](float x) { return x > 0; }));
-
   // The text file: header lines, then one row per cell, each value with enough digits to round-trip.
-  const auto temperature = a.read<float>("temperature", &dims);
-  ASSERT_EQ(dims, (std::vector<std::size_t>{203, 81}));
   std::ifstream in(text);
   std::string line;
-  std::vector<double> from_text;
+  std::vector<float> temperature;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream row(line);
-    for (double t; row >> t;) from_text.push_back(t);
+    for (std::string t; row >> t;) temperature.push_back(std::strtof(t.c_str(), nullptr));
   }
-  ASSERT_EQ(from_text.size(), temperature.size());
-  for (std::size_t i = 0; i < temperature.size(); ++i) EXPECT_EQ(float(from_text[i]), temperature[i]) << i;
+  ASSERT_EQ(temperature.size(), std::size_t(203 * 81));
+
+  for (const char* writers : {"1", "4", "7"}) {
+    SCOPED_TRACE(std::string("--writer-threads ") + writers);
+    ASSERT_EQ(run_dust(with({"--sed", ring, "--status", ring, "--temperatures", ring, "--writer-threads", writers})), 0);
+    kosmos::io::H5Reader a(ring);
+    std::vector<std::size_t> dims;
+    EXPECT_EQ(a.read<float>("sed", &dims), sed);
+    EXPECT_EQ(dims, (std::vector<std::size_t>{203, 968}));
+    EXPECT_EQ(a.read<std::int32_t>("status"), b.read<std::int32_t>("status"));
+    EXPECT_EQ(a.read<float>("temperature", &dims), temperature);
+    EXPECT_EQ(dims, (std::vector<std::size_t>{203, 81}));
+  }
   for (const auto& path : {ring, kept, text}) std::remove(path.c_str());
 }
 }  // namespace
