@@ -404,7 +404,7 @@ void BM_DustEndToEndWriteFloor(benchmark::State& state) {
     }
     const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0644);
     void* map = MAP_FAILED;
-    if (fd >= 0 && ::posix_fallocate(fd, 0, off_t(bytes)) == 0)
+    if (fd >= 0 && ::fallocate(fd, 0, 0, off_t(bytes)) == 0)
       map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
       failed = true;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
 
@@ -256,6 +258,24 @@ TEST_F(Hdf5Test, ConcurrentRowsOutsideOrOfAnotherTypeAreErrors) {
   std::getline(old, line);
   EXPECT_EQ(line, "the user's old file");
   EXPECT_NE(::access((path_ + ".tmp." + std::to_string(::getpid())).c_str(), F_OK), 0);
+}
+
+// A dataset that does not fit (here: past the file size limit, as a full disk would) is refused at
+// create(), naming it and its size, rather than a SIGBUS when a copy touches its map.
+TEST_F(Hdf5Test, ConcurrentDatasetThatCannotBeAllocatedIsAnError) {
+  H5Writer out(path_);
+  out.write("small", std::vector<double>{1, 2, 3});
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  rlimit limit = old_limit;
+  limit.rlim_cur = 1 << 20;
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  const std::string message = message_of<kosmos::file_error>(
+      [&] { out.create<float>("sed", {1 << 20, 4}, H5Writer::RowWrites::concurrent); });
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(message.find("'sed': cannot allocate 16777216 bytes"), std::string::npos) << message;
 }
 
 TEST_F(Hdf5Test, NothingIsLeftBehindWithoutCommit) {

@@ -230,13 +230,20 @@ H5Writer::~H5Writer() {
 namespace {
 // Maps `bytes` bytes of file `fd` from `offset` after allocating them on disk (so that a full disk
 // is an error here, not a SIGBUS in a later copy). Returns false, with nothing mapped, where the
-// file system cannot preallocate or map; throws when the disk is full.
-bool map_range(const std::string& path, const std::string& name, int fd, std::size_t offset,
-               std::size_t bytes, Impl::ConcurrentDataset& d) {
-  const int allocated = ::posix_fallocate(fd, off_t(offset), off_t(bytes));
-  if (allocated == ENOSPC || allocated == EFBIG)
-    fail(path, name, "cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(allocated));
-  if (allocated != 0) return false;
+// file system cannot preallocate (fallocate, not posix_fallocate: its fallback would write every
+// byte twice) or map; throws when the disk is full.
+bool map_range([[maybe_unused]] const std::string& path, [[maybe_unused]] const std::string& name,
+               [[maybe_unused]] int fd, [[maybe_unused]] std::size_t offset,
+               [[maybe_unused]] std::size_t bytes, [[maybe_unused]] Impl::ConcurrentDataset& d) {
+#if !defined(__linux__)
+  return false;  // fallocate is Linux's
+#else
+  if (::fallocate(fd, 0, off_t(offset), off_t(bytes)) != 0) {
+    const int error = errno;
+    if (error == ENOSPC || error == EFBIG || error == EDQUOT)
+      fail(path, name, "cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(error));
+    return false;
+  }
   const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE)), start = offset / page * page;
   void* map = ::mmap(nullptr, offset + bytes - start, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(start));
   if (map == MAP_FAILED) return false;
@@ -244,6 +251,7 @@ bool map_range(const std::string& path, const std::string& name, int fd, std::si
   d.map_bytes = offset + bytes - start;
   d.data = static_cast<char*>(map) + (offset - start);
   return true;
+#endif
 }
 }  // namespace
 
