@@ -5,13 +5,12 @@
 // CUDA builds; launched on space.cuda_stream().
 #pragma once
 
+#include <kosmos/core/cuda_check.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/dust/impl/solver.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 
 namespace kosmos {
@@ -78,10 +77,7 @@ void equilibrium_temperatures_cuda(const Kokkos::Cuda& space, const GrainModel<T
     temperature_newton_kernel<T><<<grid, block, shared, space.cuda_stream()>>>(
         g.emission_weight, g.x, g.scale, g.guess_offset, heating, temperature, status, p, nc, nl, LibraryExp());
   }
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::dust::equilibrium_temperatures (CUDA): launch failed: ") +
-                             cudaGetErrorString(err));
+  kosmos::Impl::cuda_check_launch("kosmos::dust::equilibrium_temperatures (CUDA): launch failed");
 }
 // Stage 4 (the paper's kernel 4): thread (c, l) sums over species; blockIdx.y is the wavelength,
 // so a warp reads 32 consecutive temperatures T(c, s) and one broadcast SED weight per species
@@ -117,10 +113,7 @@ void emission_sed_cuda(const Kokkos::Cuda& space, const GrainModel<T, Kokkos::Cu
     emission_sed_kernel<T><<<grid, block, 0, space.cuda_stream()>>>(g.sed_weight, g.x, temperature, dust_mass, sed,
                                                                     nc, ns, LibraryExp());
   }
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::dust::emission_sed (CUDA): launch failed: ") +
-                             cudaGetErrorString(err));
+  kosmos::Impl::cuda_check_launch("kosmos::dust::emission_sed (CUDA): launch failed");
 }
 }  // namespace Impl
 }  // namespace dust

@@ -10,11 +10,10 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 
+#include <kosmos/core/cuda_check.hpp>
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/kepler/rv.hpp>
 
-#include <stdexcept>
-#include <string>
 
 namespace kosmos {
 namespace kepler {
@@ -172,10 +171,7 @@ void fused_chi2_mixed_cuda(const Kokkos::Cuda& space, const Obs& obs, const Mode
         obs.t.data(), obs.v.data(), obs.var.data(), obs.inst.data(), n_obs, models.P.data(), models.K.data(),
         models.e.data(), models.omega.data(), models.M0.data(), pl_stride, models.offset.data(), models.jitter.data(),
         inst_stride, chi2.data(), ll, n_sys, n_pl, kp);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::kepler::chi2 (CUDA specialization): kernel launch failed: ") +
-                             cudaGetErrorString(err));
+  kosmos::Impl::cuda_check_launch("kosmos::kepler::chi2 (CUDA specialization): kernel launch failed");
 }
 }  // namespace Impl
 }  // namespace kepler

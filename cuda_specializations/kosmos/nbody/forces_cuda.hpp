@@ -5,6 +5,7 @@
 // then the sums are written back coalesced. Included by forces.hpp only in CUDA builds.
 #pragma once
 
+#include <kosmos/core/cuda_check.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
@@ -84,9 +85,7 @@ inline void cuda_acc_jerk(const Kokkos::Cuda& space, const Ensemble<Kokkos::Cuda
   if (threads > 256) threads = 256;
   const int blocks = (n_sys + SB - 1) / SB;
   cuda_acc_jerk_kernel<<<blocks, threads, per_system * SB, space.cuda_stream()>>>(ens, acc, jerk, SB);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::nbody::compute_acc_jerk (CUDA): ") + cudaGetErrorString(err));
+  kosmos::Impl::cuda_check_launch("kosmos::nbody::compute_acc_jerk (CUDA)");
 }
 
 }  // namespace Impl

@@ -4,6 +4,7 @@
 // automatically by integrate() on Kokkos::Cuda for Hermite runs without monitors or logs.
 #pragma once
 
+#include <kosmos/core/cuda_check.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/impl/hermite_system.hpp>
 
@@ -11,8 +12,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 namespace kosmos {
 namespace nbody {
@@ -72,9 +71,7 @@ void cuda_hermite_launch(const Kokkos::Cuda& space, const Ensemble<Kokkos::CudaS
   const int blocks = (ens.n_systems() + block - 1) / block;
   if (blocks == 0) return;
   cuda_hermite_kernel<N><<<blocks, block, shared_bytes, space.cuda_stream()>>>(ens, iterations, params);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA Hermite): ") + cudaGetErrorString(err));
+  kosmos::Impl::cuda_check_launch("kosmos::nbody::integrate (CUDA Hermite)");
 }
 
 }  // namespace Impl

@@ -5,11 +5,11 @@
 // Kokkos kernels (launch_*_system_generic) stay callable for comparison.
 #pragma once
 
+#include <kosmos/core/cuda_check.hpp>
 #include <kosmos/nbody/hermite_cuda.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <stdexcept>
 #include <string>
 
 namespace kosmos {
@@ -28,10 +28,7 @@ __global__ void __launch_bounds__(cuda_system_block)
 
 // Throws what a kernel launch of kosmos::nbody::integrate on `what` failed with, if it failed.
 inline void check_system_launch(const char* what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::nbody::integrate (CUDA ") + what +
-                             "): " + cudaGetErrorString(err));
+  kosmos::Impl::cuda_check_launch((std::string("kosmos::nbody::integrate (CUDA ") + what + ")").c_str());
 }
 
 template <class SystemKernel>

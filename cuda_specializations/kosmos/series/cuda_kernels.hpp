@@ -22,6 +22,7 @@
 //  * addition: one block per job, consecutive threads add consecutive coefficients.
 #pragma once
 
+#include <kosmos/core/cuda_check.hpp>
 #include <kosmos/core/multi_double.hpp>
 #include <kosmos/series/polynomial.hpp>
 
@@ -213,11 +214,6 @@ __global__ void cuda_addition_kernel(const double* in1, const double* in2,
   }
 }
 
-inline void cuda_check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string("kosmos::series (CUDA) ") + what + ": " + cudaGetErrorString(status));
-}
-
 template <int N, bool Complex>
 struct CudaSeriesKernels {
   static constexpr int L = Complex ? 2 * N : N;
@@ -244,22 +240,22 @@ struct CudaSeriesKernels {
         throw std::runtime_error("kosmos::series (CUDA): too many convolution jobs in one layer");
       cuda_convolution_folded_kernel<N, Complex><<<unsigned(blocks), unsigned(threads), 0, stream>>>(
           in1, in2, out, ld, jobs, d, pairs, units);
-      cuda_check(cudaGetLastError(), "convolution launch");
+      kosmos::Impl::cuda_check_launch("kosmos::series (CUDA) convolution launch");
     } else {
       const int T = tile(d);
       const int tiles = (d + 1 + T - 1) / T;
       const std::size_t bytes = std::size_t(3) * T * L * sizeof(double);
       if (bytes > 48 * 1024) {
-        cuda_check(cudaFuncSetAttribute(cuda_convolution_kernel<N, Complex>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                   "shared memory opt-in");
+        kosmos::Impl::cuda_check(cudaFuncSetAttribute(cuda_convolution_kernel<N, Complex>,
+                                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                                 "kosmos::series (CUDA) shared memory opt-in");
       }
       const std::int64_t blocks = count * tiles;
       if (blocks >= (std::int64_t(1) << 31))
         throw std::runtime_error("kosmos::series (CUDA): too many convolution jobs in one layer");
       cuda_convolution_kernel<N, Complex><<<unsigned(blocks), unsigned(T), bytes, stream>>>(in1, in2, out, ld,
                                                                                           jobs, d, T, tiles);
-      cuda_check(cudaGetLastError(), "convolution launch");
+      kosmos::Impl::cuda_check_launch("kosmos::series (CUDA) convolution launch");
     }
   }
 
@@ -267,7 +263,7 @@ struct CudaSeriesKernels {
                              std::int64_t ld, const Job* jobs, std::int64_t count, int d) {
     const int threads = d + 1 < 256 ? ((d + 1 + 31) / 32) * 32 : 256;
     cuda_addition_kernel<N, Complex><<<unsigned(count), unsigned(threads), 0, stream>>>(in1, in2, out, ld, jobs, d);
-    cuda_check(cudaGetLastError(), "addition launch");
+    kosmos::Impl::cuda_check_launch("kosmos::series (CUDA) addition launch");
   }
 };
 }  // namespace Impl
