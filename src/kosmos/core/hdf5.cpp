@@ -144,15 +144,21 @@ std::vector<std::size_t> dataset_dims(hid_t dataset) {
   return std::vector<std::size_t>(h.begin(), h.end());
 }
 
-// Selects rows [first, first + rows) of the outermost dimension in `space` and returns the
-// matching memory space.
-hid_t select_rows(const std::string& path, const std::string& name, hid_t space,
+// Throws unless rows [first, first + rows) of the outermost dimension exist.
+void require_rows(const std::string& path, const std::string& name,
                   const std::vector<std::size_t>& dims, std::size_t first, std::size_t rows) {
   if (dims.empty()) fail(path, name, "is a scalar, it has no rows");
   if (first > dims[0] || rows > dims[0] - first)
     fail(path, name,
          "rows " + std::to_string(first) + ".." + std::to_string(first + rows) + " are outside its " +
              std::to_string(dims[0]) + " rows");
+}
+
+// Selects rows [first, first + rows) of the outermost dimension in `space` and returns the
+// matching memory space.
+hid_t select_rows(const std::string& path, const std::string& name, hid_t space,
+                  const std::vector<std::size_t>& dims, std::size_t first, std::size_t rows) {
+  require_rows(path, name, dims, first, rows);
   std::vector<hsize_t> start(dims.size(), 0), count = to_hsize(dims);
   start[0] = first;
   count[0] = rows;
@@ -306,10 +312,7 @@ void H5Writer::write_rows(const std::string& name, std::size_t first_row, std::s
   std::unique_lock<std::mutex> serial(h_->serial_writes, std::defer_lock);
   if (found != h_->concurrent.end()) {
     const Impl::ConcurrentDataset& d = found->second;
-    if (first_row > d.dims[0] || rows > d.dims[0] - first_row)
-      fail(path_, name,
-           "rows " + std::to_string(first_row) + ".." + std::to_string(first_row + rows) +
-               " are outside its " + std::to_string(d.dims[0]) + " rows");
+    require_rows(path_, name, d.dims, first_row, rows);
     if (*d.element != typeid(T)) fail(path_, name, "rows of another element type than its own");
     if (d.data != nullptr) {
       std::memcpy(d.data + first_row * d.row_bytes, data, rows * d.row_bytes);
