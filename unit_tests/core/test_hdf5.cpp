@@ -32,6 +32,14 @@ class Hdf5Test : public ::testing::Test {
     std::remove(path_.c_str());
   }
   void TearDown() override { std::remove(path_.c_str()); }
+  // After a writer abandoned without commit(): the user's old file stays, no temporary remains.
+  void expect_old_file_and_no_temporary() const {
+    std::ifstream old(path_);
+    std::string line;
+    std::getline(old, line);
+    EXPECT_EQ(line, "the user's old file");
+    EXPECT_NE(::access((path_ + ".tmp." + std::to_string(::getpid())).c_str(), F_OK), 0);
+  }
   std::string path_;
 };
 
@@ -253,11 +261,7 @@ TEST_F(Hdf5Test, ConcurrentRowsOutsideOrOfAnotherTypeAreErrors) {
     out.write_rows("sed", 0, 4, values.data());
     // Abandoned: the mapping is closed, the temporary removed, the old file kept.
   }
-  std::ifstream old(path_);
-  std::string line;
-  std::getline(old, line);
-  EXPECT_EQ(line, "the user's old file");
-  EXPECT_NE(::access((path_ + ".tmp." + std::to_string(::getpid())).c_str(), F_OK), 0);
+  expect_old_file_and_no_temporary();
 }
 
 // A dataset that does not fit (here: past the file size limit, as a full disk would) is refused at
@@ -285,11 +289,7 @@ TEST_F(Hdf5Test, NothingIsLeftBehindWithoutCommit) {
     out.write("values", std::vector<double>{1, 2, 3});
     // Abandoned (as when an exception unwinds): the old file stays, no temporary remains.
   }
-  std::ifstream old(path_);
-  std::string line;
-  std::getline(old, line);
-  EXPECT_EQ(line, "the user's old file");
-  EXPECT_NE(::access((path_ + ".tmp." + std::to_string(::getpid())).c_str(), F_OK), 0);
+  expect_old_file_and_no_temporary();
 }
 
 TEST(Hdf5Paths, ExtensionDecidesTheFormat) {
