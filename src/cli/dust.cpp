@@ -478,9 +478,8 @@ int run_dust(const kosmos::cli::Options& o) {
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
   // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
   // threads wrote 0.59 GB fastest (81-93 ms; 99-112 ms with 16, 131-204 ms for one write() stream).
-  const int writer_threads = int(std::min<long long>(o.integer("writer-threads", 1), 64)),
-            writer_depth = writer_threads;
-  if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_depth;
+  const int writer_threads = int(std::min<long long>(o.integer("writer-threads", 1), 64));
+  if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_threads;
   const std::int64_t ring_rows = std::min(streaming.ring_rows(), nc);
   auto ring = keep_all ? std::future<Cells>()
                        : std::async(std::launch::async, [=] {
@@ -596,7 +595,7 @@ int run_dust(const kosmos::cli::Options& o) {
   double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0, summary_seconds = 0;
   std::int64_t nonfinite_sed = 0;
   // Only the writers' write_rows touch the HDF5 files until they have finished.
-  OrderedWorkers writer(any_h5 ? writer_threads : 0, writer_depth);
+  OrderedWorkers writer(any_h5 ? writer_threads : 0, writer_threads);
   auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
     const auto t_start = clock::now();
     const double* r = &summary_h(row / streaming.chunk_cells, 0);

@@ -28,7 +28,9 @@ __global__ void __launch_bounds__(cuda_system_block)
 
 // Throws what a kernel launch of kosmos::nbody::integrate on `what` failed with, if it failed.
 inline void check_system_launch(const char* what) {
-  kosmos::Impl::cuda_check_launch((std::string("kosmos::nbody::integrate (CUDA ") + what + ")").c_str());
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess)  // the message is built only for a failure
+    kosmos::Impl::cuda_check(status, (std::string("kosmos::nbody::integrate (CUDA ") + what + ")").c_str());
 }
 
 template <class SystemKernel>

@@ -278,11 +278,11 @@ void H5Writer::create(const std::string& name, const std::vector<std::size_t>& d
                         dcpl.get(), H5P_DEFAULT));
   if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
   if (!concurrent) return;
+  const std::size_t bytes = sizeof(T) * element_count(dims);
   Impl::ConcurrentDataset d;
   d.dims = dims;
-  d.row_bytes = sizeof(T) * element_count(dims) / std::max<std::size_t>(dims[0], 1);
+  d.row_bytes = bytes / std::max<std::size_t>(dims[0], 1);
   d.element = &typeid(T);
-  const std::size_t bytes = sizeof(T) * element_count(dims);
   const haddr_t offset = H5Dget_offset(dataset.get());
   if (bytes > 0 && offset != HADDR_UNDEF) {
     if (h_->fd < 0) h_->fd = ::open(temporary_.c_str(), O_RDWR | O_CLOEXEC);
