@@ -442,7 +442,7 @@ int run_dust(const kosmos::cli::Options& o) {
   std::int64_t nc = 0;
   std::unique_ptr<kosmos::io::H5Reader> cells_h5;
   if (generate) {
-    nc = o.integer("generate", 1);
+    nc = o.integer("generate", 1, kosmos::cli::Options::largest_integer);
   } else if (kosmos::io::is_hdf5_path(o.str("cells"))) {
     cells_h5 = std::make_unique<kosmos::io::H5Reader>(o.str("cells"));
     nc = std::int64_t(check_hdf5_cells(*cells_h5, w_micron));
@@ -472,13 +472,13 @@ int run_dust(const kosmos::cli::Options& o) {
   PipelineOptions streaming;
   // No buffer rows beyond the cells.
   streaming.chunk_cells =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1), nc));
+      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1, kosmos::cli::Options::largest_integer), nc));
   const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
                       h5_path(output("sed")) || h5_path(cells_out);
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
   // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
   // threads wrote 0.59 GB fastest (81-93 ms; 99-112 ms with 16, 131-204 ms for one write() stream).
-  const int writer_threads = int(std::min<long long>(o.integer("writer-threads", 1), 64));
+  const int writer_threads = int(o.integer("writer-threads", 1, 64));
   if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_threads;
   const std::int64_t ring_rows = std::min(streaming.ring_rows(), nc);
   auto ring = keep_all ? std::future<Cells>()
@@ -628,7 +628,7 @@ int run_dust(const kosmos::cli::Options& o) {
     });
   };
   using Input = typename Pipeline::Input;
-  const auto seed = std::uint64_t(o.integer("seed"));
+  const auto seed = std::uint64_t(o.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const auto t_run = clock::now();
   if (generate) {
     pipeline.run(

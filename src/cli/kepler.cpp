@@ -246,7 +246,7 @@ int run_rv(const std::vector<std::string>& args) {
   so.period_min = options.number("period-min");
   so.period_max = options.number("period-max");
   so.epoch = options.number("epoch");
-  so.seed = std::uint64_t(options.integer("seed", 0));
+  so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");
   const bool on_gpu =
       !Kokkos::SpaceAccessibility<Kokkos::HostSpace,

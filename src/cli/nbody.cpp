@@ -310,7 +310,7 @@ int run_nbody(const std::vector<std::string>& args) {
     } else {
       user = generate_planetary_ensemble(int(o.integer("generate", 1)), int(o.integer("bodies", 2)),
                                          o.number("planet-mass"), o.number("alpha"),
-                                         (unsigned long long)o.integer("seed", 0));
+                                         (unsigned long long)o.integer("seed", 0, kosmos::cli::Options::largest_integer));
     }
     user_attributes = user.n_attributes();
     host = HostEnsemble(user.n_systems(), user.n_bodies(), user_attributes + internal_attributes);

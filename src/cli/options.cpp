@@ -117,13 +117,15 @@ double Options::number(const std::string& name) const {
   return value;
 }
 
-long long Options::integer(const std::string& name, long long min_value) const {
+long long Options::integer(const std::string& name, long long min_value, long long max_value) const {
   const std::string text = str(name);
   double value = 0;
-  if (!io::parse_double(text, value) || value != std::floor(value) || std::fabs(value) > 9e15)
+  if (!io::parse_double(text, value) || value != std::floor(value) || std::fabs(value) > double(largest_integer))
     throw usage_error("--" + name + " '" + text + "' is not an integer");
   if (value < double(min_value))
     throw usage_error("--" + name + " " + text + " is below the minimum " + std::to_string(min_value));
+  if (value > double(max_value))
+    throw usage_error("--" + name + " " + text + " is above the maximum " + std::to_string(max_value));
   return static_cast<long long>(value);
 }
 

@@ -1,6 +1,7 @@
 // Command-line options for `kosmos <command>`: declared once, parsed strictly, documented by --help.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -33,7 +34,11 @@ class Options {
   bool has(const std::string& name) const;  // given on the command line or has a default
   std::string str(const std::string& name) const;
   double number(const std::string& name) const;
-  long long integer(const std::string& name, long long min_value = 0) const;
+  // An integer in [min_value, max_value] (by default one that fits an int); anything else is a
+  // usage error naming the value, never a silent wrap or clamp.
+  static constexpr long long largest_integer = 9000000000000000LL;  // below 2^53: exact in a double
+  long long integer(const std::string& name, long long min_value = 0,
+                    long long max_value = std::numeric_limits<int>::max()) const;
   bool is_set(const std::string& name) const;  // for flags
 
   std::string help() const;

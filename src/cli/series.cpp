@@ -136,9 +136,7 @@ int run_series(const std::vector<std::string>& args) {
     if (name != "p1" && name != "p2" && name != "p3")
       throw kosmos::cli::usage_error("--generate '" + name + "': expected p1, p2 or p3");
     const int degree = int(options.integer("degree", 0));
-    const long long seed = options.integer("seed", 0);
-    if (seed > 4294967295LL)
-      throw kosmos::cli::usage_error("--seed " + options.str("seed") + " is out of range 0..4294967295");
+    const long long seed = options.integer("seed", 0, 4294967295LL);
     const auto sys = generate_system(name, degree, options.is_set("complex"), unsigned(seed));
     const std::string comment = "test polynomial " + name + " of Verschelde (2021), degree " +
                                 std::to_string(degree) + ", seed " + options.str("seed") + " (kosmos series --generate)";
