@@ -1,10 +1,24 @@
 # cmake -DCOMMAND="prog;arg;..." -DEXPECT_CODE=n [-DEXPECT_OUTPUT=regex] [-DREJECT_OUTPUT=regex]
-#       -P TestCommand.cmake
+#       [-DKEEP_FILE=path] -P TestCommand.cmake
 # Passes when the command exits with EXPECT_CODE, its combined output matches EXPECT_OUTPUT and
-# does not match REJECT_OUTPUT.
+# does not match REJECT_OUTPUT; with KEEP_FILE, the file (written here first) must come out of the
+# command unchanged: nothing a user wrote is lost.
 list(FILTER COMMAND EXCLUDE REGEX "^$")
+set(kept "a file of the user's: the command must leave it as it is\n")
+if(KEEP_FILE)
+  file(WRITE "${KEEP_FILE}" "${kept}")
+endif()
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
+if(KEEP_FILE)
+  if(NOT EXISTS "${KEEP_FILE}")
+    message(FATAL_ERROR "the command removed ${KEEP_FILE}")
+  endif()
+  file(READ "${KEEP_FILE}" now)
+  if(NOT now STREQUAL kept)
+    message(FATAL_ERROR "the command changed ${KEEP_FILE}")
+  endif()
+endif()
 if(NOT "${code}" STREQUAL "${EXPECT_CODE}")
   message(FATAL_ERROR "exit status ${code}, expected ${EXPECT_CODE}")
 endif()

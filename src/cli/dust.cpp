@@ -818,12 +818,13 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true);
   if (!o.parse(args)) return 0;
   const std::string precision = o.str("precision");
+  std::vector<kosmos::cli::FileArgument> inputs, outputs;
+  for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
+    if (o.has(in))
+      for (const auto& path : split_list(o.str(in))) inputs.push_back({in, path});
   for (const char* out : {"temperatures", "sed", "status", "write-cells"})
-    for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
-      if (o.has(out) && o.has(in) && !o.str(out).empty() && !o.str(in).empty())
-        for (const auto& input : split_list(o.str(in)))
-          if (o.str(out) == input)
-            throw kosmos::cli::usage_error(std::string("--") + out + " would overwrite the input --" + in);
+    if (o.has(out)) outputs.push_back({out, o.str(out)});
+  kosmos::cli::require_distinct_files(inputs, outputs);
   if (precision == "float") return run_dust<float>(o);
   if (precision == "double") return run_dust<double>(o);
   throw kosmos::cli::usage_error("--precision must be float or double, not '" + precision + "'");

@@ -268,8 +268,9 @@ int run_rv(const std::vector<std::string>& args) {
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const std::string output = options.str("output");
-  if (output == path)
-    throw kosmos::cli::usage_error("--output would overwrite the input file '" + path + "'");
+  kosmos::cli::require_distinct_files(
+      {{"data", path}, {"priors", options.has("priors") ? options.str("priors") : ""}},
+      {{"output", output}, {"summary", options.has("summary") ? options.str("summary") : ""}});
   if (!options.is_set("quiet"))
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 

@@ -88,6 +88,14 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
     if (!kosmos::io::parse_double(m.at(k), v)) throw usage_error(std::string("--") + k + " '" + m.at(k) + "' is not a finite number");
     return v;
   };
+  auto integer = [&](const char* k, long long min_value, long long max_value) {
+    return kosmos::cli::parse_integer(k, m.at(k), min_value, max_value);
+  };
+  auto nonnegative = [&](const char* k, const char* zero_means) {
+    const double v = num(k);
+    if (v < 0) throw usage_error(std::string("--") + k + " " + m.at(k) + " must be >= 0 (0: " + zero_means + ")");
+    return v;
+  };
   IntegrateOptions o;
   try {
     o.integrator.method = method_from_name(m.at("integrator"));
@@ -97,9 +105,9 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
   o.integrator.dt = num("dt");
   o.integrator.tau = num("tau");
   o.integrator.tolerance = num("tolerance");
-  o.integrator.steps_per_launch = int(num("steps-per-launch"));
-  o.integrator.max_iterations = (long long)num("max-iterations");
-  o.monitor.energy_error_limit = num("energy-limit");
+  o.integrator.steps_per_launch = int(integer("steps-per-launch", 1, std::numeric_limits<int>::max()));
+  o.integrator.max_iterations = integer("max-iterations", 1, kosmos::cli::Options::largest_integer);
+  o.monitor.energy_error_limit = nonnegative("energy-limit", "off");
   set_radii(m.at("radius"), o.monitor);
   if (m.count("on-collision")) {  // absent from older checkpoints
     try {
@@ -108,12 +116,12 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
       throw usage_error(e.what());
     }
   }
-  o.monitor.close_encounter_hill = num("close-encounter");
-  o.monitor.ejection_distance = num("ejection");
+  o.monitor.close_encounter_hill = nonnegative("close-encounter", "off");
+  o.monitor.ejection_distance = nonnegative("ejection", "off");
   o.monitor.crossing_orbits = m.at("crossing-orbits") == "1";
-  o.monitor.log_interval = num("log-interval");
+  o.monitor.log_interval = nonnegative("log-interval", "events only");
   if (m.count("corrector")) {  // whfast / ias15 settings (absent from older checkpoints)
-    o.integrator.corrector = int(num("corrector"));
+    o.integrator.corrector = int(integer("corrector", 0, std::numeric_limits<int>::max()));
     o.integrator.epsilon = num("epsilon");
     const std::string& c = m.at("coordinates");
     if (c != "jacobi" && c != "democratic_heliocentric" && c != "whds")
@@ -147,8 +155,8 @@ HostEnsemble stability_ensemble(const kosmos::cli::Options& o, std::map<std::str
   } catch (const kosmos::invalid_input& e) {
     throw usage_error(e.what());
   }
-  if (!(o.number("close-encounter") > 0)) settings["close-encounter"] = "3";
-  if (!(o.number("ejection") > 0)) {
+  if (o.number("close-encounter") == 0) settings["close-encounter"] = "3";
+  if (o.number("ejection") == 0) {
     double a_max = 0;
     for (int s = 0; s < ens.n_systems(); ++s)
       for (const auto& el : system_elements(ens, s, setup.frame)) a_max = std::max(a_max, el.a);
@@ -187,20 +195,25 @@ Comparison compare(const HostEnsemble& a, const HostEnsemble& b) {
     throw kosmos::invalid_input("kosmos nbody --test: the reference has " + std::to_string(b.n_systems()) + " systems of " +
                                 std::to_string(b.n_bodies()) + " bodies, the run " + std::to_string(a.n_systems()) +
                                 " of " + std::to_string(a.n_bodies()));
+  // |x - y|, where a NaN on one side only is infinitely far (std::max would drop it) and NaN on
+  // both sides agrees (a system disabled in both).
+  auto difference = [](double x, double y) {
+    if (x == y) return 0.0;
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y) ? 0.0 : double(INFINITY);
+    return std::fabs(x - y);
+  };
   Comparison c;
   double worst = -1;
   for (int s = 0; s < a.n_systems(); ++s) {
     double dx = 0, dv = 0;
     for (int i = 0; i < a.n_bodies(); ++i)
       for (int k = 0; k < 3; ++k) {
-        dx = std::max(dx, std::fabs(a.x(s, i, k) - b.x(s, i, k)));
-        dv = std::max(dv, std::fabs(a.v(s, i, k) - b.v(s, i, k)));
+        dx = std::max(dx, difference(a.x(s, i, k), b.x(s, i, k)));
+        dv = std::max(dv, difference(a.v(s, i, k), b.v(s, i, k)));
       }
-    if (!(dx == dx)) dx = INFINITY;
-    if (!(dv == dv)) dv = INFINITY;
     c.pos = std::max(c.pos, dx);
     c.vel = std::max(c.vel, dv);
-    c.time = std::max(c.time, std::fabs(a.time(s) - b.time(s)));
+    c.time = std::max(c.time, difference(a.time(s), b.time(s)));
     if (std::max(dx, dv) > worst) {
       worst = std::max(dx, dv);
       c.worst_system = s;
@@ -277,10 +290,48 @@ int run_nbody(const std::vector<std::string>& args) {
   std::vector<double> e0;
   std::string log_path = o.str("log");
   int user_attributes = 0;
+  // What the run reads is not what it writes (a resumed run appends to its checkpoint's log and
+  // may rewrite the checkpoint it resumes from).
+  auto path_of = [&](const char* name) { return o.has(name) ? o.str(name) : std::string(); };
+  const std::vector<kosmos::cli::FileArgument> inputs = {
+      {"input", path_of("input")}, {"stability", path_of("stability")}, {"reference", path_of("reference")}};
+  auto require_distinct_files = [&](const std::string& log) {
+    auto read = inputs;
+    if (o.has("resume")) read.push_back({"resume", o.str("resume")});
+    std::vector<kosmos::cli::FileArgument> written = {{"output", path_of("output")},
+                                                       {"elements-output", path_of("elements-output")},
+                                                       {"report", path_of("report")},
+                                                       {"log", log}};
+    kosmos::cli::require_distinct_files(read, written);
+    written.push_back({"checkpoint", path_of("checkpoint")});
+    kosmos::cli::require_distinct_files(inputs, written);
+  };
+  if (o.is_set("test") && !o.has("reference") && !o.has("compare-integrator"))
+    throw usage_error("--test needs --compare-integrator NAME or --reference FILE");
+  for (const char* threshold : {"pos-threshold", "vel-threshold", "time-threshold"})
+    if (!(o.number(threshold) >= 0))
+      throw usage_error(std::string("--") + threshold + " " + o.str(threshold) + " must be >= 0");
+  if (!o.has("resume")) require_distinct_files(log_path);  // before anything is read
   if (o.has("resume")) {
+    for (const char* conflicting : {"input", "generate", "stability", "log"})
+      if (o.has(conflicting))
+        throw usage_error(std::string("--resume continues the checkpoint's run: it takes no --") + conflicting +
+                          (std::string(conflicting) == "log" ? " (the run appends to its own log)" : ""));
+    const std::string resume = o.str("resume");
     std::map<std::string, std::string> meta;
-    host = read_binary(o.str("resume"), &meta);
-    if (!meta.count("kosmos-nbody-checkpoint")) throw usage_error(o.str("resume") + " is not a kosmos nbody checkpoint");
+    host = read_binary(resume, &meta);
+    if (!meta.count("kosmos-nbody-checkpoint")) throw usage_error(resume + " is not a kosmos nbody checkpoint");
+    auto meta_integer = [&](const std::string& key, long long max_value) {
+      const auto it = meta.find(key);
+      try {
+        if (it == meta.end()) throw usage_error("missing");
+        return kosmos::cli::parse_integer(key, it->second, 0, max_value);
+      } catch (const usage_error&) {
+        throw kosmos::file_error(resume + ": checkpoint entry '" + key + "' is " +
+                                 (it == meta.end() ? "missing" : "'" + it->second + "', not an integer in 0.." +
+                                                                    std::to_string(max_value)));
+      }
+    };
     // The checkpoint's settings, except those given again on this command line.
     auto given = [&](const std::string& key) {
       for (const auto& a : args)
@@ -289,16 +340,27 @@ int run_nbody(const std::vector<std::string>& args) {
     };
     for (auto& [k, v] : settings)
       if (meta.count(k) && !given(k)) v = meta[k];
-    user_attributes = std::stoi(meta["user-attributes"]);
+    user_attributes = int(meta_integer("user-attributes", std::numeric_limits<int>::max()));
     if (host.n_attributes() != user_attributes + internal_attributes)
       throw usage_error(o.str("resume") + " is a checkpoint of another kosmos version (" +
                         std::to_string(host.n_attributes() - user_attributes) + " internal attributes, expected " +
                         std::to_string(internal_attributes) + ")");
     if (meta.count("log") && !meta["log"].empty()) {
       log_path = meta["log"];
-      // Drop whatever the interrupted run appended after its last checkpoint.
-      if (std::filesystem::exists(log_path)) std::filesystem::resize_file(log_path, std::stoull(meta["log-size"]));
+      require_distinct_files(log_path);
+      // Drop whatever the interrupted run appended after its last checkpoint: only ever shorten,
+      // and only a file at least as long as the log was then (else it is not this run's log).
+      const auto log_size = std::uintmax_t(meta_integer("log-size", kosmos::cli::Options::largest_integer));
+      if (std::filesystem::exists(log_path)) {
+        const auto now = std::filesystem::file_size(log_path);
+        if (now < log_size)
+          throw kosmos::file_error(resume + ": its log " + log_path + " has " + std::to_string(now) +
+                                   " bytes, fewer than the " + std::to_string(log_size) +
+                                   " it had at the checkpoint: not this run's log (move it back or away)");
+        std::filesystem::resize_file(log_path, log_size);
+      }
     }
+    if (log_path.empty()) require_distinct_files(log_path);
   } else {
     HostEnsemble user;
     if (int(o.has("input")) + int(o.has("generate")) + int(o.has("stability")) != 1)
@@ -317,14 +379,13 @@ int run_nbody(const std::vector<std::string>& args) {
     copy_bodies_and_states(host, user);
     for (int s = 0; s < user.n_systems(); ++s)
       for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
-    // A new run starts a new log.
-    if (!log_path.empty()) kosmos::io::write_atomically(log_path, [](std::ostream&) {});
   }
   const IntegrateOptions base = options_from(settings);
   if (base.monitor.merging() && o.has("checkpoint"))
     throw usage_error("--on-collision merge runs without --checkpoint (checkpoints do not keep what merged)");
   double destination = 0;
-  if (!kosmos::io::parse_double(settings["destination"], destination)) throw usage_error("--destination is not a number");
+  if (!kosmos::io::parse_double(settings["destination"], destination))
+    throw usage_error("--destination '" + settings["destination"] + "' is not a finite number");
 
   auto dev = clone<Space::memory_space>(host);
   validate(Space(), dev);
@@ -342,10 +403,9 @@ int run_nbody(const std::vector<std::string>& args) {
 
   const bool progress = o.is_set("progress");
   std::unique_ptr<kosmos::io::AppendLog> log;
-  if (!log_path.empty()) log = std::make_unique<kosmos::io::AppendLog>(log_path);
   IntegrateOptions opt = base;
   opt.reference_energy = e0;  // the energy check measures drift from the start of the run
-  if (log) {
+  if (!log_path.empty()) {
     opt.on_log = [&](const LogRecord& r) {
       std::ostringstream line;
       line << std::setprecision(17) << r.time << ' ' << r.system << ' ' << reason_name(r.event);
@@ -356,6 +416,23 @@ int run_nbody(const std::vector<std::string>& args) {
       }
       log->write_line(line.str());
     };
+  }
+  // Everything is checked before a new run's log replaces a file of that name.
+  check_options(opt, host.n_bodies());
+  for (int s = 0; s < host.n_systems(); ++s)
+    if (host.state(s) == state_active && host.time(s) > destination)
+      throw usage_error("--destination " + settings["destination"] + " is before system " + std::to_string(s) +
+                        "'s time " + fmt(host.time(s), 17) + " (integration runs forward only)");
+  IntegrateOptions compare_options;
+  HostEnsemble reference;
+  if (o.is_set("test") && o.has("reference")) {
+    reference = read_ensemble(o.str("reference"));
+  } else if (o.is_set("test")) {
+    auto s2 = settings;
+    s2["integrator"] = o.str("compare-integrator");
+    if (o.has("compare-dt")) s2["dt"] = o.str("compare-dt");
+    compare_options = options_from(s2);
+    check_options(compare_options, host.n_bodies());
   }
 
   // Integrate in segments, checkpointing between them.
@@ -372,12 +449,24 @@ int run_nbody(const std::vector<std::string>& args) {
     if (o.has("checkpoint-interval") && !(interval > 0))
       throw usage_error("--checkpoint-interval " + o.str("checkpoint-interval") + " must be positive");
     if (!(interval > 0)) interval = destination - start_time;
+    constexpr double max_checkpoints = 1e6;
+    if ((destination - start_time) / interval > max_checkpoints)
+      throw usage_error("--checkpoint-interval " + fmt(interval, 17) + " would write more than " +
+                        fmt(max_checkpoints) + " checkpoints from t = " + fmt(start_time, 17) + " to " +
+                        fmt(destination, 17));
+  }
+  if (!log_path.empty()) {
+    if (!o.has("resume")) kosmos::io::write_atomically(log_path, [](std::ostream&) {});  // a new run: a new log
+    log = std::make_unique<kosmos::io::AppendLog>(log_path);
   }
   const auto wall0 = std::chrono::steady_clock::now();
   IntegrationReport total;
   double t = start_time;
   do {
-    const double segment_end = std::min(destination, t + (interval > 0 ? interval : 0));
+    // At least one representable time further: t + interval rounds to t where the interval is
+    // below the spacing of doubles at t.
+    double segment_end = std::min(destination, t + (interval > 0 ? interval : 0));
+    if (!(segment_end > t)) segment_end = std::min(destination, std::nextafter(t, INFINITY));
     if (progress) {
       opt.on_progress = [&](double done) {
         const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -405,7 +494,7 @@ int run_nbody(const std::vector<std::string>& args) {
       auto meta = settings;
       meta["kosmos-nbody-checkpoint"] = "1";
       meta["user-attributes"] = std::to_string(user_attributes);
-      meta["log"] = log_path;
+      meta["log"] = log_path.empty() ? log_path : std::filesystem::absolute(log_path).string();  // --resume from anywhere
       meta["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
                                             ? 0
                                             : std::filesystem::file_size(log_path));
@@ -483,24 +572,17 @@ int run_nbody(const std::vector<std::string>& args) {
               << "is used up" << (checkpoint.empty() ? "" : "; continue with --resume " + checkpoint) << "\n";
   if (!o.is_set("test")) return total.unfinished > 0 ? 1 : 0;
   // Test mode (Section 5.2.1).
-  HostEnsemble ref;
   std::string against;
   if (o.has("reference")) {
-    ref = read_ensemble(o.str("reference"));
     against = "reference " + o.str("reference");
-  } else if (o.has("compare-integrator")) {
-    auto s2 = settings;
-    s2["integrator"] = o.str("compare-integrator");
-    if (o.has("compare-dt")) s2["dt"] = o.str("compare-dt");
-    IntegrateOptions opt2 = options_from(s2);
-    auto dev2 = clone<Space::memory_space>(host);
-    integrate(Space(), dev2, destination, opt2);
-    ref = clone<Kokkos::HostSpace>(dev2);
-    against = "integrator " + s2["integrator"] + " (dt " + s2["dt"] + ")";
   } else {
-    throw usage_error("--test needs --compare-integrator NAME or --reference FILE");
+    auto dev2 = clone<Space::memory_space>(host);
+    integrate(Space(), dev2, destination, compare_options);
+    reference = clone<Kokkos::HostSpace>(dev2);
+    against = "integrator " + o.str("compare-integrator") + " (dt " +
+              (o.has("compare-dt") ? o.str("compare-dt") : settings["dt"]) + ")";
   }
-  const Comparison c = compare(out, ref);
+  const Comparison c = compare(out, reference);
   const bool pass = c.pos <= o.number("pos-threshold") && c.vel <= o.number("vel-threshold") &&
                     c.time <= o.number("time-threshold");
   std::cout << "test against " << against << ": max |dx| " << fmt(c.pos, 3) << ", max |dv| " << fmt(c.vel, 3)

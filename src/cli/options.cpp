@@ -1,8 +1,10 @@
 #include "options.hpp"
 
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -83,7 +85,8 @@ bool Options::parse(const std::vector<std::string>& args) {
         if (i + 1 >= args.size()) throw usage_error("option '--" + name + "' needs a value (" + found->metavar + ")");
         value = args[++i];
       }
-      values_[name] = value;
+      if (!values_.emplace(name, value).second)
+        throw usage_error("option '--" + name + "' is given twice ('" + values_[name] + "', then '" + value + "')");
       continue;
     }
     if (next_positional >= positionals.size()) throw usage_error("unexpected argument '" + arg + "'");
@@ -118,15 +121,55 @@ double Options::number(const std::string& name) const {
 }
 
 long long Options::integer(const std::string& name, long long min_value, long long max_value) const {
-  const std::string text = str(name);
+  return parse_integer(name, str(name), min_value, max_value);
+}
+
+long long parse_integer(const std::string& name, const std::string& text, long long min_value,
+                        long long max_value) {
   double value = 0;
-  if (!io::parse_double(text, value) || value != std::floor(value) || std::fabs(value) > double(largest_integer))
+  // Every range ends within +-largest_integer, where doubles hold integers exactly.
+  if (!io::parse_double(text, value) || value != std::floor(value))
     throw usage_error("--" + name + " '" + text + "' is not an integer");
   if (value < double(min_value))
     throw usage_error("--" + name + " " + text + " is below the minimum " + std::to_string(min_value));
   if (value > double(max_value))
     throw usage_error("--" + name + " " + text + " is above the maximum " + std::to_string(max_value));
   return static_cast<long long>(value);
+}
+
+namespace {
+// Whether two paths name one file: the same inode where both exist, else the same absolute
+// path with links resolved as far as the path exists.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  const auto canonical = [](const std::string& path) {
+    std::error_code e;
+    const auto p = fs::weakly_canonical(fs::absolute(path, e), e);
+    return e ? fs::absolute(path, e).lexically_normal() : p;
+  };
+  return canonical(a) == canonical(b);
+}
+}  // namespace
+
+void require_distinct_files(const std::vector<FileArgument>& inputs,
+                            const std::vector<FileArgument>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const FileArgument& out = outputs[i];
+    if (out.path.empty()) continue;
+    for (const FileArgument& in : inputs)
+      if (!in.path.empty() && same_file(out.path, in.path))
+        throw usage_error("--" + out.option + " '" + out.path + "' would overwrite the input --" + in.option +
+                          " '" + in.path + "'");
+    for (std::size_t j = 0; j < i; ++j) {
+      const FileArgument& other = outputs[j];
+      if (other.path.empty() || (io::is_hdf5_path(out.path) && io::is_hdf5_path(other.path))) continue;
+      if (same_file(out.path, other.path))
+        throw usage_error("--" + out.option + " '" + out.path + "' and --" + other.option + " '" + other.path +
+                          "' are one file: each text output needs its own");
+    }
+  }
 }
 
 bool Options::is_set(const std::string& name) const { return spec(name).is_flag && values_.count(name); }

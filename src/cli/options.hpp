@@ -56,6 +56,22 @@ class Options {
   std::map<std::string, std::string> values_;
 };
 
+// The integer `text` of option --name in [min_value, max_value], or a usage error naming it
+// (Options::integer; also for settings read back from a checkpoint).
+// (|min_value|, |max_value| <= Options::largest_integer.)
+long long parse_integer(const std::string& name, const std::string& text, long long min_value,
+                        long long max_value = std::numeric_limits<int>::max());
+
+// A file named on the command line: its option (without "--") and path.
+struct FileArgument {
+  std::string option, path;
+};
+// Usage error when an output is the same file as an input, or as another output, however the
+// paths are spelled (./x, absolute, through links); outputs that are HDF5 files may share one
+// file (each writes its own datasets). Empty paths are skipped.
+void require_distinct_files(const std::vector<FileArgument>& inputs,
+                            const std::vector<FileArgument>& outputs);
+
 // A subcommand of the `kosmos` tool; registering one makes it appear in `kosmos --help`.
 struct Command {
   const char* name;

@@ -573,9 +573,6 @@ IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<type
                                      double destination, const HermiteSystemParams& base,
                                      const IntegrateOptions& options) {
   const int n = ens.n_bodies();
-  kosmos::Impl::require(n >= system_kernel_min_bodies && n <= system_kernel_max_bodies, "kosmos::nbody::integrate",
-                        "the system_per_thread work model handles ", system_kernel_min_bodies, " to ",
-                        system_kernel_max_bodies, " bodies, not ", n);
   HermiteSystemParams params = base;
   params.destination = destination;
   params.steps = options.integrator.steps_per_launch;
@@ -587,30 +584,18 @@ IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<type
 }
 
 // WHFast-class (whfast_system.hpp) and IAS15-class (ias15_system.hpp) integration: Newtonian
-// gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs.
-template <class ExecSpace, class Force>
+// gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs (check_options).
+template <class ExecSpace>
 IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                              double destination, const IntegrateOptions& options) {
   const IntegratorConfig& cfg = options.integrator;
   const MonitorConfig& mon = options.monitor;
-  const char* name = method_name(cfg.method);
-  kosmos::Impl::require(std::is_same<Force, Newtonian>::value, "kosmos::nbody::integrate", name,
-                        " integrates Newtonian gravity only");
-  kosmos::Impl::require(!options.on_log, "kosmos::nbody::integrate", name, " runs without logs");
   SystemMonitor monitor;
   monitor.config = mon;
   monitor.on = mon.any_stop_condition();
   const int n = ens.n_bodies();
-  kosmos::Impl::require(n >= system_kernel_min_bodies && n <= system_kernel_max_bodies, "kosmos::nbody::integrate",
-                        name, " handles ", system_kernel_min_bodies, " to ", system_kernel_max_bodies,
-                        " bodies, not ", n);
   using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
   if (cfg.method == Method::whfast) {
-    kosmos::Impl::require(valid_corrector_order(cfg.corrector), "kosmos::nbody::integrate", "corrector order ",
-                          cfg.corrector, " is not one of 0, 3, 5, 7, 11");
-    kosmos::Impl::require(cfg.corrector == 0 || cfg.coordinates == WHCoordinates::jacobi,
-                          "kosmos::nbody::integrate", "symplectic corrector ", cfg.corrector,
-                          " needs Jacobi coordinates");
     WHFastParams p;
     p.destination = destination;
     p.dt = cfg.dt;
@@ -623,8 +608,6 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
       with_body_count(n, [&](auto nb) { launch_whfast_system<decltype(nb)::value>(space, ens, iterations, p); });
     });
   }
-  kosmos::Impl::require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "kosmos::nbody::integrate", "epsilon = ",
-                        cfg.epsilon, " must be positive and finite");
   IAS15Params p;
   p.destination = destination;
   p.dt = cfg.dt;
@@ -648,6 +631,82 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
 }
 }  // namespace Impl
 
+namespace Impl {
+// Hermite with Newtonian gravity, at most 8 bodies, no stop conditions and no logs: what the
+// system-per-thread Hermite kernels integrate.
+template <class Force>
+bool plain_hermite(const IntegrateOptions& options, int n_bodies) {
+  const Method m = options.integrator.method;
+  return (m == Method::hermite || m == Method::hermite_adaptive) &&
+         std::is_same<Force, Newtonian>::value && !options.monitor.any_stop_condition() &&
+         !options.on_log && n_bodies >= system_kernel_min_bodies &&
+         n_bodies <= system_kernel_max_bodies;
+}
+}  // namespace Impl
+
+// Throws kosmos::invalid_input naming the first setting of `options` that cannot integrate
+// systems of `n_bodies` bodies under the force law Force. integrate() calls it before any work;
+// callers may call it earlier (e.g. before creating output files).
+template <class Force = Newtonian>
+void check_options(const IntegrateOptions& options, int n_bodies) {
+  const IntegratorConfig& cfg = options.integrator;
+  const MonitorConfig& mon = options.monitor;
+  const char* name = method_name(cfg.method);
+  auto require = [](bool ok, const auto&... what) {
+    kosmos::Impl::require(ok, "kosmos::nbody::integrate", what...);
+  };
+  require(cfg.steps_per_launch >= 1, "steps_per_launch = ", cfg.steps_per_launch, " < 1");
+  require(cfg.max_iterations >= 0, "max_iterations = ", cfg.max_iterations, " < 0");
+  require(mon.log_slots_per_launch >= 2, "log_slots_per_launch = ", mon.log_slots_per_launch,
+          " < 2");
+  require(!mon.merging() || mon.log_slots_per_launch >= 3,
+          "log_slots_per_launch = ", mon.log_slots_per_launch,
+          " < 3 with merging (a step may log a merge, an event and an interval)");
+  const bool needs_dt = cfg.method != Method::hermite_adaptive;
+  require(!needs_dt || (cfg.dt > 0 && std::isfinite(cfg.dt)), "dt = ", cfg.dt,
+          " must be positive and finite");
+  for (double r : mon.radius)
+    require(r >= 0 && std::isfinite(r), "collision radius ", r, " must be >= 0 and finite");
+  require(mon.energy_error_limit >= 0 && !std::isnan(mon.energy_error_limit),
+          "energy_error_limit = ", mon.energy_error_limit, " must be >= 0 (0: off)");
+  require(mon.close_encounter_hill >= 0 && std::isfinite(mon.close_encounter_hill),
+          "close_encounter_hill = ", mon.close_encounter_hill, " must be >= 0 and finite (0: off)");
+  require(mon.ejection_distance >= 0 && std::isfinite(mon.ejection_distance),
+          "ejection_distance = ", mon.ejection_distance, " must be >= 0 and finite (0: off)");
+  require(mon.log_interval >= 0 && std::isfinite(mon.log_interval),
+          "log_interval = ", mon.log_interval, " must be >= 0 and finite (0: events only)");
+  // The methods in Jacobi or heliocentric coordinates do not merge (a merge would change the
+  // coordinates' masses and the central body's Kepler motion).
+  require(!mon.merging() || (cfg.method != Method::mvs && cfg.method != Method::whfast),
+          "on_collision = merge is not supported by ", name,
+          " (supported: hermite, hermite_adaptive, verlet, rkck, rkck_adaptive, ias15)");
+  if (cfg.method == Method::hermite_adaptive)
+    require(cfg.tau > 0 && std::isfinite(cfg.tau), "tau = ", cfg.tau, " must be positive");
+  if (cfg.method == Method::rkck_adaptive)
+    require(cfg.tolerance > 0 && std::isfinite(cfg.tolerance), "tolerance = ", cfg.tolerance,
+            " must be positive");
+  if (cfg.work_model == IntegratorConfig::WorkModel::system_per_thread)
+    require(Impl::plain_hermite<Force>(options, n_bodies),
+            "the system_per_thread work model runs Hermite with Newtonian gravity, 2 to 8 bodies, "
+            "no stop conditions and no logs");
+  if (cfg.method == Method::whfast || cfg.method == Method::ias15) {
+    require(std::is_same<Force, Newtonian>::value, name, " integrates Newtonian gravity only");
+    require(!options.on_log, name, " runs without logs");
+    require(n_bodies >= Impl::system_kernel_min_bodies && n_bodies <= Impl::system_kernel_max_bodies,
+            name, " handles ", Impl::system_kernel_min_bodies, " to ", Impl::system_kernel_max_bodies,
+            " bodies, not ", n_bodies);
+  }
+  if (cfg.method == Method::whfast) {
+    require(Impl::valid_corrector_order(cfg.corrector), "corrector order ", cfg.corrector,
+            " is not one of 0, 3, 5, 7, 11");
+    require(cfg.corrector == 0 || cfg.coordinates == WHCoordinates::jacobi, "symplectic corrector ",
+            cfg.corrector, " needs Jacobi coordinates");
+  }
+  if (cfg.method == Method::ias15)
+    require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "epsilon = ", cfg.epsilon,
+            " must be positive and finite");
+}
+
 // Integrates every active system of `ens` (in place, on `space`) to `destination` time with the
 // integrator of options.integrator and the force law `force` (Newtonian gravity by default).
 // Systems are first validated (validate()): bad ones are disabled with their reason.
@@ -659,49 +718,19 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
                 "kosmos::nbody::integrate: the first argument must be a Kokkos execution space");
   kosmos::Impl::require(std::isfinite(destination), "kosmos::nbody::integrate", "destination time ", destination,
                 " is not finite");
+  check_options<Force>(options, ens.n_bodies());
   const IntegratorConfig& cfg = options.integrator;
-  kosmos::Impl::require(cfg.steps_per_launch >= 1, "kosmos::nbody::integrate", "steps_per_launch = ",
-                cfg.steps_per_launch, " < 1");
-  kosmos::Impl::require(options.monitor.log_slots_per_launch >= 2, "kosmos::nbody::integrate",
-                "log_slots_per_launch = ", options.monitor.log_slots_per_launch, " < 2");
-  kosmos::Impl::require(!options.monitor.merging() || options.monitor.log_slots_per_launch >= 3,
-                        "kosmos::nbody::integrate",
-                        "log_slots_per_launch = ", options.monitor.log_slots_per_launch,
-                        " < 3 with merging (a step may log a merge, an event and an interval)");
-  const bool needs_dt = cfg.method != Method::hermite_adaptive;
-  kosmos::Impl::require(!needs_dt || (cfg.dt > 0 && std::isfinite(cfg.dt)), "kosmos::nbody::integrate", "dt = ", cfg.dt,
-                " must be positive and finite");
-  for (double r : options.monitor.radius)
-    kosmos::Impl::require(r >= 0 && std::isfinite(r), "kosmos::nbody::integrate", "collision radius ", r,
-                          " must be >= 0 and finite");
-  // The methods in Jacobi or heliocentric coordinates do not merge (a merge would change the
-  // coordinates' masses and the central body's Kepler motion).
-  const bool merges = cfg.method != Method::mvs && cfg.method != Method::whfast;
-  kosmos::Impl::require(
-      !options.monitor.merging() || merges, "kosmos::nbody::integrate",
-      "on_collision = merge is not supported by ", method_name(cfg.method),
-      " (supported: hermite, hermite_adaptive, verlet, rkck, rkck_adaptive, ias15)");
   validate(space, ens);
   Impl::require_not_before(space, ens, destination);
   if (cfg.method == Method::mvs || cfg.method == Method::whfast) validate_central_body(space, ens);
   using WM = IntegratorConfig::WorkModel;
-  const bool hermite = cfg.method == Method::hermite || cfg.method == Method::hermite_adaptive;
-  const bool plain = hermite && std::is_same<Force, Newtonian>::value && !options.monitor.any_stop_condition() &&
-                     !options.on_log && ens.n_bodies() <= 8;
-  if (cfg.work_model == WM::system_per_thread)
-    kosmos::Impl::require(plain, "kosmos::nbody::integrate",
-                          "the system_per_thread work model runs Hermite with Newtonian gravity, 2 to 8 bodies, "
-                          "no stop conditions and no logs");
+  const bool plain = Impl::plain_hermite<Force>(options, ens.n_bodies());
   if (cfg.work_model == WM::system_per_thread ||
       (cfg.work_model == WM::automatic && plain && ens.n_bodies() <= max_auto_register_bodies &&
        Impl::HasCudaSpecialization<ExecSpace>::value)) {
     Impl::HermiteSystemParams p;
     p.dt = cfg.dt;
-    if (cfg.method == Method::hermite_adaptive) {
-      kosmos::Impl::require(cfg.tau > 0 && std::isfinite(cfg.tau), "kosmos::nbody::integrate", "tau = ", cfg.tau,
-                            " must be positive");
-      p.tau = cfg.tau;
-    }
+    if (cfg.method == Method::hermite_adaptive) p.tau = cfg.tau;
     return Impl::run_hermite_system(space, ens, destination, p, options);
   }
   switch (cfg.method) {
@@ -709,22 +738,14 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
     case Method::hermite_adaptive: {
       Impl::HermitePropagator p;
       p.dt = cfg.dt;
-      if (cfg.method == Method::hermite_adaptive) {
-        kosmos::Impl::require(cfg.tau > 0 && std::isfinite(cfg.tau), "kosmos::nbody::integrate", "tau = ", cfg.tau,
-                      " must be positive");
-        p.tau = cfg.tau;
-      }
+      if (cfg.method == Method::hermite_adaptive) p.tau = cfg.tau;
       return Impl::run_driver(space, ens, destination, p, force, options);
     }
     case Method::rkck:
     case Method::rkck_adaptive: {
       Impl::RKCKPropagator p;
       p.dt = cfg.dt;
-      if (cfg.method == Method::rkck_adaptive) {
-        kosmos::Impl::require(cfg.tolerance > 0 && std::isfinite(cfg.tolerance), "kosmos::nbody::integrate",
-                      "tolerance = ", cfg.tolerance, " must be positive");
-        p.tolerance = cfg.tolerance;
-      }
+      if (cfg.method == Method::rkck_adaptive) p.tolerance = cfg.tolerance;
       return Impl::run_driver(space, ens, destination, p, force, options);
     }
     case Method::mvs: {
@@ -738,7 +759,7 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
       return Impl::run_driver(space, ens, destination, p, force, options);
     }
     case Method::whfast:
-    case Method::ias15: return Impl::run_modern<ExecSpace, Force>(space, ens, destination, options);
+    case Method::ias15: return Impl::run_modern(space, ens, destination, options);
   }
   return {};
 }

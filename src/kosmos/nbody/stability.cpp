@@ -110,8 +110,10 @@ HostEnsemble ensemble_from_rv_posterior(const RVPosterior& posterior, const Stab
   const char* where = "kosmos::nbody::ensemble_from_rv_posterior";
   kosmos::Impl::require(posterior.planets >= 1 && posterior.planets < max_bodies, where,
                         posterior.planets, " planets");
-  kosmos::Impl::require(std::isfinite(setup.inclination) && std::sin(setup.inclination) > 0, where,
-                        "inclination ", setup.inclination / deg, " deg: sin i must be positive");
+  // Masses scale as 1 / sin i; sin(180 deg) rounds to 1.2e-16, not 0, so the bound is not 0.
+  kosmos::Impl::require(std::isfinite(setup.inclination) && std::sin(setup.inclination) > 1e-9, where,
+                        "inclination ", setup.inclination / deg,
+                        " deg: sin i must be above 1e-9 (an inclination inside (0, 180) deg)");
   kosmos::Impl::require(setup.max_samples >= 0, where, "max_samples = ", setup.max_samples, " < 0");
   int n_sys = int(posterior.samples.size());
   if (setup.max_samples > 0 && setup.max_samples < n_sys) n_sys = setup.max_samples;
