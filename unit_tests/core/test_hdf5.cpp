@@ -3,6 +3,9 @@
 #include <kosmos/core/hdf5.hpp>
 
 #include <gtest/gtest.h>
+#ifdef KOSMOS_TEST_HDF5_C_API
+#include <hdf5.h>
+#endif
 
 #include <cmath>
 #include <csignal>
@@ -281,6 +284,44 @@ TEST_F(Hdf5Test, ConcurrentDatasetThatCannotBeAllocatedIsAnError) {
   std::signal(SIGXFSZ, old_handler);
   EXPECT_NE(message.find("'sed': cannot allocate 16777216 bytes"), std::string::npos) << message;
 }
+
+#ifdef KOSMOS_TEST_HDF5_C_API
+// Attributes of 16 values where Kosmos stores one (another tool's file): an error naming them, not
+// 16 values read into one (a heap or stack overflow before).
+TEST_F(Hdf5Test, ArrayAttributesAreErrorsNotOverruns) {
+  {
+    H5Writer out(path_);
+    out.write("x", std::vector<double>{1});
+    out.commit();
+  }
+  const hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hsize_t n = 16;
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t numbers = H5Acreate2(file, "variables", H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT);
+  const std::vector<long long> values(n, 7);
+  H5Awrite(numbers, H5T_NATIVE_LLONG, values.data());
+  const hid_t text = H5Tcopy(H5T_C_S1);
+  H5Tset_size(text, 8);
+  const hid_t strings = H5Acreate2(file, "format", text, space, H5P_DEFAULT, H5P_DEFAULT);
+  const std::vector<char> letters(n * 8, 'a');
+  H5Awrite(strings, text, letters.data());
+  for (hid_t id : {strings, numbers}) H5Aclose(id);
+  H5Tclose(text);
+  H5Sclose(space);
+  H5Fclose(file);
+  H5Reader in(path_);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.attribute_integer("", "variables"); })
+                .find("attribute 'variables' holds 16 values, not one"),
+            std::string::npos);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.attribute_double("", "variables"); })
+                .find("attribute 'variables' holds 16 values, not one"),
+            std::string::npos);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.attribute_string("", "format"); })
+                .find("attribute 'format' holds 16 values, not one"),
+            std::string::npos);
+}
+#endif
 
 TEST_F(Hdf5Test, NothingIsLeftBehindWithoutCommit) {
   {

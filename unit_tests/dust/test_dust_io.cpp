@@ -96,6 +96,13 @@ TEST(DraineTable, MalformedFilesNameFileAndLine) {
   expect_file_error([&] { kosmos::dust::read_draine_table(write_temp("draine_bad4.dat", header + "1.0E-03 = radius(micron) test\n1.0E+01 -1.0E-03 0 0\n")); },
                     "draine_bad4.dat:5: Q_abs must be > 0");
   expect_file_error([&] { kosmos::dust::read_draine_table("/nonexistent/draine.dat"); }, "/nonexistent/draine.dat");
+  // A second NWAV line between blocks (a larger count overran the first block's grid; a smaller
+  // one left ragged rows) and a repeated header line.
+  const std::string wider = "   4 1.0E+01 1.0E-01 = NWAV, w_1, w_NWAV\n";
+  expect_file_error([&] { kosmos::dust::read_draine_table(write_temp("draine_bad5.dat", header + block1 + wider)); },
+                    "draine_bad5.dat:8: a second NWAV line after the radius blocks began");
+  expect_file_error([&] { kosmos::dust::read_draine_table(write_temp("draine_bad6.dat", header + wider + block1)); },
+                    "draine_bad6.dat:4: a second NWAV line");
 }
 
 TEST(WavelengthGrid, PaperGridAndBinWidthsTileTheRange) {

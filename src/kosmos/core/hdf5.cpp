@@ -466,6 +466,13 @@ hid_t open_attribute(const std::string& path, hid_t file, const std::string& obj
   Id target(open_object(path, file, object));
   const hid_t attr = H5Aopen(target.get(), key.c_str(), H5P_DEFAULT);
   if (attr < 0) fail(path, object, "has no attribute '" + key + "'");
+  // The callers read one value: an array attribute would overrun their buffer.
+  Id space(H5Aget_space(attr));
+  const hssize_t points = space.ok() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  if (points != 1) {
+    H5Aclose(attr);
+    fail(path, object, "attribute '" + key + "' holds " + std::to_string(points) + " values, not one");
+  }
   return attr;
 }
 

@@ -34,9 +34,14 @@ DraineTable read_draine_table(const std::string& path) {
   while (reader.next(r)) {
     const auto& f = r.fields;
     if (f.size() >= 5 && f[3] == "=" && (f[4] == "NRAD," || f[4] == "NWAV,")) {
-      const long long n = reader.integer(r, 0, f[4] == "NRAD," ? "NRAD" : "NWAV");
+      const char* name = f[4] == "NRAD," ? "NRAD" : "NWAV";
+      long long& count = f[4] == "NRAD," ? nrad : nwav;
+      // Once each, before the blocks: every block is checked against the first one's grid.
+      if (count >= 0 || !q.empty())
+        reader.fail(r.line_number, std::string("a second ") + name + " line" + (q.empty() ? "" : " after the radius blocks began"));
+      const long long n = reader.integer(r, 0, name);
       if (n < 2) reader.fail(r.line_number, "table needs at least 2 radii and 2 wavelengths");
-      (f[4] == "NRAD," ? nrad : nwav) = n;
+      count = n;
       continue;
     }
     if (f.size() >= 3 && f[1] == "=" && f[2].rfind("radius", 0) == 0) {
