@@ -94,7 +94,7 @@ int run_newton(const kosmos::cli::Options& options, KernelChoice kernels) {
     throw kosmos::cli::usage_error("--start has " + std::to_string(start.size()) +
                                    " value(s), expected one per variable (" +
                                    std::to_string(sys.num_variables) + ")");
-  const int degree = int(options.integer("degree", 0));
+  const int degree = int(options.integer("degree", 0, kosmos::series::max_degree));
   const NewtonSolution solution =
       solve_newton(sys, degree, start, kernels, options.is_set("timing") ? &std::cerr : nullptr);
   if (kosmos::io::is_hdf5_path(output)) {
@@ -107,7 +107,7 @@ int run_newton(const kosmos::cli::Options& options, KernelChoice kernels) {
        << " variables, " << solution.result.steps.size() << " Newton steps at degrees";
   for (const auto& step : solution.result.steps) text << ' ' << step.degree;
   text << "\n";
-  write_newton(text, solution, int(options.integer("digits", 0)));
+  write_newton(text, solution, int(options.integer("digits", 0, kosmos::series::max_output_digits)));
   emit(output, text.str());
   return 0;
 }
@@ -134,7 +134,7 @@ int run_series(const std::vector<std::string>& args) {
     const std::string name = options.str("generate");
     if (name != "p1" && name != "p2" && name != "p3")
       throw kosmos::cli::usage_error("--generate '" + name + "': expected p1, p2 or p3");
-    const int degree = int(options.integer("degree", 0));
+    const int degree = int(options.integer("degree", 0, kosmos::series::max_degree));
     const long long seed = options.integer("seed", 0, 4294967295LL);
     const auto sys = generate_system(name, degree, options.is_set("complex"), unsigned(seed));
     const std::string comment = "test polynomial " + name + " of Verschelde (2021), degree " +
@@ -162,7 +162,7 @@ int run_series(const std::vector<std::string>& args) {
   job.output = output;
   job.precision = precision(options);
   job.kernels = kernels;
-  job.digits = int(options.integer("digits", 0));
+  job.digits = int(options.integer("digits", 0, kosmos::series::max_output_digits));
   job.timing = options.is_set("timing") ? &std::cerr : nullptr;
   evaluate_file(job, std::cout);
   return 0;

@@ -40,6 +40,8 @@ struct HostObservations {
 constexpr double kTwoPi = 6.283185307179586476925;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// A 20-year survey down to 0.5 d scans 7e4 frequencies; 1e7 (three 80 MB arrays) is generous.
+constexpr double max_periodogram_frequencies = 1e7;
 
 // A user prior bound to the parameter it constrains.
 struct BoundPrior {
@@ -570,7 +572,7 @@ std::vector<Peak> periodogram_peaks_on(const std::vector<double>& t, const std::
                                        const std::vector<double>& w, double f_min, double f_max,
                                        double df, int max_peaks, double baseline) {
   const int n = int(t.size());
-  const int nf = int((f_max - f_min) / df) + 1;
+  const int nf = int((f_max - f_min) / df) + 1;  // <= max_periodogram_frequencies (search())
   Kokkos::View<double*, Space> dt("kosmos::kepler::gls::t", n), dy("kosmos::kepler::gls::y", n),
       dw("kosmos::kepler::gls::w", n), power("kosmos::kepler::gls::power", nf),
       a("kosmos::kepler::gls::a", nf), b("kosmos::kepler::gls::b", nf);
@@ -959,6 +961,12 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
   const double p_max = opt.period_max > 0 ? opt.period_max : 2 * baseline;
   kosmos::Impl::require(opt.period_min > 0 && p_max > opt.period_min, where, "period range [",
                         opt.period_min, ", ", p_max, "] is empty or not positive");
+  // The periodogram steps frequency by 0.2 / baseline from 1 / p_max to 1 / period_min.
+  const double frequencies = (1 / opt.period_min - 1 / p_max) / (0.2 / baseline) + 1;
+  kosmos::Impl::require(frequencies <= max_periodogram_frequencies, where, "the periodogram would scan ",
+                        frequencies, " frequencies (observations spanning ", baseline,
+                        " d, periods down to ", opt.period_min, " d); at most ", max_periodogram_frequencies,
+                        ": raise period_min, or check that the times are in days");
   kosmos::Impl::require(opt.e_max > 0 && opt.e_max < 1, where, "e_max = ", opt.e_max,
                         " is outside (0, 1)");
   kosmos::Impl::require(opt.k_max > 0 && opt.jitter_max > 0, where,

@@ -52,6 +52,8 @@ SystemValues evaluate_system(const NumericSystem& system,
 // Text: "value k : c_0 ... c_d" and "derivative k x<v> : c_0 ... c_d" lines (complex: re,im),
 // every coefficient correctly rounded to `digits` (0: enough to read back the same N-double).
 void write_values(std::ostream& out, const SystemValues& values, int digits);
+// Largest `digits` the CLI accepts: beyond every exact expansion of a 10-fold double worth printing.
+constexpr int max_output_digits = 10000;
 void write_values_h5(const std::string& path, const SystemValues& values,
                      const std::string& source);
 

@@ -35,6 +35,9 @@ struct Polynomial {
 // Largest exponent accepted: 2^20 (20 squarings; a series to a higher power overflows or
 // underflows long before in any precision unless it is the constant 1).
 constexpr int max_exponent = 1 << 20;
+// Largest truncation degree accepted (files, generated systems, Newton): a series of 100001
+// coefficients in deca double is 8 MB per variable.
+constexpr int max_degree = 100000;
 
 // Throws kosmos::invalid_input naming the monomial and variable for: no variables, a monomial
 // without variables, a variable index out of [0, num_variables) or repeated, an exponent < 1 or

@@ -205,7 +205,7 @@ NumericSystem read_system_h5(const std::string& path) {
   NumericSystem sys;
   sys.source = path;
   sys.num_variables = int(read_attribute(in, "variables", 1, 1000000));
-  sys.degree = int(read_attribute(in, "degree", 0, 100000));
+  sys.degree = int(read_attribute(in, "degree", 0, max_degree));
   sys.precision = int(read_attribute(in, "precision", 1, 16));
   sys.complex = read_attribute(in, "complex", 0, 1) != 0;
   const long long count = read_attribute(in, "polynomials", 1, 1000000);

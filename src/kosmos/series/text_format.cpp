@@ -110,7 +110,7 @@ SystemText read_system(const std::string& path) {
       if (record.fields[1].size() > 0 && record.fields[1][0] == '-')
         reader.fail(line, "negative degree " + record.fields[1]);
       const long long d = reader.integer(record, 1, "degree");
-      if (d > 100000) reader.fail(line, "degree " + std::to_string(d) + " is too large");
+      if (d > max_degree) reader.fail(line, "degree " + std::to_string(d) + " is above the limit " + std::to_string(max_degree));
       sys.degree = int(d);
     } else if (key == "complex") {
       if (record.fields.size() != 1) reader.fail(line, "'complex' takes no arguments");
@@ -208,7 +208,8 @@ void write_system(std::ostream& out, const SystemText& sys, const std::string& c
 }
 
 SystemText generate_system(const std::string& name, int degree, bool complex, unsigned seed) {
-  Impl::require(degree >= 0, "kosmos::series::generate_system", "negative degree ", degree);
+  Impl::require(degree >= 0 && degree <= max_degree, "kosmos::series::generate_system", "degree ", degree,
+                " is outside [0, ", max_degree, "]");
   SystemText sys;
   PolynomialText p;
   p.structure = make_test_polynomial(name);
