@@ -49,6 +49,27 @@ TEST(KeplerRVData, RejectsBadFilesNamingTheLine) {
   expect_file_error("# only a comment\ntime mnvel errvel\n", "no observations (empty data)");
   expect_file_error("", "no observations (empty data)");
   EXPECT_THROW(kosmos::kepler::read_rv_file("/nonexistent/rv.txt"), kosmos::file_error);
+  // Found by feeding odd files: a typo in the first row was taken for a header (the row dropped);
+  // header names that left two quantities in one column read velocities as times; values whose
+  // weights or squares overflow gave NaN posteriors.
+  expect_file_error("245O106.5 3.2 1.0\n2450107.5 3.0 1.0\n", ":1: time '245O106.5' is not a finite number");
+  expect_file_error("rv foo err\n1.0 2.0 1.0\n", ":1: header: the time, velocity, sigma and instrument columns");
+  expect_file_error("mnvel\n1.0 2.0 1.0\n", ":1: header: the time, velocity, sigma and instrument columns");
+  expect_file_error("1.0 2.0 1e-200\n", ":1: sigma 1e-200 is outside [1e-100, 1e100]");
+  expect_file_error("1.0 1e300 1.0\n", ":1: velocity 1e300 is beyond +-1e100");
+}
+
+// With known header names the instrument is read only from its own named column (RadVel files
+// without 'tel' had their fourth column, e.g. svalue, taken for instruments); a UTF-8 byte order
+// mark is not part of the first field.
+TEST(KeplerRVData, NamedHeaderWithoutInstrumentHasOneInstrument) {
+  const auto path = write_temp("kosmos_rv_svalue.txt",
+                               "\xEF\xBB\xBFtime mnvel errvel svalue\n1.0 2.0 1.0 0.54\n2.0 3.0 1.5 0.86\n");
+  const auto d = kosmos::kepler::read_rv_file(path);
+  EXPECT_EQ(d.size(), 2u);
+  EXPECT_EQ(d.n_instruments(), 1);
+  EXPECT_EQ(d.instrument_names[0], "default");
+  std::remove(path.c_str());
 }
 
 TEST(KeplerRVData, InstrumentColumnIsOptional) {

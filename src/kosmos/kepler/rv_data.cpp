@@ -4,6 +4,7 @@
 #include <kosmos/core/io.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace kosmos {
@@ -35,7 +36,7 @@ struct Columns {
 
 Columns columns_from_header(const std::vector<std::string>& header) {
   Columns c;
-  auto find = [&](std::initializer_list<const char*> names, int fallback) {
+  auto named = [&](std::initializer_list<const char*> names) {
     for (std::size_t i = 0; i < header.size(); ++i) {
       std::string h = header[i];
       std::transform(h.begin(), h.end(), h.begin(),
@@ -43,12 +44,19 @@ Columns columns_from_header(const std::vector<std::string>& header) {
       for (const char* n : names)
         if (h == n) return int(i);
     }
-    return fallback;
+    return -1;
   };
-  c.time = find({"time", "t", "jd", "bjd", "bjd_tdb", "hjd"}, 0);
-  c.velocity = find({"mnvel", "vel", "rv", "velocity"}, 1);
-  c.sigma = find({"errvel", "err", "sigma", "e_rv", "erv", "error"}, 2);
-  c.instrument = find({"tel", "inst", "instrument", "telescope"}, 3);
+  const int time = named({"time", "t", "jd", "bjd", "bjd_tdb", "hjd"});
+  const int velocity = named({"mnvel", "vel", "rv", "velocity"});
+  const int sigma = named({"errvel", "err", "sigma", "e_rv", "erv", "error"});
+  const int instrument = named({"tel", "inst", "instrument", "telescope"});
+  // A header of other names: the columns by position. One of these names: the columns by name
+  // (a column not found falls back to its position), the instrument only by name.
+  const bool any_named = time >= 0 || velocity >= 0 || sigma >= 0 || instrument >= 0;
+  c.time = time >= 0 ? time : 0;
+  c.velocity = velocity >= 0 ? velocity : 1;
+  c.sigma = sigma >= 0 ? sigma : 2;
+  c.instrument = instrument >= 0 ? instrument : any_named ? -1 : 3;
   return c;
 }
 }  // namespace
@@ -62,9 +70,19 @@ RVData read_rv_file(const std::string& path) {
   bool first = true;
   while (reader.next(r)) {
     r.fields = split_fields(r);
-    double probe = 0;
-    if (first && !io::parse_double(r.fields[0], probe, true)) {  // header line
+    // A first line without numbers is a header (a number in it: a data line, checked below).
+    const bool header = first && std::none_of(r.fields.begin(), r.fields.end(), [](const std::string& f) {
+                          double probe = 0;
+                          return io::parse_double(f, probe, true);
+                        });
+    if (header) {
       col = columns_from_header(r.fields);
+      const int columns[] = {col.time, col.velocity, col.sigma, col.instrument};
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < i; ++j)
+          if (columns[i] >= 0 && columns[i] == columns[j])
+            reader.fail(r.line_number, "header: the time, velocity, sigma and instrument columns are not distinct "
+                                       "(name them, e.g. 'time mnvel errvel tel')");
       first = false;
       continue;
     }
@@ -78,8 +96,13 @@ RVData read_rv_file(const std::string& path) {
     const double v = reader.number(r, col.velocity, "velocity");
     const double s = reader.number(r, col.sigma, "sigma");
     if (!(s > 0)) reader.fail(r.line_number, "sigma " + r.fields[col.sigma] + " must be > 0");
-    const bool has_instrument =
-        int(r.fields.size()) > col.instrument && !r.fields[col.instrument].empty();
+    // 1 / sigma^2 and the residuals squared must stay finite and normal in double.
+    constexpr double largest = 1e100, smallest_sigma = 1e-100;
+    if (!(std::fabs(v) <= largest)) reader.fail(r.line_number, "velocity " + r.fields[col.velocity] + " is beyond +-1e100");
+    if (!(s >= smallest_sigma && s <= largest))
+      reader.fail(r.line_number, "sigma " + r.fields[col.sigma] + " is outside [1e-100, 1e100]");
+    const bool has_instrument = col.instrument >= 0 && int(r.fields.size()) > col.instrument &&
+                                !r.fields[col.instrument].empty();
     const std::string name = has_instrument ? r.fields[col.instrument] : std::string("default");
     auto it = std::find(data.instrument_names.begin(), data.instrument_names.end(), name);
     if (it == data.instrument_names.end()) {
