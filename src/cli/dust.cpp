@@ -824,7 +824,7 @@ int run_dust_command(const std::vector<std::string>& args) {
       for (const auto& path : split_list(o.str(in))) inputs.push_back({in, path});
   for (const char* out : {"temperatures", "sed", "status", "write-cells"})
     if (o.has(out)) outputs.push_back({out, o.str(out)});
-  kosmos::cli::require_distinct_files(inputs, outputs);
+  kosmos::cli::check_output_files(inputs, outputs);
   if (precision == "float") return run_dust<float>(o);
   if (precision == "double") return run_dust<double>(o);
   throw kosmos::cli::usage_error("--precision must be float or double, not '" + precision + "'");

@@ -268,7 +268,7 @@ int run_rv(const std::vector<std::string>& args) {
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const std::string output = options.str("output");
-  kosmos::cli::require_distinct_files(
+  kosmos::cli::check_output_files(
       {{"data", path}, {"priors", options.has("priors") ? options.str("priors") : ""}},
       {{"output", output}, {"summary", options.has("summary") ? options.str("summary") : ""}});
   if (!options.is_set("quiet"))

@@ -3,7 +3,11 @@
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -140,6 +144,20 @@ long long parse_integer(const std::string& name, const std::string& text, long l
 namespace {
 // Whether two paths name one file: the same inode where both exist, else the same absolute
 // path with links resolved as far as the path exists.
+// Outputs are written to a temporary beside them and renamed (io::write_atomically, H5Writer):
+// creating and removing one now finds a missing or read-only folder before the run, not after.
+void require_writable(const FileArgument& out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(out.path, ec))
+    throw usage_error("--" + out.option + " '" + out.path + "' is a folder, not a file");
+  const std::string probe = out.path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0)
+    throw file_error("--" + out.option + " '" + out.path + "' cannot be written: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -153,7 +171,7 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
-void require_distinct_files(const std::vector<FileArgument>& inputs,
+void check_output_files(const std::vector<FileArgument>& inputs,
                             const std::vector<FileArgument>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const FileArgument& out = outputs[i];
@@ -170,6 +188,8 @@ void require_distinct_files(const std::vector<FileArgument>& inputs,
                           "' are one file: each text output needs its own");
     }
   }
+  for (const FileArgument& out : outputs)
+    if (!out.path.empty()) require_writable(out);
 }
 
 bool Options::is_set(const std::string& name) const { return spec(name).is_flag && values_.count(name); }

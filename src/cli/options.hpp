@@ -66,10 +66,11 @@ long long parse_integer(const std::string& name, const std::string& text, long l
 struct FileArgument {
   std::string option, path;
 };
-// Usage error when an output is the same file as an input, or as another output, however the
-// paths are spelled (./x, absolute, through links); outputs that are HDF5 files may share one
-// file (each writes its own datasets). Empty paths are skipped.
-void require_distinct_files(const std::vector<FileArgument>& inputs,
+// Before any work: a usage error when an output is the same file as an input, or as another
+// output, however the paths are spelled (./x, absolute, through links; outputs that are HDF5
+// files may share one file: each writes its own datasets), and a file_error naming an output that
+// cannot be written (its temporary cannot be created beside it). Empty paths are skipped.
+void check_output_files(const std::vector<FileArgument>& inputs,
                             const std::vector<FileArgument>& outputs);
 
 // A subcommand of the `kosmos` tool; registering one makes it appear in `kosmos --help`.

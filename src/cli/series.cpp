@@ -84,7 +84,7 @@ int run_newton(const kosmos::cli::Options& options, KernelChoice kernels) {
   const std::string system = options.str("newton"), output = options.str("output");
   if (!options.str("input").empty())
     throw kosmos::cli::usage_error("--newton takes the system file as its value, no <input>");
-  kosmos::cli::require_distinct_files({{"newton", system}}, {{"output", output}});
+  kosmos::cli::check_output_files({{"newton", system}}, {{"output", output}});
   const int N = precision(options);
   std::vector<std::string> start;
   std::istringstream tokens(options.has("start") ? options.str("start") : "");
@@ -156,7 +156,7 @@ int run_series(const std::vector<std::string>& args) {
   if (options.has("newton") && !options.str("newton").empty())
     return run_newton(options, kernels);
   if (input.empty()) throw kosmos::cli::usage_error("missing argument <input> (or --generate NAME, --newton SYSTEM)");
-  kosmos::cli::require_distinct_files({{"input", input}}, {{"output", output}});
+  kosmos::cli::check_output_files({{"input", input}}, {{"output", output}});
   FileEvaluation job;
   job.input = input;
   job.output = output;
