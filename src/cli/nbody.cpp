@@ -295,7 +295,7 @@ int run_nbody(const std::vector<std::string>& args) {
   auto path_of = [&](const char* name) { return o.has(name) ? o.str(name) : std::string(); };
   const std::vector<kosmos::cli::FileArgument> inputs = {
       {"input", path_of("input")}, {"stability", path_of("stability")}, {"reference", path_of("reference")}};
-  auto check_output_files = [&](const std::string& log) {
+  auto check_files = [&](const std::string& log) {
     auto read = inputs;
     if (o.has("resume")) read.push_back({"resume", o.str("resume")});
     std::vector<kosmos::cli::FileArgument> written = {{"output", path_of("output")},
@@ -311,7 +311,7 @@ int run_nbody(const std::vector<std::string>& args) {
   for (const char* threshold : {"pos-threshold", "vel-threshold", "time-threshold"})
     if (!(o.number(threshold) >= 0))
       throw usage_error(std::string("--") + threshold + " " + o.str(threshold) + " must be >= 0");
-  if (!o.has("resume")) check_output_files(log_path);  // before anything is read
+  if (!o.has("resume")) check_files(log_path);  // before anything is read
   if (o.has("resume")) {
     for (const char* conflicting : {"input", "generate", "stability", "log"})
       if (o.has(conflicting))
@@ -347,7 +347,7 @@ int run_nbody(const std::vector<std::string>& args) {
                         std::to_string(internal_attributes) + ")");
     if (meta.count("log") && !meta["log"].empty()) {
       log_path = meta["log"];
-      check_output_files(log_path);
+      check_files(log_path);
       // Drop whatever the interrupted run appended after its last checkpoint: only ever shorten,
       // and only a file at least as long as the log was then (else it is not this run's log).
       const auto log_size = std::uintmax_t(meta_integer("log-size", kosmos::cli::Options::largest_integer));
@@ -360,7 +360,7 @@ int run_nbody(const std::vector<std::string>& args) {
         std::filesystem::resize_file(log_path, log_size);
       }
     }
-    if (log_path.empty()) check_output_files(log_path);
+    if (log_path.empty()) check_files(log_path);  // the run writes no log
   } else {
     HostEnsemble user;
     if (int(o.has("input")) + int(o.has("generate")) + int(o.has("stability")) != 1)
