@@ -664,8 +664,12 @@ int run_dust(const kosmos::cli::Options& o) {
             << ", cells in + heating + temperatures + SED + out "
             << "(pipelined) " << seconds(t_run, t_drained) << ", HDF5 commit "
             << seconds(t_drained, t3) << "\n"
-            << "  temperature range: " << t_min << " - " << t_max << " K (heated grains)\n"
-            << "  status:";
+            << "  temperature range: ";
+  if (t_min <= t_max)
+    std::cout << t_min << " - " << t_max << " K (heated grains)\n";
+  else
+    std::cout << "none (no grain is heated)\n";
+  std::cout << "  status:";
   for (int k = 0; k < temperature_status_count; ++k)
     std::cout << (k ? ", " : " ") << temperature_status_name(k) << ' ' << counts[std::size_t(k)];
   std::cout << "\n"
@@ -747,7 +751,8 @@ int run_dust(const kosmos::cli::Options& o) {
   if (nonfinite_sed > 0) {
     std::cerr << "kosmos dust: error: " << nonfinite_sed << " SED values overflowed "
               << (sizeof(T) == 4 ? "float" : "double")
-              << " (use --precision double or a larger mass unit for the dust masses)\n";
+              << (sizeof(T) == 4 ? " (use --precision double or a larger mass unit for the dust masses)\n"
+                                 : " (check the dust masses and cross sections for huge values)\n");
     return 1;
   }
   int exit_code = 0;

@@ -245,6 +245,8 @@ int run_rv(const std::vector<std::string>& args) {
   so.random_candidates = int(options.integer("candidates", 1));
   so.period_min = options.number("period-min");
   so.period_max = options.number("period-max");
+  if (so.period_max < 0)
+    throw kosmos::cli::usage_error("--period-max " + options.str("period-max") + " must be >= 0 (0: twice the time span)");
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");

@@ -1528,7 +1528,11 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
   std::vector<StarFit> fits(stars.size());
   for (std::size_t s = 0; s < stars.size(); ++s) {
     fits[s].data = &stars[s];
-    optimize_star(fits[s], opt, rng, quiet);
+    try {
+      optimize_star(fits[s], opt, rng, quiet);
+    } catch (const kosmos::invalid_input& e) {  // which star of the survey
+      throw kosmos::invalid_input(stars[s].path + ": " + e.what());
+    }
     std::ostringstream m;
     m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
     progress.message(m.str());
