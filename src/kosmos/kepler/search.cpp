@@ -1294,6 +1294,11 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
     fits[s]->lnlike.assign(ll.begin() + s * n, ll.begin() + (s + 1) * n);
     fits[s]->start_lnpost = fits[s]->lnpost[0];  // chain 0 starts at the MAP
     fits[s]->start_lnlike = fits[s]->lnlike[0];
+    // Else no chain could move: a posterior of one point, reported as converged.
+    kosmos::Impl::require(std::isfinite(fits[s]->start_lnpost), "kosmos::kepler::search", fits[s]->data->path,
+                          ": the best model found has ln posterior ", fits[s]->start_lnpost,
+                          ": the priors exclude the searched models (check each prior's range against "
+                          "period_min, period_max, k_max and e_max)");
   }
   lik.run_chains(fits, opt, rng(), progress);
   SamplerTiming timing = lik.timing;
