@@ -150,7 +150,13 @@ void require_writable(const FileArgument& out) {
   std::error_code ec;
   if (std::filesystem::is_directory(out.path, ec))
     throw usage_error("--" + out.option + " '" + out.path + "' is a folder, not a file");
-  const std::string probe = out.path + ".tmp." + std::to_string(::getpid());
+  const std::string destination = io::write_destination(out.path);
+  if (io::is_special_file(destination)) {  // written in place (/dev/null, a FIFO)
+    if (::access(destination.c_str(), W_OK) != 0)
+      throw file_error("--" + out.option + " '" + out.path + "' cannot be written: " + std::strerror(errno));
+    return;
+  }
+  const std::string probe = destination + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0)
     throw file_error("--" + out.option + " '" + out.path + "' cannot be written: " + std::strerror(errno));

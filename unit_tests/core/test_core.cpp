@@ -4,10 +4,15 @@
 
 #include <test_spaces.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -139,5 +144,33 @@ TEST(WriteAtomically, KeepsTheOldFileWhenTheWriterFails) {
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "first\n");
   std::remove(path.c_str());
+}
+
+// A link stays a link (its target gets the new file); a FIFO (as /dev/stdout or /dev/null) is
+// written in place, not replaced by a regular file (which, for /dev/null as root, broke the system).
+TEST(WriteAtomically, WritesThroughLinksAndIntoSpecialFiles) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("kosmos_links_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path target = dir / "target.txt", link = dir / "link.txt", fifo = dir / "fifo";
+  std::ofstream(target) << "old\n";
+  fs::create_symlink(target, link);
+  kosmos::io::write_atomically(link.string(), [](std::ostream& out) { out << "new\n"; });
+  EXPECT_TRUE(fs::is_symlink(link));
+  std::ifstream in(target);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "new");
+
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so that a writer can open it
+  ASSERT_GE(reader, 0);
+  kosmos::io::write_atomically(fifo.string(), [](std::ostream& out) { out << "through the pipe\n"; });
+  char buffer[64] = {};
+  const ssize_t n = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, std::size_t(std::max<ssize_t>(n, 0))), "through the pipe\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  fs::remove_all(dir);
 }
 }  // namespace

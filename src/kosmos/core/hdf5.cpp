@@ -1,4 +1,5 @@
 #include <kosmos/core/hdf5.hpp>
+#include <kosmos/core/io.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -218,8 +219,12 @@ std::vector<std::string> read_string_values(hid_t stored, std::size_t count, con
 }  // namespace
 
 H5Writer::H5Writer(const std::string& path)
-    : path_(path), temporary_(path + ".tmp." + std::to_string(::getpid())),
+    : path_(path),
+      destination_(write_destination(path)),
+      temporary_(destination_ + ".tmp." + std::to_string(::getpid())),
       h_(std::make_unique<Impl::H5Handles>()) {
+  // An HDF5 file needs a regular file: /dev/null or a FIFO would be replaced by the rename.
+  if (is_special_file(destination_)) fail(path_, "", "is not a regular file: HDF5 output needs one");
   silence_hdf5();
   h_->file = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (h_->file < 0) fail(path_, "", "cannot create '" + temporary_ + "' for writing");
@@ -369,7 +374,7 @@ void H5Writer::commit() {
     std::remove(temporary_.c_str());
     fail(path_, "", "closing the file failed (disk full?)");
   }
-  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+  if (std::rename(temporary_.c_str(), destination_.c_str()) != 0) {
     std::remove(temporary_.c_str());
     fail(path_, "", "cannot rename the finished temporary file into place");
   }

@@ -83,6 +83,7 @@ class H5Writer {
 
  private:
   std::string path_;
+  std::string destination_;  // path_, or the target of the link path_ names
   std::string temporary_;
   std::unique_ptr<Impl::H5Handles> h_;
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include <unistd.h>
 
@@ -77,8 +78,31 @@ bool parse_double(const std::string& token, double& value, bool allow_nonfinite)
   return allow_nonfinite || std::isfinite(value);
 }
 
+std::string write_destination(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) return path;
+  const auto target = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : target.string();
+}
+
+bool is_special_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  return !ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+         !std::filesystem::is_directory(status);
+}
+
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string target = write_destination(path);
+  if (is_special_file(target)) {
+    std::ofstream out(target, std::ios::binary);
+    if (!out) throw file_error(path + ": cannot open for writing");
+    write(out);
+    out.flush();
+    if (!out) throw file_error(path + ": write failed");
+    return;
+  }
+  const std::string tmp = target + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw file_error(path + ": cannot open '" + tmp + "' for writing");
@@ -89,7 +113,7 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
       throw file_error(path + ": write failed (disk full?)");
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw file_error(path + ": cannot rename the finished temporary file into place");
   }

@@ -42,8 +42,16 @@ class TextReader {
 // unless allow_nonfinite). Returns false on failure.
 bool parse_double(const std::string& token, double& value, bool allow_nonfinite = false);
 
-// Writes a file through `write` into a temporary beside `path`, then renames it over `path`:
-// readers see the old file or the complete new one, never a torn write.
+// Where a file written to `path` goes: a symbolic link's target (so the link stays a link), else
+// `path` itself.
+std::string write_destination(const std::string& path);
+// True for an existing file that is neither regular nor a folder (/dev/null, a FIFO): written in
+// place, never replaced by a renamed temporary.
+bool is_special_file(const std::string& path);
+
+// Writes a file through `write` into a temporary beside `path` (a link's target), then renames it
+// over that: readers see the old file or the complete new one, never a torn write. A special
+// file (/dev/stdout, a FIFO) is written in place.
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Appends to `path` and flushes; used for logs that must survive an interrupted run.
