@@ -185,6 +185,18 @@ TEST(NbodyStability, MassesAndAxesFromRVParameters) {
   const auto ens = ensemble_from_rv_posterior(post, StabilitySetup());
   EXPECT_NEAR(system_elements(ens, 0, ElementFrame::jacobi)[0].a, 1.0, 1e-9);
   EXPECT_NEAR(ens.m(0, 1), 0.0, 1e-300);
+  // A bad sample is named; an inclination of 180 deg (sin i rounds to 1.2e-16, not 0) is refused.
+  post.samples.push_back({365.0, -5.0, 0.0, 0.0, 0.0});
+  try {
+    ensemble_from_rv_posterior(post, StabilitySetup());
+    ADD_FAILURE() << "K = -5 accepted";
+  } catch (const kosmos::invalid_input& e) {
+    EXPECT_NE(std::string(e.what()).find("(posterior sample 2)"), std::string::npos) << e.what();
+  }
+  StabilitySetup edge_on_backwards;
+  edge_on_backwards.inclination = M_PI;
+  post.samples.pop_back();
+  EXPECT_THROW(ensemble_from_rv_posterior(post, edge_on_backwards), kosmos::invalid_input);
 }
 
 // A posterior of two samples written like `kosmos rv` writes it: a widely spaced pair of small

@@ -128,7 +128,7 @@ HostEnsemble ensemble_from_rv_posterior(const RVPosterior& posterior, const Stab
   const double sin_i = std::sin(setup.inclination);
   std::vector<double> masses(static_cast<std::size_t>(n_pl));
   std::vector<OrbitalElements> planets(static_cast<std::size_t>(n_pl));
-  for (int s = 0; s < n_sys; ++s) {
+  for (int s = 0; s < n_sys; ++s) try {
     const auto& row = posterior.samples[std::size_t(s)];
     double inner_mass = setup.star_mass;
     for (int j = 0; j < n_pl; ++j) {
@@ -149,6 +149,8 @@ HostEnsemble ensemble_from_rv_posterior(const RVPosterior& posterior, const Stab
     }
     set_system_from_elements(ens, s, setup.star_mass, masses, planets, setup.frame);
     ens.attributes(s, 0) = s;
+  } catch (const invalid_input& e) {  // which sample of the file
+    throw invalid_input(std::string(e.what()) + " (posterior sample " + std::to_string(s + 1) + ")");
   }
   return ens;
 }
