@@ -6,11 +6,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace kosmos {
 namespace cli {
@@ -142,8 +143,6 @@ long long parse_integer(const std::string& name, const std::string& text, long l
 }
 
 namespace {
-// Whether two paths name one file: the same inode where both exist, else the same absolute
-// path with links resolved as far as the path exists.
 // Outputs are written to a temporary beside them and renamed (io::write_atomically, H5Writer):
 // creating and removing one now finds a missing or read-only folder before the run, not after.
 void require_writable(const FileArgument& out) {
@@ -164,6 +163,8 @@ void require_writable(const FileArgument& out) {
   ::unlink(probe.c_str());
 }
 
+// Whether two paths name one file: the same inode where both exist, else the same absolute
+// path with links resolved as far as the path exists.
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -177,8 +178,7 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
-void check_output_files(const std::vector<FileArgument>& inputs,
-                            const std::vector<FileArgument>& outputs) {
+void check_output_files(const std::vector<FileArgument>& inputs, const std::vector<FileArgument>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const FileArgument& out = outputs[i];
     if (out.path.empty()) continue;

@@ -56,9 +56,9 @@ class Options {
   std::map<std::string, std::string> values_;
 };
 
-// The integer `text` of option --name in [min_value, max_value], or a usage error naming it
-// (Options::integer; also for settings read back from a checkpoint).
-// (|min_value|, |max_value| <= Options::largest_integer.)
+// The integer `text` of option --name in [min_value, max_value] (both within
+// +-Options::largest_integer), or a usage error naming it (Options::integer; also for settings
+// read back from a checkpoint).
 long long parse_integer(const std::string& name, const std::string& text, long long min_value,
                         long long max_value = std::numeric_limits<int>::max());
 
@@ -70,8 +70,7 @@ struct FileArgument {
 // output, however the paths are spelled (./x, absolute, through links; outputs that are HDF5
 // files may share one file: each writes its own datasets), and a file_error naming an output that
 // cannot be written (its temporary cannot be created beside it). Empty paths are skipped.
-void check_output_files(const std::vector<FileArgument>& inputs,
-                            const std::vector<FileArgument>& outputs);
+void check_output_files(const std::vector<FileArgument>& inputs, const std::vector<FileArgument>& outputs);
 
 // A subcommand of the `kosmos` tool; registering one makes it appear in `kosmos --help`.
 struct Command {
