@@ -555,7 +555,18 @@ int run_nbody(const std::vector<std::string>& args) {
           << ' ' << reason_name(out.reason(s)) << '\n';
     });
   }
-  if (o.has("output")) write_ensemble(o.str("output"), out);
+  if (o.has("output")) {
+    write_ensemble(o.str("output"), out);
+    // Ensemble files have no removed bodies: a merged-away body stays as a massless body.
+    int merged_away = 0;
+    for (int mask : opt.removed)
+      for (; mask != 0; mask &= mask - 1) ++merged_away;
+    if (merged_away > 0)
+      std::cerr << "kosmos nbody: warning: " << merged_away << " bod" << (merged_away == 1 ? "y" : "ies")
+                << " merged into others; " << o.str("output")
+                << " keeps them as massless bodies where they merged (with --radius, read back they "
+                   "collide at once): drop them before integrating the file on\n";
+  }
   if (o.has("elements-output")) write_elements(o.str("elements-output"), out, frame_from(o));
   if (settings["stability"] == "1") {
     const auto st = summarize_stability(out, destination);
