@@ -166,6 +166,7 @@ TEST(KeplerSearch, GaussianPriorPullsAParameter) {
   EXPECT_THROW(parse_prior("K_b gauss 5", "test"), kosmos::invalid_input);
   EXPECT_THROW(parse_prior("K_b normal 5 1", "test"), kosmos::invalid_input);
   EXPECT_THROW(parse_prior("P_b loguniform 0 10", "test"), kosmos::invalid_input);
+  EXPECT_THROW(parse_prior("gamma_A fixed 1e300", "test"), kosmos::invalid_input);  // chi^2 was NaN
   options.priors = {parse_prior("gamma_C gauss 0 1", "test")};
   EXPECT_THROW(search(data, options), kosmos::invalid_input);  // no instrument C
   options.planets = 1;

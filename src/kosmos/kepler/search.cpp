@@ -838,9 +838,10 @@ Prior parse_prior(const std::string& spec, const std::string& where) {
                         usage);
   double v[4] = {0, 0, 0, 0};
   for (std::size_t i = 0; i < n_args; ++i)
-    if (!io::parse_double(f[2 + i], v[i]))
+    // Beyond 1e100 the model's squares overflow to inf and NaN (as data values, rv_data.cpp).
+    if (!io::parse_double(f[2 + i], v[i]) || !(std::fabs(v[i]) <= 1e100))
       throw invalid_input(where + ": prior on " + p.parameter + ": '" + f[2 + i] +
-                          "' is not a finite number");
+                          "' is not a finite number within +-1e100");
   p.a = v[0];
   p.b = v[1];
   p.lower = v[2];
@@ -971,10 +972,11 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
                         " is outside (0, 1)");
   kosmos::Impl::require(opt.k_max > 0 && opt.jitter_max > 0, where,
                         "k_max and jitter_max must be > 0");
-  kosmos::Impl::require(
-      opt.stellar_mass >= 0 && opt.stellar_mass_sigma >= 0 && std::isfinite(opt.stellar_mass) &&
-          std::isfinite(opt.stellar_mass_sigma),
-      where, "stellar mass ", opt.stellar_mass, " +- ", opt.stellar_mass_sigma, " must be >= 0");
+  // Above 1000 solar masses (no star is) the masses' arithmetic overflows to inf and NaN.
+  kosmos::Impl::require(opt.stellar_mass >= 0 && opt.stellar_mass_sigma >= 0 && opt.stellar_mass <= 1e3 &&
+                            opt.stellar_mass_sigma <= 1e3,
+                        where, "stellar mass ", opt.stellar_mass, " +- ", opt.stellar_mass_sigma,
+                        " must be within [0, 1000] solar masses");
   const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
   fit.epoch = epoch;
   fit.baseline = baseline;
