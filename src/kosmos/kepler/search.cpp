@@ -978,6 +978,10 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
                         where, "stellar mass ", opt.stellar_mass, " +- ", opt.stellar_mass_sigma,
                         " must be within [0, 1000] solar masses");
   const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
+  // Times enter as t - epoch: 1e7 d (27000 years) from the data keeps their phases exact to
+  // ~1e-9 d in double; an epoch of 1e20 gave wrong fits.
+  kosmos::Impl::require(std::fabs(epoch - data.mid_time()) <= 1e7, where, "epoch ", epoch,
+                        " is more than 1e7 d from the observations (mid time ", data.mid_time(), ")");
   fit.epoch = epoch;
   fit.baseline = baseline;
   const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
