@@ -241,6 +241,11 @@ int run_rv(const std::vector<std::string>& args) {
   so.burn = int(options.integer("burn", 0));
   so.steps = int(options.integer("steps", 1));
   so.thin = int(options.integer("thin", 1));
+  // Split R-hat halves each chain: with fewer than 4 kept samples it reported 1.000, not "unknown".
+  const int kept = (so.steps + so.thin - 1) / so.thin;  // generations 0, thin, 2 thin, ... < steps
+  if (kept < 4)
+    throw kosmos::cli::usage_error("--steps " + options.str("steps") + " with --thin " + options.str("thin") +
+                                   " keeps " + std::to_string(kept) + " sample(s) per chain: R-hat and ESS need at least 4");
   so.optimizer_generations = int(options.integer("generations", 1));
   so.random_candidates = int(options.integer("candidates", 1));
   so.period_min = options.number("period-min");
