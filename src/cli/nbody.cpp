@@ -545,7 +545,8 @@ int run_nbody(const std::vector<std::string>& args) {
   };
   row("system", "time", "|dE/E|", "state", "reason");
   for (int s = 0; s < shown; ++s)
-    row(std::to_string(s), fmt(out.time(s), 15), fmt(rel[s], 3), state_name(out.state(s)), reason_name(out.reason(s)));
+    row(std::to_string(s), fmt(out.time(s), 15), e0[s] == 0 ? "n/a" : fmt(rel[s], 3),  // E0 = 0: no relative error
+        state_name(out.state(s)), reason_name(out.reason(s)));
   if (n_sys > shown) std::cout << "  ... (" << n_sys - shown << " more; --report FILE writes them all)\n";
   if (o.has("report")) {
     kosmos::io::write_atomically(o.str("report"), [&](std::ostream& r) {
