@@ -155,7 +155,7 @@ void require_writable(const FileArgument& out) {
       throw file_error("--" + out.option + " '" + out.path + "' cannot be written: " + std::strerror(errno));
     return;
   }
-  const std::string probe = destination + ".tmp." + std::to_string(::getpid());
+  const std::string probe = io::temporary_path(destination);
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0)
     throw file_error("--" + out.option + " '" + out.path + "' cannot be written: " + std::strerror(errno));

@@ -221,7 +221,7 @@ std::vector<std::string> read_string_values(hid_t stored, std::size_t count, con
 H5Writer::H5Writer(const std::string& path)
     : path_(path),
       destination_(write_destination(path)),
-      temporary_(destination_ + ".tmp." + std::to_string(::getpid())),
+      temporary_(temporary_path(destination_)),
       h_(std::make_unique<Impl::H5Handles>()) {
   // An HDF5 file needs a regular file: /dev/null or a FIFO would be replaced by the rename.
   if (is_special_file(destination_)) fail(path_, "", "is not a regular file: HDF5 output needs one");

@@ -85,6 +85,10 @@ std::string write_destination(const std::string& path) {
   return ec ? path : target.string();
 }
 
+std::string temporary_path(const std::string& destination) {
+  return destination + ".tmp." + std::to_string(::getpid());
+}
+
 bool is_special_file(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -102,7 +106,7 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
     if (!out) throw file_error(path + ": write failed");
     return;
   }
-  const std::string tmp = target + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temporary_path(target);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw file_error(path + ": cannot open '" + tmp + "' for writing");

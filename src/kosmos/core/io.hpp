@@ -45,6 +45,9 @@ bool parse_double(const std::string& token, double& value, bool allow_nonfinite 
 // Where a file written to `path` goes: a symbolic link's target (so the link stays a link), else
 // `path` itself.
 std::string write_destination(const std::string& path);
+// The temporary a file bound for `destination` is written to before it is renamed there: beside
+// it, named after this process.
+std::string temporary_path(const std::string& destination);
 // True for an existing file that is neither regular nor a folder (/dev/null, a FIFO): written in
 // place, never replaced by a renamed temporary.
 bool is_special_file(const std::string& path);
