@@ -96,10 +96,9 @@ RVData read_rv_file(const std::string& path) {
     const double v = reader.number(r, col.velocity, "velocity");
     const double s = reader.number(r, col.sigma, "sigma");
     if (!(s > 0)) reader.fail(r.line_number, "sigma " + r.fields[col.sigma] + " must be > 0");
-    // 1 / sigma^2 and the residuals squared must stay finite and normal in double.
-    constexpr double largest = 1e100, smallest_sigma = 1e-100;
-    if (!(std::fabs(v) <= largest)) reader.fail(r.line_number, "velocity " + r.fields[col.velocity] + " is beyond +-1e100");
-    if (!(s >= smallest_sigma && s <= largest))
+    if (!(std::fabs(v) <= largest_rv_magnitude))
+      reader.fail(r.line_number, "velocity " + r.fields[col.velocity] + " is beyond +-1e100");
+    if (!(s >= 1 / largest_rv_magnitude && s <= largest_rv_magnitude))
       reader.fail(r.line_number, "sigma " + r.fields[col.sigma] + " is outside [1e-100, 1e100]");
     const bool has_instrument = col.instrument >= 0 && int(r.fields.size()) > col.instrument &&
                                 !r.fields[col.instrument].empty();

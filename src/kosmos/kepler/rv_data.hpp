@@ -1,11 +1,12 @@
 // Radial-velocity data files: whitespace-separated or comma-separated (CSV) columns
 // `time velocity sigma [instrument ...]` (RadVel's formats: time, mnvel, errvel, tel, svalue).
-// An optional header line (first field not a number) names the columns: RadVel's names (and
+// An optional first line without numbers is a header naming the columns: RadVel's names (and
 // time/t/jd/bjd, vel/rv/velocity, err/sigma/e_rv, inst/instrument/telescope) pick them in any
-// order; without a header, or for names not found, the positions above. '#' comments are
-// skipped; extra columns are ignored. Rows may come in any order (e.g. grouped by instrument):
-// they are sorted by time (stably), instrument labels kept. sigma > 0. Errors name the file and
-// line.
+// order; a time, velocity or sigma not named is at its position above, the instrument only where
+// named (a header of none of these names: all by position); the columns must differ. '#'
+// comments are skipped; extra columns are ignored. Rows may come in any order (e.g. grouped by
+// instrument): they are sorted by time (stably), instrument labels kept. |velocity| and sigma are
+// within [1 / largest_rv_magnitude, largest_rv_magnitude]. Errors name the file and line.
 #pragma once
 
 #include <string>
@@ -13,6 +14,10 @@
 
 namespace kosmos {
 namespace kepler {
+
+// Largest magnitude of a velocity, sigma or prior value (and 1 / the smallest sigma): beyond it
+// the squares and weights of the likelihood overflow double to inf and NaN.
+constexpr double largest_rv_magnitude = 1e100;
 
 struct RVData {
   std::string path;

@@ -40,7 +40,9 @@ struct HostObservations {
 constexpr double kTwoPi = 6.283185307179586476925;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// A 20-year survey down to 0.5 d scans 7e4 frequencies; 1e7 (three 80 MB arrays) is generous.
+// The periodogram's frequency step: a fifth of the resolution 1 / baseline. A 20-year survey
+// down to 0.5 d scans 7e4 frequencies; 1e7 (three 80 MB arrays) is generous.
+double periodogram_step(double baseline) { return 0.2 / baseline; }
 constexpr double max_periodogram_frequencies = 1e7;
 
 // A user prior bound to the parameter it constrains.
@@ -838,8 +840,7 @@ Prior parse_prior(const std::string& spec, const std::string& where) {
                         usage);
   double v[4] = {0, 0, 0, 0};
   for (std::size_t i = 0; i < n_args; ++i)
-    // Beyond 1e100 the model's squares overflow to inf and NaN (as data values, rv_data.cpp).
-    if (!io::parse_double(f[2 + i], v[i]) || !(std::fabs(v[i]) <= 1e100))
+    if (!io::parse_double(f[2 + i], v[i]) || !(std::fabs(v[i]) <= largest_rv_magnitude))
       throw invalid_input(where + ": prior on " + p.parameter + ": '" + f[2 + i] +
                           "' is not a finite number within +-1e100");
   p.a = v[0];
@@ -962,8 +963,8 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
   const double p_max = opt.period_max > 0 ? opt.period_max : 2 * baseline;
   kosmos::Impl::require(opt.period_min > 0 && p_max > opt.period_min, where, "period range [",
                         opt.period_min, ", ", p_max, "] is empty or not positive");
-  // The periodogram steps frequency by 0.2 / baseline from 1 / p_max to 1 / period_min.
-  const double frequencies = (1 / opt.period_min - 1 / p_max) / (0.2 / baseline) + 1;
+  // The periodogram scans frequencies from 1 / p_max to 1 / period_min.
+  const double frequencies = (1 / opt.period_min - 1 / p_max) / periodogram_step(baseline) + 1;
   kosmos::Impl::require(frequencies <= max_periodogram_frequencies, where, "the periodogram would scan ",
                         frequencies, " frequencies (observations spanning ", baseline,
                         " d, periods down to ", opt.period_min, " d); at most ", max_periodogram_frequencies,
@@ -1094,7 +1095,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       w[k] = 1 / (data.sigma[k] * data.sigma[k] + s * s);
     }
     const auto peaks = periodogram_peaks(opt.host_space, t, y, w, 1 / p_max, 1 / opt.period_min,
-                                         0.2 / baseline, 3, baseline);
+                                         periodogram_step(baseline), 3, baseline);
     kosmos::Impl::require(!peaks.empty(), where, "no periodogram peak for planet ", p + 1);
     {
       std::ostringstream m;
