@@ -471,8 +471,8 @@ int run_dust(const kosmos::cli::Options& o) {
   // while the grains, the stochastic tables and the HDF5 files are prepared.
   PipelineOptions streaming;
   // No buffer rows beyond the cells.
-  streaming.chunk_cells =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(o.integer("chunk-cells", 1, kosmos::cli::Options::largest_integer), nc));
+  const std::int64_t chunk_cells = o.integer("chunk-cells", 1, kosmos::cli::Options::largest_integer);
+  streaming.chunk_cells = std::max<std::int64_t>(1, std::min(chunk_cells, nc));
   const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
                       h5_path(output("sed")) || h5_path(cells_out);
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are

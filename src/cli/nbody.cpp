@@ -323,14 +323,13 @@ int run_nbody(const std::vector<std::string>& args) {
     if (!meta.count("kosmos-nbody-checkpoint")) throw usage_error(resume + " is not a kosmos nbody checkpoint");
     auto meta_integer = [&](const std::string& key, long long max_value) {
       const auto it = meta.find(key);
-      try {
-        if (it == meta.end()) throw usage_error("missing");
-        return kosmos::cli::parse_integer(key, it->second, 0, max_value);
-      } catch (const usage_error&) {
-        throw kosmos::file_error(resume + ": checkpoint entry '" + key + "' is " +
-                                 (it == meta.end() ? "missing" : "'" + it->second + "', not an integer in 0.." +
-                                                                    std::to_string(max_value)));
-      }
+      if (it != meta.end()) try {
+          return kosmos::cli::parse_integer(key, it->second, 0, max_value);
+        } catch (const usage_error&) {  // a damaged checkpoint, not a bad option: named below
+        }
+      throw kosmos::file_error(resume + ": checkpoint entry '" + key + "' is " +
+                               (it == meta.end() ? "missing"
+                                                 : "'" + it->second + "', not an integer in 0.." + std::to_string(max_value)));
     };
     // The checkpoint's settings, except those given again on this command line.
     auto given = [&](const std::string& key) {
@@ -345,9 +344,9 @@ int run_nbody(const std::vector<std::string>& args) {
       throw usage_error(o.str("resume") + " is a checkpoint of another kosmos version (" +
                         std::to_string(host.n_attributes() - user_attributes) + " internal attributes, expected " +
                         std::to_string(internal_attributes) + ")");
-    if (meta.count("log") && !meta["log"].empty()) {
-      log_path = meta["log"];
-      check_files(log_path);
+    if (meta.count("log")) log_path = meta["log"];
+    check_files(log_path);
+    if (!log_path.empty()) {
       // Drop whatever the interrupted run appended after its last checkpoint: only ever shorten,
       // and only a file at least as long as the log was then (else it is not this run's log).
       const auto log_size = std::uintmax_t(meta_integer("log-size", kosmos::cli::Options::largest_integer));
@@ -360,7 +359,6 @@ int run_nbody(const std::vector<std::string>& args) {
         std::filesystem::resize_file(log_path, log_size);
       }
     }
-    if (log_path.empty()) check_files(log_path);  // the run writes no log
   } else {
     HostEnsemble user;
     if (int(o.has("input")) + int(o.has("generate")) + int(o.has("stability")) != 1)
