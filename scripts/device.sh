@@ -174,12 +174,14 @@ ship() {
   local cuda_build="$root/build/cuda"
   cmake -S "$root" -B "$cuda_build" -DKOSMOS_BACKEND=CUDA -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$cuda_build" -j "$(nproc)" --target "$@"
-  local staging exe target libs
+  local staging exe target name libs
   staging=$(mktemp -d)
   libs="$staging/build/cuda/shipped-lib"
   mkdir -p "$libs"
   for target in "$@"; do
-    exe=$(find "$cuda_build" -type f -name "$target" -perm -u+x | head -n1)
+    name=$target
+    [ "$target" = kosmos_cli ] && name=kosmos  # the CLI target's OUTPUT_NAME
+    exe=$(find "$cuda_build" -type f -name "$name" -perm -u+x | head -n1)
     [ -n "$exe" ] || { echo "ship: no executable for target $target"; exit 1; }
     mkdir -p "$staging/$(dirname "${exe#$root/}")" && cp "$exe" "$staging/${exe#$root/}"
     # Every resolved library but glibc's, the compiler's and the CUDA toolkit's: the GPU machine has those.

@@ -28,8 +28,8 @@
 // (grain preparation, pinned allocations, file creation and commit included), beside the same
 // cells' kernels alone (stages 2-4, device resident); the ratio is the end-to-end overhead, and
 // the tool's --timings line on stderr tells where it goes:
-//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072/chunk:K/writers:W (--chunk-cells K
-//   --writer-threads W; 2048 and 4 are the defaults)
+//   BM_DustEndToEnd/<Space>/cli_to_h5/cells:131072/chunk:K/writers:W (--chunk-cells K, chunk:0
+//   for auto, --writer-threads W; auto and 4 are the defaults)
 //   BM_DustEndToEnd/<Space>/kernels_only/cells:131072
 // and the file system's floors: the same number of bytes written with plain fwrite (threads:0) or
 // copied into a preallocated memory map of the file by 4 or 16 threads (no HDF5):
@@ -367,7 +367,8 @@ void BM_DustEndToEndCli(benchmark::State& state) {
     const std::string out = end_to_end_output(runs++);
     code |= dust->run({"--cross-sections", std::string(KOSMOS_DATA_DIR) + "/dust/draine_graphite_81.dat",
                        "--generate", std::to_string(state.range(0)), "--chunk-cells",
-                       std::to_string(state.range(1)), "--writer-threads", std::to_string(state.range(2)),
+                       state.range(1) == 0 ? std::string("auto") : std::to_string(state.range(1)),
+                       "--writer-threads", std::to_string(state.range(2)),
                        "--precision", "float", "--temperatures", out,
                        "--status", out, "--sed", out, "--timings"});
   });
@@ -431,18 +432,18 @@ void register_end_to_end() {
   using Space = Kokkos::DefaultExecutionSpace;
   const std::string space = Space::name();
   const std::int64_t cells = on_device<Space>() ? 131072 : 4096;  // 4096 on a host backend: seconds per run
-  // Chunks of 1024-16384 cells (the CLI's default: 2048) with the default 4 writer threads, and
-  // 1-8 writers at 2048: the pinned result ring (3 + writers chunks) is allocated per run.
+  // The CLI's defaults (chunk:0 is --chunk-cells auto: 1043 cells with 4 writers), chunks of
+  // 512-4096 cells with the default 4 writer threads, and 1, 2 and 8 writers with auto chunks: the
+  // pinned result ring (3 + writers chunks) is allocated per run.
   benchmark::RegisterBenchmark(("BM_DustEndToEnd/" + space + "/cli_to_h5").c_str(), BM_DustEndToEndCli)
       ->ArgNames({"cells", "chunk", "writers"})
-      ->Args({cells, 1024, 4})
+      ->Args({cells, 0, 4})
+      ->Args({cells, 512, 4})
       ->Args({cells, 2048, 4})
       ->Args({cells, 4096, 4})
-      ->Args({cells, 8192, 4})
-      ->Args({cells, 16384, 4})
-      ->Args({cells, 2048, 1})
-      ->Args({cells, 2048, 2})
-      ->Args({cells, 2048, 8})
+      ->Args({cells, 0, 1})
+      ->Args({cells, 0, 2})
+      ->Args({cells, 0, 8})
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->Iterations(3);

@@ -470,15 +470,22 @@ int run_dust(const kosmos::cli::Options& o) {
   // its rows are written); pinning costs ~1 ms per MB, so a helper thread allocates the ring
   // while the grains, the stochastic tables and the HDF5 files are prepared.
   PipelineOptions streaming;
-  // No buffer rows beyond the cells.
-  const std::int64_t chunk_cells = o.integer("chunk-cells", 1, kosmos::cli::Options::largest_integer);
-  streaming.chunk_cells = std::max<std::int64_t>(1, std::min(chunk_cells, nc));
   const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
                       h5_path(output("sed")) || h5_path(cells_out);
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
   // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
   // threads wrote 0.59 GB fastest (81-93 ms; 99-112 ms with 16, 131-204 ms for one write() stream).
   const int writer_threads = int(o.integer("writer-threads", 1, 64));
+  // By default the writers together hold about 18 MiB of results (1024 cells per chunk for the
+  // paper's problem in float with 4 writers): on the GPU machine twice that made their copies
+  // 3-8x slower (perf_tests/RESULTS.md). No buffer rows beyond the cells.
+  const std::int64_t result_bytes_per_cell = std::int64_t(nl) * std::int64_t(sizeof(T)) +
+                                             std::int64_t(ns) * std::int64_t(sizeof(T) + sizeof(int));
+  const std::int64_t chunk_cells =
+      o.str("chunk-cells") == "auto"
+          ? std::max<std::int64_t>(1, (std::int64_t(18) << 20) / (writer_threads * result_bytes_per_cell))
+          : o.integer("chunk-cells", 1, kosmos::cli::Options::largest_integer);
+  streaming.chunk_cells = std::max<std::int64_t>(1, std::min(chunk_cells, nc));
   if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_threads;
   const std::int64_t ring_rows = std::min(streaming.ring_rows(), nc);
   auto ring = keep_all ? std::future<Cells>()
@@ -741,7 +748,8 @@ int run_dust(const kosmos::cli::Options& o) {
               << ", HDF5 files " << seconds(t_stochastic, t_files) << ", device buffers "
               << seconds(t_files, t_buffers) << ", waiting for the pinned ring " << seconds(t_buffers, t_ring)
               << ", other buffers " << seconds(t_ring, t_run) << ", pipeline "
-              << seconds(t_run, t2) << " (waiting for the device " << pipeline.device_wait_seconds()
+              << seconds(t_run, t2) << " (chunks of " << streaming.chunk_cells << " cells, waiting for the device "
+              << pipeline.device_wait_seconds()
               << ", chunk summaries " << summary_seconds << ", waiting for the writer "
               << writer.blocked_seconds() << "), HDF5 writes " << writer.busy_seconds() << " (summed over "
               << writer.threads() << " writer threads), writer drain " << seconds(t2, t_drained) << ", HDF5 close "
@@ -808,8 +816,9 @@ int run_dust_command(const std::vector<std::string>& args) {
               "emissivity index of Q_abs ~ lambda^-B beyond the table's longest wavelength", "2")
       .option("chunk-cells", "N",
               "cells per chunk streamed through the device (3 chunks in flight, one more per "
-              "HDF5 writer thread held in the pinned host buffers of HDF5-only runs)",
-              "2048")
+              "HDF5 writer thread held in the pinned host buffers of HDF5-only runs); auto: "
+              "about 18 MiB of results over all writer threads",
+              "auto")
       .option("writer-threads", "N",
               "threads copying the chunks into the HDF5 files (at most 64; the files are mapped "
               "into memory where the file system allows)",
