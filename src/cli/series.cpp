@@ -60,7 +60,8 @@ const char* kSummary =
     "'residual : r' (the largest coefficient of H(x(t), t) up to t^d) and, for d >= 1,\n"
     "'ratio x<j> : |c_(d-1) / c_d|' (an estimate of the radius of convergence, as PHCpack reports\n"
     "it: trust the series well inside it); .h5 --output: layout in pipeline.hpp. Exit 1 with a\n"
-    "message when the Jacobian at the start point is singular or a result is not finite.\n"
+    "message when the Jacobian at the start point is singular, a result is not finite or the\n"
+    "steps do not converge (a start near a root is refined to it; one that is no root fails).\n"
     "Example: x^2 - 1 - t (variables 1, degree 1, 'constant : -1 -1', 'term x1^2 : 1 0',\n"
     "'point x1 : 1 0') with --newton FILE --degree 4 gives sqrt(1 + t) = 1 + t/2 - t^2/8 + ...";
 

@@ -153,7 +153,9 @@ void check_against(const TestSystem& sys, const Exact& exact, int d, const std::
                std::to_string(d));
   const auto run = run_newton<Space, N, C>(sys, d);
   ASSERT_EQ(run.result.status, NewtonStatus::success) << to_string(run.result.status);
-  EXPECT_EQ(run.result.steps.size(), newton_schedule(d).size());
+  // From an exact root the schedule gives every term: one refinement step confirms it.
+  EXPECT_EQ(run.result.steps.size(), newton_schedule(d).size() + 1);
+  EXPECT_EQ(run.result.start_residual, 0.0);
   const double u = kosmos::unit_roundoff<N>();
   std::vector<double> largest(std::size_t(d) + 1, 0.0);
   for (const auto& v : exact)
@@ -239,10 +241,42 @@ TYPED_TEST(SeriesNewtonTest, DoublesTheOrderEachStep) {
   // ones.
   const auto run = run_newton<TypeParam, 4, false>(square_root(1.0), 31);
   const double binom[] = {1.0, 0.5 / 3, 0.125 / 9, 0.0625 / 27, 0.0390625 / 81};
-  ASSERT_EQ(run.result.steps.size(), 5u);
+  ASSERT_EQ(run.result.steps.size(), 6u);  // 1, 3, 7, 15, 31 and the refinement step that confirms
   EXPECT_NEAR(run.result.steps[0].update, binom[1], 1e-15);  // degree 1: x_1 = 1/2
   EXPECT_NEAR(run.result.steps[1].update, binom[2], 1e-15);  // degree 3: x_2, x_3 from 2 terms
   EXPECT_NEAR(run.result.steps[2].update, binom[4], 1e-15);  // degree 7: x_4 .. x_7
+}
+
+// A start near the root (x0 = 1.1 for 3 x^2 - 3 - t): the refinement steps run Newton on
+// x0 as well and reach the series of the exact root to working precision, in quad double.
+TYPED_TEST(SeriesNewtonTest, StartNearARootIsRefined) {
+  constexpr int N = 4, d = 16;
+  TestSystem near = square_root(1.0);
+  near.start = {1.1};
+  const auto run = run_newton<TypeParam, N, false>(near, d);
+  ASSERT_EQ(run.result.status, NewtonStatus::success) << to_string(run.result.status);
+  EXPECT_NEAR(run.result.start_residual, 3 * (1.1 * 1.1 - 1), 1e-15);
+  EXPECT_GT(run.result.steps.size(), newton_schedule(d).size() + 1);
+  EXPECT_LE(run.result.steps.size(), newton_schedule(d).size() + 8);
+  const auto exact = square_root_exact(d, false, precision_for(N));
+  for (int k = 0; k <= d; ++k) {
+    kosmos::MultiDouble<N> xk;
+    for (int l = 0; l < N; ++l) xk.limb[l] = run.x(k, 0, l);
+    EXPECT_LE(error_of<N>(xk, exact[0][std::size_t(k)].first), 64.0 * (k + 1) * kosmos::unit_roundoff<N>())
+        << "coefficient " << k;
+  }
+}
+
+// 3 x^2 + 3 + t has no real root at t = 0: from x0 = 2 Newton wanders (x -> (x - 1/x) / 2) and
+// the result says so instead of returning the last iterate as a solution.
+TYPED_TEST(SeriesNewtonTest, StartThatIsNoRootDoesNotConverge) {
+  const TestSystem no_real_root{{polynomial(1, {Monomial{{0}, {2}}})}, {{{3.0, 1.0}, {3.0}}}, {2.0}};
+  const auto run = run_newton<TypeParam, 2, false>(no_real_root, 8);
+  EXPECT_EQ(run.result.status, NewtonStatus::not_converged);
+  constexpr std::size_t refinements = SeriesNewton<2, false, TypeParam>::max_refinement_steps;
+  EXPECT_EQ(run.result.steps.size(), newton_schedule(8).size() + refinements);
+  EXPECT_EQ(run.result.start_residual, 15.0);
+  EXPECT_GT(run.result.steps.back().update, 1e-8);
 }
 
 TYPED_TEST(SeriesNewtonTest, SingularLeadingJacobianIsReported) {

@@ -12,7 +12,12 @@
 // the whole substitution: one launch per step instead of two per degree; the (later k, row)
 // updates of one k run in parallel over the team). Newton's method converges quadratically on
 // series: a step at degree 2m - 1 from x correct to m terms gives 2m correct terms, so the steps
-// run at degrees 1, 3, 7, ..., 2^s - 1, d: d + 1 terms after ceil(log2(d + 1)) steps.
+// run at degrees 1, 3, 7, ..., 2^s - 1, d: d + 1 terms after ceil(log2(d + 1)) steps. That
+// holds from an exact root x0 of H(x, 0); refinement steps at degree d follow until an update is
+// below sqrt(u) of x (then x is correct to about u: from an exact x0 the first refinement step
+// is that check), which also refines a start that is only near a root (Newton on x0 itself).
+// A start that is no root, or too far from one, ends as not_converged after
+// max_refinement_steps (enough to reach deca double from 1e-1, quadratically).
 //
 // Error estimates, as PHCpack reports them: the residual max_k,i |[t^k] H_i(x(t), t)| over
 // k = 0..d, and per variable the ratio |x_{d-1}| / |x_d| of the last coefficients, by Fabry's
@@ -27,7 +32,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -38,6 +45,7 @@ enum class NewtonStatus {
   success,
   singular_jacobian,  // J_0 singular to the working precision (pivot column in singular_column)
   not_finite,         // an evaluation or update produced NaN or infinity
+  not_converged,      // the refinement steps left an update above sqrt(u) of x (see solve)
 };
 inline const char* to_string(NewtonStatus s) {
   switch (s) {
@@ -47,6 +55,8 @@ inline const char* to_string(NewtonStatus s) {
       return "singular Jacobian";
     case NewtonStatus::not_finite:
       return "not finite";
+    case NewtonStatus::not_converged:
+      return "not converged";
   }
   return "unknown";
 }
@@ -62,7 +72,10 @@ struct NewtonResult {
   NewtonStatus status = NewtonStatus::success;
   int singular_column = -1;       // with singular_jacobian: the column without a usable pivot
   std::vector<NewtonStep> steps;  // the steps run (the last one failed unless success)
-  double residual = 0;            // max |[t^k] H_i(x(t), t)|, k = 0..d (after success)
+  double start_residual = 0;      // max |H_i(x0, 0)|: far from 0 when x0 is no root of H(x, 0)
+  // max |[t^k] H_i(x(t), t)|, k = 0..d, at the last refinement step's iterate (before its update,
+  // which is below sqrt(u) of x after success: steps.back().update bounds the error of x then).
+  double residual = 0;
   std::vector<double> coefficient_ratio;  // per variable |x_{d-1}| / |x_d| (inf: x_d = 0); d >= 1
 };
 
@@ -83,6 +96,7 @@ template <int N, bool Complex = false, class ExecSpace = Kokkos::DefaultExecutio
 class SeriesNewton {
  public:
   static constexpr int limbs = Complex ? 2 * N : N;
+  static constexpr std::size_t max_refinement_steps = 16;
   using execution_space = ExecSpace;
   using Series = Kokkos::View<double***, Kokkos::LayoutLeft, ExecSpace>;
   using Evaluator = PolynomialEvaluator<N, Complex, ExecSpace>;
@@ -139,11 +153,17 @@ class SeriesNewton {
     check(coefficients, x);
     kosmos::Impl::ScopedRegion region("kosmos::series::newton");
     NewtonResult result;
-    for (std::size_t s = 0; s < schedule_.size(); ++s) {
+    const std::size_t last = schedule_.size() - 1;
+    const double half_precision = std::sqrt(unit_roundoff<N>());
+    for (std::size_t s = 0; s <= last + max_refinement_steps; ++s) {
+      const bool refining = s > last;
       NewtonStep step;
-      step.degree = schedule_[s];
+      step.degree = schedule_[std::min(s, last)];
       const auto t0 = std::chrono::steady_clock::now();
-      evaluate(space, s, coefficients, x);
+      evaluate(space, std::min(s, last), coefficients, x);
+      if (s == 0) result.start_residual = largest(space, residual_, 0);
+      // The substitution consumes the residual: keep the size of this iterate's.
+      if (refining) result.residual = largest(space, residual_, degree_);
       if (timed) space.fence();
       const auto t1 = std::chrono::steady_clock::now();
       const int info = factor(space);
@@ -163,15 +183,18 @@ class SeriesNewton {
         result.singular_column = info;
         return result;
       }
-      if (info == Impl::kNotFinite || !kosmos::math::isfinite(step.update)) {
+      if (info == Impl::kNotFinite || !kosmos::math::isfinite(step.update) ||
+          !kosmos::math::isfinite(result.residual)) {
         result.status = NewtonStatus::not_finite;
         return result;
       }
+      // Quadratic convergence: an update below sqrt(u) of x leaves x correct to about u.
+      if (refining && step.update <= half_precision * std::max(1.0, largest(space, x, degree_))) {
+        if (degree_ >= 1) result.coefficient_ratio = last_coefficient_ratios(x);
+        return result;
+      }
     }
-    evaluate(space, schedule_.size() - 1, coefficients, x);
-    result.residual = largest(space, residual_, degree_);
-    if (!kosmos::math::isfinite(result.residual)) result.status = NewtonStatus::not_finite;
-    if (degree_ >= 1) result.coefficient_ratio = last_coefficient_ratios(x);
+    result.status = NewtonStatus::not_converged;
     return result;
   }
   NewtonResult solve(const std::vector<Series>& coefficients, const Series& x, bool timed = false) {

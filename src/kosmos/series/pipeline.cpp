@@ -290,6 +290,14 @@ NewtonSolution solve_newton(const NumericSystem& sys, int degree,
     throw invalid_input(at + "a NaN or infinity appeared at step " +
                         std::to_string(result.steps.size()) + " (degree " +
                         std::to_string(result.steps.back().degree) + ")");
+  if (result.status == NewtonStatus::not_converged) {
+    char numbers[96];
+    std::snprintf(numbers, sizeof numbers, "%.3e; max |H_i(x0, 0)| at the start point is %.3e",
+                  result.steps.back().update, result.start_residual);
+    throw invalid_input(at + "Newton's method did not converge: after " +
+                        std::to_string(result.steps.size()) + " steps the last update is still " +
+                        numbers + " (is the start a root of H(x, 0)?)");
+  }
   return solution;
 }
 

@@ -83,7 +83,8 @@ struct NewtonSolution {
 // The series solution x(t) to `degree` from the start point `start` (one decimal per variable,
 // complex: re,im; empty: the constant terms of the system's point), correctly rounded to the
 // precision. kosmos::invalid_input "<source>: ..." for a system that is not square, a bad start
-// value, a singular Jacobian at the start point or a result that is not finite. `timing`
+// value, a singular Jacobian at the start point, a result that is not finite or one that did not
+// converge (a start that is no root of H(x, 0); one near a root is refined, see newton.hpp). `timing`
 // (optional) receives one line per Newton step with fenced stage times.
 NewtonSolution solve_newton(const NumericSystem& system, int degree,
                             const std::vector<std::string>& start = {},
