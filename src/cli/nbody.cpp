@@ -440,6 +440,18 @@ int run_nbody(const std::vector<std::string>& args) {
     for (int s = 0; s < host.n_systems(); ++s) start_time = std::min(start_time, t(s));
   }
   if (!std::isfinite(start_time)) start_time = 0;
+  // A fixed step too small for the budget does not fail (the run stops at the budget and can be
+  // resumed), but say so before it spends the budget: at 1e15 steps that would be days.
+  const Method method = opt.integrator.method;
+  const bool fixed_step = method != Method::hermite_adaptive && method != Method::rkck_adaptive &&
+                          method != Method::ias15;
+  const double steps_needed = std::ceil((destination - start_time) / opt.integrator.dt);
+  if (fixed_step && steps_needed > double(opt.integrator.max_iterations))
+    std::cerr << "kosmos nbody: warning: --dt " << fmt(opt.integrator.dt, 17) << " needs "
+              << (std::isfinite(steps_needed) ? fmt(steps_needed) : std::string("over 1e308"))
+              << " steps from t = " << fmt(start_time, 17) << " to --destination " << fmt(destination, 17)
+              << ", more than --max-iterations " << opt.integrator.max_iterations
+              << ": the run will stop short of the destination\n";
   const std::string checkpoint = o.has("checkpoint") ? o.str("checkpoint") : std::string();
   double interval = destination - start_time;
   if (!checkpoint.empty()) {
