@@ -188,7 +188,7 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("steps", "N", "DE-MCMC generations kept after burn-in", "1000");
   options.option("thin", "N", "keep every N-th generation", "4");
   options.option("generations", "N", "DE optimizer generations per planet", "150");
-  options.option("candidates", "N", "random-search orbits per planet", "8192");
+  options.option("candidates", "N", "random-search orbits per planet (at most 1e7)", "8192");
   options.option("period-min", "DAYS", "shortest period searched", "0.5");
   options.option("period-max", "DAYS", "longest period searched (0: twice the time span)", "0");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
@@ -247,7 +247,7 @@ int run_rv(const std::vector<std::string>& args) {
     throw kosmos::cli::usage_error("--steps " + options.str("steps") + " with --thin " + options.str("thin") +
                                    " keeps " + std::to_string(kept) + " sample(s) per chain: R-hat and ESS need at least 4");
   so.optimizer_generations = int(options.integer("generations", 1));
-  so.random_candidates = int(options.integer("candidates", 1));
+  so.random_candidates = int(options.integer("candidates", 1, 10000000));  // each holds a parameter vector
   so.period_min = options.number("period-min");
   so.period_max = options.number("period-max");
   if (so.period_max < 0)

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <new>
 
 #include <unistd.h>
 
@@ -75,6 +76,11 @@ int main(int argc, char* argv[]) {
     std::cerr << "kosmos " << command->name << ": " << e.what() << " (see 'kosmos " << command->name
               << " --help')\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kosmos " << command->name
+              << ": error: out of memory (std::bad_alloc): a size on the command line or in an input "
+                 "file asks for more memory than this machine has\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "kosmos " << command->name << ": error: " << e.what() << "\n";
     return 1;

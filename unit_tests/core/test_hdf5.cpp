@@ -323,6 +323,42 @@ TEST_F(Hdf5Test, ArrayAttributesAreErrorsNotOverruns) {
 }
 #endif
 
+#ifdef KOSMOS_TEST_HDF5_C_API
+// A chunked dataset that was never written takes a few bytes on disk whatever its dimensions:
+// reading one larger than memory is an error naming it, not a bare std::bad_alloc.
+TEST_F(Hdf5Test, DatasetsLargerThanMemoryAreNamed) {
+  {
+    H5Writer out(path_);
+    out.write("x", std::vector<double>{1});
+    out.commit();
+  }
+  const hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const auto sparse = [&](const char* name, std::vector<hsize_t> dims) {
+    const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
+    const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+    const std::vector<hsize_t> chunk(dims.size(), 16);
+    H5Pset_chunk(properties, int(chunk.size()), chunk.data());
+    const hid_t set = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+    EXPECT_GE(set, 0);
+    H5Dclose(set);
+    H5Pclose(properties);
+    H5Sclose(space);
+  };
+  sparse("beyond_max_size", {hsize_t(1) << 21, hsize_t(1) << 20, hsize_t(1) << 20});  // 2^61 values
+  sparse("beyond_memory", {hsize_t(1) << 25, hsize_t(1) << 20});                      // 256 TB
+  H5Fclose(file);
+  H5Reader in(path_);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.read<double>("beyond_max_size"); })
+                .find("'beyond_max_size': holds 2.306e+18 values (1.845e+19 bytes): more than this "
+                      "process can allocate"),
+            std::string::npos);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.read<double>("beyond_memory"); })
+                .find("'beyond_memory': holds 3.518e+13 values (2.815e+14 bytes)"),
+            std::string::npos);
+}
+#endif
+
 TEST_F(Hdf5Test, NothingIsLeftBehindWithoutCommit) {
   {
     std::ofstream(path_) << "the user's old file\n";

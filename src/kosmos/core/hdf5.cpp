@@ -429,7 +429,15 @@ void H5Reader::read_into(const std::string& name, T* data, std::size_t count) co
 template <class T>
 std::vector<T> H5Reader::read(const std::string& name, std::vector<std::size_t>* dims_out) const {
   const auto d = dims(name);
-  std::vector<T> values(element_count(d));
+  std::vector<T> values;
+  try {
+    values.resize(element_count(d));
+  } catch (const std::exception&) {  // bad_alloc, or length_error beyond max_size
+    char size[64];
+    std::snprintf(size, sizeof size, "%.4g values (%.4g bytes)", double(element_count(d)),
+                  double(element_count(d)) * double(sizeof(T)));
+    fail(path_, name, std::string("holds ") + size + ": more than this process can allocate");
+  }
   read_into(name, values.data(), values.size());
   if (dims_out) *dims_out = d;
   return values;
