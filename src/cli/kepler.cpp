@@ -197,8 +197,9 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("solver", "S", "Kepler solver: markley or danby", "markley");
   options.option("seed", "N", "random seed", "1");
   options.option("output", "FILE",
-                 "posterior samples file (HDF5 when it ends in .h5 or .hdf5, else text)",
-                 "rv_posterior.txt");
+                 "posterior samples file (HDF5 when it ends in .h5 or .hdf5, else text; default "
+                 "rv_posterior.txt; not with --batch, whose table goes to stdout and --summary)",
+                 "", true);
   options.option("summary", "FILE",
                  "also write 'name median lower upper MAP ess rhat' lines to FILE", "", true);
   options.flag("quiet", "no progress messages");
@@ -274,7 +275,11 @@ int run_rv(const std::vector<std::string>& args) {
     so.solver = kosmos::kepler::Solver::Danby;
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
-  const std::string output = options.str("output");
+  const bool output_given = options.has("output") && !options.str("output").empty();
+  if (batch && output_given)
+    throw kosmos::cli::usage_error("--output (one star's posterior samples) does not apply to --batch: its "
+                                   "table goes to stdout and to --summary FILE");
+  const std::string output = batch ? std::string() : output_given ? options.str("output") : "rv_posterior.txt";
   kosmos::cli::check_output_files(
       {{"data", path}, {"priors", options.has("priors") ? options.str("priors") : ""}},
       {{"output", output}, {"summary", options.has("summary") ? options.str("summary") : ""}});
