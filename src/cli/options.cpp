@@ -84,6 +84,7 @@ bool Options::parse(const std::vector<std::string>& args) {
       if (found->is_flag) {
         if (inline_value) throw usage_error("option '--" + name + "' takes no value");
         values_[name].assign(1, '1');  // not = "1": GCC 12 -Wrestrict false positive in C++20
+        given_.insert(name);
         continue;
       }
       if (!inline_value) {
@@ -92,9 +93,11 @@ bool Options::parse(const std::vector<std::string>& args) {
       }
       if (!values_.emplace(name, value).second)
         throw usage_error("option '--" + name + "' is given twice ('" + values_[name] + "', then '" + value + "')");
+      given_.insert(name);
       continue;
     }
     if (next_positional >= positionals.size()) throw usage_error("unexpected argument '" + arg + "'");
+    given_.insert(positionals[next_positional]->name);
     values_[positionals[next_positional++]->name] = arg;
   }
   for (const auto& s : specs_) {
@@ -199,6 +202,16 @@ void check_output_files(const std::vector<FileArgument>& inputs, const std::vect
 }
 
 bool Options::is_set(const std::string& name) const { return spec(name).is_flag && values_.count(name); }
+
+bool Options::given(const std::string& name) const {
+  spec(name);
+  return given_.count(name) != 0;
+}
+
+void Options::reject_given(std::initializer_list<const char*> names, const std::string& why) const {
+  for (const char* name : names)
+    if (given(name)) throw usage_error(std::string("--") + name + " " + why);
+}
 
 std::string Options::help() const {
   std::ostringstream out;

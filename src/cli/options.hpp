@@ -1,8 +1,10 @@
 // Command-line options for `kosmos <command>`: declared once, parsed strictly, documented by --help.
 #pragma once
 
+#include <initializer_list>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +42,10 @@ class Options {
   long long integer(const std::string& name, long long min_value = 0,
                     long long max_value = std::numeric_limits<int>::max()) const;
   bool is_set(const std::string& name) const;  // for flags
+  bool given(const std::string& name) const;   // on the command line (not a default)
+  // A usage error "--NAME <why>" for the first of `names` given on the command line: options that
+  // do not apply to the mode the command runs in are refused, not silently ignored.
+  void reject_given(std::initializer_list<const char*> names, const std::string& why) const;
 
   std::string help() const;
   const std::string& command() const { return command_; }
@@ -54,6 +60,7 @@ class Options {
   std::string command_, summary_;
   std::vector<Spec> specs_;
   std::map<std::string, std::string> values_;
+  std::set<std::string> given_;
 };
 
 // The integer `text` of option --name in [min_value, max_value] (both within

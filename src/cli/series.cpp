@@ -132,6 +132,7 @@ int run_series(const std::vector<std::string>& args) {
   const std::string input = options.str("input"), output = options.str("output");
   if (options.has("generate") && !options.str("generate").empty()) {
     if (!input.empty()) throw kosmos::cli::usage_error("--generate takes no input file");
+    options.reject_given({"newton", "start", "digits", "kernels", "timing"}, "does not apply to --generate");
     const std::string name = options.str("generate");
     if (name != "p1" && name != "p2" && name != "p3")
       throw kosmos::cli::usage_error("--generate '" + name + "': expected p1, p2 or p3");
@@ -154,8 +155,10 @@ int run_series(const std::vector<std::string>& args) {
   if (kernels_name != "auto" && kernels_name != "generic")
     throw kosmos::cli::usage_error("--kernels '" + kernels_name + "': expected auto or generic");
   const KernelChoice kernels = kernels_name == "auto" ? KernelChoice::automatic : KernelChoice::generic;
+  options.reject_given({"seed", "complex"}, "applies to --generate only");
   if (options.has("newton") && !options.str("newton").empty())
     return run_newton(options, kernels);
+  options.reject_given({"degree", "start"}, "applies to --generate and --newton, not to evaluating a system file");
   if (input.empty()) throw kosmos::cli::usage_error("missing argument <input> (or --generate NAME, --newton SYSTEM)");
   kosmos::cli::check_output_files({{"input", input}}, {{"output", output}});
   FileEvaluation job;
