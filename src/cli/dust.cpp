@@ -493,14 +493,25 @@ int run_dust(const kosmos::cli::Options& o) {
                            kosmos::Impl::use_process_cpus();
                            return Cells(ring_rows, nl, ns, Cells::results);
                          });
+  // Cells whose field is zero at every wavelength: their grains alone may end with no heating
+  // (counted from the file's numbers, before a conversion to float could flush them to zero).
+  std::int64_t zero_field_cells = 0;
+  auto count_zero_fields = [&](const auto* intensity) {
+    for (std::int64_t c = 0; c < nc; ++c) {
+      const auto* row = intensity + std::size_t(c) * nl;
+      zero_field_cells += std::all_of(row, row + nl, [](auto v) { return v == 0; });
+    }
+  };
   if (cells_h5) {
     cells_h5->read_into("intensity", cells.intensity.data(), std::size_t(nc) * nl);
     cells_h5->read_into("dust_mass", cells.dust_mass.data(), std::size_t(nc));
+    count_zero_fields(cells.intensity.data());
   } else if (from_file) {
     for (std::int64_t c = 0; c < nc; ++c) {
       cells.dust_mass(c) = T(mass_h[std::size_t(c)]);
       for (int l = 0; l < nl; ++l) cells.intensity(c, l) = T(intensity_h[std::size_t(c) * nl + l]);
     }
+    count_zero_fields(intensity_h.data());
   }
 
   // Grains on the device.
@@ -770,6 +781,16 @@ int run_dust(const kosmos::cli::Options& o) {
     std::cerr << "kosmos dust: error: " << n << " temperature solves " << what << "\n";
     exit_code = 1;
   };
+  // Grains of a cell with light in it got exactly zero heating: every product I sigma dlambda
+  // underflowed (in float below ~1e-45), which would silently give them T = 0 and no emission.
+  const std::int64_t underflowed = counts[status_no_heating] - zero_field_cells * ns;
+  if (underflowed > 0) {
+    std::cerr << "kosmos dust: error: " << underflowed << " temperature solves got zero heating from a "
+              << "field that is not zero: the heating underflows " << (sizeof(T) == 4 ? "float" : "double")
+              << " (use " << (sizeof(T) == 4 ? "--precision double or " : "")
+              << "a larger unit for the intensities)\n";
+    exit_code = 1;
+  }
   report(status_not_converged, "did not converge (raise --tolerance or check the grains)");
   report(status_invalid_heating, "had invalid (NaN or negative) heating: T = NaN");
   if (stochastic_counts[stochastic_invalid_heating] > 0) {

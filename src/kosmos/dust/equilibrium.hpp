@@ -63,7 +63,7 @@ inline const char* temperature_status_meaning(int status) {
       "heating > E(max_temperature), e.g. above the sublimation point: T = max_temperature, emits less",
       "max_iterations reached: T is the last iterate",
       "heating NaN or negative: T = NaN",
-      "zero heating (zero field): T = 0, no emission"};
+      "zero heating (zero field, or every I sigma dlambda underflowed): T = 0, no emission"};
   return status >= 0 && status < temperature_status_count ? meanings[status] : "unknown status";
 }
 
