@@ -9,7 +9,9 @@
 //    E(T_eq): E_lo = max(E(min_temperature), E_eq - w), E_hi = E_eq + w + eps_max, where eps_max
 //    is the most energetic absorbed photon and w = width_factor sqrt(E_eq eps_max) (a bound on the
 //    shot-noise width); tiny grains get the whole range from min_temperature, big grains a narrow
-//    window around T_eq.
+//    window around T_eq. Where that window spans less than 1 % in T the grain is in equilibrium:
+//    P(T) is the delta at T_eq (split between the two bins around E_eq on a 1 % window), its
+//    emission the equilibrium one.
 //  - upward rates from the absorbed photon spectrum R_l = I_l sigma_l dlambda_l / eps_l, each
 //    photon taking bin i to E_i + eps split linearly between the two nearest bins (so every
 //    transition conserves energy in expectation, including photons smaller than a bin);

@@ -177,15 +177,25 @@ struct StochasticFunctor {
       state = stochastic_invalid_heating;
 
     // The bins: log-spaced temperatures over [T_lo, T_hi] (every thread computes the same bounds).
-    double t_lo = m.options.min_temperature, t_hi = 2 * t_lo;
+    double t_lo = m.options.min_temperature, t_hi = 2 * t_lo, e_eq = 0;
+    // A grain whose fluctuations stay within 1 % in T (big grains) is in equilibrium: P(T) is
+    // the delta at T_eq, on bins spanning 1 % around it. (The transition matrix on such a window
+    // would move energy in bins far larger than its photons, and that discreteness alone would
+    // spread P(T) over the window, out of its bottom bin: a false energy surplus.)
+    bool equilibrium = false;
     if (state == stochastic_ok) {
-      const double e_floor = enthalpy(t_lo), e_eq = enthalpy(t_eq);
+      const double e_floor = enthalpy(t_lo);
+      e_eq = enthalpy(t_eq);
       const double w = m.options.width_factor * math::sqrt(e_eq * eps_max);
       t_lo = e_eq - w > e_floor ? enthalpy.inverse(e_eq - w) : t_lo;
       t_hi = enthalpy.inverse(e_eq + w + eps_max);
-      // At least a 1 % span inside [min, max]_temperature, so that the bin energies increase.
-      if (t_hi < t_lo * 1.01) t_hi = math::fmin(m.options.max_temperature, t_lo * 1.01);
-      t_lo = math::fmin(t_lo, t_hi / 1.01);
+      equilibrium = t_hi < t_lo * 1.01;
+      // The 1 % span inside [min, max]_temperature, so that the bin energies increase.
+      if (equilibrium) {
+        t_hi = math::fmin(m.options.max_temperature, t_eq * 1.005);
+        t_lo = math::fmax(m.options.min_temperature, t_hi / 1.01);
+        t_hi = math::fmax(t_hi, t_lo * 1.01);
+      }
     }
     const double ratio = math::log(t_hi / t_lo) / (nb - 1);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
@@ -197,7 +207,18 @@ struct StochasticFunctor {
     });
     team.team_barrier();
 
-    if (state == stochastic_ok) {
+    if (state == stochastic_ok && equilibrium) {
+      // The delta at T_eq: its energy split linearly between the two bins around E_eq.
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        p(0) = 0;
+        int j = 0;
+        while (j + 2 < nb && eb(j + 1) <= e_eq) ++j;
+        const double upper = math::fmin(1.0, math::fmax(0.0, (e_eq - eb(j)) / (eb(j + 1) - eb(j))));
+        p(j) = 1 - upper;
+        p(j + 1) = upper;
+      });
+      team.team_barrier();
+    } else if (state == stochastic_ok) {
       const double total_rate = ncum(nl);
       for (int j = 1; j < nb; ++j) {
         // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
@@ -225,6 +246,8 @@ struct StochasticFunctor {
           team.team_barrier();
         }
       }
+    }
+    if (state == stochastic_ok) {
       double norm = 0, emitted = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, nb), [&](const int j, double& sum) { sum += p(j); }, norm);
