@@ -264,6 +264,15 @@ TEST(KeplerSearch, ChainDiagnosticsMatchAR1) {
   EXPECT_LT(rhat, 1.01);
   kosmos::kepler::chain_diagnostics(stuck, rhat, ess);
   EXPECT_GT(rhat, 2.0);
+  // Three samples per chain cannot be split into halves with variances: unknown, not 1.
+  const std::vector<std::vector<double>> short_chains{{1, 2, 3}, {4, 5, 6}};
+  kosmos::kepler::chain_diagnostics(short_chains, rhat, ess);
+  EXPECT_TRUE(std::isnan(rhat)) << rhat;
+  EXPECT_TRUE(std::isnan(ess)) << ess;
+  const std::vector<std::vector<double>> constant{{2, 2, 2, 2}, {2, 2, 2, 2}};
+  kosmos::kepler::chain_diagnostics(constant, rhat, ess);
+  EXPECT_EQ(rhat, 1.0);
+  EXPECT_EQ(ess, 8.0);
 }
 
 // Survey mode: three stars with different planets, instruments and sizes share one DE-MCMC;

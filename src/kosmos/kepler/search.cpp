@@ -883,9 +883,13 @@ void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& r
                         "kosmos::kepler::chain_diagnostics", "no samples");
   std::vector<const double*> halves;
   const int len = int(chains.front().size()) / 2;
+  // Split halves need 2 samples each for a variance: with fewer the diagnostics are unknown (NaN),
+  // not a reassuring R-hat of 1.
+  rhat = std::numeric_limits<double>::quiet_NaN();
+  ess = std::numeric_limits<double>::quiet_NaN();
+  if (len < 2) return;
   rhat = 1;
   ess = double(chains.size()) * chains.front().size();
-  if (len < 2) return;
   for (const auto& c : chains) {
     halves.push_back(c.data());
     halves.push_back(c.data() + len);
@@ -1444,9 +1448,9 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   }
   result.max_rhat = 0;
   result.min_ess = kInf;
-  for (const auto& s : result.summary) {
-    result.max_rhat = std::max(result.max_rhat, s.rhat);
-    result.min_ess = std::min(result.min_ess, s.ess);
+  for (const auto& s : result.summary) {  // NaN (too few samples) stays NaN
+    result.max_rhat = std::isnan(s.rhat) ? s.rhat : std::max(result.max_rhat, s.rhat);
+    result.min_ess = std::isnan(s.ess) ? s.ess : std::min(result.min_ess, s.ess);
   }
   for (int j = 0; j < L.n_pl; ++j) result.best_orbits.push_back(model.orbit(current.data(), j));
   for (int i = 0; i < L.n_inst; ++i) {

@@ -170,7 +170,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
 // Split R-hat and effective sample size of one quantity from equally long chains (Gelman et al.,
 // BDA3 Sec. 11.4-11.5: each chain split in halves; ESS from variogram autocorrelations summed in
 // pairs while positive, Geyer's initial positive sequence). A constant quantity gives R-hat 1 and
-// ESS = all samples.
+// ESS = all samples; chains of fewer than 4 samples give NaN for both (not estimable).
 void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& rhat, double& ess);
 
 // Minimum mass and semi-major axis of a planet from its orbit (P [d], K [m/s], e) and the stellar
