@@ -3,8 +3,8 @@
 //   F_k = sum_{i=0}^{n-1} prod_{j=0}^{k-1} x_{(i+j) mod n}, k = 1 .. n-1;  F_n = x_0 ... x_{n-1} -
 //   1
 // Names: BM_SeriesNewton/cyclic<n>/deg<d>/N<N>/<Space>. The manual time is one whole solve
-// (ceil(log2(d + 1)) steps at degrees 1, 3, 7, ..., d plus the residual evaluation, stages
-// fenced). Counters: steps, steps/s; eval_ms and solve_ms (per solve, summed over the steps:
+// (ceil(log2(d + 1)) steps at degrees 1, 3, 7, ..., d plus the refinement step at degree d that
+// confirms convergence from this exact start and gives the residual, stages fenced). Counters: steps, steps/s; eval_ms and solve_ms (per solve, summed over the steps:
 // evaluation of H and its Jacobian vs LU + forward substitution); step_ms = (eval_ms + solve_ms) /
 // steps; eval_share = eval_ms / (eval_ms + solve_ms); ratio = min over the variables of
 // |x_{d-1}| / |x_d| (PHCpack's estimate of the series' radius).
