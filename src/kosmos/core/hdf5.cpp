@@ -429,13 +429,14 @@ void H5Reader::read_into(const std::string& name, T* data, std::size_t count) co
 template <class T>
 std::vector<T> H5Reader::read(const std::string& name, std::vector<std::size_t>* dims_out) const {
   const auto d = dims(name);
+  const std::size_t count = element_count(d);
   std::vector<T> values;
   try {
-    values.resize(element_count(d));
+    values.resize(count);
   } catch (const std::exception&) {  // bad_alloc, or length_error beyond max_size
     char size[64];
-    std::snprintf(size, sizeof size, "%.4g values (%.4g bytes)", double(element_count(d)),
-                  double(element_count(d)) * double(sizeof(T)));
+    std::snprintf(size, sizeof size, "%.4g values (%.4g bytes)", double(count),
+                  double(count) * double(sizeof(T)));
     fail(path_, name, std::string("holds ") + size + ": more than this process can allocate");
   }
   read_into(name, values.data(), values.size());
