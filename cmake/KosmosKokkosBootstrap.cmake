@@ -16,6 +16,14 @@ set(KOSMOS_KOKKOS_SOURCE "$ENV{KOSMOS_KOKKOS_SOURCE}" CACHE STRING
     "Kokkos source tarball or directory for scripts/deps.sh (empty: Debian's Kokkos 3.4.01)")
 set(KOSMOS_KOKKOS_KERNELS_SOURCE "$ENV{KOSMOS_KOKKOS_KERNELS_SOURCE}" CACHE STRING
     "Kokkos Kernels source tarball or directory matching KOSMOS_KOKKOS_SOURCE")
+if(DEFINED ENV{KOSMOS_KOKKOS_DEPRECATED_CODE})
+  set(_kosmos_deprecated_default "$ENV{KOSMOS_KOKKOS_DEPRECATED_CODE}")
+else()
+  set(_kosmos_deprecated_default ON)
+endif()
+option(KOSMOS_KOKKOS_DEPRECATED_CODE
+       "Build Kokkos 4.x with its deprecated 4.x API (OFF: the Kokkos 5 API, Kokkos_ENABLE_DEPRECATED_CODE_4=OFF)"
+       ${_kosmos_deprecated_default})
 
 if(NOT Kokkos_ROOT AND NOT Kokkos_DIR AND NOT DEFINED ENV{Kokkos_ROOT} AND KOSMOS_FETCH_DEPENDENCIES)
   string(TOLOWER "${KOSMOS_BACKEND}" _kosmos_backend_lc)
@@ -34,6 +42,7 @@ if(NOT Kokkos_ROOT AND NOT Kokkos_DIR AND NOT DEFINED ENV{Kokkos_ROOT} AND KOSMO
             KOSMOS_CXX_STANDARD=${_kosmos_cxx_standard}
             "KOSMOS_KOKKOS_SOURCE=${KOSMOS_KOKKOS_SOURCE}"
             "KOSMOS_KOKKOS_KERNELS_SOURCE=${KOSMOS_KOKKOS_KERNELS_SOURCE}"
+            KOSMOS_KOKKOS_DEPRECATED_CODE=${KOSMOS_KOKKOS_DEPRECATED_CODE}
             bash ${CMAKE_CURRENT_LIST_DIR}/../scripts/deps.sh kokkos ${_kosmos_backend_lc}
     OUTPUT_VARIABLE _kosmos_kokkos_prefix
     RESULT_VARIABLE _kosmos_deps_result

@@ -15,6 +15,8 @@
 #   KOSMOS_KOKKOS_SOURCE, KOSMOS_KOKKOS_KERNELS_SOURCE: build that Kokkos / Kokkos Kernels (a
 #   source tarball or an unpacked source directory, e.g. kokkos-4.6.01.tar.gz) instead of the
 #   Debian 3.4.01 default. Patches in patches/kokkos-MAJOR.MINOR/ are applied to tarballs.
+#   KOSMOS_KOKKOS_DEPRECATED_CODE (ON or OFF, default ON): OFF builds Kokkos 4.x without its
+#   deprecated 4.x API (Kokkos_ENABLE_DEPRECATED_CODE_4=OFF), the API Kokkos 5 keeps.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,6 +27,7 @@ cuda_arch=${KOSMOS_CUDA_ARCH:-HOPPER90}
 bundle=${KOSMOS_DEPS_BUNDLE:-}
 debian_kokkos_version=3.4.01
 cxx_standard=${KOSMOS_CXX_STANDARD:-17}
+deprecated_code=${KOSMOS_KOKKOS_DEPRECATED_CODE:-ON}
 
 log() { printf '[kosmos deps] %s\n' "$*" >&2; }
 die() { printf '[kosmos deps] error: %s\n' "$*" >&2; exit 1; }
@@ -199,9 +202,17 @@ kokkos() {
   local id="$backend"
   [ "$backend" = cuda ] && id="cuda-$(echo "$cuda_arch" | tr 'A-Z' 'a-z')"
   [ "$cxx_standard" = 17 ] || id="$id-cxx$cxx_standard"
+  case "$deprecated_code" in
+    ON | on | 1) ;;
+    OFF | off | 0)
+      [ "${version%%.*}" -ge 4 ] || die "KOSMOS_KOKKOS_DEPRECATED_CODE=OFF needs Kokkos 4 or newer (this is $version)"
+      id="$id-nodeprecated" ;;
+    *) die "KOSMOS_KOKKOS_DEPRECATED_CODE must be ON or OFF, not '$deprecated_code'" ;;
+  esac
   local prefix="$cache/install/kokkos-$version-$id-$stamp"
   if [ -f "$prefix/.complete" ]; then echo "$prefix"; return 0; fi
   local args=(-DCMAKE_CXX_STANDARD="$cxx_standard" -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF)
+  [[ "$id" == *-nodeprecated ]] && args+=(-DKokkos_ENABLE_DEPRECATED_CODE_4=OFF)
   case "$backend" in
     openmp) args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
     serial) ;;

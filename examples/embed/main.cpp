@@ -1,5 +1,6 @@
 // A user's own Kokkos program that calls into Kosmos: it sums the alternating harmonic series
 // on the default execution space with Kosmos' compensated accumulator and checks it against ln 2.
+#include <kosmos/config.hpp>
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/core/configuration.hpp>
 
@@ -11,8 +12,9 @@
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
   const auto config = kosmos::current_configuration();
-  std::printf("embedded Kosmos %s on %s (%s)\n", config.kosmos_version.c_str(), config.backend.c_str(),
-              config.device.c_str());
+  std::printf("embedded Kosmos %s on %s (%s), built for %s with HDF5 %s\n",
+              config.kosmos_version.c_str(), config.backend.c_str(), config.device.c_str(),
+              KOSMOS_BACKEND_NAME, KOSMOS_HAVE_HDF5 ? "on" : "off");
 
   // Terms in float, accumulated per chunk with compensation: the sum keeps ~double accuracy.
   const int chunks = 1024, terms_per_chunk = 4096;

@@ -7,6 +7,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -24,6 +26,20 @@ void print_usage(std::ostream& out) {
          "commands:\n";
   for (const auto& c : commands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
   out << "\nKokkos options (e.g. --kokkos-threads=N, --kokkos-device=N) are accepted before the command.\n";
+}
+
+// Results printed to standard output are lost when it cannot take them (a full disk, /dev/full,
+// a closed pipe): that run failed, whatever the command returned.
+int checked_standard_output(const char* command, int status) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
+  const int error = errno;
+  std::cerr << "kosmos" << (command ? std::string(" ") + command : std::string())
+            << ": error: could not write to standard output"
+            << (error ? std::string(" (") + std::strerror(error) + ")" : "")
+            << ": the results printed there are incomplete\n";
+  return status == 0 ? 1 : status;
 }
 }  // namespace
 
@@ -56,11 +72,11 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage(std::cout);
-    return args.empty() ? 2 : 0;
+    return checked_standard_output(nullptr, args.empty() ? 2 : 0);
   }
   if (args[0] == "--version") {
     std::cout << "kosmos " KOSMOS_VERSION_STRING "\n";
-    return 0;
+    return checked_standard_output(nullptr, 0);
   }
   const auto& commands = kosmos::cli::command_registry();
   const auto command = std::find_if(commands.begin(), commands.end(),
@@ -71,7 +87,8 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   try {
-    return command->run(std::vector<std::string>(args.begin() + 1, args.end()));
+    return checked_standard_output(
+        command->name, command->run(std::vector<std::string>(args.begin() + 1, args.end())));
   } catch (const kosmos::cli::usage_error& e) {
     std::cerr << "kosmos " << command->name << ": " << e.what() << " (see 'kosmos " << command->name
               << " --help')\n";

@@ -1,18 +1,22 @@
+#include <kosmos/config.hpp>
 #include <kosmos/core/compensated.hpp>
+#include <kosmos/core/configuration.hpp>
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/core/validation.hpp>
 
 #include <test_spaces.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace {
 
@@ -174,3 +178,24 @@ TEST(WriteAtomically, WritesThroughLinksAndIntoSpecialFiles) {
   fs::remove_all(dir);
 }
 }  // namespace
+
+// The generated kosmos/config.hpp must describe the build it came from: each KOSMOS_HAVE_* macro
+// against what the library and Kokkos report at run time.
+TEST(BuildConfiguration, ConfigHeaderMatchesTheBuild) {
+  EXPECT_EQ(KOSMOS_HAVE_HDF5 == 1, kosmos::io::hdf5_enabled());
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+  EXPECT_EQ(KOSMOS_HAVE_CUDA_SPECIALIZATIONS, 1);
+#else
+  EXPECT_EQ(KOSMOS_HAVE_CUDA_SPECIALIZATIONS, 0);
+#endif
+  std::string backend = KOSMOS_BACKEND_NAME;
+  std::string space = Kokkos::DefaultExecutionSpace::name();
+  for (auto* name : {&backend, &space})
+    std::transform(name->begin(), name->end(), name->begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  EXPECT_EQ(backend, space);
+  const auto config = kosmos::current_configuration();
+  EXPECT_EQ(config.kosmos_version, std::string(KOSMOS_VERSION_STRING));
+  EXPECT_EQ(config.features.find("hdf5") != std::string::npos, KOSMOS_HAVE_HDF5 == 1)
+      << config.features;
+}

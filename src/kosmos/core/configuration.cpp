@@ -1,6 +1,6 @@
-#include <kosmos/core/configuration.hpp>
+#include <kosmos/config.hpp>
 #include <kosmos/core/compat.hpp>
-#include <kosmos/version.hpp>
+#include <kosmos/core/configuration.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -29,6 +29,19 @@ std::string device_name() {
   return cpu_model();
 #endif
 }
+
+// The optional parts of this build, from the generated kosmos/config.hpp.
+std::string build_features() {
+  std::string features;
+  const auto add = [&features](bool present, const char* name) {
+    if (present) features += (features.empty() ? "" : ",") + std::string(name);
+  };
+  add(KOSMOS_HAVE_CUDA_SPECIALIZATIONS, "cuda-specializations");
+  add(KOSMOS_HAVE_HDF5, "hdf5");
+  add(KOSMOS_HAVE_MPI, "mpi");
+  add(KOSMOS_HAVE_PYTHON, "python");
+  return features;
+}
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> Configuration::entries() const {
@@ -42,6 +55,7 @@ std::vector<std::pair<std::string, std::string>> Configuration::entries() const 
           {"concurrency", std::to_string(concurrency)},
           {"host_threads", std::to_string(host_threads)},
           {"enabled_spaces", spaces},
+          {"features", features.empty() ? "-" : features},
           {"openmp_binding", openmp_binding.empty() ? "-" : openmp_binding}};
 }
 
@@ -54,6 +68,7 @@ Configuration current_configuration() {
   c.device = device_name();
   c.concurrency = Kokkos::DefaultExecutionSpace().concurrency();
   c.host_threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  c.features = build_features();
 #if defined(KOKKOS_ENABLE_SERIAL)
   c.enabled_spaces.emplace_back(Kokkos::Serial::name());
 #endif

@@ -18,6 +18,7 @@ struct Configuration {
   int host_threads = 0;          // default host execution space's concurrency
   std::string openmp_binding;    // OMP_PROC_BIND/OMP_PLACES in effect (OpenMP builds)
   std::vector<std::string> enabled_spaces;
+  std::string features;  // optional parts of the build (kosmos/config.hpp), comma-separated
 
   // (key, value) pairs in a stable order, for printing and benchmark contexts.
   std::vector<std::pair<std::string, std::string>> entries() const;
