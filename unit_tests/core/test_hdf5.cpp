@@ -7,12 +7,14 @@
 #include <hdf5.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -328,35 +330,136 @@ TEST_F(Hdf5Test, ArrayAttributesAreErrorsNotOverruns) {
             std::string::npos);
 }
 
-// A chunked dataset that was never written takes a few bytes on disk whatever its dimensions:
-// reading one larger than memory is an error naming it, not a bare std::bad_alloc.
-TEST_F(Hdf5Test, DatasetsLargerThanMemoryAreNamed) {
+// Creates dataset `name` of doubles with `dims` in `file`, chunked by 16 along every dimension and
+// never written: a few bytes on disk whatever its dimensions.
+void unwritten_chunked(hid_t file, const char* name, std::vector<hsize_t> dims) {
+  const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  std::vector<hsize_t> chunk(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) chunk[i] = std::min<hsize_t>(dims[i], 16);
+  H5Pset_chunk(properties, int(chunk.size()), chunk.data());
+  const hid_t set = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+  EXPECT_GE(set, 0);
+  H5Dclose(set);
+  H5Pclose(properties);
+  H5Sclose(space);
+}
+
+// Dimensions are metadata: a dataset that declares more values than its file holds is an error
+// naming it before anything is allocated (it was a bad_alloc, or tens of GB allocated and filled),
+// from dims() as from every read.
+TEST_F(Hdf5Test, DatasetsDeclaringMoreThanTheFileHoldsAreNamed) {
   const hid_t file = kosmos_file_for_raw_edits(path_);
   ASSERT_GE(file, 0);
-  const auto sparse = [&](const char* name, std::vector<hsize_t> dims) {
-    const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
-    const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
-    const std::vector<hsize_t> chunk(dims.size(), 16);
-    H5Pset_chunk(properties, int(chunk.size()), chunk.data());
-    const hid_t set = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
-    EXPECT_GE(set, 0);
-    H5Dclose(set);
-    H5Pclose(properties);
-    H5Sclose(space);
-  };
-  sparse("beyond_max_size", {hsize_t(1) << 21, hsize_t(1) << 20, hsize_t(1) << 20});  // 2^61 values
-  sparse("beyond_memory", {hsize_t(1) << 25, hsize_t(1) << 20});                      // 256 TB
+  unwritten_chunked(file, "beyond_max_size", {hsize_t(1) << 21, hsize_t(1) << 20, hsize_t(1) << 20});
+  unwritten_chunked(file, "samples", {hsize_t(1) << 28, 10});  // 21 GB declared
   H5Fclose(file);
   H5Reader in(path_);
   EXPECT_NE(message_of<kosmos::file_error>([&] { in.read<double>("beyond_max_size"); })
-                .find("'beyond_max_size': holds 2.306e+18 values (1.845e+19 bytes): more than this "
-                      "process can allocate"),
+                .find("'beyond_max_size': declares 2.306e+18 values (1.845e+19 bytes) but stores 0 "
+                      "bytes: an unwritten, truncated or damaged dataset"),
             std::string::npos);
-  EXPECT_NE(message_of<kosmos::file_error>([&] { in.read<double>("beyond_memory"); })
-                .find("'beyond_memory': holds 3.518e+13 values (2.815e+14 bytes)"),
-            std::string::npos);
+  for (const auto& attempt : std::vector<std::function<void()>>{
+           [&] { in.dims("samples"); }, [&] { in.read<float>("samples"); },
+           [&] { in.expect_shape("samples", {H5Reader::any_extent, 10}); },
+           [&] { std::vector<double> row(10); in.read_rows("samples", 0, 1, row.data()); }})
+    EXPECT_NE(message_of<kosmos::file_error>(attempt).find(
+                  "'samples': declares 2.684e+09 values (2.147e+10 bytes) but stores 0 bytes"),
+              std::string::npos);
+}
+
+// (2^62 + 1) x 4 values wrap a 64-bit count to 4: an error, not 4 values read out of bounds.
+TEST_F(Hdf5Test, DimensionsWhoseProductWrapsAreErrors) {
+  const hid_t file = kosmos_file_for_raw_edits(path_);
+  ASSERT_GE(file, 0);
+  unwritten_chunked(file, "time", {(hsize_t(1) << 62) + 1, 4});
+  H5Fclose(file);
+  H5Reader in(path_);
+  std::vector<double> four(4);
+  for (const auto& attempt : std::vector<std::function<void()>>{
+           [&] { in.dims("time"); }, [&] { in.read_into("time", four.data(), 4); }})
+    EXPECT_NE(message_of<kosmos::file_error>(attempt).find(
+                  "'time': declares dimensions (4611686018427387905, 4), more elements than can be "
+                  "counted (a damaged file)"),
+              std::string::npos);
+}
+
+// A compressed dataset holds more values than bytes: up to deflate's ratio it is read as it is.
+TEST_F(Hdf5Test, CompressedDatasetsStillRead) {
+  const hid_t file = kosmos_file_for_raw_edits(path_);
+  ASSERT_GE(file, 0);
+  const hsize_t n = hsize_t(1) << 20, chunk = n;
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(properties, 1, &chunk);
+  ASSERT_GE(H5Pset_deflate(properties, 9), 0);
+  const hid_t set = H5Dcreate2(file, "zeros", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+  const std::vector<double> zeros(n, 0.0);
+  ASSERT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()), 0);
+  EXPECT_LT(H5Dget_storage_size(set), n * sizeof(double) / 100);  // it really is compressed
+  H5Dclose(set);
+  H5Pclose(properties);
+  H5Sclose(space);
+  H5Fclose(file);
+  EXPECT_EQ(H5Reader(path_).read<double>("zeros"), zeros);
+}
+
+// Kosmos writes its strings fixed-length (no heap to follow in a damaged file); variable-length
+// strings of other tools' files still read.
+TEST_F(Hdf5Test, OwnStringsAreFixedLengthForeignVariableLengthOnesRead) {
+  {
+    H5Writer out(path_);
+    out.write_strings("names", {"a", "", "longer name"});
+    out.write("x", std::vector<double>{1});
+    out.attribute("x", "unit", "m/s");
+    out.attribute("x", "empty", "");
+    out.commit();
+  }
+  const hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t names = H5Dopen2(file, "names", H5P_DEFAULT);
+  const hid_t names_type = H5Dget_type(names);
+  EXPECT_EQ(H5Tis_variable_str(names_type), 0);
+  const hid_t x = H5Dopen2(file, "x", H5P_DEFAULT);
+  const hid_t unit = H5Aopen(x, "unit", H5P_DEFAULT);
+  const hid_t unit_type = H5Aget_type(unit);
+  EXPECT_EQ(H5Tis_variable_str(unit_type), 0);
+  const hid_t variable = H5Tcopy(H5T_C_S1);
+  H5Tset_size(variable, H5T_VARIABLE);
+  const hsize_t two = 2;
+  const hid_t space = H5Screate_simple(1, &two, nullptr);
+  const hid_t foreign = H5Dcreate2(file, "foreign", variable, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const char* values[] = {"from", "another tool"};
+  ASSERT_GE(H5Dwrite(foreign, variable, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
+  for (hid_t id : {foreign, space, variable, unit_type, unit, x, names_type, names, file}) H5Idec_ref(id);
+  H5Reader in(path_);
+  EXPECT_EQ(in.read_strings("names"), (std::vector<std::string>{"a", "", "longer name"}));
+  EXPECT_EQ(in.attribute_string("x", "unit"), "m/s");
+  EXPECT_EQ(in.attribute_string("x", "empty"), "");
+  EXPECT_EQ(in.read_strings("foreign"), (std::vector<std::string>{"from", "another tool"}));
 }
 #endif
+
+TEST_F(Hdf5Test, ExpectShapeNamesBothShapes) {
+  {
+    H5Writer out(path_);
+    const std::vector<double> values(12, 1.0);
+    out.write("mass", values.data(), {3, 4});
+    out.commit();
+  }
+  H5Reader in(path_);
+  EXPECT_EQ(in.expect_shape("mass", {3, 4}), (std::vector<std::size_t>{3, 4}));
+  EXPECT_EQ(in.expect_shape("mass", {H5Reader::any_extent, 4}), (std::vector<std::size_t>{3, 4}));
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.expect_shape("mass", {4, 3}); })
+                .find("'mass': has shape (3, 4), expected (4, 3)"),
+            std::string::npos);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.expect_shape("mass", {12}); })
+                .find("'mass': has shape (3, 4), expected (12)"),
+            std::string::npos);
+  EXPECT_NE(message_of<kosmos::file_error>([&] { in.expect_shape("mass", {H5Reader::any_extent, 4, 1}); })
+                .find("expected (*, 4, 1)"),
+            std::string::npos);
+}
 
 TEST_F(Hdf5Test, NothingIsLeftBehindWithoutCommit) {
   {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <limits>
 #include <numeric>
 #include <typeinfo>
 #endif
@@ -124,6 +125,45 @@ std::size_t element_count(const std::vector<std::size_t>& dims) {
   return std::accumulate(dims.begin(), dims.end(), std::size_t{1}, std::multiplies<std::size_t>());
 }
 
+std::string format_dims(const std::vector<std::size_t>& dims) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + ")";
+}
+
+// The element count of a stored dataset: dimensions whose product wraps std::size_t (a damaged or
+// hostile file: (2^62 + 1, 4) would otherwise count as 4) are an error naming the dataset.
+std::size_t checked_element_count(const std::string& path, const std::string& name,
+                                  const std::vector<std::size_t>& dims) {
+  if (std::find(dims.begin(), dims.end(), std::size_t{0}) != dims.end()) return 0;
+  std::size_t count = 1;
+  for (const std::size_t d : dims) {
+    if (count > std::numeric_limits<std::size_t>::max() / d)
+      fail(path, name, "declares dimensions " + format_dims(dims) + ", more elements than can be counted (a damaged file)");
+    count *= d;
+  }
+  return count;
+}
+
+// A dataset's dimensions are a few bytes of metadata: a never-written chunked dataset may declare
+// 2^60 values in a file of a few KB. Before anyone allocates for it, its bytes must be in the file;
+// a filtered (compressed) dataset may hold up to 1032 times its stored bytes, deflate's limit.
+void require_stored(const std::string& path, const std::string& name, hid_t dataset,
+                    std::size_t count) {
+  if (count == 0) return;
+  Id type(H5Dget_type(dataset));
+  Id properties(H5Dget_create_plist(dataset));
+  const long double declared = static_cast<long double>(count) * H5Tget_size(type.get());
+  const long double stored = static_cast<long double>(H5Dget_storage_size(dataset));
+  const bool filtered = properties.ok() && H5Pget_nfilters(properties.get()) > 0;
+  if (declared > (filtered ? 1032.0L : 1.0L) * stored) {
+    char sizes[160];
+    std::snprintf(sizes, sizeof sizes, "declares %.4g values (%.4Lg bytes) but stores %.4Lg bytes%s", double(count),
+                  declared, stored, filtered ? " compressed" : "");
+    fail(path, name, std::string(sizes) + ": an unwritten, truncated or damaged dataset");
+  }
+}
+
 hid_t make_space(const std::vector<std::size_t>& dims) {
   if (dims.empty()) return H5Screate(H5S_SCALAR);
   const auto h = to_hsize(dims);
@@ -183,12 +223,18 @@ void write_attribute(const std::string& path, hid_t file, const std::string& obj
     fail(path, object, "cannot write attribute '" + key + "'");
 }
 
-hid_t string_type() {
+// Kosmos stores its strings (names, units, metadata) fixed-length, `width` bytes each, padded with
+// NULs: reading them back involves no heap that a damaged file could point anywhere.
+hid_t fixed_string_type(std::size_t width) {
   const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, H5T_VARIABLE);
+  H5Tset_size(type, std::max<std::size_t>(width, 1));
+  H5Tset_strpad(type, H5T_STR_NULLPAD);
   H5Tset_cset(type, H5T_CSET_UTF8);
   return type;
 }
+
+// Most bytes of variable-length strings a reader takes from one dataset.
+constexpr hsize_t max_string_bytes = hsize_t(1) << 30;
 
 // Reads variable- or fixed-length strings from a dataset or attribute whose type is `stored`.
 template <class ReadFn>
@@ -197,7 +243,7 @@ std::vector<std::string> read_string_values(hid_t stored, std::size_t count, con
   out.reserve(count);
   if (H5Tis_variable_str(stored) > 0) {
     std::vector<char*> raw(count, nullptr);
-    Id type(string_type());
+    Id type(H5Tcopy(stored));  // its character set: HDF5 does not convert ASCII to UTF-8
     read(type.get(), raw.data());
     for (char* s : raw) {
       out.emplace_back(s ? s : "");
@@ -206,8 +252,7 @@ std::vector<std::string> read_string_values(hid_t stored, std::size_t count, con
   } else {
     const std::size_t width = H5Tget_size(stored);
     std::vector<char> raw(count * width);
-    Id type(H5Tcopy(H5T_C_S1));
-    H5Tset_size(type.get(), width);
+    Id type(H5Tcopy(stored));  // the stored width, padding and character set: no conversion
     read(type.get(), raw.data());
     for (std::size_t i = 0; i < count; ++i) {
       const char* s = raw.data() + i * width;
@@ -336,10 +381,12 @@ void H5Writer::write_rows(const std::string& name, std::size_t first_row, std::s
 }
 
 void H5Writer::write_strings(const std::string& name, const std::vector<std::string>& values) {
-  std::vector<const char*> raw;
-  raw.reserve(values.size());
-  for (const auto& v : values) raw.push_back(v.c_str());
-  Id type(string_type());
+  std::size_t width = 1;
+  for (const auto& v : values) width = std::max(width, v.size());
+  std::vector<char> raw(width * values.size(), '\0');
+  for (std::size_t i = 0; i < values.size(); ++i)
+    std::copy(values[i].begin(), values[i].end(), raw.begin() + std::ptrdiff_t(i * width));
+  Id type(fixed_string_type(width));
   Id space(make_space({values.size()}));
   Id lcpl(intermediate_groups());
   Id dataset(H5Dcreate2(h_->file, name.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT,
@@ -360,9 +407,8 @@ void H5Writer::attribute(const std::string& object, const std::string& key, long
 
 void H5Writer::attribute(const std::string& object, const std::string& key,
                          const std::string& value) {
-  Id type(string_type());
-  const char* raw = value.c_str();
-  write_attribute(path_, h_->file, object, key, type.get(), &raw);
+  Id type(fixed_string_type(value.size()));
+  write_attribute(path_, h_->file, object, key, type.get(), value.empty() ? "" : value.data());
 }
 
 void H5Writer::commit() {
@@ -407,17 +453,44 @@ hid_t open_dataset(const std::string& path, hid_t file, const std::string& name)
   if (id < 0) fail(path, name, "no such dataset");
   return id;
 }
+
+// The dimensions of an open dataset after the checks that every reader needs before it sizes a
+// buffer by them: a countable product, and that many values stored in the file.
+std::vector<std::size_t> checked_dims(const std::string& path, const std::string& name, hid_t dataset,
+                                      std::size_t* count = nullptr) {
+  auto dims = dataset_dims(dataset);
+  const std::size_t n = checked_element_count(path, name, dims);
+  require_stored(path, name, dataset, n);
+  if (count) *count = n;
+  return dims;
+}
 }  // namespace
 
 std::vector<std::size_t> H5Reader::dims(const std::string& name) const {
   Id dataset(open_dataset(path_, h_->file, name));
-  return dataset_dims(dataset.get());
+  return checked_dims(path_, name, dataset.get());
+}
+
+std::vector<std::size_t> H5Reader::expect_shape(const std::string& name,
+                                                const std::vector<std::size_t>& shape) const {
+  const auto found = dims(name);
+  bool matches = found.size() == shape.size();
+  for (std::size_t i = 0; matches && i < shape.size(); ++i)
+    matches = shape[i] == any_extent || shape[i] == found[i];
+  if (!matches) {
+    std::string expected = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      expected += (i ? ", " : "") + (shape[i] == any_extent ? std::string("*") : std::to_string(shape[i]));
+    fail(path_, name, "has shape " + format_dims(found) + ", expected " + expected + ")");
+  }
+  return found;
 }
 
 template <class T>
 void H5Reader::read_into(const std::string& name, T* data, std::size_t count) const {
   Id dataset(open_dataset(path_, h_->file, name));
-  const std::size_t stored = element_count(dataset_dims(dataset.get()));
+  std::size_t stored = 0;
+  checked_dims(path_, name, dataset.get(), &stored);
   if (stored != count)
     fail(path_, name,
          "holds " + std::to_string(stored) + " values, expected " + std::to_string(count));
@@ -429,7 +502,7 @@ void H5Reader::read_into(const std::string& name, T* data, std::size_t count) co
 template <class T>
 std::vector<T> H5Reader::read(const std::string& name, std::vector<std::size_t>* dims_out) const {
   const auto d = dims(name);
-  const std::size_t count = element_count(d);
+  const std::size_t count = element_count(d);  // checked by dims()
   std::vector<T> values;
   try {
     values.resize(count);
@@ -448,7 +521,7 @@ template <class T>
 void H5Reader::read_rows(const std::string& name, std::size_t first_row, std::size_t rows,
                          T* data) const {
   Id dataset(open_dataset(path_, h_->file, name));
-  const auto d = dataset_dims(dataset.get());
+  const auto d = checked_dims(path_, name, dataset.get());
   Id space(H5Dget_space(dataset.get()));
   Id memory(select_rows(path_, name, space.get(), d, first_row, rows));
   if (rows > 0 &&
@@ -460,7 +533,20 @@ std::vector<std::string> H5Reader::read_strings(const std::string& name) const {
   Id dataset(open_dataset(path_, h_->file, name));
   Id stored(H5Dget_type(dataset.get()));
   if (H5Tget_class(stored.get()) != H5T_STRING) fail(path_, name, "is not a string dataset");
-  return read_string_values(stored.get(), element_count(dataset_dims(dataset.get())),
+  std::size_t count = 0;
+  checked_dims(path_, name, dataset.get(), &count);
+  if (H5Tis_variable_str(stored.get()) > 0) {
+    // Variable-length strings (another tool's file) live in a heap the dataset only points into:
+    // its size is asked before anything is read or allocated.
+    Id space(H5Dget_space(dataset.get()));
+    Id type(H5Tcopy(stored.get()));
+    hsize_t heap_bytes = 0;
+    if (H5Dvlen_get_buf_size(dataset.get(), type.get(), space.get(), &heap_bytes) < 0 ||
+        heap_bytes > max_string_bytes)
+      fail(path_, name, "variable-length strings that cannot be sized or exceed " +
+                            std::to_string(max_string_bytes) + " bytes (a damaged file)");
+  }
+  return read_string_values(stored.get(), count,
                             [&](hid_t type, void* buffer) {
                               if (H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                                           buffer) < 0)
@@ -562,6 +648,9 @@ H5Reader::H5Reader(const std::string& path) : path_(path) { unavailable(path); }
 H5Reader::~H5Reader() = default;
 bool H5Reader::has(const std::string&) const { unavailable(path_); }
 std::vector<std::size_t> H5Reader::dims(const std::string&) const { unavailable(path_); }
+std::vector<std::size_t> H5Reader::expect_shape(const std::string&, const std::vector<std::size_t>&) const {
+  unavailable(path_);
+}
 template <class T>
 std::vector<T> H5Reader::read(const std::string&, std::vector<std::size_t>*) const {
   unavailable(path_);

@@ -97,8 +97,16 @@ class H5Reader {
   H5Reader& operator=(const H5Reader&) = delete;
 
   bool has(const std::string& name) const;
-  // Dimensions of a dataset; file_error naming the file and dataset when it is missing.
+  // Dimensions of a dataset; file_error naming the file and dataset when it is missing, when its
+  // dimensions multiply beyond std::size_t, or when the file does not hold that many values (an
+  // unwritten or truncated dataset), so that a caller may size buffers by them. Every read checks
+  // the same.
   std::vector<std::size_t> dims(const std::string& name) const;
+  // dims(), and a file_error naming the dataset with both shapes unless it has shape `shape`, in
+  // which any_extent matches any length: every reader of a file checks each dataset so.
+  static constexpr std::size_t any_extent = std::size_t(-1);
+  std::vector<std::size_t> expect_shape(const std::string& name,
+                                        const std::vector<std::size_t>& shape) const;
   // Whole dataset, converted to T by HDF5 (e.g. a float dataset read as double). `dims` receives
   // the dataset's dimensions when given.
   template <class T>
