@@ -8,6 +8,7 @@
 #include <test_spaces.hpp>
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
@@ -175,6 +176,41 @@ TEST(WriteAtomically, WritesThroughLinksAndIntoSpecialFiles) {
   ::close(reader);
   EXPECT_EQ(std::string(buffer, std::size_t(std::max<ssize_t>(n, 0))), "through the pipe\n");
   EXPECT_TRUE(fs::is_fifo(fifo));
+  fs::remove_all(dir);
+}
+
+// The pid of a process that has ended (a child reaped here).
+pid_t ended_process() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+// A run killed while writing leaves NAME.tmp.PID: the next write of NAME removes it, but not the
+// temporary of a process that still runs, nor other files.
+TEST(WriteAtomically, RemovesTemporariesOfEndedProcesses) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("kosmos_stale_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const std::string name : {"out.txt", "out.h5"}) {
+    const fs::path out = dir / name;
+    const fs::path dead = dir / (name + ".tmp." + std::to_string(ended_process()));
+    const fs::path alive = dir / (name + ".tmp." + std::to_string(::getppid()));
+    const fs::path other = dir / (name + ".tmp.notapid"), unrelated = dir / ("x" + name + ".tmp.1");
+    for (const auto& file : {dead, alive, other, unrelated}) std::ofstream(file) << "left\n";
+    if (name == "out.txt") {
+      kosmos::io::write_atomically(out.string(), [](std::ostream& o) { o << "new\n"; });
+    } else if (kosmos::io::hdf5_enabled()) {
+      kosmos::io::H5Writer writer(out.string());
+      writer.write("x", std::vector<double>{1});
+      writer.commit();
+    } else {
+      continue;
+    }
+    EXPECT_FALSE(fs::exists(dead)) << dead;
+    for (const auto& kept : {alive, other, unrelated, out}) EXPECT_TRUE(fs::exists(kept)) << kept;
+  }
   fs::remove_all(dir);
 }
 }  // namespace

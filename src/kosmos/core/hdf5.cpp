@@ -270,6 +270,7 @@ H5Writer::H5Writer(const std::string& path)
       h_(std::make_unique<Impl::H5Handles>()) {
   // An HDF5 file needs a regular file: /dev/null or a FIFO would be replaced by the rename.
   if (is_special_file(destination_)) fail(path_, "", "is not a regular file: HDF5 output needs one");
+  remove_stale_temporaries(destination_);
   silence_hdf5();
   h_->file = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (h_->file < 0) fail(path_, "", "cannot create '" + temporary_ + "' for writing");
@@ -420,10 +421,7 @@ void H5Writer::commit() {
     std::remove(temporary_.c_str());
     fail(path_, "", "closing the file failed (disk full?)");
   }
-  if (std::rename(temporary_.c_str(), destination_.c_str()) != 0) {
-    std::remove(temporary_.c_str());
-    fail(path_, "", "cannot rename the finished temporary file into place");
-  }
+  commit_temporary(temporary_, destination_, path_);
 }
 
 H5Reader::H5Reader(const std::string& path) : path_(path), h_(std::make_unique<Impl::H5Handles>()) {

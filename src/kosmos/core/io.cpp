@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
+#include <csignal>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace kosmos {
@@ -89,6 +92,48 @@ std::string temporary_path(const std::string& destination) {
   return destination + ".tmp." + std::to_string(::getpid());
 }
 
+void remove_stale_temporaries(const std::string& destination) {
+  namespace fs = std::filesystem;
+  const fs::path target(destination);
+  const std::string prefix = target.filename().string() + ".tmp.";
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  for (fs::directory_iterator entry(folder, ec), end; !ec && entry != end; entry.increment(ec)) {
+    const std::string name = entry->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(entry->path(), ignored);
+    }
+  }
+}
+
+void commit_temporary(const std::string& temporary, const std::string& destination,
+                      const std::string& path) {
+  const auto sync = [](const std::string& name, int flags) {
+    const int fd = ::open(name.c_str(), flags | O_CLOEXEC);
+    const bool ok = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0) ::close(fd);
+    return ok;
+  };
+  if (!sync(temporary, O_RDONLY)) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw file_error(path + ": cannot flush the finished temporary file to disk: " + std::strerror(error));
+  }
+  if (std::rename(temporary.c_str(), destination.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw file_error(path + ": cannot rename the finished temporary file into place");
+  }
+  // The rename itself is durable once the folder is: a failure here leaves the new file in place.
+  const auto folder = std::filesystem::path(destination).parent_path();
+  sync(folder.empty() ? "." : folder.string(), O_RDONLY | O_DIRECTORY);
+}
+
 bool is_special_file(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -106,6 +151,7 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
     if (!out) throw file_error(path + ": write failed");
     return;
   }
+  remove_stale_temporaries(target);
   const std::string tmp = temporary_path(target);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -117,10 +163,7 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
       throw file_error(path + ": write failed (disk full?)");
     }
   }
-  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw file_error(path + ": cannot rename the finished temporary file into place");
-  }
+  commit_temporary(tmp, target, path);
 }
 
 AppendLog::AppendLog(const std::string& path) : path_(path), out_(path, std::ios::app) {

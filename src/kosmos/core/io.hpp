@@ -48,6 +48,13 @@ std::string write_destination(const std::string& path);
 // The temporary a file bound for `destination` is written to before it is renamed there: beside
 // it, named after this process.
 std::string temporary_path(const std::string& destination);
+// Removes the temporaries of `destination` (NAME.tmp.PID beside it) whose process no longer runs on
+// this machine: what a killed run left behind. Live processes' temporaries stay.
+void remove_stale_temporaries(const std::string& destination);
+// Makes a finished temporary the file at `destination` durably: its data flushed to disk, renamed
+// over `destination`, the folder flushed. Errors (naming `path`) remove the temporary.
+void commit_temporary(const std::string& temporary, const std::string& destination,
+                      const std::string& path);
 // True for an existing file that is neither regular nor a folder (/dev/null, a FIFO): written in
 // place, never replaced by a renamed temporary.
 bool is_special_file(const std::string& path);
