@@ -134,6 +134,16 @@ TEST(ParseDouble, IsStrict) {
   EXPECT_FALSE(kosmos::io::parse_double("inf", v));
   EXPECT_FALSE(kosmos::io::parse_double("1e999", v));
   EXPECT_TRUE(kosmos::io::parse_double("1e-320", v));  // subnormal is a number
+  for (const char* decimal : {"+1", "-.5", "2.", "1E+3", "007", "-0"}) {
+    EXPECT_TRUE(kosmos::io::parse_double(decimal, v)) << decimal;
+    EXPECT_EQ(v, std::strtod(decimal, nullptr)) << decimal;
+  }
+  for (const char* not_decimal : {"0x1p3", "0X10", "0x1.8p1", ".", "e5", "1e", "1e+", "--1", "+-1", "1.2.3",
+                                  " 1", "1 ", "infinity", "1d3", "1_000"})
+    EXPECT_FALSE(kosmos::io::parse_double(not_decimal, v)) << not_decimal;
+  for (const char* nonfinite : {"nan", "NaN", "-inf", "+Infinity"})
+    EXPECT_TRUE(kosmos::io::parse_double(nonfinite, v, true)) << nonfinite;
+  EXPECT_FALSE(kosmos::io::parse_double("0x1p3", v, true));
 }
 
 TEST(WriteAtomically, KeepsTheOldFileWhenTheWriterFails) {

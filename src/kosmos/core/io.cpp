@@ -71,8 +71,40 @@ long long TextReader::integer(const Record& record, std::size_t index, const cha
   return static_cast<long long>(value);
 }
 
+namespace {
+// A decimal number as people write them: [+-] digits [. digits] [e [+-] digits], with digits on at
+// least one side of the point. strtod alone also takes hexadecimal floats ("0x1p3") and "infinity".
+bool is_decimal_number(const std::string& token) {
+  std::size_t i = (token[0] == '+' || token[0] == '-') ? 1 : 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < token.size() && std::isdigit(static_cast<unsigned char>(token[i]))) ++i;
+    return i - start;
+  };
+  std::size_t mantissa = digits();
+  if (i < token.size() && token[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < token.size() && (token[i] == '+' || token[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == token.size();
+}
+
+bool is_nonfinite_word(const std::string& token) {
+  std::string word = token.substr((token[0] == '+' || token[0] == '-') ? 1 : 0);
+  for (auto& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return word == "nan" || word == "inf" || word == "infinity";
+}
+}  // namespace
+
 bool parse_double(const std::string& token, double& value, bool allow_nonfinite) {
   if (token.empty()) return false;
+  if (!is_decimal_number(token) && !(allow_nonfinite && is_nonfinite_word(token))) return false;
   errno = 0;
   char* end = nullptr;
   value = std::strtod(token.c_str(), &end);

@@ -38,8 +38,9 @@ class TextReader {
   std::size_t line_number_ = 0;
 };
 
-// Strict double parsing: the whole token must be a number ("1e3", "-0.5", "nan" is rejected
-// unless allow_nonfinite). Returns false on failure.
+// Strict double parsing, the one number parser of every text reader: the whole token must be a
+// decimal number ("1e3", "-0.5", ".5", "2."); hexadecimal floats ("0x1p3") are refused, and "nan",
+// "inf", "infinity" (any case, signed) unless allow_nonfinite. Returns false on failure.
 bool parse_double(const std::string& token, double& value, bool allow_nonfinite = false);
 
 // Where a file written to `path` goes: a symbolic link's target (so the link stays a link), else
