@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -20,6 +21,7 @@
 #include <string>
 #include <thread>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -285,6 +287,39 @@ TEST_F(Hdf5Test, ConcurrentDatasetThatCannotBeAllocatedIsAnError) {
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
   std::signal(SIGXFSZ, old_handler);
   EXPECT_NE(message.find("'sed': cannot allocate 16777216 bytes"), std::string::npos) << message;
+}
+
+// A disk that fills up as the file is closed: commit() is a file_error, and the process still
+// exits cleanly (HDF5's exit handler crashed on the file whose close had failed). The file size
+// limit stands in for the full disk; the limits are tried upwards until the close is what fails.
+TEST_F(Hdf5Test, ACloseThatFailsIsAnErrorAndExitStaysClean) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+    const std::vector<double> values(20000, 1.5);
+    for (rlim_t bytes = 4096; bytes < 400000; bytes += 2048) {
+      rlimit limit{bytes, RLIM_INFINITY};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      try {
+        H5Writer out(path_);
+        out.write("values", values);
+        // Metadata that no longer fits the first block: the close writes it past the raw data.
+        for (int k = 0; k < 60; ++k) {
+          out.write("small/" + std::to_string(k), std::vector<double>{1, 2});
+          out.attribute("small/" + std::to_string(k), "unit", "m");
+        }
+        out.commit();
+      } catch (const kosmos::file_error& e) {
+        if (std::string(e.what()).find("closing the file failed") != std::string::npos) std::exit(0);
+      }
+    }
+    std::exit(3);  // no limit made the close fail
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the process died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "no file size limit made the close fail";
 }
 
 #ifdef KOSMOS_TEST_HDF5_C_API

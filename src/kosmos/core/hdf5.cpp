@@ -89,10 +89,15 @@ hid_t native_type<std::uint8_t>() { return H5T_NATIVE_UINT8; }
 template <>
 hid_t native_type<std::uint64_t>() { return H5T_NATIVE_UINT64; }
 
-// HDF5 prints its own error stack to stderr by default; Kosmos reports errors itself.
+// HDF5 prints its own error stack to stderr by default; Kosmos reports errors itself. HDF5's exit
+// handler closes what is still open, and crashes (1.10) on a file whose close failed (a full disk):
+// Kosmos closes every file itself (RAII), so the handler is left out.
 void silence_hdf5() {
   static std::once_flag once;
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  std::call_once(once, [] {
+    H5dont_atexit();  // fails harmlessly when the application used HDF5 first
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  });
 }
 
 // Closes an HDF5 identifier of any kind at scope exit.
