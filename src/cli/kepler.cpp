@@ -30,8 +30,16 @@ void print_row(const kosmos::kepler::ParameterSummary& s, const char* unit) {
   std::cout << "  " << std::left << std::setw(16) << s.name << std::right << std::fixed
             << std::setprecision(precision) << std::setw(18) << s.median << "  +"
             << std::setw(precision + 4) << up << "  -" << std::setw(precision + 4) << down
-            << "   (MAP " << s.best << ")  " << unit << std::setprecision(0) << "   ESS " << s.ess
-            << std::setprecision(3) << "  R-hat " << s.rhat << "\n";
+            << "   (MAP " << s.best << ")  " << unit;
+  if (s.fixed)  // diagnostics of a fixed quantity would measure round-off
+    std::cout << "   ESS n/a  R-hat n/a (fixed)\n";
+  else
+    std::cout << std::setprecision(0) << "   ESS " << s.ess << "/" << s.ess_tail
+              << std::setprecision(3) << "  R-hat " << s.rhat << "\n";
+}
+
+void print_warnings(const std::string& prefix, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cout << "warning: " << prefix << w << "\n";
 }
 
 // "N" or "A..B" planets.
@@ -104,6 +112,8 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
             << config.device << ")\n";
   const auto start = std::chrono::steady_clock::now();
   const auto results = kosmos::kepler::survey(stars, so);
+  for (std::size_t s = 0; s < stars.size(); ++s)
+    print_warnings(stars[s].path + ": ", results[s].warnings);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string letters = "bcdefghi";
@@ -191,6 +201,16 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("candidates", "N", "random-search orbits per planet (at most 1e7)", "8192");
   options.option("period-min", "DAYS", "shortest period searched", "0.5");
   options.option("period-max", "DAYS", "longest period searched (0: twice the time span)", "0");
+  options.option("k-max", "M/S", "largest K searched and sampled (the base prior's bound)", "1000");
+  options.option("e-max", "E", "eccentricities below E (0 < E < 1)", "0.95");
+  options.option("jitter-max", "M/S", "largest jitter per instrument", "100");
+  std::string noise_names;
+  for (const auto& n : kosmos::kepler::noise_model_names())
+    noise_names += (noise_names.empty() ? "" : " | ") + n;
+  options.option("noise", "MODEL",
+                 "noise model: " + noise_names +
+                     " (white: jitter per instrument; see the kepler README for the GP models)",
+                 "white");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
   options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)",
                  "auto");
@@ -245,14 +265,26 @@ int run_rv(const std::vector<std::string>& args) {
   // Split R-hat halves each chain: with fewer than 4 kept samples it reported 1.000, not "unknown".
   const int kept = (so.steps + so.thin - 1) / so.thin;  // generations 0, thin, 2 thin, ... < steps
   if (kept < 4)
-    throw kosmos::cli::usage_error("--steps " + options.str("steps") + " with --thin " + options.str("thin") +
-                                   " keeps " + std::to_string(kept) + " sample(s) per chain: R-hat and ESS need at least 4");
+    throw kosmos::cli::usage_error("--steps " + options.str("steps") + " with --thin " +
+                                   options.str("thin") + " keeps " + std::to_string(kept) +
+                                   " sample(s) per chain: R-hat and ESS need at least 4");
   so.optimizer_generations = int(options.integer("generations", 1));
-  so.random_candidates = int(options.integer("candidates", 1, 10000000));  // each holds a parameter vector
+  so.random_candidates =
+      int(options.integer("candidates", 1, 10000000));  // each holds a parameter vector
   so.period_min = options.number("period-min");
   so.period_max = options.number("period-max");
   if (so.period_max < 0)
-    throw kosmos::cli::usage_error("--period-max " + options.str("period-max") + " must be >= 0 (0: twice the time span)");
+    throw kosmos::cli::usage_error("--period-max " + options.str("period-max") +
+                                   " must be >= 0 (0: twice the time span)");
+  so.k_max = options.number("k-max");
+  so.e_max = options.number("e-max");
+  so.jitter_max = options.number("jitter-max");
+  if (!(so.k_max > 0) || !(so.e_max > 0 && so.e_max < 1) || !(so.jitter_max > 0))
+    throw kosmos::cli::usage_error("--k-max " + options.str("k-max") + ", --e-max " +
+                                   options.str("e-max") + ", --jitter-max " +
+                                   options.str("jitter-max") +
+                                   ": need K and jitter bounds > 0 and 0 < e-max < 1");
+  so.noise = options.str("noise");
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");
@@ -277,9 +309,12 @@ int run_rv(const std::vector<std::string>& args) {
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const bool output_given = options.has("output") && !options.str("output").empty();
   if (batch && output_given)
-    throw kosmos::cli::usage_error("--output (one star's posterior samples) does not apply to --batch: its "
-                                   "table goes to stdout and to --summary FILE");
-  const std::string output = batch ? std::string() : output_given ? options.str("output") : "rv_posterior.txt";
+    throw kosmos::cli::usage_error(
+        "--output (one star's posterior samples) does not apply to --batch: its "
+        "table goes to stdout and to --summary FILE");
+  const std::string output = batch          ? std::string()
+                             : output_given ? options.str("output")
+                                            : "rv_posterior.txt";
   kosmos::cli::check_output_files(
       {{"data", path}, {"priors", options.has("priors") ? options.str("priors") : ""}},
       {{"output", output}, {"summary", options.has("summary") ? options.str("summary") : ""}});
@@ -308,11 +343,12 @@ int run_rv(const std::vector<std::string>& args) {
   std::cout << std::setprecision(1) << "done in " << r.seconds << " s: " << r.likelihood_evaluations
             << " likelihood evaluations (" << std::scientific << std::setprecision(2)
             << r.likelihood_evaluations / r.seconds << " models/s), DE-MCMC acceptance "
-            << std::fixed << std::setprecision(2) << r.acceptance << ", max split R-hat "
-            << std::setprecision(3) << r.max_rhat << ", min ESS " << std::setprecision(0)
-            << r.min_ess << "\n";
+            << std::fixed << std::setprecision(2) << r.acceptance
+            << ", max R-hat (rank-normalized split) " << std::setprecision(3) << r.max_rhat
+            << ", min ESS (bulk, tail) " << std::setprecision(0) << r.min_ess << "\n";
+  print_warnings("", r.warnings);
   if (r.max_rhat > 1.1)
-    std::cout << "note: max split R-hat " << std::setprecision(3) << r.max_rhat
+    std::cout << "note: max R-hat " << std::setprecision(3) << r.max_rhat
               << " > 1.1: the chains have not fully mixed; use larger --burn/--steps (or more "
                  "--chains on a GPU)\n";
   if (!r.comparison.empty()) {

@@ -13,6 +13,7 @@
 #include <Kokkos_Random.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kosmos {
 namespace kepler {
@@ -29,6 +30,9 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
 // Host batches smaller than this run inline: there a fork-join costs more than it saves (and on
 // a busy machine each parallel region waits for descheduled threads).
 constexpr int kMinParallelRows = 64;
+
+// propose()'s `models` for a likelihood that reads the proposal rows itself (proposals()).
+struct NoStaging {};
 
 template <class Space>
 class DeMcmcChains {
@@ -98,7 +102,8 @@ class DeMcmcChains {
                              1e-3 * sigma_(s, d) * rand.normal();
           const double lp = m.log_prior(terms_.data(), &proposal(r, 0));
           proposal_prior(r) = lp;
-          m.stage(models, r, &proposal(r, 0), lp > negative_infinity());
+          if constexpr (!std::is_same<ModelsT, NoStaging>::value)
+            m.stage(models, r, &proposal(r, 0), lp > negative_infinity());
         });
   }
 
@@ -146,6 +151,10 @@ class DeMcmcChains {
           kept(slot, row, dim + 1) = lnlike_(row);
         });
   }
+
+  // The current half-generation's proposals (row star * chains / 2 + i) and their ln prior.
+  const Rows& proposals() const { return proposal_; }
+  const Column& proposal_priors() const { return proposal_prior_; }
 
  private:
   // body(i) for i in [0, n) on Space; small batches in a host space inline.
