@@ -4,6 +4,7 @@
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/io.hpp>
+#include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/search.hpp>
 
 #include <algorithm>
@@ -222,6 +223,12 @@ int run_rv(const std::vector<std::string>& args) {
                  "", true);
   options.option("summary", "FILE",
                  "also write 'name median lower upper MAP ess rhat' lines to FILE", "", true);
+  options.flag("evidence",
+               "compare the planet counts of --planets by their evidence (thermodynamic "
+               "integration over parallel-tempered DE-MCMC; needs proper priors on the offsets "
+               "and trend, e.g. --prior \"gamma_<inst> uniform -100 100\"), then sample the "
+               "count of the largest ln Z");
+  options.option("temperatures", "N", "temperatures of --evidence's ladder (>= 3)", "32");
   options.flag("quiet", "no progress messages");
   if (!options.parse(args)) return 0;
 
@@ -308,6 +315,9 @@ int run_rv(const std::vector<std::string>& args) {
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const bool output_given = options.has("output") && !options.str("output").empty();
+  if (batch && options.is_set("evidence"))
+    throw kosmos::cli::usage_error(
+        "--evidence compares the planet counts of one star, not --batch");
   if (batch && output_given)
     throw kosmos::cli::usage_error(
         "--output (one star's posterior samples) does not apply to --batch: its "
@@ -337,6 +347,28 @@ int run_rv(const std::vector<std::string>& args) {
             << " precision, " << solver << " solver, on " << config.backend << " (" << config.device
             << ")\n";
 
+  if (options.is_set("evidence")) {
+    kosmos::kepler::EvidenceOptions ev;
+    ev.temperatures = int(options.integer("temperatures", 3));
+    const auto z = kosmos::kepler::planet_count_evidence(data, so, ev);
+    std::cout << "\nevidence (thermodynamic integration, " << ev.temperatures << " temperatures, "
+              << std::fixed << std::setprecision(1) << z.seconds << " s):\n"
+              << "  planets        ln Z      +-    probability   ln odds vs preferred\n";
+    double best = 0;
+    for (const auto& c : z.counts)
+      if (c.planets == z.preferred) best = c.ln_z;
+    for (const auto& c : z.counts)
+      std::cout << "  " << std::setw(7) << c.planets << std::setprecision(3) << std::setw(12)
+                << c.ln_z << std::setw(8) << c.ln_z_error << std::setw(15) << c.probability
+                << std::setw(18) << c.ln_z - best
+                << (c.planets == z.preferred ? "  <- preferred" : "") << "\n";
+    if (z.preferred == so.planets && so.min_planets >= 0)
+      std::cout << "note: the largest count compared (" << so.planets
+                << ") has the largest evidence: try more planets\n";
+    std::cout << "\n";
+    so.planets = z.preferred;
+    so.min_planets = -1;
+  }
   const auto r = kosmos::kepler::search(data, so);
   kosmos::kepler::write_samples(output, r, data);
 

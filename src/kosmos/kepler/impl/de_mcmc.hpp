@@ -51,6 +51,7 @@ class DeMcmcChains {
         spec("kosmos::kepler::de_mcmc::spec", n_stars),
         sigma("kosmos::kepler::de_mcmc::sigma", n_stars, width),
         de_gamma("kosmos::kepler::de_mcmc::gamma", n_stars),
+        beta("kosmos::kepler::de_mcmc::beta", n_stars),
         state("kosmos::kepler::de_mcmc::state", std::size_t(n_stars) * chains, width),
         lnpost("kosmos::kepler::de_mcmc::lnpost", std::size_t(n_stars) * chains),
         lnlike("kosmos::kepler::de_mcmc::lnlike", std::size_t(n_stars) * chains),
@@ -66,6 +67,9 @@ class DeMcmcChains {
   Kokkos::View<PriorTerm*, Space> terms;
   Rows sigma;
   Column de_gamma;
+  // Per star the inverse temperature of its target, prior x L^beta (1 unless tempered: then the
+  // "stars" are the temperatures of one star's model, swap_temperatures exchanges their chains).
+  Column beta;
   Rows state;  // row star * chains + chain
   Column lnpost, lnlike;
   Kokkos::View<long long*, Space> accepted;
@@ -112,6 +116,7 @@ class DeMcmcChains {
   void accept(int generation, int part, const Column& proposal_lnlike) const {
     const int chains = chains_, half = chains_ / 2, base = part * half;
     const std::uint64_t key = stream(generation, part, 1);
+    const auto beta_ = beta;
     const auto spec_ = spec;
     const auto state_ = state;
     const auto lnpost_ = lnpost;
@@ -123,8 +128,9 @@ class DeMcmcChains {
         "kosmos::kepler::de_mcmc::accept", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, row = s * chains + base + r % half;
           const double ll = proposal_lnlike(r), prior = proposal_prior(r);
-          const double lp =
-              prior > negative_infinity() && math::isfinite(ll) ? ll + prior : negative_infinity();
+          const double lp = prior > negative_infinity() && math::isfinite(ll)
+                                ? beta_(s) * ll + prior
+                                : negative_infinity();
           Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
           if (!(math::log(rand.drand()) < lp - lnpost_(row))) return;
           ++accepted_(row);
@@ -132,6 +138,40 @@ class DeMcmcChains {
           lnlike_(row) = ll;
           const int dim = spec_(s).L.dim();
           for (int d = 0; d < dim; ++d) state_(row, d) = proposal(r, d);
+        });
+  }
+
+  // Parallel tempering: the stars are the temperatures of one model, ascending in beta. After
+  // generation g, chain c of temperature k and chain c of k + 1 (k of the parity of g) exchange
+  // states with probability min(1, exp((beta_k - beta_k+1) (lnL_k+1 - lnL_k))).
+  void swap_temperatures(int generation) const {
+    const int chains = chains_, parity = generation % 2;
+    const int pairs = (n_stars_ - parity) / 2;
+    if (pairs <= 0) return;
+    const std::uint64_t key = stream(generation, 0, 2);
+    const auto beta_ = beta;
+    const auto spec_ = spec;
+    const auto state_ = state;
+    const auto lnpost_ = lnpost;
+    const auto lnlike_ = lnlike;
+    launch(
+        "kosmos::kepler::de_mcmc::swap", pairs * chains, KOKKOS_LAMBDA(const int w) {
+          const int k = parity + 2 * (w / chains), c = w % chains;
+          const int a = k * chains + c, b = (k + 1) * chains + c;
+          const double la = lnlike_(a), lb = lnlike_(b), ba = beta_(k), bb = beta_(k + 1);
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(a)), 0);
+          if (!(math::log(rand.drand()) < (ba - bb) * (lb - la))) return;
+          const double prior_a = lnpost_(a) - ba * la, prior_b = lnpost_(b) - bb * lb;
+          const int dim = spec_(k).L.dim();
+          for (int d = 0; d < dim; ++d) {
+            const double x = state_(a, d);
+            state_(a, d) = state_(b, d);
+            state_(b, d) = x;
+          }
+          lnlike_(a) = lb;
+          lnlike_(b) = la;
+          lnpost_(a) = ba * lb + prior_b;
+          lnpost_(b) = bb * la + prior_a;
         });
   }
 

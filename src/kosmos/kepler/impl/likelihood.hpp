@@ -35,6 +35,8 @@ class Likelihood {
   long long evaluations = 0;
   // With time_stages, every stage below is fenced and its wall added to `timing` (total unused).
   bool time_stages = false;
+  // Parallel tempering (evidence.cpp): the stars are one model's temperatures (StarFit::beta).
+  bool swap_temperatures = false;
   SamplerTiming timing;
 
  protected:

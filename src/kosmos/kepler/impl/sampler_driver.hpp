@@ -28,6 +28,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
     auto spec = Kokkos::create_mirror_view(chains.spec);
     auto sigma = Kokkos::create_mirror_view(chains.sigma);
     auto gamma = Kokkos::create_mirror_view(chains.de_gamma);
+    auto beta = Kokkos::create_mirror_view(chains.beta);
     auto state = Kokkos::create_mirror_view(chains.state);
     auto lnpost = Kokkos::create_mirror_view(chains.lnpost);
     auto lnlike = Kokkos::create_mirror_view(chains.lnlike);
@@ -40,6 +41,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       spec(s).term_begin = int(terms.size());
       terms.insert(terms.end(), m.terms.begin(), m.terms.end());
       gamma(s) = 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));
+      beta(s) = fit.beta;
       for (int d = 0; d < dim; ++d) sigma(s, d) = fit.sigma[std::size_t(d)];
       for (int c = 0; c < n; ++c) {
         const int row = s * n + c;
@@ -57,6 +59,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       Kokkos::deep_copy(chains.terms, terms_host);
       Kokkos::deep_copy(chains.sigma, sigma);
       Kokkos::deep_copy(chains.de_gamma, gamma);
+      Kokkos::deep_copy(chains.beta, beta);
       Kokkos::deep_copy(chains.state, state);
       Kokkos::deep_copy(chains.lnpost, lnpost);
       Kokkos::deep_copy(chains.lnlike, lnlike);
@@ -94,6 +97,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
     for (int part = 0; part < 2; ++part) {
       half_generation(chains, g, part);
     }
+    if (swap_temperatures) timed(space, timing.generation, [&] { chains.swap_temperatures(g); });
     evaluations += std::int64_t(n_stars) * n;
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0) {
       timed(space, timing.generation, [&] { chains.keep(kept, filled); });

@@ -226,6 +226,7 @@ struct StarFit {
   double start_lnpost = 0, start_lnlike = 0;  // at `current` when sampling began
   std::vector<std::vector<double>> kept;
   long long accepted = 0, proposed = 0;
+  double beta = 1;  // inverse temperature of the DE-MCMC's target prior x L^beta
 };
 }  // namespace Impl
 }  // namespace kepler
