@@ -14,29 +14,6 @@ namespace Impl {
 namespace {
 constexpr const char* kWhere = "kosmos::kepler::planet_count_evidence";
 
-// A draw of a user prior's own distribution (tgauss: redrawn into its range).
-double draw_prior(const Prior& p, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> g(0.0, 1.0);
-  switch (p.kind) {
-    case Prior::uniform:
-      return p.a + (p.b - p.a) * u(rng);
-    case Prior::log_uniform:
-      return p.a * std::pow(p.b / p.a, u(rng));
-    case Prior::gaussian:
-      return p.a + p.b * g(rng);
-    case Prior::truncated_gaussian:
-      for (int attempt = 0; attempt < 1000; ++attempt) {
-        const double x = p.a + p.b * g(rng);
-        if (x >= p.lower && x <= p.upper) return x;
-      }
-      return std::min(std::max(p.a, p.lower), p.upper);
-    case Prior::fixed:
-      break;
-  }
-  return p.a;
-}
-
 // A draw of the prior: each free slot from its user prior where one constrains it directly (P,
 // K, offsets, jitters, trend, noise), else uniformly within the base prior's bounds (ln P, K,
 // (h, k) in the disk of radius sqrt(e_max), lambda in [0, 2 pi), jitters, noise); other user
@@ -46,6 +23,7 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
                                std::mt19937_64& rng) {
   const ParamLayout& L = m.L;
   std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> gauss(0.0, 1.0);
   std::vector<double> x(std::size_t(L.dim()), 0.0);
   for (int attempt = 0; attempt < 100; ++attempt) {
     for (int j = 0; j < L.n_pl; ++j) {
@@ -64,7 +42,7 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
       x[L.noise(i)] = m.noise_lower[i] + (m.noise_upper[i] - m.noise_lower[i]) * u(rng);
     for (const auto& bp : priors) {
       if (bp.prior.kind == Prior::fixed) continue;
-      const double v = draw_prior(bp.prior, rng);
+      const double v = draw_prior(bp.prior, rng, u, gauss);
       switch (bp.target) {
         case target_P:
           if (bp.index < L.n_pl && v > 0) x[L.lnP(bp.index)] = std::log(v);

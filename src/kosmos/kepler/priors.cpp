@@ -5,6 +5,7 @@
 #include <kosmos/kepler/impl/search_model.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace kosmos {
@@ -84,6 +85,23 @@ std::vector<Prior> read_prior_file(const std::string& path) {
 }
 
 namespace Impl {
+double draw_prior(const Prior& p, std::mt19937_64& rng, std::uniform_real_distribution<double>& u,
+                  std::normal_distribution<double>& gauss) {
+  switch (p.kind) {
+    case Prior::uniform:
+      return p.a + (p.b - p.a) * u(rng);
+    case Prior::log_uniform:
+      return p.a * std::pow(p.b / p.a, u(rng));
+    case Prior::gaussian:
+      return p.a + p.b * gauss(rng);
+    case Prior::truncated_gaussian:
+      return std::min(std::max(p.a + p.b * gauss(rng), p.lower), p.upper);
+    case Prior::fixed:
+      break;
+  }
+  return p.a;
+}
+
 std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
                                     const std::vector<std::string>& instruments, int max_planets,
                                     int trend, const std::vector<HyperParameter>& noise) {

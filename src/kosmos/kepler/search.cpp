@@ -212,21 +212,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
     for (const auto& bp : bound_priors)
       if (bp.index == p && (bp.target == target_P || bp.target == target_Tc))
         (bp.target == target_P ? p_prior : tc_prior) = &bp.prior;
-    auto draw = [&](const Prior& pr) {
-      switch (pr.kind) {
-        case Prior::uniform:
-          return pr.a + (pr.b - pr.a) * u(rng);
-        case Prior::log_uniform:
-          return pr.a * std::pow(pr.b / pr.a, u(rng));
-        case Prior::gaussian:
-          return pr.a + pr.b * gauss(rng);
-        case Prior::truncated_gaussian:
-          return std::min(std::max(pr.a + pr.b * gauss(rng), pr.lower), pr.upper);
-        case Prior::fixed:
-          return pr.a;
-      }
-      return pr.a;
-    };
+    auto draw = [&](const Prior& pr) { return draw_prior(pr, rng, u, gauss); };
 
     const int nc = opt.random_candidates, dn = Ln.dim();
     std::vector<double> cand(std::size_t(nc) * dn);

@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <limits>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,6 +58,11 @@ struct HyperParameter {
   bool log = true;
   double lower = 0, upper = 0, start = 0;
 };
+
+// A draw of a user prior's own distribution (tgauss: clamped into its range; fixed: its value)
+// from u (uniform in [0, 1)) and gauss (standard normal) on rng.
+double draw_prior(const Prior& p, std::mt19937_64& rng, std::uniform_real_distribution<double>& u,
+                  std::normal_distribution<double>& gauss);
 
 // Binds each prior to its parameter (planets up to max_planets, the data's instruments, the
 // trend order); throws kosmos::invalid_input for unknown names and bad fixed values.
