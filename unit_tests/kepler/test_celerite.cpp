@@ -160,6 +160,55 @@ TYPED_TEST(KeplerCeleriteTest, LogLikelihoodMatchesDenseCholesky) {
   }
 }
 
+// Per-observation amplitudes (two instruments, the second's GP scaled by 1.7): K_ij = s_i s_j k.
+TYPED_TEST(KeplerCeleriteTest, ScaledAmplitudesMatchDenseCholesky) {
+  using Space = TypeParam;
+  using namespace kosmos::kepler;
+  const int n = 70;
+  std::vector<double> t, r, var;
+  synthetic(n, t, r, var, 9);
+  const Case c = cases()[2];
+  Kokkos::View<double*, Space> dt("t", n);
+  Kokkos::View<double**, Space> dr("r", 1, n), dv("var", 1, n), ds("scale", 1, n);
+  Kokkos::View<CeleriteTerms*, Space> dk("terms", 1);
+  Kokkos::View<double*, Space> ll("loglike", 1);
+  auto ht = Kokkos::create_mirror_view(dt);
+  auto hr = Kokkos::create_mirror_view(dr);
+  auto hv = Kokkos::create_mirror_view(dv);
+  auto hs = Kokkos::create_mirror_view(ds);
+  std::vector<double> scale(std::size_t(n), 1.0);
+  for (int i = 0; i < n; ++i) {
+    scale[std::size_t(i)] = i % 3 == 0 ? 1.7 : 1.0;
+    ht(i) = t[std::size_t(i)];
+    hr(0, i) = r[std::size_t(i)];
+    hv(0, i) = var[std::size_t(i)];
+    hs(0, i) = scale[std::size_t(i)];
+  }
+  Kokkos::deep_copy(dt, ht);
+  Kokkos::deep_copy(dr, hr);
+  Kokkos::deep_copy(dv, hv);
+  Kokkos::deep_copy(ds, hs);
+  Kokkos::deep_copy(dk, c.terms);
+  gp_log_likelihood(Space(), dt, dr, dv, ds, dk, ll);
+  auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ll);
+  std::vector<double> C(std::size_t(n * n)), K(std::size_t(n * n)), alpha;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const std::size_t ij = std::size_t(i * n + j);
+      K[ij] = scale[std::size_t(i)] * scale[std::size_t(j)] *
+              c.covariance(c.p, std::fabs(t[std::size_t(i)] - t[std::size_t(j)]));
+      C[ij] = K[ij] + (i == j ? var[std::size_t(i)] : 0.0);
+    }
+  const double dense = dense_log_likelihood(C, r, &alpha);
+  EXPECT_NEAR(hl(0), dense, 1e-9 * std::fabs(dense));
+  const auto mean = gp_conditional_mean(c.terms, t, r, var, scale);
+  for (int i = 0; i < n; ++i) {
+    double expected = 0;
+    for (int j = 0; j < n; ++j) expected += K[std::size_t(i * n + j)] * alpha[std::size_t(j)];
+    EXPECT_NEAR(mean[std::size_t(i)], expected, 1e-9 * 10) << "point " << i;
+  }
+}
+
 TYPED_TEST(KeplerCeleriteTest, NotPositiveDefiniteGivesMinusInfinity) {
   using Space = TypeParam;
   using namespace kosmos::kepler;

@@ -99,19 +99,22 @@ struct CeleriteRecursion {
   double D = 0, z = 0, t = 0;
   bool first = true;
 
-  // Adds observation (t, r, var); D and z become its pivot and its entry of z. Returns false
-  // when the pivot is not positive (K + diag(var) not positive definite in double).
-  KOKKOS_INLINE_FUNCTION bool step(const CeleriteTerms& k, double t_new, double r, double var) {
+  // Adds observation (t, r, var) whose GP amplitude is scaled by `scale` (the covariance of two
+  // observations is scale_n scale_m k(tau): semiseparable with U and V scaled); D and z become
+  // its pivot and its entry of z. Returns false when the pivot is not positive (K + diag(var)
+  // not positive definite in double).
+  KOKKOS_INLINE_FUNCTION bool step(const CeleriteTerms& k, double t_new, double r, double var,
+                                   double scale = 1) {
     const int P = 2 * k.J;
     double phi[kCeleriteColumns], V[kCeleriteColumns];
     double A = var;
     for (int j = 0; j < k.J; ++j) {
       const double cs = math::cos(k.d[j] * t_new), sn = math::sin(k.d[j] * t_new);
-      U[2 * j] = k.a[j] * cs + k.b[j] * sn;
-      U[2 * j + 1] = k.a[j] * sn - k.b[j] * cs;
-      V[2 * j] = cs;
-      V[2 * j + 1] = sn;
-      A += k.a[j];
+      U[2 * j] = scale * (k.a[j] * cs + k.b[j] * sn);
+      U[2 * j + 1] = scale * (k.a[j] * sn - k.b[j] * cs);
+      V[2 * j] = scale * cs;
+      V[2 * j + 1] = scale * sn;
+      A += scale * scale * k.a[j];
       phi[2 * j] = phi[2 * j + 1] = first ? 0.0 : math::exp(-k.c[j] * (t_new - t));
     }
     if (!first)
@@ -138,8 +141,9 @@ struct CeleriteRecursion {
 };
 }  // namespace Impl
 
-// ln N(r | 0, K + diag(var)) of n observations given by point(i, t, r, var) in ascending t, and
-// chi2 = r^T (K + diag(var))^-1 r; -inf (chi2 inf) when the matrix is not positive definite.
+// ln N(r | 0, K + diag(var)) of n observations given by point(i, t, r, var, scale) in ascending t
+// (K_nm = scale_n scale_m k(|t_n - t_m|)), and chi2 = r^T (K + diag(var))^-1 r; -inf (chi2 inf)
+// when the matrix is not positive definite.
 template <class Point>
 KOKKOS_INLINE_FUNCTION double celerite_log_likelihood(const CeleriteTerms& k, int n,
                                                       const Point& point, double& chi2) {
@@ -147,9 +151,9 @@ KOKKOS_INLINE_FUNCTION double celerite_log_likelihood(const CeleriteTerms& k, in
   double logdet = 0;
   chi2 = 0;
   for (int i = 0; i < n; ++i) {
-    double t, r, var;
-    point(i, t, r, var);
-    if (!rec.step(k, t, r, var)) {
+    double t, r, var, scale = 1;
+    point(i, t, r, var, scale);
+    if (!rec.step(k, t, r, var, scale)) {
       chi2 = HUGE_VAL;
       return -HUGE_VAL;
     }
@@ -159,11 +163,12 @@ KOKKOS_INLINE_FUNCTION double celerite_log_likelihood(const CeleriteTerms& k, in
   return -0.5 * (chi2 + logdet + n * math::log(math::two_pi<double>()));
 }
 
-// Batched: loglike(s) = ln N(r(s, :) | 0, K_s + diag(var(s, :))) with K_s from terms(s), times t
-// ascending (shared by every system); a thread per system.
-template <class ExecSpace, class TimeView, class MatrixView, class TermsView, class OutView>
-void gp_log_likelihood(const ExecSpace& space, const TimeView& t, const MatrixView& r,
-                       const MatrixView& var, const TermsView& terms, const OutView& loglike) {
+namespace Impl {
+template <class ExecSpace, class TimeView, class MatrixView, class ScaleView, class TermsView,
+          class OutView>
+void gp_log_likelihood_batch(const ExecSpace& space, const TimeView& t, const MatrixView& r,
+                             const MatrixView& var, const ScaleView& scale, bool scaled,
+                             const TermsView& terms, const OutView& loglike) {
   static_assert(Kokkos::is_view<TimeView>::value && Kokkos::is_view<MatrixView>::value &&
                     Kokkos::is_view<TermsView>::value && Kokkos::is_view<OutView>::value,
                 "kosmos::kepler::gp_log_likelihood: t, r, var, terms and loglike must be Views");
@@ -180,31 +185,51 @@ void gp_log_likelihood(const ExecSpace& space, const TimeView& t, const MatrixVi
         double chi2;
         loglike(s) = celerite_log_likelihood(
             terms(s), n,
-            [&](int i, double& ti, double& ri, double& vi) {
+            [&](int i, double& ti, double& ri, double& vi, double& si) {
               ti = t(i);
               ri = r(s, i);
               vi = var(s, i);
+              si = scaled ? scale(s, i) : 1.0;
             },
             chi2);
       });
+}
+}  // namespace Impl
+
+// Batched: loglike(s) = ln N(r(s, :) | 0, K_s + diag(var(s, :))) with K_s from terms(s), times t
+// ascending (shared by every system); a thread per system.
+template <class ExecSpace, class TimeView, class MatrixView, class TermsView, class OutView>
+void gp_log_likelihood(const ExecSpace& space, const TimeView& t, const MatrixView& r,
+                       const MatrixView& var, const TermsView& terms, const OutView& loglike) {
+  Impl::gp_log_likelihood_batch(space, t, r, var, r, false, terms, loglike);
 }
 template <class TimeView, class MatrixView, class TermsView, class OutView>
 void gp_log_likelihood(const TimeView& t, const MatrixView& r, const MatrixView& var,
                        const TermsView& terms, const OutView& loglike) {
   gp_log_likelihood(typename OutView::execution_space(), t, r, var, terms, loglike);
 }
+// The same with the GP amplitude of observation i of system s scaled by scale(s, i): K_s(i, j) =
+// scale(s, i) scale(s, j) k_s(|t_i - t_j|) (per-instrument amplitudes).
+template <class ExecSpace, class TimeView, class MatrixView, class TermsView, class OutView>
+void gp_log_likelihood(const ExecSpace& space, const TimeView& t, const MatrixView& r,
+                       const MatrixView& var, const MatrixView& scale, const TermsView& terms,
+                       const OutView& loglike) {
+  Impl::gp_log_likelihood_batch(space, t, r, var, scale, true, terms, loglike);
+}
 
 // The GP's conditional mean at the observations, K (K + diag(var))^-1 r = r - var (K +
-// diag(var))^-1 r (host; times ascending): the forward recursion, then the backward solve
-// L^T alpha = z / D. All zero when the matrix is not positive definite.
+// diag(var))^-1 r (host; times ascending; scale: per-observation amplitudes, empty: 1): the forward
+// recursion, then the backward solve L^T alpha = z / D. All zero when the matrix is not positive
+// definite.
 inline std::vector<double> gp_conditional_mean(const CeleriteTerms& k, const std::vector<double>& t,
                                                const std::vector<double>& r,
-                                               const std::vector<double>& var) {
+                                               const std::vector<double>& var,
+                                               const std::vector<double>& scale = {}) {
   const std::size_t n = t.size(), P = std::size_t(2 * k.J);
   std::vector<double> U(n * P), W(n * P), y(n), mean(n, 0.0);
   Impl::CeleriteRecursion rec;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!rec.step(k, t[i], r[i], var[i])) return mean;
+    if (!rec.step(k, t[i], r[i], var[i], scale.empty() ? 1.0 : scale[i])) return mean;
     std::copy(rec.U, rec.U + P, U.begin() + std::ptrdiff_t(i * P));
     std::copy(rec.W, rec.W + P, W.begin() + std::ptrdiff_t(i * P));
     y[i] = rec.z / rec.D;

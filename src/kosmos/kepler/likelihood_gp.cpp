@@ -1,8 +1,10 @@
 // Correlated noise: a celerite Gaussian process (celerite.hpp) on the residuals of the Keplerian
-// model, hyper-parameters shared by all instruments, white noise sigma^2 + s^2 per observation
-// with the per-instrument jitter s. One thread per parameter row (chain x star) runs the O(N J^2)
-// recursion over its star's observations, computing the Keplerian model on the fly (double,
-// Markley solver). Noise models "gp-sho" (celerite2's SHOTerm) and "gp-rotation" (RotationTerm).
+// model, kernel hyper-parameters shared by all instruments with an amplitude scale per instrument
+// after the first, white noise sigma^2 + s^2 per observation with the per-instrument jitter s. One
+// thread per parameter row (chain x star) runs the O(N J^2) recursion over its star's observations,
+// computing the Keplerian model on the fly (double, Markley solver). Noise models "gp-sho"
+// (celerite2's SHOTerm) and "gp-rotation" (RotationTerm).
+#include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/celerite.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
 #include <kosmos/kepler/impl/periodogram.hpp>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 
 namespace kosmos {
 namespace kepler {
@@ -32,19 +35,36 @@ double velocity_scatter(const RVData& data) {
   return std::max(std::sqrt(sum / double(data.size())), 0.1);
 }
 
-HyperParameter log_hyper(const char* name, double lower, double upper, double start) {
+HyperParameter log_hyper(const std::string& name, double lower, double upper, double start) {
   return {name, true, std::log(lower), std::log(upper),
           std::log(std::min(std::max(start, lower), upper))};
+}
+
+// Per instrument after the first: gp_scale_<instrument>, its GP amplitude relative to the first
+// instrument's, in [0.1, 10] (ln; starting at 1).
+std::vector<HyperParameter> with_instrument_scales(std::vector<HyperParameter> h,
+                                                   const RVData& data) {
+  const std::size_t n = h.size() + std::size_t(data.n_instruments()) - 1;
+  kosmos::Impl::require(n <= std::size_t(kMaxNoise), "kosmos::kepler::search", data.path, ": ",
+                        data.n_instruments(), " instruments need ", n,
+                        " GP hyper-parameters, at most ", kMaxNoise);
+  for (int i = 1; i < data.n_instruments(); ++i)
+    h.push_back(log_hyper("gp_scale_" + data.instrument_names[std::size_t(i)], 0.1, 10, 1));
+  return h;
 }
 
 // gp-sho: gp_sigma [m/s] in [0.01, k_max], gp_rho and gp_tau [d] in [period_min, 10 x span];
 // all sampled in ln.
 struct ShoNoise {
+  static constexpr int n_kernel =
+      3;  // hyper-parameters of the kernel; the instruments' scales follow
   static std::vector<HyperParameter> hyper_parameters(const RVData& data,
                                                       const SearchOptions& opt) {
     const double span = data.baseline(), lo = opt.period_min, hi = 10 * span;
-    return {log_hyper("gp_sigma", 0.01, opt.k_max, velocity_scatter(data)),
-            log_hyper("gp_rho", lo, hi, 0.1 * span), log_hyper("gp_tau", lo, hi, 0.1 * span)};
+    return with_instrument_scales(
+        {log_hyper("gp_sigma", 0.01, opt.k_max, velocity_scatter(data)),
+         log_hyper("gp_rho", lo, hi, 0.1 * span), log_hyper("gp_tau", lo, hi, 0.1 * span)},
+        data);
   }
   KOKKOS_INLINE_FUNCTION static CeleriteTerms terms(const ModelSpec& m, const double* x) {
     return sho_kernel(m.noise_value(x, 0), m.noise_value(x, 1), m.noise_value(x, 2));
@@ -54,6 +74,7 @@ struct ShoNoise {
 // gp-rotation: gp_sigma [m/s] in [0.01, k_max], gp_period [d] in [period_min, span] (starting at
 // the data's strongest periodogram peak), gp_Q0 and gp_dQ in [0.01, 100] (ln), gp_f in [0, 1].
 struct RotationNoise {
+  static constexpr int n_kernel = 5;
   static std::vector<HyperParameter> hyper_parameters(const RVData& data,
                                                       const SearchOptions& opt) {
     const double span = data.baseline();
@@ -65,9 +86,11 @@ struct RotationNoise {
     const auto peaks = periodogram_peaks(opt.host_space, t, data.velocity, w, 1 / span,
                                          1 / opt.period_min, periodogram_step(span), 1, span);
     const double start = peaks.empty() ? 0.1 * span : peaks[0].period;
-    return {log_hyper("gp_sigma", 0.01, opt.k_max, velocity_scatter(data)),
-            log_hyper("gp_period", opt.period_min, span, start), log_hyper("gp_Q0", 0.01, 100, 1),
-            log_hyper("gp_dQ", 0.01, 100, 1), HyperParameter{"gp_f", false, 0, 1, 0.5}};
+    return with_instrument_scales(
+        {log_hyper("gp_sigma", 0.01, opt.k_max, velocity_scatter(data)),
+         log_hyper("gp_period", opt.period_min, span, start), log_hyper("gp_Q0", 0.01, 100, 1),
+         log_hyper("gp_dQ", 0.01, 100, 1), HyperParameter{"gp_f", false, 0, 1, 0.5}},
+        data);
   }
   KOKKOS_INLINE_FUNCTION static CeleriteTerms terms(const ModelSpec& m, const double* x) {
     return rotation_kernel(m.noise_value(x, 0), m.noise_value(x, 1), m.noise_value(x, 2),
@@ -102,7 +125,7 @@ struct GPRowsFunctor {
     double c2 = 0;
     loglike(r) = celerite_log_likelihood(
         Noise::terms(m, xr), count(s),
-        [&](int i, double& ti, double& ri, double& vi) {
+        [&](int i, double& ti, double& ri, double& vi, double& si) {
           const int k = first + i;
           ti = t(k);
           double model = xr[L.gamma(inst(k))];
@@ -115,6 +138,7 @@ struct GPRowsFunctor {
           const double jitter = xr[L.jitter(inst(k))];
           ri = v(k) - model;
           vi = sigma(k) * sigma(k) + jitter * jitter;
+          si = inst(k) == 0 ? 1.0 : m.noise_value(xr, Noise::n_kernel + inst(k) - 1);
         },
         c2);
     chi2(r) = c2;
@@ -270,13 +294,15 @@ std::unique_ptr<Likelihood> make_gp_likelihood(const HostObservations& obs,
 template <class Noise>
 void gp_predict(const HostObservations& obs, const Model& model, const double* x,
                 const std::vector<double>& residual, std::vector<double>& prediction) {
-  std::vector<double> t(obs.t.size()), var(obs.t.size());
+  std::vector<double> t(obs.t.size()), var(obs.t.size()), scale(obs.t.size());
   for (std::size_t k = 0; k < t.size(); ++k) {
-    const double s = x[model.L.jitter(obs.inst[k])];
+    const int i = obs.inst[k];
+    const double s = x[model.L.jitter(i)];
     t[k] = obs.t[k] - obs.epoch;
     var[k] = obs.sigma[k] * obs.sigma[k] + s * s;
+    scale[k] = i == 0 ? 1.0 : model.noise_value(x, Noise::n_kernel + i - 1);
   }
-  prediction = gp_conditional_mean(Noise::terms(model, x), t, residual, var);
+  prediction = gp_conditional_mean(Noise::terms(model, x), t, residual, var, scale);
 }
 }  // namespace
 

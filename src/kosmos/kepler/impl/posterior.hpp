@@ -15,7 +15,7 @@ namespace Impl {
 
 constexpr int kMaxPlanets = 8;
 // Hyper-parameters of the noise model (impl/noise_model.hpp), at most.
-constexpr int kMaxNoise = 6;
+constexpr int kMaxNoise = 12;
 
 KOKKOS_INLINE_FUNCTION constexpr double negative_infinity() {
   return -HUGE_VAL;
