@@ -427,6 +427,15 @@ int run_rv(const std::vector<std::string>& args) {
     print_row(r.get("dvdt"), "m/s/d");
     if (r.trend >= 2) print_row(r.get("curv"), "m/s/d^2");
   }
+  bool noise_header = false;
+  for (const auto& s : r.summary)
+    if (s.name.rfind("gp_", 0) == 0) {
+      if (!noise_header) std::cout << "noise model (" << so.noise << "):\n";
+      noise_header = true;
+      print_row(s, s.name == "gp_sigma"                                                ? "m/s"
+                   : s.name == "gp_rho" || s.name == "gp_tau" || s.name == "gp_period" ? "d"
+                                                                                       : "");
+    }
   std::cout << "\nposterior samples (" << r.samples.size() << ") written to " << output << "\n";
   if (options.has("summary") && !options.str("summary").empty()) {
     kosmos::io::write_atomically(options.str("summary"), [&](std::ostream& out) {
