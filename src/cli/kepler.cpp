@@ -4,6 +4,7 @@
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/io.hpp>
+#include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/search.hpp>
 
 #include <algorithm>
@@ -30,8 +31,16 @@ void print_row(const kosmos::kepler::ParameterSummary& s, const char* unit) {
   std::cout << "  " << std::left << std::setw(16) << s.name << std::right << std::fixed
             << std::setprecision(precision) << std::setw(18) << s.median << "  +"
             << std::setw(precision + 4) << up << "  -" << std::setw(precision + 4) << down
-            << "   (MAP " << s.best << ")  " << unit << std::setprecision(0) << "   ESS " << s.ess
-            << std::setprecision(3) << "  R-hat " << s.rhat << "\n";
+            << "   (MAP " << s.best << ")  " << unit;
+  if (s.fixed)  // diagnostics of a fixed quantity would measure round-off
+    std::cout << "   ESS n/a  R-hat n/a (fixed)\n";
+  else
+    std::cout << std::setprecision(0) << "   ESS " << s.ess << "/" << s.ess_tail
+              << std::setprecision(3) << "  R-hat " << s.rhat << "\n";
+}
+
+void print_warnings(const std::string& prefix, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cout << "warning: " << prefix << w << "\n";
 }
 
 // "N" or "A..B" planets.
@@ -104,6 +113,8 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
             << config.device << ")\n";
   const auto start = std::chrono::steady_clock::now();
   const auto results = kosmos::kepler::survey(stars, so);
+  for (std::size_t s = 0; s < stars.size(); ++s)
+    print_warnings(stars[s].path + ": ", results[s].warnings);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string letters = "bcdefghi";
@@ -191,6 +202,16 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("candidates", "N", "random-search orbits per planet (at most 1e7)", "8192");
   options.option("period-min", "DAYS", "shortest period searched", "0.5");
   options.option("period-max", "DAYS", "longest period searched (0: twice the time span)", "0");
+  options.option("k-max", "M/S", "largest K searched and sampled (the base prior's bound)", "1000");
+  options.option("e-max", "E", "eccentricities below E (0 < E < 1)", "0.95");
+  options.option("jitter-max", "M/S", "largest jitter per instrument", "100");
+  std::string noise_names;
+  for (const auto& n : kosmos::kepler::noise_model_names())
+    noise_names += (noise_names.empty() ? "" : " | ") + n;
+  options.option("noise", "MODEL",
+                 "noise model: " + noise_names +
+                     " (white: jitter per instrument; see the kepler README for the GP models)",
+                 "white");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
   options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)",
                  "auto");
@@ -202,6 +223,12 @@ int run_rv(const std::vector<std::string>& args) {
                  "", true);
   options.option("summary", "FILE",
                  "also write 'name median lower upper MAP ess rhat' lines to FILE", "", true);
+  options.flag("evidence",
+               "compare the planet counts of --planets by their evidence (thermodynamic "
+               "integration over parallel-tempered DE-MCMC; needs proper priors on the offsets "
+               "and trend, e.g. --prior \"gamma_<inst> uniform -100 100\"), then sample the "
+               "count of the largest ln Z");
+  options.option("temperatures", "N", "temperatures of --evidence's ladder (>= 3)", "32");
   options.flag("quiet", "no progress messages");
   if (!options.parse(args)) return 0;
 
@@ -245,14 +272,26 @@ int run_rv(const std::vector<std::string>& args) {
   // Split R-hat halves each chain: with fewer than 4 kept samples it reported 1.000, not "unknown".
   const int kept = (so.steps + so.thin - 1) / so.thin;  // generations 0, thin, 2 thin, ... < steps
   if (kept < 4)
-    throw kosmos::cli::usage_error("--steps " + options.str("steps") + " with --thin " + options.str("thin") +
-                                   " keeps " + std::to_string(kept) + " sample(s) per chain: R-hat and ESS need at least 4");
+    throw kosmos::cli::usage_error("--steps " + options.str("steps") + " with --thin " +
+                                   options.str("thin") + " keeps " + std::to_string(kept) +
+                                   " sample(s) per chain: R-hat and ESS need at least 4");
   so.optimizer_generations = int(options.integer("generations", 1));
-  so.random_candidates = int(options.integer("candidates", 1, 10000000));  // each holds a parameter vector
+  so.random_candidates =
+      int(options.integer("candidates", 1, 10000000));  // each holds a parameter vector
   so.period_min = options.number("period-min");
   so.period_max = options.number("period-max");
   if (so.period_max < 0)
-    throw kosmos::cli::usage_error("--period-max " + options.str("period-max") + " must be >= 0 (0: twice the time span)");
+    throw kosmos::cli::usage_error("--period-max " + options.str("period-max") +
+                                   " must be >= 0 (0: twice the time span)");
+  so.k_max = options.number("k-max");
+  so.e_max = options.number("e-max");
+  so.jitter_max = options.number("jitter-max");
+  if (!(so.k_max > 0) || !(so.e_max > 0 && so.e_max < 1) || !(so.jitter_max > 0))
+    throw kosmos::cli::usage_error("--k-max " + options.str("k-max") + ", --e-max " +
+                                   options.str("e-max") + ", --jitter-max " +
+                                   options.str("jitter-max") +
+                                   ": need K and jitter bounds > 0 and 0 < e-max < 1");
+  so.noise = options.str("noise");
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");
@@ -276,10 +315,16 @@ int run_rv(const std::vector<std::string>& args) {
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const bool output_given = options.has("output") && !options.str("output").empty();
+  if (batch && options.is_set("evidence"))
+    throw kosmos::cli::usage_error(
+        "--evidence compares the planet counts of one star, not --batch");
   if (batch && output_given)
-    throw kosmos::cli::usage_error("--output (one star's posterior samples) does not apply to --batch: its "
-                                   "table goes to stdout and to --summary FILE");
-  const std::string output = batch ? std::string() : output_given ? options.str("output") : "rv_posterior.txt";
+    throw kosmos::cli::usage_error(
+        "--output (one star's posterior samples) does not apply to --batch: its "
+        "table goes to stdout and to --summary FILE");
+  const std::string output = batch          ? std::string()
+                             : output_given ? options.str("output")
+                                            : "rv_posterior.txt";
   kosmos::cli::check_output_files(
       {{"data", path}, {"priors", options.has("priors") ? options.str("priors") : ""}},
       {{"output", output}, {"summary", options.has("summary") ? options.str("summary") : ""}});
@@ -302,17 +347,40 @@ int run_rv(const std::vector<std::string>& args) {
             << " precision, " << solver << " solver, on " << config.backend << " (" << config.device
             << ")\n";
 
+  if (options.is_set("evidence")) {
+    kosmos::kepler::EvidenceOptions ev;
+    ev.temperatures = int(options.integer("temperatures", 3));
+    const auto z = kosmos::kepler::planet_count_evidence(data, so, ev);
+    std::cout << "\nevidence (thermodynamic integration, " << ev.temperatures << " temperatures, "
+              << std::fixed << std::setprecision(1) << z.seconds << " s):\n"
+              << "  planets        ln Z      +-    probability   ln odds vs preferred\n";
+    double best = 0;
+    for (const auto& c : z.counts)
+      if (c.planets == z.preferred) best = c.ln_z;
+    for (const auto& c : z.counts)
+      std::cout << "  " << std::setw(7) << c.planets << std::setprecision(3) << std::setw(12)
+                << c.ln_z << std::setw(8) << c.ln_z_error << std::setw(15) << c.probability
+                << std::setw(18) << c.ln_z - best
+                << (c.planets == z.preferred ? "  <- preferred" : "") << "\n";
+    if (z.preferred == so.planets && so.min_planets >= 0)
+      std::cout << "note: the largest count compared (" << so.planets
+                << ") has the largest evidence: try more planets\n";
+    std::cout << "\n";
+    so.planets = z.preferred;
+    so.min_planets = -1;
+  }
   const auto r = kosmos::kepler::search(data, so);
   kosmos::kepler::write_samples(output, r, data);
 
   std::cout << std::setprecision(1) << "done in " << r.seconds << " s: " << r.likelihood_evaluations
             << " likelihood evaluations (" << std::scientific << std::setprecision(2)
             << r.likelihood_evaluations / r.seconds << " models/s), DE-MCMC acceptance "
-            << std::fixed << std::setprecision(2) << r.acceptance << ", max split R-hat "
-            << std::setprecision(3) << r.max_rhat << ", min ESS " << std::setprecision(0)
-            << r.min_ess << "\n";
+            << std::fixed << std::setprecision(2) << r.acceptance
+            << ", max R-hat (rank-normalized split) " << std::setprecision(3) << r.max_rhat
+            << ", min ESS (bulk, tail) " << std::setprecision(0) << r.min_ess << "\n";
+  print_warnings("", r.warnings);
   if (r.max_rhat > 1.1)
-    std::cout << "note: max split R-hat " << std::setprecision(3) << r.max_rhat
+    std::cout << "note: max R-hat " << std::setprecision(3) << r.max_rhat
               << " > 1.1: the chains have not fully mixed; use larger --burn/--steps (or more "
                  "--chains on a GPU)\n";
   if (!r.comparison.empty()) {
@@ -359,6 +427,15 @@ int run_rv(const std::vector<std::string>& args) {
     print_row(r.get("dvdt"), "m/s/d");
     if (r.trend >= 2) print_row(r.get("curv"), "m/s/d^2");
   }
+  bool noise_header = false;
+  for (const auto& s : r.summary)
+    if (s.name.rfind("gp_", 0) == 0) {
+      if (!noise_header) std::cout << "noise model (" << so.noise << "):\n";
+      noise_header = true;
+      print_row(s, s.name == "gp_sigma"                                                ? "m/s"
+                   : s.name == "gp_rho" || s.name == "gp_tau" || s.name == "gp_period" ? "d"
+                                                                                       : "");
+    }
   std::cout << "\nposterior samples (" << r.samples.size() << ") written to " << output << "\n";
   if (options.has("summary") && !options.str("summary").empty()) {
     kosmos::io::write_atomically(options.str("summary"), [&](std::ostream& out) {

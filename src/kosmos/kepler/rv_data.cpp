@@ -89,9 +89,15 @@ RVData read_rv_file(const std::string& path) {
     first = false;
     const int needed = std::max({col.time, col.velocity, col.sigma}) + 1;
     if (int(r.fields.size()) < needed)
-      reader.fail(r.line_number, "expected at least " + std::to_string(needed) +
-                                     " columns (time velocity sigma [instrument]), found " +
-                                     std::to_string(r.fields.size()));
+      reader.fail(r.line_number,
+                  "expected at least " + std::to_string(needed) +
+                      " columns (time velocity sigma [instrument]), found " +
+                      std::to_string(r.fields.size()) +
+                      (int(r.fields.size()) > std::max(col.time, col.velocity)
+                           ? ": no sigma column; the likelihood needs each velocity's "
+                             "uncertainty (column " +
+                                 std::to_string(col.sigma + 1) + ", same units as the velocity)"
+                           : std::string()));
     const double t = reader.number(r, col.time, "time");
     const double v = reader.number(r, col.velocity, "velocity");
     const double s = reader.number(r, col.sigma, "sigma");

@@ -14,8 +14,10 @@
 //     likelihood launch, one kernel accepts or rejects; kept samples return to the host in
 //     blocks. Random draws come from Kokkos' XorShift64 keyed on (seed, star, chain, generation):
 //     the chains depend on the seed only (not on threads or scheduling; not the same numbers as
-//     the host sampler of earlier versions). Split R-hat and effective sample size per column
-//     (Gelman et al., BDA3, Sec. 11.4-11.5).
+//     the host sampler of earlier versions). Rank-normalized split R-hat and bulk / tail effective
+//     sample sizes per column (Vehtari et al. 2021; n/a for columns fixed parameters determine).
+// The likelihood is that of SearchOptions::noise: white noise + jitter per instrument, or a
+// celerite Gaussian process (kepler README) whose hyper-parameters follow the trend in the vector.
 // Sampled parameters per planet: ln P, K, sqrt(e) cos w, sqrt(e) sin w, mean longitude
 // lambda = M0 + w at the epoch; per instrument: offset gamma and jitter s; then dvdt and curv
 // (m/s/d, m/s/d^2 about the epoch) for trend 1 or 2. Base prior: uniform in those inside the
@@ -28,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -73,7 +76,9 @@ struct SearchOptions {
   double period_max = 0.0;       // days; 0: 2 x the data's time span
   double k_max = 1000.0;         // m/s
   double e_max = 0.95;
-  double jitter_max = 100.0;     // m/s
+  double jitter_max = 100.0;  // m/s
+  // Noise model (noise_model_names()): "white" (jitter per instrument).
+  std::string noise = "white";
   double epoch = 0.0;            // reference time of M0 and lambda; 0: middle of the data
   bool mixed_precision = false;  // Mixed instead of Double for the likelihood
   bool host_space = false;       // run on Kokkos::DefaultHostExecutionSpace, not the default space
@@ -91,8 +96,13 @@ struct ParameterSummary {
   double best = 0;    // at the maximum a posteriori model (the polished optimum)
   double median = 0;  // posterior median and the 15.87 / 84.13 percentiles
   double lower = 0, upper = 0;
-  double ess = 0;   // effective sample size (all chains)
-  double rhat = 0;  // split R-hat
+  // Rank-normalized diagnostics over all chains (rank_diagnostics): bulk and tail effective
+  // sample sizes and split R-hat. NaN for a column that only fixed parameters determine (`fixed`):
+  // its samples vary by round-off at most, and its diagnostics would measure that.
+  double ess = 0;  // bulk ESS
+  double ess_tail = 0;
+  double rhat = 0;
+  bool fixed = false;
 };
 
 // One planet count of the comparison. n_free counts every free parameter (orbits, offsets,
@@ -135,15 +145,21 @@ struct SearchResult {
   std::vector<std::vector<double>> samples;
   std::vector<int> sample_chain;          // the chain of each sample row
   std::vector<ParameterSummary> summary;  // one per column
-  double max_rhat = 0;                    // split R-hat, worst over the columns
-  double min_ess = 0;                     // smallest effective sample size over the columns
+  double max_rhat = 0;                    // rank-normalized split R-hat, worst over free columns
+  double min_ess = 0;                     // smallest bulk or tail ESS over the free columns
   double acceptance = 0;                  // DE-MCMC acceptance rate
+  // Things a user should look at: a prior truncated by period_min / period_max / k_max / e_max /
+  // jitter_max, a posterior piled up at one of them, velocities that look like km/s.
+  std::vector<std::string> warnings;
   double seconds = 0;
   long long likelihood_evaluations = 0;
   SamplerTiming sampler_timing;
 
   const ParameterSummary& get(const std::string& column) const;
 };
+
+// The names of the noise models SearchOptions::noise accepts.
+std::vector<std::string> noise_model_names();
 
 // Runs the search on Kokkos::DefaultExecutionSpace. Throws kosmos::invalid_input for bad options.
 SearchResult search(const RVData& data, const SearchOptions& options);
@@ -172,6 +188,21 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
 // pairs while positive, Geyer's initial positive sequence). A constant quantity gives R-hat 1 and
 // ESS = all samples; chains of fewer than 4 samples give NaN for both (not estimable).
 void chain_diagnostics(const std::vector<std::vector<double>>& chains, double& rhat, double& ess);
+
+// Rank-normalized split R-hat and bulk / tail effective sample sizes of one quantity from equally
+// long chains (Vehtari, Gelman, Simpson, Carpenter & Buerkner 2021, Bayesian Analysis 16, 667;
+// the definitions of ArviZ's rhat(method="rank") and ess(method="bulk" / "tail")): chains split
+// in halves (first and last floor(n / 2) draws), draws replaced by the normal quantiles of their
+// pooled average ranks; R-hat the larger of those of the draws and of |draw - median|; bulk ESS
+// that of the normalized draws, tail ESS the smaller of those of the indicators draw <= 5 % and
+// <= 95 % quantile. A constant quantity gives R-hat 1 and ESS = all samples; chains of fewer than
+// 4 draws or with non-finite draws give NaN.
+struct RankDiagnostics {
+  double rhat = std::numeric_limits<double>::quiet_NaN();
+  double ess_bulk = std::numeric_limits<double>::quiet_NaN();
+  double ess_tail = std::numeric_limits<double>::quiet_NaN();
+};
+RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains);
 
 // Minimum mass and semi-major axis of a planet from its orbit (P [d], K [m/s], e) and the stellar
 // mass [M_sun]: the mass function solved for m sin i with m sin i in M_star + m (sin i = 1 in

@@ -13,6 +13,7 @@
 #include <Kokkos_Random.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kosmos {
 namespace kepler {
@@ -29,6 +30,9 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
 // Host batches smaller than this run inline: there a fork-join costs more than it saves (and on
 // a busy machine each parallel region waits for descheduled threads).
 constexpr int kMinParallelRows = 64;
+
+// propose()'s `models` for a likelihood that reads the proposal rows itself (proposals()).
+struct NoStaging {};
 
 template <class Space>
 class DeMcmcChains {
@@ -47,6 +51,7 @@ class DeMcmcChains {
         spec("kosmos::kepler::de_mcmc::spec", n_stars),
         sigma("kosmos::kepler::de_mcmc::sigma", n_stars, width),
         de_gamma("kosmos::kepler::de_mcmc::gamma", n_stars),
+        beta("kosmos::kepler::de_mcmc::beta", n_stars),
         state("kosmos::kepler::de_mcmc::state", std::size_t(n_stars) * chains, width),
         lnpost("kosmos::kepler::de_mcmc::lnpost", std::size_t(n_stars) * chains),
         lnlike("kosmos::kepler::de_mcmc::lnlike", std::size_t(n_stars) * chains),
@@ -62,6 +67,9 @@ class DeMcmcChains {
   Kokkos::View<PriorTerm*, Space> terms;
   Rows sigma;
   Column de_gamma;
+  // Per star the inverse temperature of its target, prior x L^beta (1 unless tempered: then the
+  // "stars" are the temperatures of one star's model, swap_temperatures exchanges their chains).
+  Column beta;
   Rows state;  // row star * chains + chain
   Column lnpost, lnlike;
   Kokkos::View<long long*, Space> accepted;
@@ -98,7 +106,8 @@ class DeMcmcChains {
                              1e-3 * sigma_(s, d) * rand.normal();
           const double lp = m.log_prior(terms_.data(), &proposal(r, 0));
           proposal_prior(r) = lp;
-          m.stage(models, r, &proposal(r, 0), lp > negative_infinity());
+          if constexpr (!std::is_same<ModelsT, NoStaging>::value)
+            m.stage(models, r, &proposal(r, 0), lp > negative_infinity());
         });
   }
 
@@ -107,6 +116,7 @@ class DeMcmcChains {
   void accept(int generation, int part, const Column& proposal_lnlike) const {
     const int chains = chains_, half = chains_ / 2, base = part * half;
     const std::uint64_t key = stream(generation, part, 1);
+    const auto beta_ = beta;
     const auto spec_ = spec;
     const auto state_ = state;
     const auto lnpost_ = lnpost;
@@ -118,8 +128,9 @@ class DeMcmcChains {
         "kosmos::kepler::de_mcmc::accept", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, row = s * chains + base + r % half;
           const double ll = proposal_lnlike(r), prior = proposal_prior(r);
-          const double lp =
-              prior > negative_infinity() && math::isfinite(ll) ? ll + prior : negative_infinity();
+          const double lp = prior > negative_infinity() && math::isfinite(ll)
+                                ? beta_(s) * ll + prior
+                                : negative_infinity();
           Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
           if (!(math::log(rand.drand()) < lp - lnpost_(row))) return;
           ++accepted_(row);
@@ -127,6 +138,40 @@ class DeMcmcChains {
           lnlike_(row) = ll;
           const int dim = spec_(s).L.dim();
           for (int d = 0; d < dim; ++d) state_(row, d) = proposal(r, d);
+        });
+  }
+
+  // Parallel tempering: the stars are the temperatures of one model, ascending in beta. After
+  // generation g, chain c of temperature k and chain c of k + 1 (k of the parity of g) exchange
+  // states with probability min(1, exp((beta_k - beta_k+1) (lnL_k+1 - lnL_k))).
+  void swap_temperatures(int generation) const {
+    const int chains = chains_, parity = generation % 2;
+    const int pairs = (n_stars_ - parity) / 2;
+    if (pairs <= 0) return;
+    const std::uint64_t key = stream(generation, 0, 2);
+    const auto beta_ = beta;
+    const auto spec_ = spec;
+    const auto state_ = state;
+    const auto lnpost_ = lnpost;
+    const auto lnlike_ = lnlike;
+    launch(
+        "kosmos::kepler::de_mcmc::swap", pairs * chains, KOKKOS_LAMBDA(const int w) {
+          const int k = parity + 2 * (w / chains), c = w % chains;
+          const int a = k * chains + c, b = (k + 1) * chains + c;
+          const double la = lnlike_(a), lb = lnlike_(b), ba = beta_(k), bb = beta_(k + 1);
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(a)), 0);
+          if (!(math::log(rand.drand()) < (ba - bb) * (lb - la))) return;
+          const double prior_a = lnpost_(a) - ba * la, prior_b = lnpost_(b) - bb * lb;
+          const int dim = spec_(k).L.dim();
+          for (int d = 0; d < dim; ++d) {
+            const double x = state_(a, d);
+            state_(a, d) = state_(b, d);
+            state_(b, d) = x;
+          }
+          lnlike_(a) = lb;
+          lnlike_(b) = la;
+          lnpost_(a) = ba * lb + prior_b;
+          lnpost_(b) = bb * la + prior_a;
         });
   }
 
@@ -146,6 +191,10 @@ class DeMcmcChains {
           kept(slot, row, dim + 1) = lnlike_(row);
         });
   }
+
+  // The current half-generation's proposals (row star * chains / 2 + i) and their ln prior.
+  const Rows& proposals() const { return proposal_; }
+  const Column& proposal_priors() const { return proposal_prior_; }
 
  private:
   // body(i) for i in [0, n) on Space; small batches in a host space inline.

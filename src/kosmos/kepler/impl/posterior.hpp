@@ -14,6 +14,8 @@ namespace kepler {
 namespace Impl {
 
 constexpr int kMaxPlanets = 8;
+// Hyper-parameters of the noise model (impl/noise_model.hpp), at most.
+constexpr int kMaxNoise = 12;
 
 KOKKOS_INLINE_FUNCTION constexpr double negative_infinity() {
   return -HUGE_VAL;
@@ -22,10 +24,11 @@ KOKKOS_INLINE_FUNCTION constexpr double negative_infinity() {
 // Position of each sampled parameter in a model vector. Per planet five slots: ln P, K, then
 // (h, k) = (sqrt(e) cos w, sqrt(e) sin w) when e and omega are free, (omega, unused) when only e
 // is fixed, (e, unused) when only omega is fixed, and the mean longitude lambda = M0 + omega at
-// the epoch (unused when Tc is fixed). Per instrument: offset gamma, jitter s; then the trend.
+// the epoch (unused when Tc is fixed). Per instrument: offset gamma, jitter s; then the trend,
+// then the noise model's hyper-parameters (none for white noise).
 struct ParamLayout {
-  int n_pl = 0, n_inst = 0, n_trend = 0;
-  KOKKOS_INLINE_FUNCTION int dim() const { return 5 * n_pl + 2 * n_inst + n_trend; }
+  int n_pl = 0, n_inst = 0, n_trend = 0, n_noise = 0;
+  KOKKOS_INLINE_FUNCTION int dim() const { return 5 * n_pl + 2 * n_inst + n_trend + n_noise; }
   KOKKOS_INLINE_FUNCTION static int lnP(int j) { return 5 * j; }
   KOKKOS_INLINE_FUNCTION static int K(int j) { return 5 * j + 1; }
   KOKKOS_INLINE_FUNCTION static int h(int j) { return 5 * j + 2; }
@@ -34,6 +37,7 @@ struct ParamLayout {
   KOKKOS_INLINE_FUNCTION int gamma(int i) const { return 5 * n_pl + i; }
   KOKKOS_INLINE_FUNCTION int jitter(int i) const { return 5 * n_pl + n_inst + i; }
   KOKKOS_INLINE_FUNCTION int trend(int i) const { return 5 * n_pl + 2 * n_inst + i; }
+  KOKKOS_INLINE_FUNCTION int noise(int i) const { return 5 * n_pl + 2 * n_inst + n_trend + i; }
 };
 
 struct PriorBounds {
@@ -58,7 +62,8 @@ enum PriorTarget {
   target_gamma,
   target_jitter,
   target_dvdt,
-  target_curv
+  target_curv,
+  target_noise
 };
 struct PriorTerm {
   int kind = 0, target = 0, index = 0;  // index: planet or instrument
@@ -95,7 +100,16 @@ struct ModelSpec {
   PriorBounds bounds{};
   double epoch = 0;
   double e_fixed[kMaxPlanets], omega_fixed[kMaxPlanets], tc_fixed[kMaxPlanets];
+  // Per noise hyper-parameter: base prior bounds of the sampled value, which is the natural
+  // logarithm of the hyper-parameter when noise_log (else the value itself).
+  double noise_lower[kMaxNoise], noise_upper[kMaxNoise];
+  bool noise_log[kMaxNoise];
   int term_begin = 0, term_count = 0;
+
+  // Hyper-parameter i of the noise model in its own units.
+  KOKKOS_INLINE_FUNCTION double noise_value(const double* x, int i) const {
+    return noise_log[i] ? math::exp(x[L.noise(i)]) : x[L.noise(i)];
+  }
 
   // The orbit (RadVel convention, M0 at the epoch) of planet j of parameter vector x.
   KOKKOS_INLINE_FUNCTION Orbit orbit(const double* x, int j) const {
@@ -126,7 +140,7 @@ struct ModelSpec {
     x[L.lambda(j)] = wrap_2pi(o.M0 + o.omega);
   }
   // Inside the base prior's bounds: ln P range, 0 <= K <= k_max, 0 <= e < e_max,
-  // 0 <= s <= s_max, everything finite.
+  // 0 <= s <= s_max, noise hyper-parameters within their bounds, everything finite.
   KOKKOS_INLINE_FUNCTION bool in_bounds(const double* x) const {
     for (int j = 0; j < L.n_pl; ++j) {
       const double lnP = x[L.lnP(j)], K = x[L.K(j)];
@@ -143,6 +157,10 @@ struct ModelSpec {
     }
     for (int i = 0; i < L.n_trend; ++i)
       if (!math::isfinite(x[L.trend(i)])) return false;
+    for (int i = 0; i < L.n_noise; ++i) {
+      const double h = x[L.noise(i)];
+      if (!(h >= noise_lower[i] && h <= noise_upper[i])) return false;
+    }
     return true;
   }
   // The value a prior term constrains, in the prior's units (angles and times: the turn or
@@ -161,6 +179,8 @@ struct ModelSpec {
         return x[L.trend(0)];
       case target_curv:
         return x[L.trend(1)];
+      case target_noise:
+        return noise_value(x, t.index);
       default:
         break;
     }

@@ -1,0 +1,30 @@
+// The stages of one star's search, in order: optimize_star (search.cpp), sample_stars
+// (sampler.cpp, many stars at once), finish_star (summaries.cpp).
+#pragma once
+
+#include <kosmos/kepler/impl/likelihood.hpp>
+
+#include <random>
+#include <vector>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+// Checks the options against the star's data, runs the optimization stages and the planet-count
+// comparison; leaves fit.model (the count to sample), fit.current (its MAP) and fit.result's
+// optimization fields.
+void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
+                   Progress& progress);
+
+// DE-MCMC (ter Braak 2006) for every star at once, started from each star's MAP scattered by
+// the curvature of its ln posterior; every generation on the execution space.
+void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
+                  std::mt19937_64& rng, Progress& progress);
+
+// The MAP, derived columns and summaries of one star after sampling. refine: polish a sample
+// above the MAP (and evaluate the MAP again); otherwise the MAP is the best of the start and the
+// samples, its chi^2 from its ln L (the survey benchmark's path).
+void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, bool refine);
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos

@@ -1,0 +1,229 @@
+// After sampling: the MAP, derived columns (angles, Tc, Tp, m sin i, a), posterior summaries.
+#include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/diagnostics.hpp>
+#include <kosmos/kepler/impl/optimize.hpp>
+#include <kosmos/kepler/impl/search_stages.hpp>
+#include <kosmos/kepler/impl/warnings.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+constexpr double kGMSun = 1.3271244e20, kGMJupiter = 1.26686534e17,
+                 kGMEarth = 3.986004e14;  // m^3/s^2 (IAU)
+constexpr double kAu = 1.495978707e11;    // m
+}  // namespace Impl
+
+PlanetMass minimum_mass(const Orbit& o, double stellar_mass) {
+  using namespace Impl;
+  kosmos::Impl::require(stellar_mass > 0 && o.P > 0 && o.K >= 0 && o.e >= 0 && o.e < 1,
+                        "kosmos::kepler::minimum_mass",
+                        "need stellar mass > 0, P > 0, K >= 0, 0 <= e < 1 (got ", stellar_mass,
+                        ", ", o.P, ", ", o.K, ", ", o.e, ")");
+  const double gm_star = stellar_mass * kGMSun, P = o.P * 86400.0, K = o.K, e = o.e;
+  const double factor = K * std::sqrt((1 - e) * (1 + e)) * std::cbrt(P / kTwoPi);
+  double gm_planet = 0;  // fixed point of the mass function; m / M_star < 1 converges fast
+  for (int it = 0; it < 60; ++it) gm_planet = factor * std::pow(gm_star + gm_planet, 2.0 / 3.0);
+  PlanetMass m;
+  m.msini_jupiter = gm_planet / kGMJupiter;
+  m.msini_earth = gm_planet / kGMEarth;
+  m.a_au = std::cbrt((gm_star + gm_planet) * P * P / (kTwoPi * kTwoPi)) / kAu;
+  return m;
+}
+
+const ParameterSummary& SearchResult::get(const std::string& column) const {
+  for (const auto& s : summary)
+    if (s.name == column) return s;
+  throw invalid_input("kosmos::kepler::SearchResult::get: no column '" + column + "'");
+}
+
+namespace Impl {
+// Per column of finish_star (in its order): whether only fixed parameters determine it (P, K, e,
+// omega from their slots or fixed elements; M0 from a fixed Tc with P, e, omega fixed; Tp from P
+// and M0; masses and a from P, K, e and a certain stellar mass). ln L is never fixed.
+std::vector<bool> fixed_columns(const Model& model, bool masses, bool uncertain_mass) {
+  const ParamLayout& L = model.L;
+  std::vector<bool> out;
+  for (int j = 0; j < L.n_pl; ++j) {
+    const bool P = model.is_fixed(L.lnP(j)), K = model.is_fixed(L.K(j));
+    const bool e = !std::isnan(model.e_fixed[j]), w = !std::isnan(model.omega_fixed[j]);
+    const bool tc = !std::isnan(model.tc_fixed[j]);
+    const bool M0 = tc && P && e && w;
+    out.insert(out.end(), {P, K, e, w, M0, tc, P && M0});
+    if (masses) out.insert(out.end(), 3, P && K && e && !uncertain_mass);
+  }
+  for (int i = 0; i < L.n_inst; ++i) out.push_back(model.is_fixed(L.gamma(i)));
+  for (int i = 0; i < L.n_inst; ++i) out.push_back(model.is_fixed(L.jitter(i)));
+  for (int i = 0; i < L.n_trend; ++i) out.push_back(model.is_fixed(L.trend(i)));
+  for (int i = 0; i < L.n_noise; ++i) out.push_back(model.is_fixed(L.noise(i)));
+  out.push_back(false);  // ln L
+  return out;
+}
+
+// The MAP (the polished optimum, or a sample above it, polished again), derived columns and
+// summaries of one star after sampling.
+// refine: polish a sample above the MAP (and evaluate the MAP again); otherwise the MAP is the
+// best of the start and the samples, its chi^2 from its ln L (the survey benchmark's path).
+void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, bool refine) {
+  const RVData& data = *fit.data;
+  const Model& model = *fit.model;
+  const ParamLayout& L = model.L;
+  const int dim = L.dim(), n = opt.chains;
+  const double epoch = fit.epoch;
+  SearchResult& result = fit.result;
+  std::vector<double>& current = fit.current;
+  const auto& kept = fit.kept;
+  std::unique_ptr<Likelihood> lik;
+  if (refine || L.n_noise > 0) lik = make_likelihood(HostObservations(data, epoch), model, opt);
+  result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
+  double map_loglike = fit.start_lnlike;
+  {
+    const auto top = std::max_element(
+        kept.begin(), kept.end(), [&](const auto& a, const auto& b) { return a[dim] < b[dim]; });
+    if ((*top)[dim] > fit.start_lnpost) {
+      current.assign(top->begin(), top->begin() + dim);
+      map_loglike = (*top)[dim + 1];
+      if (refine) polish(*lik, model, current, parameter_scales(current, L, fit.baseline));
+    }
+  }
+  // Derived columns; ln L (not the posterior) as the last.
+  const std::string letters = "bcdefghi";
+  const bool masses = opt.stellar_mass > 0;
+  for (int j = 0; j < L.n_pl; ++j) {
+    for (const char* q : {"P", "K", "e", "omega_deg", "M0_deg", "Tc", "Tp"})
+      result.columns.push_back(std::string(q) + "_" + letters[j]);
+    if (masses)
+      for (const char* q : {"msini_jup", "msini_earth", "a_au"})
+        result.columns.push_back(std::string(q) + "_" + letters[j]);
+  }
+  for (const auto& name : data.instrument_names) result.columns.push_back("gamma_" + name);
+  for (const auto& name : data.instrument_names) result.columns.push_back("jitter_" + name);
+  if (L.n_trend >= 1) result.columns.push_back("dvdt");
+  if (L.n_trend >= 2) result.columns.push_back("curv");
+  for (const auto& name : model.noise_names) result.columns.push_back(name);
+  result.columns.push_back("lnL");
+  const std::vector<bool> column_fixed = fixed_columns(model, masses, opt.stellar_mass_sigma > 0);
+  std::vector<double> map_w(L.n_pl), map_m0(L.n_pl), map_tc(L.n_pl), map_tp(L.n_pl);
+  for (int j = 0; j < L.n_pl; ++j) {
+    const Orbit o = model.orbit(current.data(), j);
+    map_w[j] = o.omega * 180 / (kTwoPi / 2);
+    map_m0[j] = o.M0 * 180 / (kTwoPi / 2);
+    map_tc[j] = conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch);
+    map_tp[j] = periastron_from_mean_anomaly(o.P, o.M0, epoch);
+  }
+  auto near = [](double value, double center, double period) {
+    return value + period * std::round((center - value) / period);
+  };
+  auto derived = [&](const double* x, double loglike, double m_star) {
+    std::vector<double> out;
+    for (int j = 0; j < L.n_pl; ++j) {
+      const Orbit o = model.orbit(x, j);
+      out.push_back(o.P);
+      out.push_back(o.K);
+      out.push_back(o.e);
+      out.push_back(near(o.omega * 180 / (kTwoPi / 2), map_w[j], 360));
+      out.push_back(near(o.M0 * 180 / (kTwoPi / 2), map_m0[j], 360));
+      out.push_back(
+          near(conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch), map_tc[j], o.P));
+      out.push_back(near(periastron_from_mean_anomaly(o.P, o.M0, epoch), map_tp[j], o.P));
+      if (masses) {
+        const PlanetMass pm = minimum_mass(o, m_star);
+        out.push_back(pm.msini_jupiter);
+        out.push_back(pm.msini_earth);
+        out.push_back(pm.a_au);
+      }
+    }
+    for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.gamma(i)]);
+    for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.jitter(i)]);
+    for (int i = 0; i < L.n_trend; ++i) out.push_back(x[L.trend(i)]);
+    for (int i = 0; i < L.n_noise; ++i) out.push_back(model.noise_value(x, i));
+    out.push_back(loglike);
+    return out;
+  };
+  std::normal_distribution<double> mass_draw(opt.stellar_mass, opt.stellar_mass_sigma);
+  for (std::size_t r = 0; r < kept.size(); ++r) {
+    double m_star = opt.stellar_mass;
+    if (masses && opt.stellar_mass_sigma > 0) do
+        m_star = mass_draw(rng);
+      while (!(m_star > 0));
+    result.samples.push_back(derived(kept[r].data(), kept[r][dim + 1], m_star));
+  }
+  // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
+  // median lies in [0, 360) (the MAP value moves with it).
+  std::vector<double> map_row;
+  if (lik) {  // the noise model's own chi^2 (white: with the jitters)
+    std::vector<double> f, ll, c2;
+    lik->evaluate(current, 1, f, &ll, &c2);
+    result.best_loglike = ll[0];
+    result.best_chi2 = c2[0];
+  } else {  // ln L = -(chi^2 + sum ln(2 pi (sigma^2 + s^2))) / 2
+    double log_var = 0;
+    for (std::size_t k = 0; k < data.size(); ++k) {
+      const double s = current[L.jitter(data.instrument[k])];
+      log_var += std::log(kTwoPi * (data.sigma[k] * data.sigma[k] + s * s));
+    }
+    result.best_loglike = map_loglike;
+    result.best_chi2 = -2 * map_loglike - log_var;
+  }
+  map_row = derived(current.data(), result.best_loglike, opt.stellar_mass);
+  const std::size_t n_cols = result.columns.size();
+  for (std::size_t c = 0; c < n_cols; ++c) {
+    const std::string& name = result.columns[c];
+    std::vector<double> col(result.samples.size());
+    for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
+    std::vector<double> sorted = col;
+    std::sort(sorted.begin(), sorted.end());
+    if (name.rfind("omega_deg_", 0) == 0 || name.rfind("M0_deg_", 0) == 0) {
+      const double turn = 360 * std::floor(sorted_percentile(sorted, 0.5) / 360);
+      for (auto& row : result.samples) row[c] -= turn;
+      for (auto* values : {&col, &sorted})
+        for (auto& v : *values) v -= turn;
+      map_row[c] -= turn;
+    }
+    ParameterSummary s;
+    s.name = name;
+    s.best = map_row[c];
+    s.median = sorted_percentile(sorted, 0.5);
+    s.lower = sorted_percentile(sorted, 0.158655);
+    s.upper = sorted_percentile(sorted, 0.841345);
+    std::vector<std::vector<double>> per_chain(n);
+    for (std::size_t r = 0; r < col.size(); ++r)
+      per_chain[result.sample_chain[r]].push_back(col[r]);
+    s.fixed = column_fixed[c];
+    if (s.fixed) {
+      s.rhat = s.ess = s.ess_tail = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      const RankDiagnostics d = rank_diagnostics(per_chain);
+      s.rhat = d.rhat;
+      s.ess = d.ess_bulk;
+      s.ess_tail = d.ess_tail;
+    }
+    result.summary.push_back(s);
+  }
+  result.max_rhat = 0;
+  result.min_ess = kInf;
+  for (const auto& s : result.summary) {  // NaN (too few samples) stays NaN; fixed ones skipped
+    if (s.fixed) continue;
+    result.max_rhat = std::isnan(s.rhat) ? s.rhat : std::max(result.max_rhat, s.rhat);
+    const double ess = std::isnan(s.ess) || std::isnan(s.ess_tail) ? s.ess + s.ess_tail
+                                                                   : std::min(s.ess, s.ess_tail);
+    result.min_ess = std::isnan(ess) ? ess : std::min(result.min_ess, ess);
+  }
+  append(result.warnings,
+         bound_pileup_warnings(result, opt.period_min,
+                               opt.period_max > 0 ? opt.period_max : 2 * fit.baseline, opt));
+  for (int j = 0; j < L.n_pl; ++j) result.best_orbits.push_back(model.orbit(current.data(), j));
+  for (int i = 0; i < L.n_inst; ++i) {
+    result.best_offsets.push_back(current[L.gamma(i)]);
+    result.best_jitters.push_back(current[L.jitter(i)]);
+  }
+  for (int i = 0; i < L.n_trend; ++i) result.best_trend.push_back(current[L.trend(i)]);
+  result.likelihood_evaluations = fit.evaluations + (lik ? lik->evaluations : 0);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - fit.start).count();
+}
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos

@@ -1,0 +1,150 @@
+// Survey mode: many stars optimized one at a time, then one DE-MCMC for all of them in shared
+// kernel launches; survey_from starts that DE-MCMC from given models.
+#include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/noise_model.hpp>
+#include <kosmos/kepler/impl/search_stages.hpp>
+#include <kosmos/kepler/impl/warnings.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+// The DE-MCMC of many prepared stars in shared launches, then each star's summaries.
+std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const SearchOptions& opt,
+                                        std::mt19937_64& rng, Progress& progress, bool refine) {
+  constexpr const char* where = "kosmos::kepler::survey";
+  std::vector<double> t, v, sig;
+  std::vector<int> inst, begin, count;
+  std::vector<Model> models;
+  std::vector<StarFit*> pointers;
+  int n_inst = 1;
+  for (auto& fit : fits) {
+    const RVData& d = *fit.data;
+    kosmos::Impl::require(fit.model->L.n_pl == fits.front().model->L.n_pl, where,
+                          "every star needs the same planet count (", d.path, ")");
+    begin.push_back(int(t.size()));
+    count.push_back(int(d.size()));
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      t.push_back(d.time[k] - fit.epoch);  // each star about its own epoch
+      v.push_back(d.velocity[k]);
+      sig.push_back(d.sigma[k]);
+      inst.push_back(d.instrument[k]);
+    }
+    n_inst = std::max(n_inst, d.n_instruments());
+    models.push_back(*fit.model);
+    pointers.push_back(&fit);
+  }
+  HostObservations obs;
+  obs.t = std::move(t);
+  obs.v = std::move(v);
+  obs.sigma = std::move(sig);
+  obs.inst = std::move(inst);
+  obs.n_inst = n_inst;
+  auto lik = make_likelihood(obs, models, begin, count, opt);
+  sample_stars(pointers, *lik, opt, rng, progress);
+  std::vector<std::mt19937_64> star_rng(fits.size());
+  for (std::size_t s = 0; s < fits.size(); ++s) {
+    star_rng[s].seed(rng());
+    fits[s].evaluations +=
+        lik->evaluations / (long long)fits.size();  // the shared launches, evenly
+  }
+  auto finish = [&](const std::size_t s) { finish_star(fits[s], opt, star_rng[s], refine); };
+  if (refine)  // polishing launches kernels of its own: one star at a time
+    for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
+  else
+    host_for("kosmos::kepler::survey::finish", fits.size(), finish);
+  std::vector<SearchResult> out;
+  for (auto& fit : fits) out.push_back(std::move(fit.result));
+  return out;
+}
+}  // namespace Impl
+
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& opt) {
+  using namespace Impl;
+  kosmos::Impl::ScopedRegion region("kosmos::kepler::survey");
+  kosmos::Impl::require(!stars.empty(), "kosmos::kepler::survey", "no stars");
+  kosmos::Impl::require(opt.min_planets < 0, "kosmos::kepler::survey",
+                        "a survey fits one planet count (min_planets must be < 0)");
+  Progress progress(opt.progress);
+  Progress quiet(nullptr);
+  std::mt19937_64 rng(opt.seed);
+  std::vector<StarFit> fits(stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    fits[s].data = &stars[s];
+    try {
+      optimize_star(fits[s], opt, rng, quiet);
+    } catch (const kosmos::invalid_input& e) {  // which star of the survey
+      throw kosmos::invalid_input(stars[s].path + ": " + e.what());
+    }
+    std::ostringstream m;
+    m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
+    progress.message(m.str());
+  }
+  return sample_survey(fits, opt, rng, progress, true);
+}
+
+std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
+                                      const std::vector<StartModel>& starts,
+                                      const SearchOptions& opt) {
+  using namespace Impl;
+  constexpr const char* where = "kosmos::kepler::survey_from";
+  kosmos::Impl::ScopedRegion region(where);
+  kosmos::Impl::require(!stars.empty() && starts.size() == stars.size(), where, stars.size(),
+                        " stars and ", starts.size(), " starting models");
+  Progress progress(opt.progress);
+  std::mt19937_64 rng(opt.seed);
+  std::vector<StarFit> fits(stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const RVData& d = stars[s];
+    const StartModel& st = starts[s];
+    StarFit& fit = fits[s];
+    fit.data = &d;
+    fit.start = std::chrono::steady_clock::now();
+    fit.epoch = opt.epoch != 0 ? opt.epoch : d.mid_time();
+    fit.baseline = d.baseline();
+    const double p_max = opt.period_max > 0 ? opt.period_max : 2 * fit.baseline;
+    const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
+                             opt.jitter_max};
+    const int n_pl = int(st.orbits.size());
+    kosmos::Impl::require(st.offsets.size() == std::size_t(d.n_instruments()) &&
+                              st.jitters.size() == std::size_t(d.n_instruments()) &&
+                              st.trend.size() == std::size_t(opt.trend),
+                          where, "star ", s,
+                          ": the start needs one offset and jitter per instrument and ", opt.trend,
+                          " trend coefficient(s)");
+    const auto noise = noise_model(opt.noise).hyper_parameters(d, opt);
+    const auto bound_priors = bind_priors(opt.priors, d.instrument_names, n_pl, opt.trend, noise);
+    fit.model = std::make_unique<Model>(ParamLayout{n_pl, d.n_instruments(), opt.trend}, bounds,
+                                        fit.epoch, bound_priors, noise);
+    append(fit.result.warnings, truncated_prior_warnings(bound_priors, opt.period_min, p_max, opt));
+    append(fit.result.warnings, unit_warnings(d));
+    const ParamLayout& L = fit.model->L;
+    fit.current.assign(L.dim(), 0.0);
+    for (int j = 0; j < n_pl; ++j)
+      fit.model->set_orbit(fit.current.data(), j, st.orbits[std::size_t(j)]);
+    for (int i = 0; i < L.n_inst; ++i) {
+      fit.current[L.gamma(i)] = st.offsets[std::size_t(i)];
+      fit.current[L.jitter(i)] = st.jitters[std::size_t(i)];
+    }
+    for (int i = 0; i < L.n_trend; ++i) fit.current[L.trend(i)] = st.trend[std::size_t(i)];
+    for (int i = 0; i < L.n_noise; ++i) fit.current[L.noise(i)] = noise[std::size_t(i)].start;
+    fit.model->apply_fixed(fit.current.data());
+    kosmos::Impl::require(fit.model->log_prior(fit.current.data()) > kNegInf, where, "star ", s,
+                          ": the starting model lies outside the prior");
+    fit.result.epoch = fit.epoch;
+    fit.result.n_obs = int(d.size());
+    fit.result.trend = opt.trend;
+    fit.result.planets = n_pl;
+    fit.result.instruments = d.instrument_names;
+    fit.result.n_free = fit.model->n_free();
+    kosmos::Impl::require(opt.chains >= 2 * fit.result.n_free + 2 && opt.chains % 2 == 0, where,
+                          "chains = ", opt.chains,
+                          " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
+  }
+  return sample_survey(fits, opt, rng, progress, false);
+}
+}  // namespace kepler
+}  // namespace kosmos
