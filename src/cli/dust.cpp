@@ -7,31 +7,22 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/core/threads.hpp>
 #include <kosmos/dust/dust.hpp>
-#include <kosmos/dust/pipeline.hpp>
+#include <kosmos/dust/stream.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <functional>
 #include <future>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <set>
-#include <thread>
-#include <type_traits>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
-using Device = Kokkos::Device<Space, Space::memory_space>;
 
 const char* kSummary =
     "Equilibrium grain temperatures and emission SEDs (Jonsson & Primack 2010): heating by a GEMM,\n"
@@ -152,207 +143,6 @@ std::size_t check_hdf5_cells(const kosmos::io::H5Reader& in, const std::vector<d
   if (dims[0] == 0) throw kosmos::file_error(in.path() + ": no cells");
   return dims[0];
 }
-
-// A chunk's summary, reduced on the device: where each value sits in its row of doubles.
-enum ChunkSummary : int {
-  summary_status = 0,  // count of each TemperatureStatus
-  summary_stochastic_status =
-      summary_status + kosmos::dust::temperature_status_count,  // each StochasticStatus
-  summary_t_min = summary_stochastic_status + kosmos::dust::stochastic_invalid_heating + 1,
-  summary_t_max,          // over the heated grains (statuses other than no / invalid heating)
-  summary_absorbed,       // sum over heated grains of m_c n_s L_h (W sr^-1)
-  summary_emitted,        // sum of L_lambda dlambda over the chunk's SEDs
-  summary_nonfinite_sed,  // SED values that are not finite
-  summary_size
-};
-
-// (row, column) of the k-th element of a rank-2 View in memory order: consecutive k read
-// consecutive addresses (coalesced on a GPU) in the pipeline's LayoutLeft results as in rows.
-template <class View>
-KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t> memory_order(const View& v,
-                                                                            std::int64_t k) {
-  if constexpr (std::is_same<typename View::array_layout, Kokkos::LayoutLeft>::value)
-    return {k % std::int64_t(v.extent(0)), k / std::int64_t(v.extent(0))};
-  else
-    return {k / std::int64_t(v.extent(1)), k % std::int64_t(v.extent(1))};
-}
-
-// Queues on `space` the reductions of one chunk's summary into out[0, summary_size) (device
-// memory): nothing here blocks the host. status, temperature, heating: (n, S); sed (n, L);
-// stochastic_status (n, Q), Q possibly 0; number (S) grains per unit dust mass; width (L) in m.
-template <class Space, class Status, class Values, class Mass, class Vector, class Sed,
-          class StochasticStatus>
-void queue_chunk_summary(const Space& space, const Status& status, const Values& temperature,
-                         const Values& heating, const Mass& mass, const Vector& number,
-                         const Sed& sed, const Vector& width,
-                         const StochasticStatus& stochastic_status, double* out) {
-  using namespace kosmos::dust;
-  using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
-  using Result = Kokkos::View<double, typename Space::memory_space>;
-  const std::int64_t n = std::int64_t(status.extent(0)), ns = std::int64_t(status.extent(1)),
-                     nl = std::int64_t(sed.extent(1)),
-                     nq = std::int64_t(stochastic_status.extent(1));
-  auto per_grain = [&](const char* label, auto fn, auto reducer) {
-    Kokkos::parallel_reduce(label, kosmos::Impl::concurrent_policy(Range(space, 0, n * ns)), fn,
-                            reducer);
-  };
-  for (int st = 0; st < temperature_status_count; ++st)
-    per_grain(
-        "kosmos::dust::cli_status_counts",
-        KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-          const auto e = memory_order(status, k);
-          sum += status(e.first, e.second) == st ? 1.0 : 0.0;
-        },
-        Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_status + st)));
-  for (int st = 0; st <= stochastic_invalid_heating; ++st)
-    Kokkos::parallel_reduce(
-        "kosmos::dust::cli_stochastic_status_counts",
-        kosmos::Impl::concurrent_policy(Range(space, 0, n * nq)),
-        KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-          const auto e = memory_order(stochastic_status, k);
-          sum += stochastic_status(e.first, e.second) == st ? 1.0 : 0.0;
-        },
-        Kokkos::Sum<double, typename Space::memory_space>(
-            Result(out + summary_stochastic_status + st)));
-  // Heated grains only: no heating (T = 0) and invalid heating (T = NaN) are left out.
-  per_grain(
-      "kosmos::dust::cli_t_min",
-      KOKKOS_LAMBDA(const std::int64_t k, double& m) {
-        const auto e = memory_order(status, k);
-        const int st = status(e.first, e.second);
-        if (st != status_no_heating && st != status_invalid_heating)
-          m = kosmos::math::fmin(m, double(temperature(e.first, e.second)));
-      },
-      Kokkos::Min<double, typename Space::memory_space>(Result(out + summary_t_min)));
-  per_grain(
-      "kosmos::dust::cli_t_max",
-      KOKKOS_LAMBDA(const std::int64_t k, double& m) {
-        const auto e = memory_order(status, k);
-        const int st = status(e.first, e.second);
-        if (st != status_no_heating && st != status_invalid_heating)
-          m = kosmos::math::fmax(m, double(temperature(e.first, e.second)));
-      },
-      Kokkos::Max<double, typename Space::memory_space>(Result(out + summary_t_max)));
-  per_grain(
-      "kosmos::dust::cli_absorbed",
-      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const auto e = memory_order(status, k);
-        const std::int64_t c = e.first;
-        const int s = int(e.second), st = status(c, s);
-        if (st != status_no_heating && st != status_invalid_heating)
-          sum += double(mass(c)) * double(number(s)) * double(heating(c, s));
-      },
-      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_absorbed)));
-  Kokkos::parallel_reduce(
-      "kosmos::dust::cli_emitted", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
-      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const auto e = memory_order(sed, k);
-        sum += double(sed(e.first, e.second)) * double(width(e.second));
-      },
-      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_emitted)));
-  Kokkos::parallel_reduce(
-      "kosmos::dust::cli_nonfinite_sed", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
-      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const auto e = memory_order(sed, k);
-        sum += kosmos::math::isfinite(double(sed(e.first, e.second))) ? 0.0 : 1.0;
-      },
-      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_nonfinite_sed)));
-}
-
-// Runs jobs on `threads` threads of their own, at most `depth` of them queued or running: push()
-// blocks while that many are, so when push() returns, every job pushed `depth` calls earlier is
-// done (jobs retire in submission order even when they finish out of order). With several threads
-// the jobs must be independent. No threads: push must not be called. The first exception of a job
-// is rethrown by push() or finish(); the jobs not yet started are dropped.
-class OrderedWorkers {
- public:
-  OrderedWorkers(std::size_t threads, std::size_t depth) : depth_(std::max(depth, threads)) {
-    for (std::size_t t = 0; t < threads; ++t)
-      threads_.push_back(kosmos::Impl::start_helper_thread([this] { loop(); }));
-  }
-  ~OrderedWorkers() { stop(true); }  // an exception elsewhere: drop what is queued
-  OrderedWorkers(const OrderedWorkers&) = delete;
-  OrderedWorkers& operator=(const OrderedWorkers&) = delete;
-
-  void push(std::function<void()> job) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pushed_ - retired_ < depth_ || error_; });
-    blocked_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (error_) std::rethrow_exception(error_);
-    jobs_.push_back({pushed_++, std::move(job)});
-    ready_.notify_one();
-  }
-
-  // Waits for every job and ends the threads.
-  void finish() {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [&] { return retired_ == pushed_ || error_; });
-    }
-    stop(false);
-    if (error_) std::rethrow_exception(error_);
-  }
-
-  double busy_seconds() const { return busy_seconds_; }        // in jobs, summed over the threads
-  double blocked_seconds() const { return blocked_seconds_; }  // the caller waiting in push()
-  std::size_t threads() const { return threads_.size(); }
-
- private:
-  struct Job {
-    std::size_t number;
-    std::function<void()> run;
-  };
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      ready_.wait(lock, [&] { return !jobs_.empty() || stopping_; });
-      if (jobs_.empty() || dropping_) return;
-      Job job = std::move(jobs_.front());
-      jobs_.pop_front();
-      lock.unlock();
-      const auto t0 = std::chrono::steady_clock::now();
-      std::exception_ptr error;
-      try {
-        job.run();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      lock.lock();
-      busy_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      finished_.insert(job.number);
-      while (!finished_.empty() && *finished_.begin() == retired_) {
-        finished_.erase(finished_.begin());
-        ++retired_;
-      }
-      if (error && !error_) error_ = error;
-      if (error_) jobs_.clear();
-      done_.notify_all();
-    }
-  }
-  void stop(bool drop) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-      dropping_ = drop;
-    }
-    ready_.notify_all();
-    for (auto& thread : threads_)
-      if (thread.joinable()) thread.join();
-  }
-
-  std::size_t depth_;
-  std::mutex mutex_;
-  std::condition_variable ready_, done_;
-  std::deque<Job> jobs_;
-  std::set<std::size_t> finished_;  // done, but after a job still running
-  std::size_t pushed_ = 0, retired_ = 0;
-  std::exception_ptr error_;
-  bool stopping_ = false, dropping_ = false;
-  double busy_seconds_ = 0, blocked_seconds_ = 0;
-  std::vector<std::thread> threads_;
-};
 
 template <class T>
 int run_dust(const kosmos::cli::Options& o) {
@@ -567,111 +357,50 @@ int run_dust(const kosmos::cli::Options& o) {
   }
 
   const auto t_files = clock::now();
-  EmissionPipeline<T, Space> pipeline(space, grains, streaming);
+  StreamOptions stream_options;
+  stream_options.pipeline = streaming;
+  stream_options.solver = options;
+  stream_options.cmb_temperature = 0;
+  stream_options.worker_threads = any_h5 ? writer_threads : 0;
+  EmissionStream<T, Space> stream(space, grains, grain_inputs, stream_options, stochastic);
   const auto t_buffers = clock::now();
   const Cells results = keep_all ? cells : ring.get();  // run() checks its rows
   const auto t_ring = clock::now();
-  // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
-  // as `results`' rows).
-  using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
-  const std::int64_t in_flight_rows = std::int64_t(streaming.instances) * streaming.chunk_cells;
-  const StatusRows stochastic_status(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                         std::string("kosmos::dust::cli_stochastic_status")),
-      nq > 0 ? in_flight_rows : 0, nq);
-  const Kokkos::View<int**, Kokkos::LayoutRight, kosmos::pinned_host_space> stochastic_status_h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                         std::string("kosmos::dust::cli_stochastic_status_host")),
-      nq > 0 ? results.cells() : 0, nq);
-  // Chunk summaries: per instance on the device, per chunk slot of `results` on the host.
-  const std::int64_t slots = (results.cells() + streaming.chunk_cells - 1) / streaming.chunk_cells;
-  const Kokkos::View<double**, Kokkos::LayoutRight, Device> summary_d(
-      "kosmos::dust::cli_summary", streaming.instances, int(summary_size));
-  const Kokkos::View<double**, Kokkos::LayoutRight, kosmos::pinned_host_space> summary_h(
-      "kosmos::dust::cli_summary_host", slots, int(summary_size));
-  using Pipeline = EmissionPipeline<T, Space>;
-  auto chunk_step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
-    const std::int64_t n = std::int64_t(chunk.in.dust_mass.extent(0)), slot = chunk.instance * streaming.chunk_cells;
-    using Range = Kokkos::pair<std::int64_t, std::int64_t>;
-    const auto status = Kokkos::subview(stochastic_status,
-                                        nq > 0 ? Range(slot, slot + n) : Range(0, 0), Kokkos::ALL);
-    if (nq > 0) {
-      add_stochastic_emission(instance, grains, stochastic, chunk.in.intensity, chunk.temperature,
-                              chunk.in.dust_mass, chunk.sed, status);
-      const Kokkos::pair<std::int64_t, std::int64_t> rows(chunk.first_row, chunk.first_row + n);
-      Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h, rows, Kokkos::ALL), status);
-    }
-    const auto summary = Kokkos::subview(summary_d, chunk.instance, Kokkos::ALL);
-    queue_chunk_summary(instance, chunk.status, chunk.temperature, chunk.heating,
-                        chunk.in.dust_mass, grain_inputs.number, chunk.sed, grain_inputs.width, status, summary.data());
-    Kokkos::deep_copy(
-        instance, Kokkos::subview(summary_h, chunk.first_row / streaming.chunk_cells, Kokkos::ALL),
-        summary);
-  };
-  std::vector<std::int64_t> counts(temperature_status_count, 0);
-  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per status
-  double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0, summary_seconds = 0;
-  std::int64_t nonfinite_sed = 0;
-  // Only the writers' write_rows touch the HDF5 files until they have finished.
-  OrderedWorkers writer(any_h5 ? writer_threads : 0, writer_threads);
-  auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
-    const auto t_start = clock::now();
-    const double* r = &summary_h(row / streaming.chunk_cells, 0);
-    for (int k = 0; k < temperature_status_count; ++k)
-      counts[std::size_t(k)] += std::int64_t(r[summary_status + k]);
-    for (std::size_t k = 0; k < stochastic_counts.size(); ++k)
-      stochastic_counts[k] += std::int64_t(r[summary_stochastic_status + k]);
-    t_min = std::min(t_min, r[summary_t_min]);
-    t_max = std::max(t_max, r[summary_t_max]);
-    absorbed += r[summary_absorbed];
-    nonfinite_sed += std::int64_t(r[summary_nonfinite_sed]);
-    if (r[summary_nonfinite_sed] == 0) emitted += r[summary_emitted];
-    summary_seconds += seconds(t_start, clock::now());
+  // HDF5 rows go to the stream's worker threads as each chunk lands (the text outputs read the
+  // rows kept in `cells` afterwards).
+  auto write_rows = [&](const StreamRows<T>& rows) {
     if (!any_h5) return;
-    const std::size_t first = std::size_t(c0), rows = std::size_t(n);
-    const T* temperature = &results.temperature(row, 0);
-    const int* status = &results.status(row, 0);
-    const T* sed = &results.sed(row, 0);
-    const T* mass = &results.dust_mass(row);
-    const T* intensity =
-        h5_cells ? &cells.intensity(c0, 0) : nullptr;  // --write-cells: keep_all, row == c0
-    writer.push([=] {
-      if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, temperature);
-      if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, status);
-      if (h5_sed) h5_sed->write_rows("sed", first, rows, sed);
-      if (h5_cells) {
-        h5_cells->write_rows("intensity", first, rows, intensity);
-        h5_cells->write_rows("dust_mass", first, rows, mass);
-      }
-    });
+    const std::size_t first = std::size_t(rows.first_cell), n = std::size_t(rows.cells);
+    if (h5_temperature) h5_temperature->write_rows("temperature", first, n, rows.temperature.data());
+    if (h5_status) h5_status->write_rows<std::int32_t>("status", first, n, rows.status.data());
+    if (h5_sed) h5_sed->write_rows("sed", first, n, rows.sed.data());
+    if (h5_cells) {  // --write-cells keeps every row: cells.intensity has them
+      h5_cells->write_rows("intensity", first, n, &cells.intensity(rows.first_cell, 0));
+      h5_cells->write_rows("dust_mass", first, n, rows.dust_mass.data());
+    }
   };
-  using Input = typename Pipeline::Input;
+  using Input = typename EmissionStream<T, Space>::Input;
   const auto seed = std::uint64_t(o.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const auto t_run = clock::now();
-  if (generate) {
-    pipeline.run(
-        nc,
-        [&](const Space& instance, std::int64_t c0, const Input& in) {
-          synthetic_cells(instance, grain_inputs.wavelength, in.intensity, in.dust_mass, seed, c0);
-          if (cells.intensity.extent(0) > 0) {  // --write-cells
-            const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + std::int64_t(in.dust_mass.extent(0)));
-            Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);
-          }
-        },
-        results, options, chunk_step, on_chunk);
-  } else {
-    pipeline.run(nc, Pipeline::copy_cells_in(cells), results, options, chunk_step, on_chunk);
-  }
-  const auto t2 = clock::now();
-  writer.finish();
+  const StreamSummary summary =
+      generate ? stream.run(
+                     nc,
+                     [&](const Space& instance, std::int64_t c0, const Input& in) {
+                       synthetic_cells(instance, grain_inputs.wavelength, in.intensity, in.dust_mass, seed, c0);
+                       if (cells.intensity.extent(0) > 0) {  // --write-cells
+                         const Kokkos::pair<std::int64_t, std::int64_t> range(
+                             c0, c0 + std::int64_t(in.dust_mass.extent(0)));
+                         Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL),
+                                           in.intensity);
+                       }
+                     },
+                     results, write_rows)
+               : stream.run(nc, EmissionStream<T, Space>::pipeline_type::copy_cells_in(cells), results,
+                            write_rows);
   const auto t_drained = clock::now();
-  std::int64_t counted = 0;
-  for (auto count : counts) counted += count;
-  if (counted != nc * ns) throw std::runtime_error("kosmos dust: a solver status outside 0-5 (internal error)");
-  std::int64_t stochastic_counted = 0;
-  for (auto count : stochastic_counts) stochastic_counted += count;
-  if (stochastic_counted != nc * nq)
-    throw std::runtime_error("kosmos dust: a stochastic status outside 0-3 (internal error)");
+  const auto& counts = summary.status_counts;
+  const auto& stochastic_counts = summary.stochastic_counts;
+  const double t_min = summary.min_temperature, t_max = summary.max_temperature;
   for (auto& file : h5) file.second->commit();
   const auto t3 = clock::now();
 
@@ -691,7 +420,7 @@ int run_dust(const kosmos::cli::Options& o) {
   for (int k = 0; k < temperature_status_count; ++k)
     std::cout << (k ? ", " : " ") << temperature_status_name(k) << ' ' << counts[std::size_t(k)];
   std::cout << "\n"
-            << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
+            << "  energy: emitted / absorbed = " << std::setprecision(9) << summary.emitted_over_absorbed()
             << "\n";
   if (nq > 0)
     std::cout << "  stochastic heating: " << nq << " species below " << stochastic_below << " micron (tables "
@@ -759,14 +488,15 @@ int run_dust(const kosmos::cli::Options& o) {
               << ", HDF5 files " << seconds(t_stochastic, t_files) << ", device buffers "
               << seconds(t_files, t_buffers) << ", waiting for the pinned ring " << seconds(t_buffers, t_ring)
               << ", other buffers " << seconds(t_ring, t_run) << ", pipeline "
-              << seconds(t_run, t2) << " (chunks of " << streaming.chunk_cells << " cells, waiting for the device "
-              << pipeline.device_wait_seconds()
-              << ", chunk summaries " << summary_seconds << ", waiting for the writer "
-              << writer.blocked_seconds() << "), HDF5 writes " << writer.busy_seconds() << " (summed over "
-              << writer.threads() << " writer threads), writer drain " << seconds(t2, t_drained) << ", HDF5 close "
+              << seconds(t_run, t_drained) << " (chunks of " << streaming.chunk_cells
+              << " cells, waiting for the device " << summary.device_wait_seconds << ", chunk summaries "
+              << summary.summary_seconds << ", waiting for the writer " << summary.worker_blocked_seconds
+              << "), HDF5 writes " << summary.worker_busy_seconds << " (summed over " << summary.worker_threads
+              << " writer threads), HDF5 close "
               << seconds(t_drained, t3) << ", summary and text outputs " << seconds(t3, t_end)
               << ", total " << seconds(t_begin, t_end) << "\n";
   }
+  const std::int64_t nonfinite_sed = summary.nonfinite_sed;
   if (nonfinite_sed > 0) {
     std::cerr << "kosmos dust: error: " << nonfinite_sed << " SED values overflowed "
               << (sizeof(T) == 4 ? "float" : "double")
