@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <future>
 #include <iomanip>
 #include <iostream>
@@ -35,10 +36,12 @@ const char* kSummary =
     "  --sizes           lines 'radius_micron number_per_unit_dust_mass' (one grain species each), one\n"
     "                    file per composition (comma-separated). Default: every table radius,\n"
     "                    dn/da ~ a^-3.5 exp(-a/0.25 micron), normalized to 1 kg of dust of density\n"
-    "                    --density (one value or one per composition) shared equally between the\n"
-    "                    compositions (dust masses are then in kg).\n"
+    "                    --density (one value or one per composition; default: the composition's,\n"
+    "                    2.24 graphite, 3.5 silicate) shared equally between the compositions (dust\n"
+    "                    masses are then in kg).\n"
     "  --wavelengths     lines 'lambda_micron [bin_width_micron]', strictly increasing; default:\n"
-    "                    the paper's 968 log-spaced wavelengths from 0.0912 to 1000 micron. Beyond a\n"
+    "                    1208 log-spaced wavelengths from 0.0912 micron to 1 cm (the paper's 968 to\n"
+    "                    1000 micron continued; 'paper': those 968 alone). Beyond a\n"
     "                    table's longest wavelength (1000 micron for Draine's) Q_abs is extrapolated as\n"
     "                    Q_abs(lambda_end) (lambda / lambda_end)^-beta (--beta, default 2) up to 1 cm.\n"
     "  --cells           one line per cell: 'dust_mass I_1 ... I_L', mean intensity I_lambda in\n"
@@ -68,15 +71,21 @@ const char* kSummary =
     "                    the model's mass ratio per H, normalized to 1 kg of dust in total (the dust\n"
     "                    mass per H is printed). Densities 2.24 (graphite) and 3.5 (silicate) g cm^-3.\n"
     "  --stochastic-below R  grains smaller than R micron get their temperature distribution P(T)\n"
-    "                    (Guhathakurta & Draine 1989, Draine & Li 2001 heat capacities, 128 enthalpy\n"
-    "                    bins) and its emission in the SED instead of the equilibrium emission;\n"
+    "                    (Guhathakurta & Draine 1989, Draine & Li 2001 heat capacities, --bins\n"
+    "                    enthalpy bins, default 128) and its emission in the SED instead of the equilibrium emission;\n"
     "                    --temperatures still lists their equilibrium T. Status counts are printed:\n"
     "                    ok / no heating (SED unchanged) / energy imbalance above 1 % (P(T) truncated\n"
     "                    at 3000 K; a warning) / invalid heating (an error).\n"
     "  --materials       graphite or silicate per --cross-sections table (for the two options\n"
     "                    above); default: read from the table file names.\n"
-    "Solver status per (cell, species), all counted in the summary; the run exits 1 when any solve\n"
-    "is at the ceiling (unless --allow-ceiling: then a warning), invalid or not converged:";
+    "Physics:\n"
+    "  --t-cmb           the CMB blackbody B(T_cmb) is added to every cell's field (default 2.725 K;\n"
+    "                    0: none); the temperature floor is then T_cmb / 2 (else 3 K).\n"
+    "  --sublimation     per table (K); converged grains above it get status 6 and a warning.\n"
+    "                    auto: 1500 K silicate, 1750 K graphite (Laor & Draine 1993); 0: no check.\n"
+    "Solver status per (cell, species), all counted in the summary; grains at the floor or above\n"
+    "sublimation are warned about; the run exits 1 when any solve is at the ceiling (unless\n"
+    "--allow-ceiling: then a warning), invalid or not converged:";
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> parts;
@@ -114,6 +123,43 @@ std::vector<kosmos::dust::GrainMaterial> grain_materials(const kosmos::cli::Opti
     materials.push_back(graphite ? kosmos::dust::GrainMaterial::graphite : kosmos::dust::GrainMaterial::silicate);
   }
   return materials;
+}
+
+// The materials when --materials gives them or every table's file name tells them; else empty.
+std::vector<kosmos::dust::GrainMaterial> known_materials(const kosmos::cli::Options& o,
+                                                         const std::vector<std::string>& table_paths) {
+  if (o.has("materials") && !o.str("materials").empty()) return grain_materials(o, table_paths);
+  for (const auto& path : table_paths) {
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    if ((file.find("graphite") != std::string::npos) == (file.find("silicate") != std::string::npos)) return {};
+  }
+  return grain_materials(o, table_paths);
+}
+
+// Cells from which --method auto builds the table: its set-up costs about as much as Newton
+// solves for that many cells of the paper's problem (README, "Choosing the method").
+constexpr std::int64_t auto_table_cells = 1000;
+
+// Nominal sublimation temperatures (K): silicate 1500, graphite 1750, as adopted for AGN dust
+// since Laor & Draine (1993, ApJ 402, 441); the real limit depends on grain size, gas pressure and
+// exposure time (Guhathakurta & Draine 1989, ApJ 345, 230).
+double nominal_sublimation_temperature(kosmos::dust::GrainMaterial material) {
+  return material == kosmos::dust::GrainMaterial::graphite ? 1750.0 : 1500.0;
+}
+
+std::vector<double> number_list(const std::string& option, const std::string& text, std::size_t n, bool zero_ok) {
+  std::vector<double> values;
+  for (const auto& d : split_list(text)) {
+    double v = 0;
+    if (!kosmos::io::parse_double(d, v) || !(zero_ok ? v >= 0 : v > 0) || !std::isfinite(v))
+      throw kosmos::cli::usage_error("--" + option + " '" + d + "' is not a " + (zero_ok ? "number >= 0" : "positive number"));
+    values.push_back(v);
+  }
+  if (values.size() == 1) values.resize(n, values[0]);
+  if (values.size() != n)
+    throw kosmos::cli::usage_error("--" + option + " lists " + std::to_string(values.size()) + " values for " +
+                                   std::to_string(n) + " --cross-sections tables");
+  return values;
 }
 
 std::string summary() {
@@ -161,24 +207,33 @@ int run_dust(const kosmos::cli::Options& o) {
   if (sizes_given && size_paths.size() != n_comp)
     throw kosmos::cli::usage_error("--sizes lists " + std::to_string(size_paths.size()) + " files for " +
                                    std::to_string(n_comp) + " --cross-sections tables");
-  std::vector<double> densities;
-  for (const auto& d : split_list(o.str("density"))) {
-    double v = 0;
-    if (!kosmos::io::parse_double(d, v) || !(v > 0))
-      throw kosmos::cli::usage_error("--density '" + d + "' is not a positive number");
-    densities.push_back(v);
+  // Densities, for the default size distribution: given, or each composition's (Draine & Li 2001).
+  const auto named_materials = known_materials(o, table_paths);
+  std::vector<double> densities(n_comp, 0.0);
+  if (o.has("density") && !o.str("density").empty()) {
+    densities = number_list("density", o.str("density"), n_comp, false);
+  } else if (!named_materials.empty()) {
+    for (std::size_t k = 0; k < n_comp; ++k) densities[k] = material_properties(named_materials[k]).density_g_cm3;
   }
-  if (densities.size() == 1) densities.resize(n_comp, densities[0]);
-  if (densities.size() != n_comp)
-    throw kosmos::cli::usage_error("--density lists " + std::to_string(densities.size()) + " values for " +
-                                   std::to_string(n_comp) + " --cross-sections tables");
+  // Sublimation temperatures per composition: given (0: no check), or nominal for known materials.
+  std::vector<double> sublimation(n_comp, 0.0);
+  if (o.str("sublimation") != "auto")
+    sublimation = number_list("sublimation", o.str("sublimation"), n_comp, true);
+  else if (!named_materials.empty())
+    for (std::size_t k = 0; k < n_comp; ++k) sublimation[k] = nominal_sublimation_temperature(named_materials[k]);
+  const double t_cmb = o.number("t-cmb");
+  if (!(t_cmb >= 0) || !(t_cmb < 1000))
+    throw kosmos::cli::usage_error("--t-cmb must be a temperature in [0, 1000) K (0: no CMB)");
   const double beta = o.number("beta");
   if (!(beta >= 0) || !std::isfinite(beta)) throw kosmos::cli::usage_error("--beta must be finite and >= 0");
   std::vector<double> w_micron, d_micron;
-  if (o.has("wavelengths") && !o.str("wavelengths").empty()) {
+  if (o.has("wavelengths") && o.str("wavelengths") == "paper") {
+    w_micron = paper_wavelength_grid();
+    d_micron = bin_widths(w_micron);
+  } else if (o.has("wavelengths") && !o.str("wavelengths").empty()) {
     read_wavelength_grid(o.str("wavelengths"), w_micron, d_micron);
   } else {
-    w_micron = paper_wavelength_grid();
+    w_micron = default_wavelength_grid();
     d_micron = bin_widths(w_micron);
   }
   const bool model_given = o.has("size-distribution") && !o.str("size-distribution").empty();
@@ -204,6 +259,9 @@ int run_dust(const kosmos::cli::Options& o) {
   SizeDistribution sizes;
   std::vector<std::size_t> composition;
   for (std::size_t k = 0; k < n_comp; ++k) {
+    if (!sizes_given && !model_given && !(densities[k] > 0))
+      throw kosmos::cli::usage_error("cannot tell the material of '" + table_paths[k] +
+                                     "' from its name: give --density or --materials");
     auto sd = sizes_given   ? read_size_distribution(size_paths[k])
               : model_given ? model_sizes[k]
                             : power_law_size_distribution(tables[k].radius_micron, densities[k]);
@@ -218,9 +276,11 @@ int run_dust(const kosmos::cli::Options& o) {
 
   SolverOptions options;
   options.tolerance = o.number("tolerance");
-  const std::string method = o.str("method");
-  if (method == "table") options.method = TemperatureMethod::table;
-  else if (method != "newton") throw kosmos::cli::usage_error("--method must be newton or table, not '" + method + "'");
+  // With the CMB in the field no grain is colder than T_cmb: the floor moves below it.
+  if (t_cmb > 0) options.min_temperature = std::min(options.min_temperature, 0.5 * t_cmb);
+  const std::string method_option = o.str("method");
+  if (method_option != "newton" && method_option != "table" && method_option != "auto")
+    throw kosmos::cli::usage_error("--method must be newton, table or auto, not '" + method_option + "'");
 
   // Cells: row-major in (pinned) host memory; generated ones only on the device unless written out.
   const bool generate = o.has("generate") && !o.str("generate").empty();
@@ -240,6 +300,11 @@ int run_dust(const kosmos::cli::Options& o) {
     read_cells(o.str("cells"), std::size_t(nl), mass_h, intensity_h);
     nc = std::int64_t(mass_h.size());
   }
+  // auto: the table, more accurate than Newton at the default tolerance, once there are enough
+  // cells to pay for building it (2000 points per species; README: "Choosing the method").
+  const std::string method =
+      method_option == "auto" ? (nc >= auto_table_cells ? "table" : "newton") : method_option;
+  if (method == "table") options.method = TemperatureMethod::table;
   // Every cell's results stay in host memory only for text outputs and --write-cells; otherwise
   // they stream through a ring of chunk buffers straight into the HDF5 files.
   auto h5_path = [](const std::string& path) { return !path.empty() && kosmos::io::is_hdf5_path(path); };
@@ -260,8 +325,13 @@ int run_dust(const kosmos::cli::Options& o) {
   // its rows are written); pinning costs ~1 ms per MB, so a helper thread allocates the ring
   // while the grains, the stochastic tables and the HDF5 files are prepared.
   PipelineOptions streaming;
+  const std::string pt_out = output("pt-output");
+  if (!pt_out.empty() && !h5_path(pt_out))
+    throw kosmos::cli::usage_error("--pt-output '" + pt_out + "' must be an HDF5 file (*.h5 or *.hdf5)");
+  if (!pt_out.empty() && !(stochastic_below > 0))
+    throw kosmos::cli::usage_error("--pt-output needs --stochastic-below (the grains that get a P(T))");
   const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
-                      h5_path(output("sed")) || h5_path(cells_out);
+                      h5_path(output("sed")) || h5_path(cells_out) || !pt_out.empty();
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
   // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
   // threads wrote 0.59 GB fastest (81-93 ms; 99-112 ms with 16, 131-204 ms for one write() stream).
@@ -321,7 +391,11 @@ int run_dust(const kosmos::cli::Options& o) {
   for (int s = 0; s < ns; ++s)
     if (sizes.radius_micron[s] < stochastic_below) small.push_back({s, materials[composition[s]], sizes.radius_micron[s]});
   const int nq = int(small.size());
-  const auto stochastic = nq > 0 ? prepare_stochastic(space, grains, small) : StochasticModel<Space>();
+  StochasticOptions stochastic_options;
+  stochastic_options.min_temperature = options.min_temperature;
+  stochastic_options.bins = int(o.integer("bins", 8, 4096));
+  const auto stochastic =
+      nq > 0 ? prepare_stochastic(space, grains, small, stochastic_options) : StochasticModel<Space>();
   space.fence();
   const auto t_stochastic = clock::now();
   const double stochastic_seconds = seconds(t1, t_stochastic);
@@ -339,6 +413,10 @@ int run_dust(const kosmos::cli::Options& o) {
       writer->write("radius_micron", sizes.radius_micron);
       std::vector<std::int32_t> comp(composition.begin(), composition.end());
       writer->write("composition", comp);
+      writer->attribute("wavelength_micron", "units", "micron");
+      writer->attribute("radius_micron", "units", "micron");
+      writer->attribute("composition", "units", "index of the --cross-sections table");
+      writer->attribute("/", "kosmos_dust_t_cmb_K", t_cmb);
     }
     return writer.get();
   };
@@ -355,13 +433,47 @@ int run_dust(const kosmos::cli::Options& o) {
     h5_cells->create<T>("intensity", {cells_dim, l_dim}, concurrent);
     h5_cells->create<T>("dust_mass", {cells_dim}, concurrent);
   }
+  kosmos::io::H5Writer* const h5_pt = nq > 0 ? h5_output("pt-output") : nullptr;
+  if (h5_pt) {
+    const std::size_t q_dim = std::size_t(nq), b_dim = std::size_t(stochastic_options.bins);
+    std::vector<std::int32_t> index;
+    for (const auto& sp : small) index.push_back(sp.index);
+    h5_pt->write("stochastic_species", index);
+    h5_pt->attribute("stochastic_species", "units", "index into radius_micron and composition");
+    h5_pt->create<double>("probability", {cells_dim, q_dim, b_dim}, concurrent);
+    h5_pt->create<double>("bin_temperature", {cells_dim, q_dim, b_dim}, concurrent);
+    h5_pt->attribute("probability", "units", "probability of each bin (sums to 1 over the bins)");
+    h5_pt->attribute("bin_temperature", "units", "K");
+  }
+  const char* mass_unit = sizes_given ? "the --sizes mass unit" : "kg";
+  if (h5_temperature) h5_temperature->attribute("temperature", "units", "K");
+  if (h5_status) h5_status->attribute("status", "units", "TemperatureStatus code (kosmos dust --help)");
+  if (h5_sed) h5_sed->attribute("sed", "units", std::string("W m^-1 sr^-1 per cell (dust masses in ") + mass_unit + ")");
+  if (h5_cells) {
+    h5_cells->attribute("intensity", "units", "W m^-2 m^-1 sr^-1 (mean intensity, without the CMB)");
+    h5_cells->attribute("dust_mass", "units", mass_unit);
+  }
 
   const auto t_files = clock::now();
   StreamOptions stream_options;
   stream_options.pipeline = streaming;
   stream_options.solver = options;
-  stream_options.cmb_temperature = 0;
+  stream_options.cmb_temperature = t_cmb;
+  for (int s = 0; s < ns; ++s) stream_options.sublimation_temperature.push_back(sublimation[composition[s]]);
+  if (std::all_of(sublimation.begin(), sublimation.end(), [](double t) { return t == 0; }))
+    stream_options.sublimation_temperature.clear();
+  else
+    for (auto& t : stream_options.sublimation_temperature)
+      if (t == 0) t = options.max_temperature;  // no check for this composition
+  const auto t_progress = clock::now();
+  if (o.is_set("progress"))
+    stream_options.on_progress = [&](std::int64_t done, std::int64_t total) {
+      std::fprintf(stderr, "\r[kosmos dust] %lld of %lld cells (%5.1f%%), %.1f s   ", (long long)done,
+                   (long long)total, 100.0 * double(done) / double(total), seconds(t_progress, clock::now()));
+      if (done == total) std::fprintf(stderr, "\n");
+    };
   stream_options.worker_threads = any_h5 ? writer_threads : 0;
+  stream_options.distributions = h5_pt != nullptr;
   EmissionStream<T, Space> stream(space, grains, grain_inputs, stream_options, stochastic);
   const auto t_buffers = clock::now();
   const Cells results = keep_all ? cells : ring.get();  // run() checks its rows
@@ -374,6 +486,10 @@ int run_dust(const kosmos::cli::Options& o) {
     if (h5_temperature) h5_temperature->write_rows("temperature", first, n, rows.temperature.data());
     if (h5_status) h5_status->write_rows<std::int32_t>("status", first, n, rows.status.data());
     if (h5_sed) h5_sed->write_rows("sed", first, n, rows.sed.data());
+    if (h5_pt) {
+      h5_pt->write_rows("probability", first, n, rows.probability.data());
+      h5_pt->write_rows("bin_temperature", first, n, rows.bin_temperature.data());
+    }
     if (h5_cells) {  // --write-cells keeps every row: cells.intensity has them
       h5_cells->write_rows("intensity", first, n, &cells.intensity(rows.first_cell, 0));
       h5_cells->write_rows("dust_mass", first, n, rows.dust_mass.data());
@@ -522,6 +638,17 @@ int run_dust(const kosmos::cli::Options& o) {
     exit_code = 1;
   }
   report(status_not_converged, "did not converge (raise --tolerance or check the grains)");
+  if (counts[status_at_floor] > 0)
+    std::cerr << "kosmos dust: warning: " << counts[status_at_floor] << " temperature solves at the "
+              << options.min_temperature << " K floor (heating below E(T_floor)"
+              << (t_cmb > 0 ? "" : "; no CMB: --t-cmb 0") << "): those grains emit more than they absorb\n";
+  if (counts[status_above_sublimation] > 0) {
+    std::cerr << "kosmos dust: warning: " << counts[status_above_sublimation]
+              << " temperature solves above the sublimation temperature (";
+    for (std::size_t k = 0; k < n_comp; ++k)
+      std::cerr << (k ? ", " : "") << "table " << k << ": " << sublimation[k] << " K";
+    std::cerr << "): those grains would not survive\n";
+  }
   report(status_invalid_heating, "had invalid (NaN or negative) heating: T = NaN");
   if (stochastic_counts[stochastic_invalid_heating] > 0) {
     std::cerr << "kosmos dust: error: " << stochastic_counts[stochastic_invalid_heating]
@@ -547,20 +674,34 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("sizes", "FILE[,FILE]",
               "size distribution per composition (default: power law over the table radii)", "",
               true)
-      .option("density", "G_CM3[,G_CM3]", "bulk density for the default size distribution", "2.24")
-      .option("wavelengths", "FILE", "wavelength grid (default: the paper's 968 wavelengths)", "",
+      .option("density", "G_CM3[,G_CM3]",
+              "bulk density for the default size distribution (default: 2.24 graphite, 3.5 "
+              "silicate, from the table names or --materials)",
+              "", true)
+      .option("t-cmb", "K", "CMB temperature: B(T_cmb) is added to every cell's field (0: none)", "2.725")
+      .option("sublimation", "K[,K]",
+              "sublimation temperature per table (0: no check); auto: 1750 graphite, 1500 silicate",
+              "auto")
+      .flag("progress", "print progress to stderr")
+      .option("wavelengths", "FILE", "wavelength grid, or paper (the paper's 968 to 1000 micron); default: 1208 to 1 cm", "",
               true)
       .option("cells", "FILE", "cells file (dust mass and intensities)", "", true)
       .option("generate", "N", "generate N synthetic cells instead of --cells", "", true)
       .option("seed", "S", "seed of the synthetic cells", "1")
       .option("precision", "P", "float (the paper's GPU code) or double", "double")
-      .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)",
-              "newton")
+      .option("method", "M",
+              "newton (Eq. 7, Newton-Raphson), table (2000-point interpolation, more accurate) or "
+              "auto (table from 1000 cells on)",
+              "auto")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "",
               true)
       .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron",
               "0")
+      .option("bins", "M",
+              "temperature bins of each stochastic P(T) (spectra and bins beyond the fast team "
+              "scratch go to global memory)",
+              "128")
       .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
               "", true)
       .option("beta", "B",
@@ -580,14 +721,18 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
       .option("status", "FILE", "write solver statuses here", "", true)
-      .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true);
+      .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true)
+      .option("pt-output", "FILE.h5",
+              "P(T) of the --stochastic-below grains: probability and bin_temperature (cells, "
+              "stochastic species, --bins), stochastic_species (their species indices)",
+              "", true);
   if (!o.parse(args)) return 0;
   const std::string precision = o.str("precision");
   std::vector<kosmos::cli::FileArgument> inputs, outputs;
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
     if (o.has(in))
       for (const auto& path : split_list(o.str(in))) inputs.push_back({in, path});
-  for (const char* out : {"temperatures", "sed", "status", "write-cells"})
+  for (const char* out : {"temperatures", "sed", "status", "write-cells", "pt-output"})
     if (o.has(out)) outputs.push_back({out, o.str(out)});
   kosmos::cli::check_output_files(inputs, outputs);
   if (precision == "float") return run_dust<float>(o);

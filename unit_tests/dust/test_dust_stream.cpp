@@ -1,9 +1,10 @@
 // EmissionStream, the batch API for radiative-transfer codes: every cell reaches on_rows once (on
 // worker threads, through a ring of chunk slots) with temperatures that balance the long-double
 // reference; absorbed power per bin in gives the temperatures of the mean intensity it stands for
-// (converted here independently); the CMB heats an unlit grain to T_cmb and adds to a lit one as
-// B(T_cmb) added to the field would; P(T) of the stochastic species comes back normalized; an
-// invalid cell is named.
+// (converted here independently); sublimation limits flag the grains above them; the CMB heats an
+// unlit grain to T_cmb and adds to a lit one as B(T_cmb) added to the field would; P(T) of the
+// stochastic species comes back normalized and energy-conserving on 128 bins and on 2048 (beyond
+// the fast team scratch of a CPU team); an invalid cell is named.
 #include "dust_test_problem.hpp"
 
 #include <kosmos/dust/stream.hpp>
@@ -159,8 +160,11 @@ TYPED_TEST(DustStreamTest, CmbHeatsUnlitGrainsToTheCmbTemperature) {
     }
 }
 
-TYPED_TEST(DustStreamTest, DistributionsOfStochasticSpeciesAreNormalized) {
-  using Space = TypeParam;
+// bins: 128 fits the fast team scratch; 2048 (74 KB) does not, on CPU teams or GPUs, and runs
+// from global memory. Status ok means the P(T) emits what the grain absorbs to 1 %.
+template <class Space>
+void check_distributions(int bins) {
+  SCOPED_TRACE("bins " + std::to_string(bins));
   const auto p = graphite_problem(97, 8, 6, 13);
   DeviceProblem<double, Space> d(p);
   auto o = small_chunks(2);
@@ -171,7 +175,9 @@ TYPED_TEST(DustStreamTest, DistributionsOfStochasticSpeciesAreNormalized) {
     if (p.radius[std::size_t(s)] < 0.01e-6)
       small.push_back({s, kosmos::dust::GrainMaterial::graphite, p.radius[std::size_t(s)] * 1e6});
   ASSERT_EQ(small.size(), 3u);
-  const auto m = kosmos::dust::prepare_stochastic(Space(), g, small);
+  kosmos::dust::StochasticOptions so;
+  so.bins = bins;
+  const auto m = kosmos::dust::prepare_stochastic(Space(), g, small, so);
   kosmos::dust::EmissionStream<double, Space> stream(Space(), g, grain_inputs(d), o, m);
   const auto cells = host_cells(p, p.intensity);
   const kosmos::dust::HostCells<double> out(p.nc(), p.nl(), p.ns(),
@@ -181,11 +187,11 @@ TYPED_TEST(DustStreamTest, DistributionsOfStochasticSpeciesAreNormalized) {
       p.nc(), decltype(stream)::pipeline_type::copy_cells_in(cells), out,
       [&](const StreamRows<double>& rows) {
         ASSERT_EQ(rows.probability.extent(1), 3u);
-        ASSERT_EQ(rows.probability.extent(2), std::size_t(m.options.bins));
+        ASSERT_EQ(rows.probability.extent(2), std::size_t(bins));
         for (std::int64_t k = 0; k < rows.cells; ++k)
           for (int q = 0; q < 3; ++q) {
             double sum = 0;
-            for (int j = 0; j < m.options.bins; ++j) {
+            for (int j = 0; j < bins; ++j) {
               sum += rows.probability(k, q, j);
               if (j > 0) {
                 EXPECT_GT(rows.bin_temperature(k, q, j), rows.bin_temperature(k, q, j - 1));
@@ -198,6 +204,33 @@ TYPED_TEST(DustStreamTest, DistributionsOfStochasticSpeciesAreNormalized) {
       });
   EXPECT_EQ(rows_seen.load(), p.nc());
   EXPECT_EQ(summary.stochastic_counts[kosmos::dust::stochastic_ok], 3 * p.nc());
+}
+
+TYPED_TEST(DustStreamTest, DistributionsOfStochasticSpeciesAreNormalized) {
+  check_distributions<TypeParam>(128);
+}
+TYPED_TEST(DustStreamTest, ManyBinsRunBeyondTheTeamScratch) {
+  check_distributions<TypeParam>(2048);
+}
+
+// A limit 1 % below a grain's temperature flags it, 1 % above leaves it converged; the
+// temperatures themselves do not change.
+TYPED_TEST(DustStreamTest, SublimationFlagsOnlyGrainsAboveTheirLimit) {
+  using Space = TypeParam;
+  const auto p = graphite_problem(97, 8, 3, 17);
+  auto o = small_chunks(0);
+  const auto free = run_stream<Space>(p, p.intensity, o);
+  o.sublimation_temperature.resize(std::size_t(p.ns()));
+  for (int s = 0; s < p.ns(); ++s)
+    o.sublimation_temperature[std::size_t(s)] =
+        free.temperature[std::size_t(s)] * (s % 2 ? 1.01 : 0.99);
+  const auto flagged = run_stream<Space>(p, p.intensity, o);
+  for (int s = 0; s < p.ns(); ++s) {
+    EXPECT_EQ(flagged.status[std::size_t(s)],
+              s % 2 ? kosmos::dust::status_converged : kosmos::dust::status_above_sublimation)
+        << s;
+    EXPECT_EQ(flagged.temperature[std::size_t(s)], free.temperature[std::size_t(s)]) << s;
+  }
 }
 
 TYPED_TEST(DustStreamTest, InvalidCellIsNamed) {

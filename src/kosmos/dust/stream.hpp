@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -49,6 +50,10 @@ struct StreamOptions {
   int worker_threads = 0;
   // P(T) of the stochastically heated species in the rows (a second pass of the P(T) kernel).
   bool distributions = false;
+  // K per species (empty: no check): converged temperatures above it get status_above_sublimation.
+  std::vector<double> sublimation_temperature;
+  // Called on the host after each chunk with the cells done so far and the run's cells.
+  std::function<void(std::int64_t done, std::int64_t cells)> on_progress;
 };
 
 // Totals over a run, summed from the per-chunk device reductions.
@@ -121,6 +126,23 @@ void mass_absorption_dlambda(const ExecSpace& space, const Sigma& sigma, const V
         double sum = 0;
         for (int s = 0; s < ns; ++s) sum += number(s) * sigma(s, l);
         kappa_dlambda(l) = sum * width(l);
+      });
+}
+
+// status(c, s) <- status_above_sublimation where it is converged and temperature(c, s) > limit(s).
+template <class ExecSpace, class Status, class Temperature, class Limit>
+void flag_sublimation(const ExecSpace& space, const Status& status, const Temperature& temperature,
+                      const Limit& limit) {
+  const std::int64_t n = std::int64_t(status.extent(0)), ns = std::int64_t(status.extent(1));
+  Kokkos::parallel_for(
+      "kosmos::dust::flag_sublimation",
+      kosmos::Impl::concurrent_policy(
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, n * ns)),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const auto e = memory_order(status, k);
+        const int s = int(e.second);
+        if (status(e.first, s) == status_converged && double(temperature(e.first, s)) > limit(s))
+          status(e.first, s) = status_above_sublimation;
       });
 }
 
@@ -203,6 +225,20 @@ class EmissionStream {
       Impl::mass_absorption_dlambda(space, inputs.sigma, inputs.number, inputs.width,
                                     kappa_dlambda_);
     }
+    if (!options_.sublimation_temperature.empty()) {
+      const auto& limit = options_.sublimation_temperature;
+      kosmos::Impl::require(limit.size() == std::size_t(grains.species()), where, limit.size(),
+                            " sublimation temperatures for ", grains.species(), " species");
+      sublimation_ = vector(Kokkos::view_alloc(space, std::string("kosmos::dust::sublimation")),
+                            grains.species());
+      const auto h = Kokkos::create_mirror_view(sublimation_);
+      for (int s = 0; s < grains.species(); ++s) {
+        kosmos::Impl::require(limit[std::size_t(s)] > 0, where, "sublimation_temperature[", s,
+                              "] = ", limit[std::size_t(s)], " K must be > 0");
+        h(s) = limit[std::size_t(s)];
+      }
+      Kokkos::deep_copy(space, sublimation_, h);
+    }
     if (options_.cmb_temperature > 0) {
       const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), inputs.wavelength);
       std::vector<double> micron(w.extent(0));
@@ -251,6 +287,7 @@ class EmissionStream {
       total.summary_seconds += std::chrono::duration<double>(clock::now() - t0).count();
       const rows_type rows = host_rows(out, c0, n, row, nq);
       workers.push([rows, &on_rows] { on_rows(rows); });
+      if (options_.on_progress) options_.on_progress(c0 + n, n_cells);
     };
     pipeline_.run(n_cells, fill, out, options_.solver, step, on_chunk);
     workers.finish();
@@ -326,6 +363,8 @@ class EmissionStream {
     const int nq = selected();
     const Range in_flight = nq > 0 ? Range(slot, slot + n) : Range(0, 0);
     const Range rows(chunk.first_row, chunk.first_row + n);
+    if (sublimation_.extent(0) > 0)
+      Impl::flag_sublimation(instance, chunk.status, chunk.temperature, sublimation_);
     const auto status = Kokkos::subview(stochastic_status_, in_flight, Kokkos::ALL);
     if (nq > 0) {
       if (probability_.extent(0) > 0) {
@@ -389,7 +428,7 @@ class EmissionStream {
   StochasticModel<ExecSpace> stochastic_;
   StreamOptions options_;
   pipeline_type pipeline_;
-  vector kappa_dlambda_;
+  vector kappa_dlambda_, sublimation_;
   Kokkos::View<T*, device_type> cmb_;
   int_rows stochastic_status_;
   p_rows probability_, bin_temperature_;
