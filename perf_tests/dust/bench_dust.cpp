@@ -369,7 +369,8 @@ void BM_DustEndToEndCli(benchmark::State& state) {
                        "--generate", std::to_string(state.range(0)), "--chunk-cells",
                        state.range(1) == 0 ? std::string("auto") : std::to_string(state.range(1)),
                        "--writer-threads", std::to_string(state.range(2)),
-                       "--precision", "float", "--temperatures", out,
+                       "--precision", "float", "--method", "newton", "--t-cmb", "0", "--wavelengths", "paper",
+                       "--temperatures", out,
                        "--status", out, "--sed", out, "--timings"});
   });
   for (int run = 0; run < runs; ++run) std::remove(end_to_end_output(run).c_str());

@@ -7,31 +7,23 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/core/threads.hpp>
 #include <kosmos/dust/dust.hpp>
-#include <kosmos/dust/pipeline.hpp>
+#include <kosmos/dust/stream.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <functional>
+#include <cstdio>
 #include <future>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <set>
-#include <thread>
-#include <type_traits>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
-using Device = Kokkos::Device<Space, Space::memory_space>;
 
 const char* kSummary =
     "Equilibrium grain temperatures and emission SEDs (Jonsson & Primack 2010): heating by a GEMM,\n"
@@ -44,10 +36,12 @@ const char* kSummary =
     "  --sizes           lines 'radius_micron number_per_unit_dust_mass' (one grain species each), one\n"
     "                    file per composition (comma-separated). Default: every table radius,\n"
     "                    dn/da ~ a^-3.5 exp(-a/0.25 micron), normalized to 1 kg of dust of density\n"
-    "                    --density (one value or one per composition) shared equally between the\n"
-    "                    compositions (dust masses are then in kg).\n"
+    "                    --density (one value or one per composition; default: the composition's,\n"
+    "                    2.24 graphite, 3.5 silicate) shared equally between the compositions (dust\n"
+    "                    masses are then in kg).\n"
     "  --wavelengths     lines 'lambda_micron [bin_width_micron]', strictly increasing; default:\n"
-    "                    the paper's 968 log-spaced wavelengths from 0.0912 to 1000 micron. Beyond a\n"
+    "                    1208 log-spaced wavelengths from 0.0912 micron to 1 cm (the paper's 968 to\n"
+    "                    1000 micron continued; 'paper': those 968 alone). Beyond a\n"
     "                    table's longest wavelength (1000 micron for Draine's) Q_abs is extrapolated as\n"
     "                    Q_abs(lambda_end) (lambda / lambda_end)^-beta (--beta, default 2) up to 1 cm.\n"
     "  --cells           one line per cell: 'dust_mass I_1 ... I_L', mean intensity I_lambda in\n"
@@ -77,15 +71,21 @@ const char* kSummary =
     "                    the model's mass ratio per H, normalized to 1 kg of dust in total (the dust\n"
     "                    mass per H is printed). Densities 2.24 (graphite) and 3.5 (silicate) g cm^-3.\n"
     "  --stochastic-below R  grains smaller than R micron get their temperature distribution P(T)\n"
-    "                    (Guhathakurta & Draine 1989, Draine & Li 2001 heat capacities, 128 enthalpy\n"
-    "                    bins) and its emission in the SED instead of the equilibrium emission;\n"
+    "                    (Guhathakurta & Draine 1989, Draine & Li 2001 heat capacities, --bins\n"
+    "                    enthalpy bins, default 128) and its emission in the SED instead of the equilibrium emission;\n"
     "                    --temperatures still lists their equilibrium T. Status counts are printed:\n"
     "                    ok / no heating (SED unchanged) / energy imbalance above 1 % (P(T) truncated\n"
     "                    at 3000 K; a warning) / invalid heating (an error).\n"
     "  --materials       graphite or silicate per --cross-sections table (for the two options\n"
     "                    above); default: read from the table file names.\n"
-    "Solver status per (cell, species), all counted in the summary; the run exits 1 when any solve\n"
-    "is at the ceiling (unless --allow-ceiling: then a warning), invalid or not converged:";
+    "Physics:\n"
+    "  --t-cmb           the CMB blackbody B(T_cmb) is added to every cell's field (default 2.725 K;\n"
+    "                    0: none); the temperature floor is then T_cmb / 2 (else 3 K).\n"
+    "  --sublimation     per table (K); converged grains above it get status 6 and a warning.\n"
+    "                    auto: 1500 K silicate, 1750 K graphite (Laor & Draine 1993); 0: no check.\n"
+    "Solver status per (cell, species), all counted in the summary; grains at the floor or above\n"
+    "sublimation are warned about; the run exits 1 when any solve is at the ceiling (unless\n"
+    "--allow-ceiling: then a warning), invalid or not converged:";
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> parts;
@@ -125,6 +125,43 @@ std::vector<kosmos::dust::GrainMaterial> grain_materials(const kosmos::cli::Opti
   return materials;
 }
 
+// The materials when --materials gives them or every table's file name tells them; else empty.
+std::vector<kosmos::dust::GrainMaterial> known_materials(const kosmos::cli::Options& o,
+                                                         const std::vector<std::string>& table_paths) {
+  if (o.has("materials") && !o.str("materials").empty()) return grain_materials(o, table_paths);
+  for (const auto& path : table_paths) {
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    if ((file.find("graphite") != std::string::npos) == (file.find("silicate") != std::string::npos)) return {};
+  }
+  return grain_materials(o, table_paths);
+}
+
+// Cells from which --method auto builds the table: its set-up costs about as much as Newton
+// solves for that many cells of the paper's problem (README, "Choosing the method").
+constexpr std::int64_t auto_table_cells = 1000;
+
+// Nominal sublimation temperatures (K): silicate 1500, graphite 1750, as adopted for AGN dust
+// since Laor & Draine (1993, ApJ 402, 441); the real limit depends on grain size, gas pressure and
+// exposure time (Guhathakurta & Draine 1989, ApJ 345, 230).
+double nominal_sublimation_temperature(kosmos::dust::GrainMaterial material) {
+  return material == kosmos::dust::GrainMaterial::graphite ? 1750.0 : 1500.0;
+}
+
+std::vector<double> number_list(const std::string& option, const std::string& text, std::size_t n, bool zero_ok) {
+  std::vector<double> values;
+  for (const auto& d : split_list(text)) {
+    double v = 0;
+    if (!kosmos::io::parse_double(d, v) || !(zero_ok ? v >= 0 : v > 0) || !std::isfinite(v))
+      throw kosmos::cli::usage_error("--" + option + " '" + d + "' is not a " + (zero_ok ? "number >= 0" : "positive number"));
+    values.push_back(v);
+  }
+  if (values.size() == 1) values.resize(n, values[0]);
+  if (values.size() != n)
+    throw kosmos::cli::usage_error("--" + option + " lists " + std::to_string(values.size()) + " values for " +
+                                   std::to_string(n) + " --cross-sections tables");
+  return values;
+}
+
 std::string summary() {
   std::string text = kSummary;
   for (int k = 0; k < kosmos::dust::temperature_status_count; ++k)
@@ -153,207 +190,6 @@ std::size_t check_hdf5_cells(const kosmos::io::H5Reader& in, const std::vector<d
   return dims[0];
 }
 
-// A chunk's summary, reduced on the device: where each value sits in its row of doubles.
-enum ChunkSummary : int {
-  summary_status = 0,  // count of each TemperatureStatus
-  summary_stochastic_status =
-      summary_status + kosmos::dust::temperature_status_count,  // each StochasticStatus
-  summary_t_min = summary_stochastic_status + kosmos::dust::stochastic_invalid_heating + 1,
-  summary_t_max,          // over the heated grains (statuses other than no / invalid heating)
-  summary_absorbed,       // sum over heated grains of m_c n_s L_h (W sr^-1)
-  summary_emitted,        // sum of L_lambda dlambda over the chunk's SEDs
-  summary_nonfinite_sed,  // SED values that are not finite
-  summary_size
-};
-
-// (row, column) of the k-th element of a rank-2 View in memory order: consecutive k read
-// consecutive addresses (coalesced on a GPU) in the pipeline's LayoutLeft results as in rows.
-template <class View>
-KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t> memory_order(const View& v,
-                                                                            std::int64_t k) {
-  if constexpr (std::is_same<typename View::array_layout, Kokkos::LayoutLeft>::value)
-    return {k % std::int64_t(v.extent(0)), k / std::int64_t(v.extent(0))};
-  else
-    return {k / std::int64_t(v.extent(1)), k % std::int64_t(v.extent(1))};
-}
-
-// Queues on `space` the reductions of one chunk's summary into out[0, summary_size) (device
-// memory): nothing here blocks the host. status, temperature, heating: (n, S); sed (n, L);
-// stochastic_status (n, Q), Q possibly 0; number (S) grains per unit dust mass; width (L) in m.
-template <class Space, class Status, class Values, class Mass, class Vector, class Sed,
-          class StochasticStatus>
-void queue_chunk_summary(const Space& space, const Status& status, const Values& temperature,
-                         const Values& heating, const Mass& mass, const Vector& number,
-                         const Sed& sed, const Vector& width,
-                         const StochasticStatus& stochastic_status, double* out) {
-  using namespace kosmos::dust;
-  using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
-  using Result = Kokkos::View<double, typename Space::memory_space>;
-  const std::int64_t n = std::int64_t(status.extent(0)), ns = std::int64_t(status.extent(1)),
-                     nl = std::int64_t(sed.extent(1)),
-                     nq = std::int64_t(stochastic_status.extent(1));
-  auto per_grain = [&](const char* label, auto fn, auto reducer) {
-    Kokkos::parallel_reduce(label, kosmos::Impl::concurrent_policy(Range(space, 0, n * ns)), fn,
-                            reducer);
-  };
-  for (int st = 0; st < temperature_status_count; ++st)
-    per_grain(
-        "kosmos::dust::cli_status_counts",
-        KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-          const auto e = memory_order(status, k);
-          sum += status(e.first, e.second) == st ? 1.0 : 0.0;
-        },
-        Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_status + st)));
-  for (int st = 0; st <= stochastic_invalid_heating; ++st)
-    Kokkos::parallel_reduce(
-        "kosmos::dust::cli_stochastic_status_counts",
-        kosmos::Impl::concurrent_policy(Range(space, 0, n * nq)),
-        KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-          const auto e = memory_order(stochastic_status, k);
-          sum += stochastic_status(e.first, e.second) == st ? 1.0 : 0.0;
-        },
-        Kokkos::Sum<double, typename Space::memory_space>(
-            Result(out + summary_stochastic_status + st)));
-  // Heated grains only: no heating (T = 0) and invalid heating (T = NaN) are left out.
-  per_grain(
-      "kosmos::dust::cli_t_min",
-      KOKKOS_LAMBDA(const std::int64_t k, double& m) {
-        const auto e = memory_order(status, k);
-        const int st = status(e.first, e.second);
-        if (st != status_no_heating && st != status_invalid_heating)
-          m = kosmos::math::fmin(m, double(temperature(e.first, e.second)));
-      },
-      Kokkos::Min<double, typename Space::memory_space>(Result(out + summary_t_min)));
-  per_grain(
-      "kosmos::dust::cli_t_max",
-      KOKKOS_LAMBDA(const std::int64_t k, double& m) {
-        const auto e = memory_order(status, k);
-        const int st = status(e.first, e.second);
-        if (st != status_no_heating && st != status_invalid_heating)
-          m = kosmos::math::fmax(m, double(temperature(e.first, e.second)));
-      },
-      Kokkos::Max<double, typename Space::memory_space>(Result(out + summary_t_max)));
-  per_grain(
-      "kosmos::dust::cli_absorbed",
-      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const auto e = memory_order(status, k);
-        const std::int64_t c = e.first;
-        const int s = int(e.second), st = status(c, s);
-        if (st != status_no_heating && st != status_invalid_heating)
-          sum += double(mass(c)) * double(number(s)) * double(heating(c, s));
-      },
-      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_absorbed)));
-  Kokkos::parallel_reduce(
-      "kosmos::dust::cli_emitted", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
-      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const auto e = memory_order(sed, k);
-        sum += double(sed(e.first, e.second)) * double(width(e.second));
-      },
-      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_emitted)));
-  Kokkos::parallel_reduce(
-      "kosmos::dust::cli_nonfinite_sed", kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
-      KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
-        const auto e = memory_order(sed, k);
-        sum += kosmos::math::isfinite(double(sed(e.first, e.second))) ? 0.0 : 1.0;
-      },
-      Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_nonfinite_sed)));
-}
-
-// Runs jobs on `threads` threads of their own, at most `depth` of them queued or running: push()
-// blocks while that many are, so when push() returns, every job pushed `depth` calls earlier is
-// done (jobs retire in submission order even when they finish out of order). With several threads
-// the jobs must be independent. No threads: push must not be called. The first exception of a job
-// is rethrown by push() or finish(); the jobs not yet started are dropped.
-class OrderedWorkers {
- public:
-  OrderedWorkers(std::size_t threads, std::size_t depth) : depth_(std::max(depth, threads)) {
-    for (std::size_t t = 0; t < threads; ++t)
-      threads_.push_back(kosmos::Impl::start_helper_thread([this] { loop(); }));
-  }
-  ~OrderedWorkers() { stop(true); }  // an exception elsewhere: drop what is queued
-  OrderedWorkers(const OrderedWorkers&) = delete;
-  OrderedWorkers& operator=(const OrderedWorkers&) = delete;
-
-  void push(std::function<void()> job) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pushed_ - retired_ < depth_ || error_; });
-    blocked_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (error_) std::rethrow_exception(error_);
-    jobs_.push_back({pushed_++, std::move(job)});
-    ready_.notify_one();
-  }
-
-  // Waits for every job and ends the threads.
-  void finish() {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [&] { return retired_ == pushed_ || error_; });
-    }
-    stop(false);
-    if (error_) std::rethrow_exception(error_);
-  }
-
-  double busy_seconds() const { return busy_seconds_; }        // in jobs, summed over the threads
-  double blocked_seconds() const { return blocked_seconds_; }  // the caller waiting in push()
-  std::size_t threads() const { return threads_.size(); }
-
- private:
-  struct Job {
-    std::size_t number;
-    std::function<void()> run;
-  };
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      ready_.wait(lock, [&] { return !jobs_.empty() || stopping_; });
-      if (jobs_.empty() || dropping_) return;
-      Job job = std::move(jobs_.front());
-      jobs_.pop_front();
-      lock.unlock();
-      const auto t0 = std::chrono::steady_clock::now();
-      std::exception_ptr error;
-      try {
-        job.run();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      lock.lock();
-      busy_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      finished_.insert(job.number);
-      while (!finished_.empty() && *finished_.begin() == retired_) {
-        finished_.erase(finished_.begin());
-        ++retired_;
-      }
-      if (error && !error_) error_ = error;
-      if (error_) jobs_.clear();
-      done_.notify_all();
-    }
-  }
-  void stop(bool drop) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-      dropping_ = drop;
-    }
-    ready_.notify_all();
-    for (auto& thread : threads_)
-      if (thread.joinable()) thread.join();
-  }
-
-  std::size_t depth_;
-  std::mutex mutex_;
-  std::condition_variable ready_, done_;
-  std::deque<Job> jobs_;
-  std::set<std::size_t> finished_;  // done, but after a job still running
-  std::size_t pushed_ = 0, retired_ = 0;
-  std::exception_ptr error_;
-  bool stopping_ = false, dropping_ = false;
-  double busy_seconds_ = 0, blocked_seconds_ = 0;
-  std::vector<std::thread> threads_;
-};
-
 template <class T>
 int run_dust(const kosmos::cli::Options& o) {
   using namespace kosmos::dust;
@@ -371,24 +207,33 @@ int run_dust(const kosmos::cli::Options& o) {
   if (sizes_given && size_paths.size() != n_comp)
     throw kosmos::cli::usage_error("--sizes lists " + std::to_string(size_paths.size()) + " files for " +
                                    std::to_string(n_comp) + " --cross-sections tables");
-  std::vector<double> densities;
-  for (const auto& d : split_list(o.str("density"))) {
-    double v = 0;
-    if (!kosmos::io::parse_double(d, v) || !(v > 0))
-      throw kosmos::cli::usage_error("--density '" + d + "' is not a positive number");
-    densities.push_back(v);
+  // Densities, for the default size distribution: given, or each composition's (Draine & Li 2001).
+  const auto named_materials = known_materials(o, table_paths);
+  std::vector<double> densities(n_comp, 0.0);
+  if (o.has("density") && !o.str("density").empty()) {
+    densities = number_list("density", o.str("density"), n_comp, false);
+  } else if (!named_materials.empty()) {
+    for (std::size_t k = 0; k < n_comp; ++k) densities[k] = material_properties(named_materials[k]).density_g_cm3;
   }
-  if (densities.size() == 1) densities.resize(n_comp, densities[0]);
-  if (densities.size() != n_comp)
-    throw kosmos::cli::usage_error("--density lists " + std::to_string(densities.size()) + " values for " +
-                                   std::to_string(n_comp) + " --cross-sections tables");
+  // Sublimation temperatures per composition: given (0: no check), or nominal for known materials.
+  std::vector<double> sublimation(n_comp, 0.0);
+  if (o.str("sublimation") != "auto")
+    sublimation = number_list("sublimation", o.str("sublimation"), n_comp, true);
+  else if (!named_materials.empty())
+    for (std::size_t k = 0; k < n_comp; ++k) sublimation[k] = nominal_sublimation_temperature(named_materials[k]);
+  const double t_cmb = o.number("t-cmb");
+  if (!(t_cmb >= 0) || !(t_cmb < 1000))
+    throw kosmos::cli::usage_error("--t-cmb must be a temperature in [0, 1000) K (0: no CMB)");
   const double beta = o.number("beta");
   if (!(beta >= 0) || !std::isfinite(beta)) throw kosmos::cli::usage_error("--beta must be finite and >= 0");
   std::vector<double> w_micron, d_micron;
-  if (o.has("wavelengths") && !o.str("wavelengths").empty()) {
+  if (o.has("wavelengths") && o.str("wavelengths") == "paper") {
+    w_micron = paper_wavelength_grid();
+    d_micron = bin_widths(w_micron);
+  } else if (o.has("wavelengths") && !o.str("wavelengths").empty()) {
     read_wavelength_grid(o.str("wavelengths"), w_micron, d_micron);
   } else {
-    w_micron = paper_wavelength_grid();
+    w_micron = default_wavelength_grid();
     d_micron = bin_widths(w_micron);
   }
   const bool model_given = o.has("size-distribution") && !o.str("size-distribution").empty();
@@ -414,6 +259,9 @@ int run_dust(const kosmos::cli::Options& o) {
   SizeDistribution sizes;
   std::vector<std::size_t> composition;
   for (std::size_t k = 0; k < n_comp; ++k) {
+    if (!sizes_given && !model_given && !(densities[k] > 0))
+      throw kosmos::cli::usage_error("cannot tell the material of '" + table_paths[k] +
+                                     "' from its name: give --density or --materials");
     auto sd = sizes_given   ? read_size_distribution(size_paths[k])
               : model_given ? model_sizes[k]
                             : power_law_size_distribution(tables[k].radius_micron, densities[k]);
@@ -428,9 +276,11 @@ int run_dust(const kosmos::cli::Options& o) {
 
   SolverOptions options;
   options.tolerance = o.number("tolerance");
-  const std::string method = o.str("method");
-  if (method == "table") options.method = TemperatureMethod::table;
-  else if (method != "newton") throw kosmos::cli::usage_error("--method must be newton or table, not '" + method + "'");
+  // With the CMB in the field no grain is colder than T_cmb: the floor moves below it.
+  if (t_cmb > 0) options.min_temperature = std::min(options.min_temperature, 0.5 * t_cmb);
+  const std::string method_option = o.str("method");
+  if (method_option != "newton" && method_option != "table" && method_option != "auto")
+    throw kosmos::cli::usage_error("--method must be newton, table or auto, not '" + method_option + "'");
 
   // Cells: row-major in (pinned) host memory; generated ones only on the device unless written out.
   const bool generate = o.has("generate") && !o.str("generate").empty();
@@ -450,6 +300,11 @@ int run_dust(const kosmos::cli::Options& o) {
     read_cells(o.str("cells"), std::size_t(nl), mass_h, intensity_h);
     nc = std::int64_t(mass_h.size());
   }
+  // auto: the table, more accurate than Newton at the default tolerance, once there are enough
+  // cells to pay for building it (2000 points per species; README: "Choosing the method").
+  const std::string method =
+      method_option == "auto" ? (nc >= auto_table_cells ? "table" : "newton") : method_option;
+  if (method == "table") options.method = TemperatureMethod::table;
   // Every cell's results stay in host memory only for text outputs and --write-cells; otherwise
   // they stream through a ring of chunk buffers straight into the HDF5 files.
   auto h5_path = [](const std::string& path) { return !path.empty() && kosmos::io::is_hdf5_path(path); };
@@ -470,8 +325,13 @@ int run_dust(const kosmos::cli::Options& o) {
   // its rows are written); pinning costs ~1 ms per MB, so a helper thread allocates the ring
   // while the grains, the stochastic tables and the HDF5 files are prepared.
   PipelineOptions streaming;
+  const std::string pt_out = output("pt-output");
+  if (!pt_out.empty() && !h5_path(pt_out))
+    throw kosmos::cli::usage_error("--pt-output '" + pt_out + "' must be an HDF5 file (*.h5 or *.hdf5)");
+  if (!pt_out.empty() && !(stochastic_below > 0))
+    throw kosmos::cli::usage_error("--pt-output needs --stochastic-below (the grains that get a P(T))");
   const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
-                      h5_path(output("sed")) || h5_path(cells_out);
+                      h5_path(output("sed")) || h5_path(cells_out) || !pt_out.empty();
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
   // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
   // threads wrote 0.59 GB fastest (81-93 ms; 99-112 ms with 16, 131-204 ms for one write() stream).
@@ -531,7 +391,11 @@ int run_dust(const kosmos::cli::Options& o) {
   for (int s = 0; s < ns; ++s)
     if (sizes.radius_micron[s] < stochastic_below) small.push_back({s, materials[composition[s]], sizes.radius_micron[s]});
   const int nq = int(small.size());
-  const auto stochastic = nq > 0 ? prepare_stochastic(space, grains, small) : StochasticModel<Space>();
+  StochasticOptions stochastic_options;
+  stochastic_options.min_temperature = options.min_temperature;
+  stochastic_options.bins = int(o.integer("bins", 8, 4096));
+  const auto stochastic =
+      nq > 0 ? prepare_stochastic(space, grains, small, stochastic_options) : StochasticModel<Space>();
   space.fence();
   const auto t_stochastic = clock::now();
   const double stochastic_seconds = seconds(t1, t_stochastic);
@@ -549,6 +413,10 @@ int run_dust(const kosmos::cli::Options& o) {
       writer->write("radius_micron", sizes.radius_micron);
       std::vector<std::int32_t> comp(composition.begin(), composition.end());
       writer->write("composition", comp);
+      writer->attribute("wavelength_micron", "units", "micron");
+      writer->attribute("radius_micron", "units", "micron");
+      writer->attribute("composition", "units", "index of the --cross-sections table");
+      writer->attribute("/", "kosmos_dust_t_cmb_K", t_cmb);
     }
     return writer.get();
   };
@@ -565,113 +433,90 @@ int run_dust(const kosmos::cli::Options& o) {
     h5_cells->create<T>("intensity", {cells_dim, l_dim}, concurrent);
     h5_cells->create<T>("dust_mass", {cells_dim}, concurrent);
   }
+  kosmos::io::H5Writer* const h5_pt = nq > 0 ? h5_output("pt-output") : nullptr;
+  if (h5_pt) {
+    const std::size_t q_dim = std::size_t(nq), b_dim = std::size_t(stochastic_options.bins);
+    std::vector<std::int32_t> index;
+    for (const auto& sp : small) index.push_back(sp.index);
+    h5_pt->write("stochastic_species", index);
+    h5_pt->attribute("stochastic_species", "units", "index into radius_micron and composition");
+    h5_pt->create<double>("probability", {cells_dim, q_dim, b_dim}, concurrent);
+    h5_pt->create<double>("bin_temperature", {cells_dim, q_dim, b_dim}, concurrent);
+    h5_pt->attribute("probability", "units", "probability of each bin (sums to 1 over the bins)");
+    h5_pt->attribute("bin_temperature", "units", "K");
+  }
+  const char* mass_unit = sizes_given ? "the --sizes mass unit" : "kg";
+  if (h5_temperature) h5_temperature->attribute("temperature", "units", "K");
+  if (h5_status) h5_status->attribute("status", "units", "TemperatureStatus code (kosmos dust --help)");
+  if (h5_sed) h5_sed->attribute("sed", "units", std::string("W m^-1 sr^-1 per cell (dust masses in ") + mass_unit + ")");
+  if (h5_cells) {
+    h5_cells->attribute("intensity", "units", "W m^-2 m^-1 sr^-1 (mean intensity, without the CMB)");
+    h5_cells->attribute("dust_mass", "units", mass_unit);
+  }
 
   const auto t_files = clock::now();
-  EmissionPipeline<T, Space> pipeline(space, grains, streaming);
+  StreamOptions stream_options;
+  stream_options.pipeline = streaming;
+  stream_options.solver = options;
+  stream_options.cmb_temperature = t_cmb;
+  for (int s = 0; s < ns; ++s) stream_options.sublimation_temperature.push_back(sublimation[composition[s]]);
+  if (std::all_of(sublimation.begin(), sublimation.end(), [](double t) { return t == 0; }))
+    stream_options.sublimation_temperature.clear();
+  else
+    for (auto& t : stream_options.sublimation_temperature)
+      if (t == 0) t = options.max_temperature;  // no check for this composition
+  const auto t_progress = clock::now();
+  if (o.is_set("progress"))
+    stream_options.on_progress = [&](std::int64_t done, std::int64_t total) {
+      std::fprintf(stderr, "\r[kosmos dust] %lld of %lld cells (%5.1f%%), %.1f s   ", (long long)done,
+                   (long long)total, 100.0 * double(done) / double(total), seconds(t_progress, clock::now()));
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+  stream_options.worker_threads = any_h5 ? writer_threads : 0;
+  stream_options.distributions = h5_pt != nullptr;
+  EmissionStream<T, Space> stream(space, grains, grain_inputs, stream_options, stochastic);
   const auto t_buffers = clock::now();
   const Cells results = keep_all ? cells : ring.get();  // run() checks its rows
   const auto t_ring = clock::now();
-  // Per-chunk statuses of P(T) (stochastic_status: per instance, the chunks in flight; on the host
-  // as `results`' rows).
-  using StatusRows = Kokkos::View<int**, Kokkos::LayoutRight, Device>;
-  const std::int64_t in_flight_rows = std::int64_t(streaming.instances) * streaming.chunk_cells;
-  const StatusRows stochastic_status(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                         std::string("kosmos::dust::cli_stochastic_status")),
-      nq > 0 ? in_flight_rows : 0, nq);
-  const Kokkos::View<int**, Kokkos::LayoutRight, kosmos::pinned_host_space> stochastic_status_h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                         std::string("kosmos::dust::cli_stochastic_status_host")),
-      nq > 0 ? results.cells() : 0, nq);
-  // Chunk summaries: per instance on the device, per chunk slot of `results` on the host.
-  const std::int64_t slots = (results.cells() + streaming.chunk_cells - 1) / streaming.chunk_cells;
-  const Kokkos::View<double**, Kokkos::LayoutRight, Device> summary_d(
-      "kosmos::dust::cli_summary", streaming.instances, int(summary_size));
-  const Kokkos::View<double**, Kokkos::LayoutRight, kosmos::pinned_host_space> summary_h(
-      "kosmos::dust::cli_summary_host", slots, int(summary_size));
-  using Pipeline = EmissionPipeline<T, Space>;
-  auto chunk_step = [&](const Space& instance, const typename Pipeline::Chunk& chunk) {
-    const std::int64_t n = std::int64_t(chunk.in.dust_mass.extent(0)), slot = chunk.instance * streaming.chunk_cells;
-    using Range = Kokkos::pair<std::int64_t, std::int64_t>;
-    const auto status = Kokkos::subview(stochastic_status,
-                                        nq > 0 ? Range(slot, slot + n) : Range(0, 0), Kokkos::ALL);
-    if (nq > 0) {
-      add_stochastic_emission(instance, grains, stochastic, chunk.in.intensity, chunk.temperature,
-                              chunk.in.dust_mass, chunk.sed, status);
-      const Kokkos::pair<std::int64_t, std::int64_t> rows(chunk.first_row, chunk.first_row + n);
-      Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h, rows, Kokkos::ALL), status);
-    }
-    const auto summary = Kokkos::subview(summary_d, chunk.instance, Kokkos::ALL);
-    queue_chunk_summary(instance, chunk.status, chunk.temperature, chunk.heating,
-                        chunk.in.dust_mass, grain_inputs.number, chunk.sed, grain_inputs.width, status, summary.data());
-    Kokkos::deep_copy(
-        instance, Kokkos::subview(summary_h, chunk.first_row / streaming.chunk_cells, Kokkos::ALL),
-        summary);
-  };
-  std::vector<std::int64_t> counts(temperature_status_count, 0);
-  std::vector<std::int64_t> stochastic_counts(stochastic_invalid_heating + 1, 0);  // per status
-  double t_min = 1e300, t_max = 0, absorbed = 0, emitted = 0, summary_seconds = 0;
-  std::int64_t nonfinite_sed = 0;
-  // Only the writers' write_rows touch the HDF5 files until they have finished.
-  OrderedWorkers writer(any_h5 ? writer_threads : 0, writer_threads);
-  auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
-    const auto t_start = clock::now();
-    const double* r = &summary_h(row / streaming.chunk_cells, 0);
-    for (int k = 0; k < temperature_status_count; ++k)
-      counts[std::size_t(k)] += std::int64_t(r[summary_status + k]);
-    for (std::size_t k = 0; k < stochastic_counts.size(); ++k)
-      stochastic_counts[k] += std::int64_t(r[summary_stochastic_status + k]);
-    t_min = std::min(t_min, r[summary_t_min]);
-    t_max = std::max(t_max, r[summary_t_max]);
-    absorbed += r[summary_absorbed];
-    nonfinite_sed += std::int64_t(r[summary_nonfinite_sed]);
-    if (r[summary_nonfinite_sed] == 0) emitted += r[summary_emitted];
-    summary_seconds += seconds(t_start, clock::now());
+  // HDF5 rows go to the stream's worker threads as each chunk lands (the text outputs read the
+  // rows kept in `cells` afterwards).
+  auto write_rows = [&](const StreamRows<T>& rows) {
     if (!any_h5) return;
-    const std::size_t first = std::size_t(c0), rows = std::size_t(n);
-    const T* temperature = &results.temperature(row, 0);
-    const int* status = &results.status(row, 0);
-    const T* sed = &results.sed(row, 0);
-    const T* mass = &results.dust_mass(row);
-    const T* intensity =
-        h5_cells ? &cells.intensity(c0, 0) : nullptr;  // --write-cells: keep_all, row == c0
-    writer.push([=] {
-      if (h5_temperature) h5_temperature->write_rows("temperature", first, rows, temperature);
-      if (h5_status) h5_status->write_rows<std::int32_t>("status", first, rows, status);
-      if (h5_sed) h5_sed->write_rows("sed", first, rows, sed);
-      if (h5_cells) {
-        h5_cells->write_rows("intensity", first, rows, intensity);
-        h5_cells->write_rows("dust_mass", first, rows, mass);
-      }
-    });
+    const std::size_t first = std::size_t(rows.first_cell), n = std::size_t(rows.cells);
+    if (h5_temperature) h5_temperature->write_rows("temperature", first, n, rows.temperature.data());
+    if (h5_status) h5_status->write_rows<std::int32_t>("status", first, n, rows.status.data());
+    if (h5_sed) h5_sed->write_rows("sed", first, n, rows.sed.data());
+    if (h5_pt) {
+      h5_pt->write_rows("probability", first, n, rows.probability.data());
+      h5_pt->write_rows("bin_temperature", first, n, rows.bin_temperature.data());
+    }
+    if (h5_cells) {  // --write-cells keeps every row: cells.intensity has them
+      h5_cells->write_rows("intensity", first, n, &cells.intensity(rows.first_cell, 0));
+      h5_cells->write_rows("dust_mass", first, n, rows.dust_mass.data());
+    }
   };
-  using Input = typename Pipeline::Input;
+  using Input = typename EmissionStream<T, Space>::Input;
   const auto seed = std::uint64_t(o.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const auto t_run = clock::now();
-  if (generate) {
-    pipeline.run(
-        nc,
-        [&](const Space& instance, std::int64_t c0, const Input& in) {
-          synthetic_cells(instance, grain_inputs.wavelength, in.intensity, in.dust_mass, seed, c0);
-          if (cells.intensity.extent(0) > 0) {  // --write-cells
-            const Kokkos::pair<std::int64_t, std::int64_t> range(c0, c0 + std::int64_t(in.dust_mass.extent(0)));
-            Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL), in.intensity);
-          }
-        },
-        results, options, chunk_step, on_chunk);
-  } else {
-    pipeline.run(nc, Pipeline::copy_cells_in(cells), results, options, chunk_step, on_chunk);
-  }
-  const auto t2 = clock::now();
-  writer.finish();
+  const StreamSummary summary =
+      generate ? stream.run(
+                     nc,
+                     [&](const Space& instance, std::int64_t c0, const Input& in) {
+                       synthetic_cells(instance, grain_inputs.wavelength, in.intensity, in.dust_mass, seed, c0);
+                       if (cells.intensity.extent(0) > 0) {  // --write-cells
+                         const Kokkos::pair<std::int64_t, std::int64_t> range(
+                             c0, c0 + std::int64_t(in.dust_mass.extent(0)));
+                         Kokkos::deep_copy(instance, Kokkos::subview(cells.intensity, range, Kokkos::ALL),
+                                           in.intensity);
+                       }
+                     },
+                     results, write_rows)
+               : stream.run(nc, EmissionStream<T, Space>::pipeline_type::copy_cells_in(cells), results,
+                            write_rows);
   const auto t_drained = clock::now();
-  std::int64_t counted = 0;
-  for (auto count : counts) counted += count;
-  if (counted != nc * ns) throw std::runtime_error("kosmos dust: a solver status outside 0-5 (internal error)");
-  std::int64_t stochastic_counted = 0;
-  for (auto count : stochastic_counts) stochastic_counted += count;
-  if (stochastic_counted != nc * nq)
-    throw std::runtime_error("kosmos dust: a stochastic status outside 0-3 (internal error)");
+  const auto& counts = summary.status_counts;
+  const auto& stochastic_counts = summary.stochastic_counts;
+  const double t_min = summary.min_temperature, t_max = summary.max_temperature;
   for (auto& file : h5) file.second->commit();
   const auto t3 = clock::now();
 
@@ -691,7 +536,7 @@ int run_dust(const kosmos::cli::Options& o) {
   for (int k = 0; k < temperature_status_count; ++k)
     std::cout << (k ? ", " : " ") << temperature_status_name(k) << ' ' << counts[std::size_t(k)];
   std::cout << "\n"
-            << "  energy: emitted / absorbed = " << std::setprecision(9) << (absorbed > 0 ? emitted / absorbed : 0.0)
+            << "  energy: emitted / absorbed = " << std::setprecision(9) << summary.emitted_over_absorbed()
             << "\n";
   if (nq > 0)
     std::cout << "  stochastic heating: " << nq << " species below " << stochastic_below << " micron (tables "
@@ -759,14 +604,15 @@ int run_dust(const kosmos::cli::Options& o) {
               << ", HDF5 files " << seconds(t_stochastic, t_files) << ", device buffers "
               << seconds(t_files, t_buffers) << ", waiting for the pinned ring " << seconds(t_buffers, t_ring)
               << ", other buffers " << seconds(t_ring, t_run) << ", pipeline "
-              << seconds(t_run, t2) << " (chunks of " << streaming.chunk_cells << " cells, waiting for the device "
-              << pipeline.device_wait_seconds()
-              << ", chunk summaries " << summary_seconds << ", waiting for the writer "
-              << writer.blocked_seconds() << "), HDF5 writes " << writer.busy_seconds() << " (summed over "
-              << writer.threads() << " writer threads), writer drain " << seconds(t2, t_drained) << ", HDF5 close "
+              << seconds(t_run, t_drained) << " (chunks of " << streaming.chunk_cells
+              << " cells, waiting for the device " << summary.device_wait_seconds << ", chunk summaries "
+              << summary.summary_seconds << ", waiting for the writer " << summary.worker_blocked_seconds
+              << "), HDF5 writes " << summary.worker_busy_seconds << " (summed over " << summary.worker_threads
+              << " writer threads), HDF5 close "
               << seconds(t_drained, t3) << ", summary and text outputs " << seconds(t3, t_end)
               << ", total " << seconds(t_begin, t_end) << "\n";
   }
+  const std::int64_t nonfinite_sed = summary.nonfinite_sed;
   if (nonfinite_sed > 0) {
     std::cerr << "kosmos dust: error: " << nonfinite_sed << " SED values overflowed "
               << (sizeof(T) == 4 ? "float" : "double")
@@ -792,6 +638,17 @@ int run_dust(const kosmos::cli::Options& o) {
     exit_code = 1;
   }
   report(status_not_converged, "did not converge (raise --tolerance or check the grains)");
+  if (counts[status_at_floor] > 0)
+    std::cerr << "kosmos dust: warning: " << counts[status_at_floor] << " temperature solves at the "
+              << options.min_temperature << " K floor (heating below E(T_floor)"
+              << (t_cmb > 0 ? "" : "; no CMB: --t-cmb 0") << "): those grains emit more than they absorb\n";
+  if (counts[status_above_sublimation] > 0) {
+    std::cerr << "kosmos dust: warning: " << counts[status_above_sublimation]
+              << " temperature solves above the sublimation temperature (";
+    for (std::size_t k = 0; k < n_comp; ++k)
+      std::cerr << (k ? ", " : "") << "table " << k << ": " << sublimation[k] << " K";
+    std::cerr << "): those grains would not survive\n";
+  }
   report(status_invalid_heating, "had invalid (NaN or negative) heating: T = NaN");
   if (stochastic_counts[stochastic_invalid_heating] > 0) {
     std::cerr << "kosmos dust: error: " << stochastic_counts[stochastic_invalid_heating]
@@ -817,20 +674,34 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("sizes", "FILE[,FILE]",
               "size distribution per composition (default: power law over the table radii)", "",
               true)
-      .option("density", "G_CM3[,G_CM3]", "bulk density for the default size distribution", "2.24")
-      .option("wavelengths", "FILE", "wavelength grid (default: the paper's 968 wavelengths)", "",
+      .option("density", "G_CM3[,G_CM3]",
+              "bulk density for the default size distribution (default: 2.24 graphite, 3.5 "
+              "silicate, from the table names or --materials)",
+              "", true)
+      .option("t-cmb", "K", "CMB temperature: B(T_cmb) is added to every cell's field (0: none)", "2.725")
+      .option("sublimation", "K[,K]",
+              "sublimation temperature per table (0: no check); auto: 1750 graphite, 1500 silicate",
+              "auto")
+      .flag("progress", "print progress to stderr")
+      .option("wavelengths", "FILE", "wavelength grid, or paper (the paper's 968 to 1000 micron); default: 1208 to 1 cm", "",
               true)
       .option("cells", "FILE", "cells file (dust mass and intensities)", "", true)
       .option("generate", "N", "generate N synthetic cells instead of --cells", "", true)
       .option("seed", "S", "seed of the synthetic cells", "1")
       .option("precision", "P", "float (the paper's GPU code) or double", "double")
-      .option("method", "M", "newton (Eq. 7, Newton-Raphson) or table (2000-point interpolation)",
-              "newton")
+      .option("method", "M",
+              "newton (Eq. 7, Newton-Raphson), table (2000-point interpolation, more accurate) or "
+              "auto (table from 1000 cells on)",
+              "auto")
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "",
               true)
       .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron",
               "0")
+      .option("bins", "M",
+              "temperature bins of each stochastic P(T) (spectra and bins beyond the fast team "
+              "scratch go to global memory)",
+              "128")
       .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
               "", true)
       .option("beta", "B",
@@ -850,14 +721,18 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("temperatures", "FILE", "write temperatures here", "", true)
       .option("sed", "FILE", "write SEDs here", "", true)
       .option("status", "FILE", "write solver statuses here", "", true)
-      .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true);
+      .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true)
+      .option("pt-output", "FILE.h5",
+              "P(T) of the --stochastic-below grains: probability and bin_temperature (cells, "
+              "stochastic species, --bins), stochastic_species (their species indices)",
+              "", true);
   if (!o.parse(args)) return 0;
   const std::string precision = o.str("precision");
   std::vector<kosmos::cli::FileArgument> inputs, outputs;
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
     if (o.has(in))
       for (const auto& path : split_list(o.str(in))) inputs.push_back({in, path});
-  for (const char* out : {"temperatures", "sed", "status", "write-cells"})
+  for (const char* out : {"temperatures", "sed", "status", "write-cells", "pt-output"})
     if (o.has(out)) outputs.push_back({out, o.str(out)});
   kosmos::cli::check_output_files(inputs, outputs);
   if (precision == "float") return run_dust<float>(o);

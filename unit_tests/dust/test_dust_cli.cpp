@@ -51,7 +51,8 @@ TEST(DustCli, HdfRingWithSeveralWritersMatchesRowsKeptInMemory) {
   kosmos::io::H5Reader b(kept);
   const auto sed = b.read<float>("sed");
   EXPECT_TRUE(std::any_of(sed.begin(), sed.end(), [](float x) { return x > 0; }));
-  // The text file: header lines, then one row per cell, each value with enough digits to round-trip.
+  // The text file: header lines, then one row per cell, each value with enough digits to
+  // round-trip.
   std::ifstream in(text);
   std::string line;
   std::vector<float> temperature;
@@ -64,15 +65,48 @@ TEST(DustCli, HdfRingWithSeveralWritersMatchesRowsKeptInMemory) {
 
   for (const char* writers : {"1", "4", "7"}) {
     SCOPED_TRACE(std::string("--writer-threads ") + writers);
-    ASSERT_EQ(run_dust(with({"--sed", ring, "--status", ring, "--temperatures", ring, "--writer-threads", writers})), 0);
+    ASSERT_EQ(run_dust(with({"--sed", ring, "--status", ring, "--temperatures", ring,
+                             "--writer-threads", writers})),
+              0);
     kosmos::io::H5Reader a(ring);
     std::vector<std::size_t> dims;
     EXPECT_EQ(a.read<float>("sed", &dims), sed);
-    EXPECT_EQ(dims, (std::vector<std::size_t>{203, 968}));
+    EXPECT_EQ(dims, (std::vector<std::size_t>{203, 1208}));
     EXPECT_EQ(a.read<std::int32_t>("status"), b.read<std::int32_t>("status"));
     EXPECT_EQ(a.read<float>("temperature", &dims), temperature);
     EXPECT_EQ(dims, (std::vector<std::size_t>{203, 81}));
   }
   for (const auto& path : {ring, kept, text}) std::remove(path.c_str());
+}
+
+// --pt-output: P(T) of every (cell, stochastic species) in the file, normalized over its bins on
+// increasing bin temperatures, through the HDF5 ring (2 writers, chunks of 2 cells).
+TEST(DustCli, TemperatureDistributionsInHdf5) {
+  if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "Kosmos was built without HDF5";
+  const std::string pt = temp_path("pt.h5");
+  const std::string data = std::string(KOSMOS_DATA_DIR) + "/dust/";
+  ASSERT_EQ(
+      run_dust({"--cross-sections",
+                data + "draine_graphite_81.dat," + data + "draine_suvsilicate_81.dat",
+                "--size-distribution", "wd01", "--stochastic-below", "0.01", "--generate", "5",
+                "--chunk-cells", "2", "--writer-threads", "2", "--bins", "64", "--pt-output", pt}),
+      0);
+  kosmos::io::H5Reader in(pt);
+  std::vector<std::size_t> dims;
+  const auto p = in.read<double>("probability", &dims);
+  ASSERT_EQ(dims, (std::vector<std::size_t>{5, 40, 64}));
+  const auto t = in.read<double>("bin_temperature");
+  ASSERT_EQ(in.read<std::int32_t>("stochastic_species").size(), 40u);
+  for (std::size_t k = 0; k < 5 * 40; ++k) {
+    double sum = 0;
+    for (std::size_t j = 0; j < 64; ++j) {
+      sum += p[k * 64 + j];
+      if (j > 0) {
+        EXPECT_GT(t[k * 64 + j], t[k * 64 + j - 1]);
+      }
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-9) << k;
+  }
+  std::remove(pt.c_str());
 }
 }  // namespace

@@ -52,8 +52,8 @@ struct SolverOptions {
 
 // Short name and meaning of each TemperatureStatus (CLI help, file headers, summaries).
 inline const char* temperature_status_name(int status) {
-  static const char* const names[temperature_status_count] = {"converged",     "at floor",        "at ceiling",
-                                                               "not converged", "invalid heating", "no heating"};
+  static const char* const names[temperature_status_count] = {
+      "converged", "at floor", "at ceiling", "not converged", "invalid heating", "no heating", "above sublimation"};
   return status >= 0 && status < temperature_status_count ? names[status] : "unknown";
 }
 inline const char* temperature_status_meaning(int status) {
@@ -63,7 +63,8 @@ inline const char* temperature_status_meaning(int status) {
       "heating > E(max_temperature), e.g. above the sublimation point: T = max_temperature, emits less",
       "max_iterations reached: T is the last iterate",
       "heating NaN or negative: T = NaN",
-      "zero heating (zero field, or every I sigma dlambda underflowed): T = 0, no emission"};
+      "zero heating (zero field, or every I sigma dlambda underflowed): T = 0, no emission",
+      "converged above the composition's sublimation temperature: the grain would not survive"};
   return status >= 0 && status < temperature_status_count ? meanings[status] : "unknown status";
 }
 

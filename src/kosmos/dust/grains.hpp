@@ -64,5 +64,9 @@ void read_cells(const std::string& path, std::size_t n_wavelengths, std::vector<
 // The paper's benchmark grid: 968 wavelengths log-spaced from the Lyman limit (0.0912 micron) to
 // 1000 micron.
 inline std::vector<double> paper_wavelength_grid() { return log_wavelength_grid(0.0912, 1000.0, 968); }
+// The CLI's default: the paper's grid continued at its log spacing to 1 cm (1208 wavelengths), so
+// that cold dust emits its whole spectrum on the grid (cut at 1000 micron it comes out too hot:
+// README); Q_abs beyond the tables' 1000 micron as absorption_cross_section extrapolates.
+inline std::vector<double> default_wavelength_grid() { return log_wavelength_grid(0.0912, 1e4, 1208); }
 }  // namespace dust
 }  // namespace kosmos

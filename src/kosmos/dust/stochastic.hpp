@@ -26,7 +26,10 @@
 #include <kosmos/dust/equilibrium.hpp>
 #include <kosmos/dust/size_distribution.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kosmos {
@@ -184,6 +187,117 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   Impl::run_stochastic(
       space, g, m, intensity, temperature, status,
       Impl::AddEmission<T, ExecSpace, Mass, Sed>{g.sed_weight, g.x, dust_mass, sed}, where);
+}
+
+namespace Impl {
+// power(c, q, b) = sum over the band's wavelengths of sigma dlambda sum_j P_j B(lambda, T_j)
+// (W sr^-1) for bands [lo, hi) in m.
+template <class T, class ExecSpace, class Probability, class Power, class Edges>
+void band_powers(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                 const StochasticModel<ExecSpace>& m, const Probability& probability,
+                 const Probability& bin_temperature, const Edges& lo, const Edges& hi,
+                 const Power& power) {
+  const int nc = int(probability.extent(0)), nq = int(probability.extent(1)),
+            nb = int(probability.extent(2)), nbands = int(lo.extent(0)), nl = g.wavelengths();
+  const auto weight = g.emission_weight;
+  const auto scale = g.scale;
+  const auto x = g.x;
+  const auto species = m.species;
+  Kokkos::parallel_for(
+      "kosmos::dust::stochastic_band_powers",
+      Kokkos::RangePolicy<ExecSpace>(space, 0, nc * nq * nbands), KOKKOS_LAMBDA(const int k) {
+        const int b = k % nbands, q = (k / nbands) % nq, c = k / (nbands * nq), s = species(q);
+        double sum = 0;
+        for (int l = 0; l < nl; ++l) {
+          const double lambda = constants::c2 / double(x(l));
+          if (lambda < lo(b) || lambda >= hi(b)) continue;
+          double e = 0;
+          for (int j = 0; j < nb; ++j)
+            e += probability(c, q, j) * planck_occupation(double(x(l)) / bin_temperature(c, q, j));
+          sum += double(weight(l, s)) * e;
+        }
+        power(c, q, b) = double(scale(s)) * sum;
+      });
+}
+}  // namespace Impl
+
+// How refine_bins ended: the bins of the returned model, the largest relative change of a band
+// power in the last doubling, and whether that met the tolerance.
+struct BinRefinement {
+  int bins = 0;
+  double change = 0;
+  bool converged = false;
+};
+
+// P(T) bins refined by doubling: P(T) of every (cell, selected species) at options.bins, then 2x,
+// 4x, ... up to max_bins, until the power of every (cell, species) in every band [lo, hi) (micron)
+// changes by less than `tolerance` relative to the previous doubling (bands holding less than 1e-3
+// of the grain's power in all bands count relative to that sum). One bin count for all the cells
+// given (refine on a representative set, e.g. the hottest and the faintest cells). Returns the
+// model at the final bins, for temperature_distributions or add_stochastic_emission.
+template <class T, class ExecSpace, class Intensity, class Temperature>
+StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                                       const std::vector<StochasticSpecies>& species,
+                                       const Intensity& intensity, const Temperature& temperature,
+                                       StochasticOptions options,
+                                       const std::vector<std::pair<double, double>>& bands_micron,
+                                       double tolerance = 0.01, int max_bins = 4096,
+                                       BinRefinement* report = nullptr) {
+  const char* where = "kosmos::dust::refine_bins";
+  kosmos::Impl::require(tolerance > 0 && !bands_micron.empty() && max_bins >= options.bins, where,
+                        "tolerance = ", tolerance, ", ", bands_micron.size(),
+                        " bands and max_bins = ", max_bins, " (>= bins = ", options.bins, ")");
+  using device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  const int nc = int(intensity.extent(0)), nq = int(species.size()),
+            nbands = int(bands_micron.size());
+  Kokkos::View<double*, device> lo("kosmos::dust::band_lo", nbands),
+      hi("kosmos::dust::band_hi", nbands);
+  auto lo_h = Kokkos::create_mirror_view(lo);
+  auto hi_h = Kokkos::create_mirror_view(hi);
+  for (int b = 0; b < nbands; ++b) {
+    kosmos::Impl::require(bands_micron[std::size_t(b)].first < bands_micron[std::size_t(b)].second,
+                          where, "band ", b, " is empty");
+    lo_h(b) = bands_micron[std::size_t(b)].first * 1e-6;
+    hi_h(b) = bands_micron[std::size_t(b)].second * 1e-6;
+  }
+  Kokkos::deep_copy(lo, lo_h);
+  Kokkos::deep_copy(hi, hi_h);
+  Kokkos::View<double***, Kokkos::LayoutRight, device> power("kosmos::dust::band_power", nc, nq,
+                                                             nbands);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("kosmos::dust::refine_status", nc, nq);
+  std::vector<double> previous;
+  BinRefinement r;
+  while (true) {
+    const auto m = prepare_stochastic(space, g, species, options);
+    const int nb = options.bins;
+    Kokkos::View<double***, Kokkos::LayoutRight, device> p("kosmos::dust::refine_p", nc, nq, nb),
+        t("kosmos::dust::refine_t", nc, nq, nb);
+    temperature_distributions(space, g, m, intensity, temperature, p, t, status);
+    Impl::band_powers(space, g, m, p, t, lo, hi, power);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), power);
+    const std::vector<double> now(h.data(), h.data() + h.span());
+    if (!previous.empty()) {
+      r.change = 0;
+      for (std::size_t k = 0; k < now.size(); k += std::size_t(nbands)) {
+        double total = 0;
+        for (int b = 0; b < nbands; ++b) total += previous[k + std::size_t(b)];
+        for (int b = 0; b < nbands; ++b) {
+          const double ref = std::max(previous[k + std::size_t(b)], 1e-3 * total);
+          if (ref > 0)
+            r.change = std::max(
+                r.change, std::fabs(now[k + std::size_t(b)] - previous[k + std::size_t(b)]) / ref);
+        }
+      }
+      r.converged = r.change < tolerance;
+    }
+    r.bins = nb;
+    if (r.converged || 2 * nb > max_bins) {
+      if (report) *report = r;
+      return m;
+    }
+    previous = now;
+    options.bins = 2 * nb;
+  }
 }
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,

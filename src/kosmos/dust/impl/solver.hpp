@@ -16,10 +16,12 @@ enum TemperatureStatus : int {
                               // of a finite field): T = max_temperature, the grain would sublimate
   status_not_converged = 3,   // max_iterations reached; the last iterate is returned
   status_invalid_heating = 4, // heating is NaN or negative: T = NaN
-  status_no_heating = 5       // heating is exactly 0: T = 0, the grain emits nothing. A zero field, or
+  status_no_heating = 5,      // heating is exactly 0: T = 0, the grain emits nothing. A zero field, or
                               // one so weak that every I sigma dlambda underflows T (float: ~1e-45)
+  status_above_sublimation = 6  // converged, but above the species' sublimation temperature (set by
+                                // EmissionStream from StreamOptions::sublimation_temperature)
 };
-constexpr int temperature_status_count = 6;
+constexpr int temperature_status_count = 7;
 
 namespace Impl {
 

@@ -116,6 +116,7 @@ struct StochasticFunctor {
   Status status;
   Output output;
   double log_t0, dlog_t;
+  int level;  // team scratch level: 0, or 1 (global memory) where level 0 is too small
 
   static std::size_t scratch_bytes(int nl, int nb) {
     return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) +
@@ -126,10 +127,11 @@ struct StochasticFunctor {
     const int nq = m.selected(), nl = g.wavelengths(), nb = m.options.bins;
     const int c = team.league_rank() / nq, q = team.league_rank() % nq, s = m.species(q);
     // Photon energies ascending (k = nl - 1 - l), cumulative absorbed photon rate and power.
-    scratch_view eps(team.team_scratch(0), nl), ncum(team.team_scratch(0), nl + 1),
-        wcum(team.team_scratch(0), nl + 1), tb(team.team_scratch(0), nb),
-        eb(team.team_scratch(0), nb), p(team.team_scratch(0), nb), cool(team.team_scratch(0), nb);
-    index_view next(team.team_scratch(0), nb);
+    scratch_view eps(team.team_scratch(level), nl), ncum(team.team_scratch(level), nl + 1),
+        wcum(team.team_scratch(level), nl + 1), tb(team.team_scratch(level), nb),
+        eb(team.team_scratch(level), nb), p(team.team_scratch(level), nb),
+        cool(team.team_scratch(level), nb);
+    index_view next(team.team_scratch(level), nb);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
       const int l = nl - 1 - k;
       eps(k) = constants::boltzmann_k * double(g.x(l));
@@ -320,7 +322,11 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                         " species exceed the league size; pass fewer cells per call");
   using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
   const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), m.options.bins);
-  const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+  // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory: 512-2048
+  // bins on any backend.
+  const int level =
+      scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+  const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level);
   kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
                         m.options.bins, " bins need ", scratch,
                         " bytes of team scratch, more than the ", scratch_max,
@@ -334,8 +340,8 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   Kokkos::parallel_for(
       "kosmos::dust::stochastic_heating",
       kosmos::Impl::concurrent_policy(Kokkos::TeamPolicy<ExecSpace>(space, int(nc * nq), team_size))
-          .set_scratch_size(0, Kokkos::PerTeam(scratch)),
-      functor{g, m, intensity, temperature, status, output, log_t0, dlog_t});
+          .set_scratch_size(level, Kokkos::PerTeam(scratch)),
+      functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level});
 }
 }  // namespace Impl
 }  // namespace dust
