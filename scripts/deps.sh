@@ -25,6 +25,10 @@ cuda_arch=${KOSMOS_CUDA_ARCH:-HOPPER90}
 bundle=${KOSMOS_DEPS_BUNDLE:-}
 debian_kokkos_version=3.4.01
 cxx_standard=${KOSMOS_CXX_STANDARD:-17}
+# Kokkos' static libraries are linked into the Python extension module (a shared object): its
+# objects must be position independent (the OpenMP backend's thread-local variables otherwise use
+# the local-exec TLS model, which a shared object cannot hold). Part of the install's stamp.
+position_independent=-DCMAKE_POSITION_INDEPENDENT_CODE=ON
 
 log() { printf '[kosmos deps] %s\n' "$*" >&2; }
 die() { printf '[kosmos deps] error: %s\n' "$*" >&2; exit 1; }
@@ -188,20 +192,21 @@ kokkos() {
     kokkos_src=$(source_tree kokkos "$KOSMOS_KOKKOS_SOURCE")
     kernels_src=$(source_tree kokkos-kernels "$KOSMOS_KOKKOS_KERNELS_SOURCE")
     version=$(source_version "$kokkos_src")
-    stamp=$(echo "$kokkos_src $kernels_src" | sha1sum | cut -c1-10)
+    stamp=$(echo "$kokkos_src $kernels_src $position_independent" | sha1sum | cut -c1-10)
   else
     fetch
     kokkos_src=$cache/src/kokkos
     kernels_src=$cache/src/kokkos-kernels
     version=$debian_kokkos_version
-    stamp=$(patch_hash)
+    stamp=$(echo "$(patch_hash) $position_independent" | sha1sum | cut -c1-10)
   fi
   local id="$backend"
   [ "$backend" = cuda ] && id="cuda-$(echo "$cuda_arch" | tr 'A-Z' 'a-z')"
   [ "$cxx_standard" = 17 ] || id="$id-cxx$cxx_standard"
   local prefix="$cache/install/kokkos-$version-$id-$stamp"
   if [ -f "$prefix/.complete" ]; then echo "$prefix"; return 0; fi
-  local args=(-DCMAKE_CXX_STANDARD="$cxx_standard" -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF)
+  local args=(-DCMAKE_CXX_STANDARD="$cxx_standard" -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
+              "$position_independent")
   case "$backend" in
     openmp) args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
     serial) ;;
@@ -222,6 +227,7 @@ kokkos() {
   cmake_build "$kokkos_src" "$build" "$prefix" "${args[@]}"
   log "building Kokkos Kernels $(source_version "$kernels_src") ($id)"
   local kk_args=(-DCMAKE_CXX_STANDARD="$cxx_standard" -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF
+                 "$position_independent"
                  -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
   if [ "$backend" = cuda ]; then
     kk_args+=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON "-DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper"
@@ -263,7 +269,8 @@ gtest() {
 
 # Debian build packages on the host (CI and developer machines).
 system() {
-  local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev libhdf5-dev)
+  local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev libhdf5-dev
+              pybind11-dev python3-dev python3-numpy python3-matplotlib python3-pytest)
   local missing=()
   local p
   for p in "${pkgs[@]}"; do

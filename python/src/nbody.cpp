@@ -1,0 +1,4 @@
+#include "common.hpp"
+namespace kosmos_python {
+void bind_nbody(py::module_&) {}
+}  // namespace kosmos_python
