@@ -46,9 +46,10 @@ const char* dtype_name() {
 // A numpy array of T with `ndim` dimensions (any extents: -1) in C order, used as it is. Python
 // sequences and scalars are converted (a new array); a numpy array of another dtype, rank or
 // memory order is an error, never a silent copy.
+// With `fortran`, Fortran order (column-major: a LayoutLeft View) instead.
 template <class T>
 py::array_t<T> as_array(py::handle obj, const std::string& where, const char* name, int ndim,
-                        std::vector<py::ssize_t> shape = {}) {
+                        std::vector<py::ssize_t> shape = {}, bool fortran = false) {
   py::array_t<T> a;
   if (py::isinstance<py::array>(obj)) {
     auto arr = py::reinterpret_borrow<py::array>(obj);
@@ -57,11 +58,16 @@ py::array_t<T> as_array(py::handle obj, const std::string& where, const char* na
                std::string("must have dtype ") + dtype_name<T>() + ", not " +
                    std::string(py::str(arr.dtype())) + " (convert it with .astype(np." +
                    dtype_name<T>() + "))");
-    if (!(arr.flags() & py::array::c_style))
+    if (!fortran && !(arr.flags() & py::array::c_style))
       bad_value(where, name, "must be C-contiguous (use np.ascontiguousarray)");
+    if (fortran && !(arr.flags() & py::array::f_style))
+      bad_value(where, name, "must be Fortran-ordered (use np.asfortranarray)");
     a = py::reinterpret_borrow<py::array_t<T>>(obj);
   } else {
-    a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(obj);
+    a = fortran
+            ? py::array_t<T>(py::array_t<T, py::array::f_style | py::array::forcecast>::ensure(obj))
+            : py::array_t<T>(
+                  py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(obj));
     if (!a) bad_type(where, name, std::string("must be an array of ") + dtype_name<T>());
   }
   if (a.ndim() != ndim)
