@@ -12,11 +12,15 @@ from . import _kosmos
 
 _d = _kosmos.dust
 status_name = _d.status_name
-read_draine_table = _d.read_draine_table
 planck = _d.planck
 
 __all__ = ["Grains", "from_draine", "wavelength_grid", "bin_widths", "size_distribution",
            "mmp83", "planck", "read_draine_table", "status_name"]
+
+
+def read_draine_table(path):
+    """A Draine table: radius_micron, wavelength_micron (ascending) and q_abs (radius, wavelength)."""
+    return _d.read_draine_table(os.fspath(path))
 
 
 def wavelength_grid(lo_micron=0.0912, hi_micron=1000.0, n=968):
