@@ -105,6 +105,24 @@ void rv_model(py::handle t_in, py::handle orbits_in, double epoch, py::handle ou
   bv.to_host();
 }
 
+// t, v, sigma (n) float64 and instrument (n) int32 of one data set, checked, as vectors.
+struct RVColumns {
+  std::vector<double> t, v, sigma;
+  std::vector<int> instrument;
+};
+RVColumns rv_columns(const std::string& where, py::handle t_in, py::handle v_in,
+                     py::handle sigma_in, py::handle inst_in) {
+  auto t = as_array<double>(t_in, where, "t", 1);
+  const py::ssize_t n = t.shape(0);
+  auto v = as_array<double>(v_in, where, "v", 1, {n});
+  auto sigma = as_array<double>(sigma_in, where, "sigma", 1, {n});
+  auto inst = as_array<int>(inst_in, where, "instrument", 1, {n});
+  return {{t.data(), t.data() + n},
+          {v.data(), v.data() + n},
+          {sigma.data(), sigma.data() + n},
+          {inst.data(), inst.data() + n}};
+}
+
 // chi^2 and ln L (double precision) of n_sys models against one data set: P, K, e, omega, M0
 // (n_sys, n_pl); offset, jitter (n_sys, n_instruments); trend (n_sys, 0..2).
 void chi2(py::handle t_in, py::handle v_in, py::handle sigma_in, py::handle inst_in,
@@ -113,11 +131,7 @@ void chi2(py::handle t_in, py::handle v_in, py::handle sigma_in, py::handle inst
           py::handle trend_in, py::handle chi2_in, py::handle loglike_in,
           const std::string& solver) {
   const std::string where = "kosmos.kepler.chi2";
-  auto t = as_array<double>(t_in, where, "t", 1);
-  const py::ssize_t n = t.shape(0);
-  auto v = as_array<double>(v_in, where, "v", 1, {n});
-  auto sigma = as_array<double>(sigma_in, where, "sigma", 1, {n});
-  auto inst = as_array<int>(inst_in, where, "instrument", 1, {n});
+  auto data = rv_columns(where, t_in, v_in, sigma_in, inst_in);
   auto P = as_array<double>(P_in, where, "P", 2);
   const py::ssize_t n_sys = P.shape(0), n_pl = P.shape(1);
   auto K = as_array<double>(K_in, where, "K", 2, {n_sys, n_pl});
@@ -129,11 +143,7 @@ void chi2(py::handle t_in, py::handle v_in, py::handle sigma_in, py::handle inst
   auto trend = as_array<double>(trend_in, where, "trend", 2, {n_sys, -1});
   auto chi2_out = as_array<double>(chi2_in, where, "chi2", 1, {n_sys});
   auto loglike_out = as_array<double>(loglike_in, where, "loglike", 1, {n_sys});
-  const auto ins = inst.unchecked<1>();
-  std::vector<int> instrument(ins.data(0), ins.data(0) + n);
-  kk::Observations<Space> obs(
-      std::vector<double>(t.data(), t.data() + n), std::vector<double>(v.data(), v.data() + n),
-      std::vector<double>(sigma.data(), sigma.data() + n), instrument, n_instruments, epoch);
+  kk::Observations<Space> obs(data.t, data.v, data.sigma, data.instrument, n_instruments, epoch);
   Bound<double**> bP(P, true), bK(K, true), be(e, true), bw(omega, true), bM(M0, true),
       boff(offset, true), bj(jitter, true), btr(trend, true);
   Bound<double*> bc(chi2_out, false), bl(loglike_out, false);
@@ -160,17 +170,14 @@ void chi2(py::handle t_in, py::handle v_in, py::handle sigma_in, py::handle inst
 kk::RVData rv_data(py::handle t_in, py::handle v_in, py::handle sigma_in, py::handle inst_in,
                    const std::vector<std::string>& names, const std::string& path) {
   const std::string where = "kosmos.kepler.fit";
-  auto t = as_array<double>(t_in, where, "t", 1);
-  const py::ssize_t n = t.shape(0);
-  auto v = as_array<double>(v_in, where, "v", 1, {n});
-  auto sigma = as_array<double>(sigma_in, where, "sigma", 1, {n});
-  auto inst = as_array<int>(inst_in, where, "instrument", 1, {n});
+  auto columns = rv_columns(where, t_in, v_in, sigma_in, inst_in);
+  const auto n = py::ssize_t(columns.t.size());
   kk::RVData d;
   d.path = path;
-  d.time.assign(t.data(), t.data() + n);
-  d.velocity.assign(v.data(), v.data() + n);
-  d.sigma.assign(sigma.data(), sigma.data() + n);
-  d.instrument.assign(inst.data(), inst.data() + n);
+  d.time = std::move(columns.t);
+  d.velocity = std::move(columns.v);
+  d.sigma = std::move(columns.sigma);
+  d.instrument = std::move(columns.instrument);
   d.instrument_names = names;
   for (py::ssize_t k = 0; k < n; ++k) {
     kosmos::Impl::require(d.instrument[k] >= 0 && d.instrument[k] < int(names.size()),
