@@ -9,13 +9,18 @@ of the raw binding (kosmos._kosmos.kepler.solve, preallocated outputs), and solu
 """
 import argparse
 import json
+import os
 import subprocess
+import sys
 import time
 
 import numpy as np
 
-import kosmos
-from kosmos import _kosmos
+# Python puts this script's folder first on sys.path, where the package's sources (without the
+# compiled extension) would shadow the built package on PYTHONPATH.
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+import kosmos  # noqa: E402
+from kosmos import _kosmos  # noqa: E402
 
 
 def per_call(fn, min_seconds=0.5):
