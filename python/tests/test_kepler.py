@@ -119,3 +119,14 @@ def test_fit_errors_carry_library_messages(tmp_path, data_dir):
     assert isinstance(info.value, OSError) and "missing.txt" in str(info.value)
     d = kepler.read(data_dir / "rv" / "hd164922_radvel.txt")
     assert len(d) == 401 and d.instrument_names == ["k", "j", "a"]
+
+
+def test_survey_fits_every_star():
+    stars = [kepler.RVData(*synthetic(P=12.3, seed=6)), kepler.RVData(*synthetic(P=20.0, K=15.0, seed=7))]
+    results = kepler.survey(stars, planets=1, chains=16, burn=40, steps=40, thin=2, candidates=256,
+                            generations=15, period_max=60.0, precision="double")
+    assert len(results) == 2
+    for r, P, K in zip(results, (12.3, 20.0), (10.0, 15.0)):
+        assert r.data is not None and r.samples.shape[1] == len(r.columns)
+        assert abs(r.summary["P_b"].median - P) < 0.2
+        assert abs(r.summary["K_b"].median - K) < 1.5
