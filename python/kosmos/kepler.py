@@ -119,7 +119,7 @@ def chi2(t, v, sigma, P, K, e, omega, M0, *, instrument=None, offset=0.0, jitter
         raise ValueError(f"kosmos.kepler.chi2: P must have shape (n_sys, n_pl), not {P.shape}")
     n_sys, n_inst = P.shape[0], len(names)
 
-    def per_instrument(x, name):
+    def per_instrument(x):
         x = np.asarray(x, dtype=np.float64)
         if x.ndim == 0:
             return np.full((n_sys, n_inst), float(x))
@@ -127,8 +127,8 @@ def chi2(t, v, sigma, P, K, e, omega, M0, *, instrument=None, offset=0.0, jitter
     trend = np.zeros((n_sys, 0)) if trend is None else _real_array(trend)
     out_chi2, out_loglike = np.empty(n_sys), np.empty(n_sys)
     _k.chi2(t, v, sigma, inst, n_inst, float(epoch), P, _real_array(K), _real_array(e),
-            _real_array(omega), _real_array(M0), per_instrument(offset, "offset"),
-            per_instrument(jitter, "jitter"), trend, out_chi2, out_loglike, solver)
+            _real_array(omega), _real_array(M0), per_instrument(offset),
+            per_instrument(jitter), trend, out_chi2, out_loglike, solver)
     return out_chi2, out_loglike
 
 

@@ -118,11 +118,7 @@ def generate(systems, bodies=3, planet_mass=1e-3, alpha=0.4, seed=0):
 
 def from_rebound(simulations):
     """An ensemble from REBOUND simulations (one system each, the same particle count; G must
-    be 1 in the units used). Needs the rebound package."""
-    try:
-        import rebound  # noqa: F401
-    except ImportError as e:
-        raise ImportError("kosmos.nbody.from_rebound needs REBOUND (pip install rebound)") from e
+    be 1 in the units used): their particles' masses, positions, velocities and times."""
     sims = list(simulations) if isinstance(simulations, (list, tuple)) else [simulations]
     for sim in sims:
         if abs(sim.G - 1.0) > 1e-12:

@@ -139,10 +139,6 @@ class Resource {
 };
 void release_all_resources();
 
-// A read-only or writable numpy view of a std::vector<double> owned by `owner` (kept alive).
-py::array_t<double> vector_array(std::vector<double>& v, std::vector<py::ssize_t> shape,
-                                 py::handle owner);
-
 void bind_kepler(py::module_& m);
 void bind_nbody(py::module_& m);
 void bind_series(py::module_& m);

@@ -31,11 +31,6 @@ void release_all_resources() {
   }
 }
 
-py::array_t<double> vector_array(std::vector<double>& v, std::vector<py::ssize_t> shape,
-                                 py::handle owner) {
-  return py::array_t<double>(shape, v.data(), owner);
-}
-
 namespace {
 // Kokkos is initialized once, on import, unless the process already did (then it is left to its
 // owner to finalize). Arguments: Kokkos' own (e.g. "--kokkos-threads=4").
