@@ -1,0 +1,269 @@
+"""kosmos.kepler: batched Kepler solver, radial-velocity models, chi^2, and the planet search.
+
+Conventions are the library's (src/kosmos/kepler/rv.hpp, RadVel's): omega is the argument of
+periastron of the star's orbit and M0 the mean anomaly at ``epoch``, both in radians; P in the
+time unit of t (days), K in m/s. The search (``fit``) reports omega and M0 in degrees, as the
+``kosmos rv`` tool does.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from . import _kosmos
+
+_k = _kosmos.kepler
+
+__all__ = ["solve", "rv_model", "chi2", "RVData", "read", "fit", "survey", "FitResult",
+           "minimum_mass", "Status"]
+
+
+class Status:
+    """Per-element status of :func:`solve` (kosmos::kepler::Status)."""
+    converged, not_converged, invalid_element = 0, 1, 2
+
+
+KeplerSolution = namedtuple("KeplerSolution", "E sinE cosE nu status")
+
+
+def _real_array(x, dtype=np.float64):
+    """A numpy array as it is (checked in C++), any other sequence or scalar converted."""
+    return x if isinstance(x, np.ndarray) else np.asarray(x, dtype=dtype)
+
+
+def solve(M, e, *, out=None, solver="markley", max_iterations=10, tolerance=0.0, full=False):
+    """Eccentric anomaly E of M = E - e sin E, element by element, on the execution space.
+
+    M: float64 or float32 array (any shape, C order: used without a copy); e: scalar or array
+    of M's shape and dtype. out: optional array for E (M's shape and dtype), written in place.
+    solver: 'markley' (loop-free, default) or 'danby' (Ford's iteration, at most max_iterations;
+    tolerance on |f(E)|, 0: the default 1e-12 double / 1e-6 float). Returns E in [0, 2 pi); with
+    full=True a KeplerSolution (E, sinE, cosE, nu, status). Without full, an element that is
+    not converged or invalid (e outside [0, 1), non-finite M) raises ValueError naming it.
+    """
+    M = _real_array(M)
+    dtype = M.dtype if M.dtype in (np.float32, np.float64) else np.float64
+    if np.ndim(e) == 0 and not isinstance(e, np.ndarray):
+        e = np.full(M.shape, e, dtype=dtype)
+    e = _real_array(e, dtype)
+    if e.shape != M.shape:
+        raise ValueError(f"kosmos.kepler.solve: e has shape {e.shape}, M {M.shape}")
+    E = np.empty(M.shape, dtype) if out is None else out
+    if not isinstance(E, np.ndarray) or E.shape != M.shape:
+        raise ValueError(f"kosmos.kepler.solve: out must be an array of shape {M.shape}")
+    status = np.empty(M.shape, np.uint8)
+    extra = [np.empty(M.shape, dtype) for _ in range(3)] if full else [None] * 3
+    for name, a in (("M", M), ("e", e), ("out", E)):
+        if not a.flags.c_contiguous:  # flattening it would copy: outputs would be lost
+            raise ValueError(f"kosmos.kepler.solve: {name} must be C-contiguous "
+                             "(use np.ascontiguousarray)")
+    flat = [None if a is None else a.reshape(-1) for a in [M, e, E] + extra + [status]]
+    fn = _k.solve_float32 if dtype == np.float32 else _k.solve
+    fn(*flat, solver, max_iterations, tolerance)
+    if full:
+        return KeplerSolution(E, extra[0], extra[1], extra[2], status)
+    bad = np.flatnonzero(status)
+    if bad.size:
+        i = np.unravel_index(bad[0], M.shape)
+        raise ValueError(f"kosmos.kepler.solve: element {i} (M = {M[i]}, e = {e[i]}) is "
+                         f"{'not converged' if status[i] == 1 else 'invalid'}; "
+                         f"{bad.size} element(s) failed (full=True returns the status)")
+    return E
+
+
+def _planet_arrays(P, K, e, omega, M0):
+    cols = [np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (P, K, e, omega, M0)]
+    n = max(c.size for c in cols)
+    return np.ascontiguousarray(np.column_stack([np.broadcast_to(c, (n,)) for c in cols]))
+
+
+def rv_model(t, P, K, e=0.0, omega=0.0, M0=0.0, *, epoch=0.0, out=None):
+    """Stellar velocity sum_j K_j [cos(nu_j + omega_j) + e_j cos omega_j] at times t (float64).
+
+    P, K, e, omega [rad], M0 [rad at epoch]: scalars (one planet) or one value per planet.
+    out: optional float64 array of t's shape, written in place (and returned).
+    """
+    t = _real_array(t)
+    v = np.empty(t.shape) if out is None else out
+    _k.rv_model(t, _planet_arrays(P, K, e, omega, M0), float(epoch), v)
+    return v
+
+
+def _instrument_indices(instrument, n):
+    """(indices int32, names) from None, labels or integer indices."""
+    if instrument is None:
+        return np.zeros(n, np.int32), ["0"]
+    inst = np.asarray(instrument)
+    if inst.dtype.kind in "iu":
+        names = [str(i) for i in range(int(inst.max()) + 1 if n else 1)]
+        return np.ascontiguousarray(inst, dtype=np.int32), names
+    names, first = [], {}
+    for label in inst.tolist():
+        if label not in first:
+            first[label] = len(names)
+            names.append(str(label))
+    return np.array([first[label] for label in inst.tolist()], np.int32), names
+
+
+def chi2(t, v, sigma, P, K, e, omega, M0, *, instrument=None, offset=0.0, jitter=0.0, trend=None,
+         epoch=0.0, solver="markley"):
+    """chi^2 and ln L (double precision) of n_sys Keplerian models against one data set.
+
+    P, K, e, omega, M0: (n_sys, n_pl) float64 arrays (radians; n_pl may be 0); offset, jitter:
+    scalars or (n_sys, n_instruments); trend: None or (n_sys, 1 or 2) (dvdt, curv about epoch).
+    Returns (chi2, loglike), each of shape (n_sys,).
+    """
+    t, v, sigma = (_real_array(x) for x in (t, v, sigma))
+    inst, names = _instrument_indices(instrument, len(t))
+    P = _real_array(P)
+    if P.ndim != 2:
+        raise ValueError(f"kosmos.kepler.chi2: P must have shape (n_sys, n_pl), not {P.shape}")
+    n_sys, n_inst = P.shape[0], len(names)
+
+    def per_instrument(x):
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim == 0:
+            return np.full((n_sys, n_inst), float(x))
+        return _real_array(x)
+    trend = np.zeros((n_sys, 0)) if trend is None else _real_array(trend)
+    out_chi2, out_loglike = np.empty(n_sys), np.empty(n_sys)
+    _k.chi2(t, v, sigma, inst, n_inst, float(epoch), P, _real_array(K), _real_array(e),
+            _real_array(omega), _real_array(M0), per_instrument(offset),
+            per_instrument(jitter), trend, out_chi2, out_loglike, solver)
+    return out_chi2, out_loglike
+
+
+class RVData:
+    """Radial velocities: t, v, sigma (float64 arrays), instrument (int32 indices), instrument_names."""
+
+    def __init__(self, t, v, sigma, instrument=None, path=""):
+        self.t, self.v, self.sigma = (np.asarray(x, dtype=np.float64) for x in (t, v, sigma))
+        if isinstance(instrument, tuple):
+            self.instrument, self.instrument_names = instrument
+        else:
+            self.instrument, self.instrument_names = _instrument_indices(instrument, len(self.t))
+        order = np.argsort(self.t, kind="stable")  # the library takes time-sorted rows
+        if np.any(order != np.arange(len(order))):
+            self.t, self.v, self.sigma, self.instrument = (
+                np.ascontiguousarray(x[order]) for x in (self.t, self.v, self.sigma, self.instrument))
+        self.path = path
+
+    def __len__(self):
+        return len(self.t)
+
+    def _arguments(self):
+        return (self.t, self.v, self.sigma, self.instrument, list(self.instrument_names))
+
+
+def read(path):
+    """Reads an RV file as `kosmos rv` does (whitespace or CSV, RadVel's column names)."""
+    d = _k.read_rv_file(str(path))
+    return RVData(d["t"], d["v"], d["sigma"], (d["instrument"], d["instrument_names"]), str(path))
+
+
+Summary = namedtuple("Summary", "name map median lower upper ess rhat")
+
+
+class FitResult:
+    """The search's result: posterior samples, per-column summaries, diagnostics, the MAP model.
+
+    samples: (n_samples, n_columns) float64; columns: their names (P_b, K_b, e_b, omega_deg_b,
+    M0_deg_b, Tc_b, Tp_b [, msini_jup_b, msini_earth_b, a_au_b], gamma_<inst>, jitter_<inst>,
+    dvdt, curv, lnL); chain: each row's chain. result["P_b"] is a column (a view of samples).
+    """
+
+    def __init__(self, d, data):
+        self.__dict__.update(d)
+        self.data = data
+        self.summary = {s["name"]: Summary(**s) for s in d["summary"]}
+        self.diagnostics = {"max_rhat": d["max_rhat"], "min_ess": d["min_ess"],
+                            "acceptance": d["acceptance"], "seconds": d["seconds"],
+                            "likelihood_evaluations": d["likelihood_evaluations"]}
+
+    def __getitem__(self, column):
+        return self.samples[:, self.columns.index(column)]
+
+    def planet_letters(self):
+        return [chr(ord("b") + i) for i in range(self.planets)]
+
+    def orbit_arrays(self, planets=None):
+        """P, K, e, omega, M0 (radians) of the MAP orbits, optionally of some planets only."""
+        orbits = [o for i, o in enumerate(self.map_orbits) if planets is None or i in planets]
+        return tuple(np.array([o[k] for o in orbits]) for k in ("P", "K", "e", "omega", "M0"))
+
+    def model(self, t, instrument=0, planets=None, offsets=True):
+        """The MAP velocity at times t: planets (all, or the given indices), trend, and the offset
+        of `instrument` (index) when offsets."""
+        t = np.asarray(t, dtype=np.float64)
+        v = rv_model(t, *self.orbit_arrays(planets), epoch=self.epoch) if self.planets else 0 * t
+        for power, coefficient in enumerate(self.map_trend, start=1):
+            v = v + coefficient * (t - self.epoch) ** power
+        return v + (self.map_offsets[instrument] if offsets else 0.0)
+
+    def residuals(self):
+        d = self.data
+        model = self.model(d.t, offsets=False) + np.asarray(self.map_offsets)[d.instrument]
+        return d.v - model
+
+    def __repr__(self):
+        lines = [f"FitResult: {self.planets} planet(s), {len(self.samples)} samples, "
+                 f"max R-hat {self.max_rhat:.3f}, min ESS {self.min_ess:.0f}"]
+        for s in self.summary.values():
+            lines.append(f"  {s.name:>16s} {s.median:.6g} -{s.median - s.lower:.2g} "
+                         f"+{s.upper - s.median:.2g} (MAP {s.map:.6g})")
+        return "\n".join(lines)
+
+
+def _options(planets, trend, priors, fix, stellar_mass, precision, progress, options):
+    o = dict(options)
+    if isinstance(planets, str) and ".." in planets:
+        lo, hi = planets.split("..")
+        o["min_planets"], o["planets"] = int(lo), int(hi)
+    elif isinstance(planets, (tuple, list, range)):
+        o["min_planets"], o["planets"] = int(min(planets)), int(max(planets))
+    else:
+        o["planets"] = int(planets)
+    o["trend"] = int(trend)
+    specs = [p.strip() for p in priors.split(";")] if isinstance(priors, str) else list(priors or [])
+    specs += [f"{name} fixed {value!r}" for name, value in (fix or {}).items()]
+    o["priors"] = [s for s in specs if s]
+    if stellar_mass is not None:
+        m = np.atleast_1d(stellar_mass)
+        o["stellar_mass"] = float(m[0])
+        o["stellar_mass_sigma"] = float(m[1]) if m.size > 1 else 0.0
+    if precision not in ("auto", "double", "mixed"):
+        raise ValueError(f"kosmos.kepler.fit: precision must be auto, double or mixed, not {precision!r}")
+    o["mixed_precision"] = precision == "mixed" or (precision == "auto" and not _kosmos.host_accessible)
+    o["progress"] = progress
+    return o
+
+
+def fit(t, v=None, sigma=None, instrument=None, *, planets=2, trend=0, priors=None, fix=None,
+        stellar_mass=None, precision="auto", progress=None, **options):
+    """Global search and DE-MCMC posterior of a Keplerian RV model (kosmos::kepler::search).
+
+    Data: t, v, sigma (and instrument labels or indices), or an RVData (``read(path)``) as t.
+    Keywords mirror ``kosmos rv``: planets (N, "A..B" or a range: compare the counts by BIC),
+    trend (0, 1, 2), priors ("P_b gauss 4.23 0.01; K_b uniform 0 30" or a list), fix
+    ({"e_b": 0}), stellar_mass (M or (M, sigma): adds m sin i and a), precision (auto, double,
+    mixed), chains, burn, steps, thin, generations, candidates, period_min, period_max, epoch,
+    solver ('markley', 'danby'), seed, and the library's k_max, e_max, jitter_max,
+    bic_threshold. progress: a callable receiving progress messages.
+    """
+    data = t if isinstance(t, RVData) else RVData(t, v, sigma, instrument)
+    o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options)
+    return FitResult(_k.fit(*data._arguments(), o), data)
+
+
+def survey(stars, *, planets=2, trend=0, priors=None, fix=None, stellar_mass=None,
+           precision="auto", progress=None, **options):
+    """Many stars, one planet count: per-star optimization, then one DE-MCMC for all stars in
+    shared launches (kosmos::kepler::survey). stars: RVData objects or file paths. Returns one
+    FitResult per star, in order."""
+    data = [s if isinstance(s, RVData) else read(s) for s in stars]
+    o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options)
+    return [FitResult(r, d) for r, d in zip(_k.survey([d._arguments() for d in data], o), data)]
+
+
+def minimum_mass(P, K, e, stellar_mass):
+    """m sin i (Jupiter and Earth masses) and a (au) of an orbit around a star (M_sun)."""
+    return _k.minimum_mass(float(P), float(K), float(e), float(stellar_mass))

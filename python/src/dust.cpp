@@ -1,0 +1,175 @@
+// kosmos._kosmos.dust: grain models (stage 1) from cross-section arrays or Draine's tables, and
+// stages 2-4 (heating, equilibrium temperatures, SEDs) on numpy arrays of cells.
+#include "common.hpp"
+
+#include <kosmos/dust/dust.hpp>
+#include <kosmos/dust/fields.hpp>
+#include <kosmos/dust/grains.hpp>
+#include <kosmos/dust/size_distribution.hpp>
+
+namespace kosmos_python {
+namespace {
+namespace kd = kosmos::dust;
+
+// A GrainModel<double> on the execution space, with the solver options of its stages 3-4.
+class PyGrains : public Resource {
+ public:
+  // SI: wavelength, dlambda (L) in m, sigma (S, L) in m^2, radius (S) in m, number_per_mass (S).
+  PyGrains(py::handle wavelength_in, py::handle dlambda_in, py::handle sigma_in,
+           py::handle radius_in, py::handle number_in, const std::string& method,
+           double tolerance) {
+    const std::string where = "kosmos.dust.Grains";
+    auto wavelength = as_array<double>(wavelength_in, where, "wavelength", 1);
+    const py::ssize_t L = wavelength.shape(0);
+    auto dlambda = as_array<double>(dlambda_in, where, "dlambda", 1, {L});
+    auto radius = as_array<double>(radius_in, where, "radius", 1);
+    const py::ssize_t S = radius.shape(0);
+    auto sigma = as_array<double>(sigma_in, where, "sigma", 2, {S, L});
+    auto number = as_array<double>(number_in, where, "number_per_mass", 1, {S});
+    kosmos::Impl::require(method == "newton" || method == "table", where.c_str(), "method '",
+                          method, "' is not newton or table");
+    options_.method =
+        method == "table" ? kd::TemperatureMethod::table : kd::TemperatureMethod::newton;
+    options_.tolerance = tolerance;
+    Bound<const double*> w(wavelength, true), dl(dlambda, true), r(radius, true), n(number, true);
+    Bound<const double**> sg(sigma, true);
+    g_ = kd::prepare_grains<double>(Space(), w.device, dl.device, sg.device, r.device, n.device,
+                                    options_);
+    Space().fence();
+  }
+  void release() override { g_ = kd::GrainModel<double, Space>(); }
+  int wavelengths() const { return g_.wavelengths(); }
+  int species() const { return g_.species(); }
+
+  // Stages 2-4 of the cells intensity (C, L; either memory order, Fortran order used in place)
+  // and dust_mass (C): heating (C, S) Fortran order, temperature and status (C, S), sed (C, L)
+  // written in place (sed may be None: stages 2-3 only).
+  void run(py::handle intensity_in, py::handle mass_in, py::handle heating_in, py::handle T_in,
+           py::handle status_in, py::handle sed_in) {
+    const std::string where = "kosmos.dust.Grains";
+    require_alive(where.c_str());
+    const py::ssize_t L = wavelengths(), S = species();
+    const bool in_fortran =
+        py::isinstance<py::array>(intensity_in) &&
+        (py::reinterpret_borrow<py::array>(intensity_in).flags() & py::array::f_style);
+    auto intensity = as_array<double>(intensity_in, where, "intensity", 2, {-1, L}, in_fortran);
+    const py::ssize_t C = intensity.shape(0);
+    auto heating = as_array<double>(heating_in, where, "heating", 2, {C, S}, true);
+    auto T = as_array<double>(T_in, where, "temperature", 2, {C, S});
+    auto status = as_array<int>(status_in, where, "status", 2, {C, S});
+    Bound<double**, Kokkos::LayoutLeft> bh(heating, false);
+    Bound<double**> bT(T, false);
+    Bound<int**> bs(status, false);
+    Kokkos::View<const double**, Kokkos::LayoutLeft, Memory> I;
+    if (in_fortran) {
+      I = Bound<const double**, Kokkos::LayoutLeft>(intensity, true).device;
+    } else {  // the heating GEMM takes LayoutLeft intensities: one reordering copy
+      Bound<const double**> rows(intensity, true);
+      Kokkos::View<double**, Kokkos::LayoutLeft, Memory> columns("kosmos::python::intensity", C, L);
+      Kokkos::deep_copy(columns, rows.device);
+      I = columns;
+    }
+    const bool with_sed = !sed_in.is_none();
+    auto mass =
+        with_sed ? as_array<double>(mass_in, where, "dust_mass", 1, {C}) : py::array_t<double>(0);
+    auto sed = with_sed ? as_array<double>(sed_in, where, "sed", 2, {C, L})
+                        : py::array_t<double>(std::vector<py::ssize_t>{0, 0});
+    Bound<const double*> bm(mass, true);
+    Bound<double**> bsed(sed, false);
+    py::gil_scoped_release unlocked;
+    if (with_sed) {
+      kd::dust_emission(Space(), g_, I, bm.device, bh.device, bT.device, bs.device, bsed.device,
+                        options_);
+    } else {  // the cells' checks need dust masses: any positive ones
+      Kokkos::View<double*, Memory> unit_mass("kosmos::python::unit_mass", C);
+      Kokkos::deep_copy(unit_mass, 1.0);
+      kd::validate_cells(Space(), I, unit_mass, int(L));
+      kd::heating(Space(), g_, I, bh.device);
+      kd::equilibrium_temperatures(Space(), g_, bh.device, bT.device, bs.device, options_);
+    }
+    Space().fence();
+    if (with_sed) bsed.to_host();
+    Space().fence();
+    bh.to_host();
+    bT.to_host();
+    bs.to_host();
+  }
+
+ private:
+  kd::GrainModel<double, Space> g_;
+  kd::SolverOptions options_;
+};
+
+py::dict read_draine_table(const std::string& path) {
+  const auto t = kd::read_draine_table(path);
+  py::array_t<double> q(
+      {py::ssize_t(t.radius_micron.size()), py::ssize_t(t.wavelength_micron.size())});
+  double* o = q.mutable_data();
+  for (const auto& row : t.q_abs)
+    for (double v : row) *o++ = v;
+  return py::dict(py::arg("radius_micron") = t.radius_micron,
+                  py::arg("wavelength_micron") = t.wavelength_micron, py::arg("q_abs") = q);
+}
+
+// (S, L) sigma_abs in m^2 of one table's grains of the given radii on the wavelength grid.
+py::array_t<double> cross_sections(const std::string& path,
+                                   const std::vector<double>& radius_micron,
+                                   const std::vector<double>& wavelength_micron, double beta) {
+  const auto t = kd::read_draine_table(path);
+  py::array_t<double> out(
+      {py::ssize_t(radius_micron.size()), py::ssize_t(wavelength_micron.size())});
+  double* o = out.mutable_data();
+  for (double a : radius_micron)
+    for (double s : kd::absorption_cross_section(t, a, wavelength_micron, beta)) *o++ = s;
+  return out;
+}
+
+py::dict size_distribution(const std::string& model, const std::string& material,
+                           const std::vector<double>& radius_micron) {
+  const auto d = kd::binned_size_distribution(kd::parse_size_distribution_model(model),
+                                              kd::parse_grain_material(material), radius_micron);
+  return py::dict(py::arg("radius_micron") = d.radius_micron,
+                  py::arg("number_per_h") = d.number_per_mass);
+}
+
+py::array_t<double> mmp83(py::handle lambda_in) {
+  auto lambda = as_array<double>(lambda_in, "kosmos.dust.mmp83", "wavelength_micron", 1);
+  py::array_t<double> out(lambda.shape(0));
+  for (py::ssize_t i = 0; i < lambda.shape(0); ++i)
+    out.mutable_at(i) = kd::mmp83_mean_intensity(lambda.at(i));
+  return out;
+}
+}  // namespace
+
+void bind_dust(py::module_& parent) {
+  auto m = parent.def_submodule("dust", "kosmos::dust (Jonsson & Primack 2010)");
+  py::class_<PyGrains>(m, "Grains")
+      .def(py::init<py::handle, py::handle, py::handle, py::handle, py::handle, const std::string&,
+                    double>(),
+           py::arg("wavelength"), py::arg("dlambda"), py::arg("sigma"), py::arg("radius"),
+           py::arg("number_per_mass"), py::arg("method"), py::arg("tolerance"))
+      .def_property_readonly("wavelengths", &PyGrains::wavelengths)
+      .def_property_readonly("species", &PyGrains::species)
+      .def("run", &PyGrains::run, py::arg("intensity"), py::arg("dust_mass"), py::arg("heating"),
+           py::arg("temperature"), py::arg("status"), py::arg("sed"));
+  m.def("read_draine_table", &read_draine_table, py::arg("path"));
+  m.def("cross_sections", &cross_sections, py::arg("path"), py::arg("radius_micron"),
+        py::arg("wavelength_micron"), py::arg("beta"));
+  m.def("log_wavelength_grid", &kd::log_wavelength_grid, py::arg("lo_micron"), py::arg("hi_micron"),
+        py::arg("n"));
+  m.def("bin_widths", &kd::bin_widths, py::arg("wavelength"));
+  m.def("size_distribution", &size_distribution, py::arg("model"), py::arg("material"),
+        py::arg("radius_micron"));
+  m.def(
+      "grain_mass_g",
+      [](const std::string& material, double a) {
+        return kd::grain_mass_g(kd::parse_grain_material(material), a);
+      },
+      py::arg("material"), py::arg("a_micron"));
+  m.def("mmp83", &mmp83, py::arg("wavelength_micron"));
+  m.def(
+      "planck", [](double lambda, double T) { return kd::planck_lambda(lambda, T); },
+      py::arg("wavelength"), py::arg("temperature"));
+  m.def("status_name", &kd::temperature_status_name);
+}
+}  // namespace kosmos_python
