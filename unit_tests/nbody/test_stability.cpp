@@ -238,4 +238,38 @@ TEST(NbodyStability, JoinedTable) {
   std::remove(h5.c_str());
 }
 
+// run_stability (the workflow in segments, on the dt grid) against one integrate() call over the
+// same span: the same final states to round-off and the same largest eccentricity at the end
+// or above; with IAS15 + MEGNO every sample gets a finite <Y> near 2 (a regular pair) carried
+// across the segments.
+TEST(NbodyStability, RunStabilityInSegments) {
+  std::vector<double> star_masses;
+  const auto post = hd164922_posterior(false, star_masses);
+  const PosteriorRun whole = integrate_posterior(post);
+  IntegrateOptions opt;
+  opt.integrator.method = Method::whfast;
+  opt.integrator.dt = 0.05;
+  opt.monitor.close_encounter_hill = 3;
+  const auto run = run_stability(Space(), post, StabilitySetup(), opt, 628.3, 10);
+  ASSERT_EQ(run.outcomes.max_eccentricity.size(), 4u);
+  EXPECT_TRUE(run.outcomes.megno.empty());
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(run.final_state.state(s), state_active);
+    EXPECT_GE(run.outcomes.max_eccentricity[std::size_t(s)],
+              whole.max_e[std::size_t(s)] * (1 - 1e-12));
+    for (int body = 0; body < 3; ++body)
+      for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR(run.final_state.x(s, body, c), whole.final_state.x(s, body, c), 1e-9);
+  }
+  opt.integrator.method = Method::ias15;
+  opt.megno = true;
+  const auto chaos =
+      run_stability(Space(), post, StabilitySetup(), opt, 20 * 75.74 / days_per_time_unit, 4);
+  ASSERT_EQ(chaos.outcomes.megno.size(), 4u);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_NEAR(chaos.outcomes.megno[std::size_t(s)], 2.0, 0.5) << s;
+    EXPECT_EQ(chaos.final_state.state(s), state_active);
+  }
+}
+
 }  // namespace
