@@ -141,20 +141,28 @@ ElementFrame frame_from(const kosmos::cli::Options& o) {
   }
 }
 
-// Stability mode: the posterior samples as systems; unless given, a close encounter is 3 mutual
-// Hill radii and an ejection is an unbound planet beyond 20 times the largest semi-major axis.
-HostEnsemble stability_ensemble(const kosmos::cli::Options& o, std::map<std::string, std::string>& settings) {
+// Stability mode: the posterior samples as systems (planets by period, the posterior's stellar
+// mass unless --stellar-mass); unless given, a close encounter is 3 mutual Hill radii and an
+// ejection is an unbound planet beyond 20 times the largest semi-major axis.
+PosteriorSystems stability_systems(const kosmos::cli::Options& o, const RVPosterior& posterior,
+                                   std::map<std::string, std::string>& settings) {
   StabilitySetup setup;
-  setup.star_mass = o.number("stellar-mass");
+  setup.star_mass = o.has("stellar-mass") ? o.number("stellar-mass") : 0.0;
+  if (o.has("stellar-mass") && !(setup.star_mass > 0))
+    throw usage_error("--stellar-mass " + o.str("stellar-mass") + " must be positive");
   setup.inclination = o.number("inclination") * M_PI / 180;
+  setup.isotropic_inclination = o.is_set("isotropic-inclination");
+  setup.mutual_inclination = o.number("mutual-inclination") * M_PI / 180;
+  setup.seed = (unsigned long long)o.integer("seed", 0, kosmos::cli::Options::largest_integer);
   setup.max_samples = int(o.integer("samples", 0));
   setup.frame = frame_from(o);
-  HostEnsemble ens;
+  PosteriorSystems systems;
   try {
-    ens = ensemble_from_rv_posterior(read_rv_posterior(o.str("stability")), setup);
+    systems = systems_from_rv_posterior(posterior, setup);
   } catch (const kosmos::invalid_input& e) {
-    throw usage_error(e.what());
+    throw usage_error(std::string(e.what()) + (o.has("stellar-mass") ? "" : " (--stellar-mass M sets one)"));
   }
+  const HostEnsemble& ens = systems.ensemble;
   if (o.number("close-encounter") == 0) settings["close-encounter"] = "3";
   if (o.number("ejection") == 0) {
     double a_max = 0;
@@ -162,7 +170,16 @@ HostEnsemble stability_ensemble(const kosmos::cli::Options& o, std::map<std::str
       for (const auto& el : system_elements(ens, s, setup.frame)) a_max = std::max(a_max, el.a);
     settings["ejection"] = fmt(20 * a_max, 17);
   }
-  return ens;
+  // What was built: the stellar mass's source and the planets' order by period.
+  std::map<std::string, int> orders;
+  for (const auto& order : systems.order) ++orders[planet_order_name(order)];
+  auto [lo, hi] = std::minmax_element(systems.star_mass.begin(), systems.star_mass.end());
+  std::cout << "stability: " << ens.n_systems() << " samples; stellar mass "
+            << (o.has("stellar-mass") ? "from --stellar-mass " : "from the posterior ") << fmt(*lo, 6)
+            << (*hi > *lo ? " to " + fmt(*hi, 6) : std::string()) << "; planets by period (body 1, 2, ...):";
+  for (const auto& [name, count] : orders) std::cout << ' ' << name << " in " << count;
+  std::cout << "\n";
+  return systems;
 }
 
 void write_elements(const std::string& path, const HostEnsemble& ens, ElementFrame frame) {
@@ -229,30 +246,46 @@ int run_nbody(const std::vector<std::string>& args) {
                          "device. The ensemble comes from --input (text, binary or HDF5 ensemble file) or is generated as in\n"
                          "Dindar et al. (2013) Section 5.1 (--generate). Prints per-system energy errors and stop reasons.\n"
                          "--test compares the result with --compare-integrator or with --reference final conditions.\n"
-                         "--stability FILE integrates every posterior sample of `kosmos rv` (P in days, K in m/s; masses\n"
-                         "from K at --inclination, Jacobi elements, Omega = 0) and reports the fraction that reaches\n"
-                         "--destination without a close encounter, ejection or failure. Time unit: 58.1324 days\n"
-                         "(1/k, Gauss's constant), so one year is about 2 pi.\n"
+                         "--stability FILE integrates every posterior sample of `kosmos rv` (P in days, K in m/s; planets\n"
+                         "ordered by period per sample, the posterior's stellar mass, masses from K at --inclination,\n"
+                         "Jacobi elements) and reports the fraction that reaches --destination without a close encounter,\n"
+                         "ejection or failure; --stability-output joins each sample with its outcome. Time unit: 58.1324\n"
+                         "days (1/k, Gauss's constant), so one year is about 2 pi.\n"
+                         "Exit status 1 when a system was disabled (unless --allow-failures), a test failed or the\n"
+                         "iteration budget ran out; 2 for a usage error.\n"
                          "States and reasons in the report: active; inactive (close_encounter, ejection, crossing_orbits,\n"
                          "collision); disabled (nonpositive_mass, nonfinite, coincident_bodies, kepler_failure,\n"
                          "step_underflow, bad_step, energy_error, central_not_first: mvs needs the star as body 0).");
   o.option("input", "FILE", "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "", true)
       .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
       .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text or .h5 samples file)", "", true)
-      .option("stellar-mass", "M", "stability mode: stellar mass (solar masses)", "1")
-      .option("inclination", "DEG", "stability mode: inclination of every planet (90: sin i = 1, minimum masses)", "90")
+      .option("stellar-mass", "M", "stability mode: stellar mass (solar masses) for every sample, overriding the "
+              "posterior's (its mstar column, or the one `kosmos rv --stellar-mass` derived a_au and msini from)", "", true)
+      .option("inclination", "DEG", "stability mode: inclination of the system to the sky (90: sin i = 1, minimum masses)", "90")
+      .flag("isotropic-inclination", "stability mode: draw each sample's inclination isotropically (cos i uniform; "
+            "masses m sin i / sin i) instead of --inclination")
+      .option("mutual-inclination", "DEG", "stability mode: tilt each planet's orbit from the system plane by a "
+              "Rayleigh-distributed angle of this scale about a random node (0: coplanar)", "0")
+      .option("stability-output", "FILE", "stability mode: one row per posterior sample joined with its outcome "
+              "(order, stellar mass, inclinations, the posterior's columns, state, reason, time, max_eccentricity, "
+              "megno, lyapunov_time); HDF5 if FILE ends in .h5/.hdf5", "", true)
+      .option("eccentricity-samples", "N", "stability mode: times (evenly spaced, on the dt grid) at which the "
+              "largest eccentricity is sampled", "100")
       .option("samples", "N", "stability mode: use the first N posterior samples (0: all)", "0")
       .option("frame", "NAME", "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)", "jacobi")
       .option("bodies", "N", "bodies per generated system (star + N-1 planets)", "3")
       .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
       .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
-      .option("seed", "S", "random orbital phases per system (0: all planets start on the x axis)", "0")
+      .option("seed", "S", "random orbital phases per generated system (0: all planets start on the x axis); "
+              "stability mode: the inclination draws", "0")
       .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15",
               "hermite")
       .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
       .option("corrector", "K", "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
       .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric, whds (Hernandez & Dehnen 2017)", "jacobi")
       .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)", "1e-9")
+      .flag("megno", "ias15: integrate the variational equations and report MEGNO <Y> (2: quasi-periodic, growing: "
+            "chaotic) and the Lyapunov time per system (in --report and --stability-output; no --checkpoint)")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
       .option("tolerance", "EPS", "rkck_adaptive: largest step error max(|dx|/max|x|, |dv|/max|v|) (Swarm-NG's error_tolerance is its square)", "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
@@ -275,6 +308,8 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("checkpoint-interval", "T", "time between checkpoints (default: destination/10)", "", true)
       .option("resume", "FILE", "continue an interrupted run from its checkpoint", "", true)
       .flag("progress", "print progress to stderr")
+      .flag("allow-failures", "exit 0 even when systems were disabled (bad input or a numerical failure); "
+            "without it such a run exits 1 (stopped systems, e.g. unstable posterior samples, are results, not failures)")
       .flag("test", "test mode: compare with --compare-integrator or --reference")
       .option("compare-integrator", "NAME", "test mode: second integrator (other settings as for the first)", "", true)
       .option("compare-dt", "DT", "test mode: time step of the second integrator (default: --dt)", "", true)
@@ -287,6 +322,8 @@ int run_nbody(const std::vector<std::string>& args) {
   // Ensemble and settings.
   std::map<std::string, std::string> settings = settings_from(o);
   HostEnsemble host;
+  RVPosterior posterior;      // stability mode
+  PosteriorSystems systems;   // stability mode
   std::vector<double> e0;
   std::string log_path = o.str("log");
   int user_attributes = 0;
@@ -301,6 +338,7 @@ int run_nbody(const std::vector<std::string>& args) {
     std::vector<kosmos::cli::FileArgument> written = {{"output", path_of("output")},
                                                        {"elements-output", path_of("elements-output")},
                                                        {"report", path_of("report")},
+                                                       {"stability-output", path_of("stability-output")},
                                                        {"log", log}};
     kosmos::cli::check_output_files(read, written);
     written.push_back({"checkpoint", path_of("checkpoint")});
@@ -313,10 +351,12 @@ int run_nbody(const std::vector<std::string>& args) {
       throw usage_error(std::string("--") + threshold + " " + o.str(threshold) + " must be >= 0");
   if (!o.has("resume")) check_files(log_path);  // before anything is read
   if (o.has("resume")) {
-    for (const char* conflicting : {"input", "generate", "stability", "log"})
+    for (const char* conflicting : {"input", "generate", "stability", "log", "stability-output"})
       if (o.has(conflicting))
         throw usage_error(std::string("--resume continues the checkpoint's run: it takes no --") + conflicting +
-                          (std::string(conflicting) == "log" ? " (the run appends to its own log)" : ""));
+                          (std::string(conflicting) == "log"                ? " (the run appends to its own log)"
+                           : std::string(conflicting) == "stability-output" ? " (the table needs the posterior)"
+                                                                            : ""));
     const std::string resume = o.str("resume");
     std::map<std::string, std::string> meta;
     host = read_binary(resume, &meta);
@@ -363,8 +403,16 @@ int run_nbody(const std::vector<std::string>& args) {
     HostEnsemble user;
     if (int(o.has("input")) + int(o.has("generate")) + int(o.has("stability")) != 1)
       throw usage_error("give exactly one of --input FILE, --generate N and --stability FILE");
+    if (o.has("stability-output") && !o.has("stability"))
+      throw usage_error("--stability-output joins posterior samples with their outcomes: it needs --stability FILE");
     if (o.has("stability")) {
-      user = stability_ensemble(o, settings);
+      try {
+        posterior = read_rv_posterior(o.str("stability"));
+      } catch (const kosmos::invalid_input& e) {
+        throw usage_error(e.what());
+      }
+      systems = stability_systems(o, posterior, settings);
+      user = systems.ensemble;
     } else if (o.has("input")) {
       user = read_ensemble(o.str("input"));
     } else {
@@ -379,6 +427,8 @@ int run_nbody(const std::vector<std::string>& args) {
       for (int k = 0; k < user_attributes; ++k) host.attributes(s, k) = user.attributes(s, k);
   }
   const IntegrateOptions base = options_from(settings);
+  if (o.is_set("megno") && (o.has("checkpoint") || o.has("resume")))
+    throw usage_error("--megno runs without --checkpoint and --resume (checkpoints do not keep the variational state)");
   if (base.monitor.merging() && o.has("checkpoint"))
     throw usage_error("--on-collision merge runs without --checkpoint (checkpoints do not keep what merged)");
   double destination = 0;
@@ -402,6 +452,7 @@ int run_nbody(const std::vector<std::string>& args) {
   const bool progress = o.is_set("progress");
   std::unique_ptr<kosmos::io::AppendLog> log;
   IntegrateOptions opt = base;
+  opt.megno = o.is_set("megno");
   opt.reference_energy = e0;  // the energy check measures drift from the start of the run
   if (!log_path.empty()) {
     opt.on_log = [&](const LogRecord& r) {
@@ -465,12 +516,25 @@ int run_nbody(const std::vector<std::string>& args) {
                         fmt(max_checkpoints) + " checkpoints from t = " + fmt(start_time, 17) + " to " +
                         fmt(destination, 17));
   }
+  // Stability mode follows the largest eccentricity at --eccentricity-samples times: segments no
+  // longer than that spacing, whole steps of a fixed-step method (no landing step in between).
+  const bool stability = settings["stability"] == "1";
+  Kokkos::View<double*, Space::memory_space> max_e;
+  if (stability && !o.has("resume")) {
+    const double samples = double(o.integer("eccentricity-samples", 1, 1000000));
+    double spacing = (destination - start_time) / samples;
+    if (fixed_step) spacing = std::max(1.0, std::floor(spacing / opt.integrator.dt)) * opt.integrator.dt;
+    if (spacing > 0) interval = std::min(interval, spacing);
+    max_e = Kokkos::View<double*, Space::memory_space>("kosmos::nbody::cli::max_e", host.n_systems());
+    update_max_eccentricity(Space(), dev, max_e, frame_from(o) == ElementFrame::jacobi);
+  }
   if (!log_path.empty()) {
     if (!o.has("resume")) kosmos::io::write_atomically(log_path, [](std::ostream&) {});  // a new run: a new log
     log = std::make_unique<kosmos::io::AppendLog>(log_path);
   }
   const auto wall0 = std::chrono::steady_clock::now();
   IntegrationReport total;
+  std::vector<double> megno, lyapunov;  // MEGNO runs: at the end of the last segment
   double t = start_time;
   do {
     // At least one representable time further: t + interval rounds to t where the interval is
@@ -487,10 +551,14 @@ int run_nbody(const std::vector<std::string>& args) {
     opt.prior_iterations = iterations_used;  // one budget for the whole run
     const auto rep = integrate(Space(), dev, segment_end, opt);
     iterations_used = rep.iterations;
+    if (max_e.extent(0) > 0) update_max_eccentricity(Space(), dev, max_e, frame_from(o) == ElementFrame::jacobi);
     // What merged so far (empty unless merging) carries over to the next segment.
     opt.energy_offset = rep.energy_offset;
     opt.removed = rep.removed;
     opt.radii = rep.radii;
+    opt.megno_state = rep.megno_state;  // MEGNO runs go on from where the segment ended
+    megno = rep.megno;
+    lyapunov = rep.lyapunov;
     total.launches += rep.launches;
     total.steps += rep.steps;
     total.seconds += rep.seconds;
@@ -543,6 +611,15 @@ int run_nbody(const std::vector<std::string>& args) {
   std::cout << "kosmos nbody: " << n_sys << " systems of " << out.n_bodies() << " bodies, " << settings["integrator"]
             << ", to t = " << fmt(destination, 10) << " on " << Space::name() << "\n";
   std::cout << "  steps " << total.steps << ", launches " << total.launches << ", " << fmt(wall, 4) << " s\n";
+  if (!megno.empty()) {
+    std::vector<double> sorted;
+    for (int s = 0; s < n_sys; ++s)
+      if (out.state(s) != state_disabled) sorted.push_back(megno[s]);
+    std::sort(sorted.begin(), sorted.end());
+    if (!sorted.empty())
+      std::cout << "  MEGNO <Y>: median " << fmt(sorted[sorted.size() / 2], 4) << ", min " << fmt(sorted.front(), 4)
+                << ", max " << fmt(sorted.back(), 4) << " (2: quasi-periodic)\n";
+  }
   if (!finite.empty())
     std::cout << "  |dE/E|: median " << fmt(finite[finite.size() / 2], 3) << ", max " << fmt(finite.back(), 3) << "\n";
   for (const auto& [k, v] : by_reason) std::cout << "  " << v << " system(s) " << k << "\n";
@@ -560,10 +637,14 @@ int run_nbody(const std::vector<std::string>& args) {
   if (n_sys > shown) std::cout << "  ... (" << n_sys - shown << " more; --report FILE writes them all)\n";
   if (o.has("report")) {
     kosmos::io::write_atomically(o.str("report"), [&](std::ostream& r) {
-      r << "# system time energy0 energy rel_energy_error state reason\n" << std::setprecision(17);
-      for (int s = 0; s < n_sys; ++s)
+      r << "# system time energy0 energy rel_energy_error state reason" << (megno.empty() ? "" : " megno lyapunov_time")
+        << "\n" << std::setprecision(17);
+      for (int s = 0; s < n_sys; ++s) {
         r << s << ' ' << out.time(s) << ' ' << e0[s] << ' ' << e1[s] << ' ' << rel[s] << ' ' << state_name(out.state(s))
-          << ' ' << reason_name(out.reason(s)) << '\n';
+          << ' ' << reason_name(out.reason(s));
+        if (!megno.empty()) r << ' ' << megno[s] << ' ' << (lyapunov[s] > 0 ? 1 / lyapunov[s] : INFINITY);
+        r << '\n';
+      }
     });
   }
   if (o.has("output")) {
@@ -579,7 +660,15 @@ int run_nbody(const std::vector<std::string>& args) {
                    "collide at once): drop them before integrating the file on\n";
   }
   if (o.has("elements-output")) write_elements(o.str("elements-output"), out, frame_from(o));
-  if (settings["stability"] == "1") {
+  if (o.has("stability-output")) {
+    StabilityOutcomes outcomes;
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
+    outcomes.max_eccentricity.assign(h.data(), h.data() + h.extent(0));
+    outcomes.megno = megno;
+    for (double l : lyapunov) outcomes.lyapunov_time.push_back(l > 0 ? 1 / l : INFINITY);
+    write_stability_table(o.str("stability-output"), posterior, systems, out, outcomes);
+  }
+  if (stability) {
     const auto st = summarize_stability(out, destination);
     std::cout << "stability: " << st.survived << " of " << st.samples << " samples survive to t = "
               << fmt(destination, 10) << " (fraction " << fmt(st.fraction(), 4) << "); " << st.close_encounters
@@ -592,7 +681,16 @@ int run_nbody(const std::vector<std::string>& args) {
   if (total.unfinished > 0)
     std::cout << "  " << total.unfinished << " system(s) short of the destination: the iteration budget (--max-iterations) "
               << "is used up" << (checkpoint.empty() ? "" : "; continue with --resume " + checkpoint) << "\n";
-  if (!o.is_set("test")) return total.unfinished > 0 ? 1 : 0;
+  // Disabled systems (bad input, numerical failures) fail the run unless allowed; stopped ones
+  // (close encounters, ejections, collisions: unstable samples) are results.
+  int failed = 0;
+  for (int s = 0; s < n_sys; ++s) failed += out.state(s) == state_disabled;
+  const bool failure = failed > 0 && !o.is_set("allow-failures");
+  if (failure)
+    std::cerr << "kosmos nbody: " << failed << " of " << n_sys
+              << " system(s) failed (disabled: bad input or a numerical failure; reasons above): exit status 1 "
+                 "(--allow-failures accepts them)\n";
+  if (!o.is_set("test")) return total.unfinished > 0 || failure ? 1 : 0;
   // Test mode (Section 5.2.1).
   std::string against;
   if (o.has("reference")) {
@@ -610,7 +708,7 @@ int run_nbody(const std::vector<std::string>& args) {
   std::cout << "test against " << against << ": max |dx| " << fmt(c.pos, 3) << ", max |dv| " << fmt(c.vel, 3)
             << ", max |dt| " << fmt(c.time, 3) << " (worst system " << c.worst_system << "): "
             << (pass ? "PASS" : "FAIL") << "\n";
-  return pass ? 0 : 1;
+  return pass && !failure ? 0 : 1;
 }
 
 const kosmos::cli::CommandRegistration registration{

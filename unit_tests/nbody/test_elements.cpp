@@ -182,18 +182,20 @@ TEST(NbodyStability, MassesAndAxesFromRVParameters) {
   post.planets = 1;
   post.columns = {"P_b", "K_b", "e_b", "omega_deg_b", "M0_deg_b"};
   post.samples = {{365.2568983, 0.0, 0.0, 0.0, 0.0}};
-  const auto ens = ensemble_from_rv_posterior(post, StabilitySetup());
+  StabilitySetup sun;
+  sun.star_mass = 1;
+  const auto ens = ensemble_from_rv_posterior(post, sun);
   EXPECT_NEAR(system_elements(ens, 0, ElementFrame::jacobi)[0].a, 1.0, 1e-9);
   EXPECT_NEAR(ens.m(0, 1), 0.0, 1e-300);
   // A bad sample is named; an inclination of 180 deg (sin i rounds to 1.2e-16, not 0) is refused.
   post.samples.push_back({365.0, -5.0, 0.0, 0.0, 0.0});
   try {
-    ensemble_from_rv_posterior(post, StabilitySetup());
+    ensemble_from_rv_posterior(post, sun);
     ADD_FAILURE() << "K = -5 accepted";
   } catch (const kosmos::invalid_input& e) {
     EXPECT_NE(std::string(e.what()).find("(posterior sample 2)"), std::string::npos) << e.what();
   }
-  StabilitySetup edge_on_backwards;
+  StabilitySetup edge_on_backwards = sun;
   edge_on_backwards.inclination = M_PI;
   post.samples.pop_back();
   EXPECT_THROW(ensemble_from_rv_posterior(post, edge_on_backwards), kosmos::invalid_input);

@@ -112,6 +112,50 @@ struct SystemMomenta {
     for (int k = 0; k < 6; ++k) out(s, k) = p[k];
   }
 };
+template <class MemorySpace>
+struct MaxEccentricity {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<double*, MemorySpace> max_e;
+  bool jacobi;
+  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
+    if (ens.state(s) == state_disabled) return;
+    double inner_m = ens.m(s, 0), cx[3], cv[3];  // the centre of the bodies inside planet b
+    for (int c = 0; c < 3; ++c) {
+      cx[c] = ens.x(s, 0, c);
+      cv[c] = ens.v(s, 0, c);
+    }
+    double largest = max_e(s);
+    for (int b = 1; b < ens.n_bodies(); ++b) {
+      const double m = ens.m(s, b), mu = (jacobi ? inner_m : ens.m(s, 0)) + m;
+      double r[3], v[3], r2 = 0, v2 = 0, rv = 0;
+      for (int c = 0; c < 3; ++c) {
+        r[c] = ens.x(s, b, c) - cx[c];
+        v[c] = ens.v(s, b, c) - cv[c];
+        r2 += r[c] * r[c];
+        v2 += v[c] * v[c];
+        rv += r[c] * v[c];
+      }
+      // e = ((v^2 - mu / r) r - (r . v) v) / mu
+      const double k = v2 - mu / math::sqrt(r2);
+      double e2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        const double ec = (k * r[c] - rv * v[c]) / mu;
+        e2 += ec * ec;
+      }
+      const double e = math::sqrt(e2);
+      if (e > largest || (math::isnan(e) && !math::isnan(largest))) largest = e;
+      if (jacobi) {
+        for (int c = 0; c < 3; ++c) {
+          cx[c] = (inner_m * cx[c] + m * ens.x(s, b, c)) / (inner_m + m);
+          cv[c] = (inner_m * cv[c] + m * ens.v(s, b, c)) / (inner_m + m);
+        }
+        inner_m += m;
+      }
+    }
+    max_e(s) = largest;
+  }
+};
+
 }  // namespace Impl
 
 // Disables (state_disabled, with the reason) every active system that has a negative or
@@ -177,6 +221,19 @@ void momenta(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_s
                 "out is ", out.extent(0), "x", out.extent(1), ", expected ", ens.n_systems(), "x6");
   Kokkos::parallel_for("kosmos::nbody::momenta", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
                        Impl::SystemMomenta<typename ExecSpace::memory_space>{ens, out});
+}
+
+// max_e(s) = the larger of max_e(s) and the osculating eccentricity of every planet (bodies 1..n-1)
+// of system s: about the centre of mass of the bodies before it (jacobi, mu = their mass + m_b)
+// or about body 0 (mu = m_0 + m_b). Call it between integrate() segments to follow the largest
+// eccentricity at those times; disabled systems are left alone, NaN is kept.
+template <class ExecSpace>
+void update_max_eccentricity(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                             const Kokkos::View<double*, typename ExecSpace::memory_space>& max_e, bool jacobi) {
+  kosmos::Impl::require(max_e.extent(0) == std::size_t(ens.n_systems()), "kosmos::nbody::update_max_eccentricity",
+                        "max_e.extent(0) = ", max_e.extent(0), ", expected ", ens.n_systems());
+  Kokkos::parallel_for("kosmos::nbody::max_eccentricity", Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()),
+                       Impl::MaxEccentricity<typename ExecSpace::memory_space>{ens, max_e, jacobi});
 }
 
 // Overloads on the ensemble's own execution space.

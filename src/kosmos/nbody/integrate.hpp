@@ -15,6 +15,8 @@
 #include <kosmos/nbody/impl/team_context.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <random>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -75,6 +77,15 @@ struct IntegrateOptions {
   std::vector<double> energy_offset;
   std::vector<int> removed;
   std::vector<double> radii;
+  // MEGNO (ias15): the first-order variational equations of Newtonian gravity integrated with the
+  // bodies (a deviation dx, dv of every body), MEGNO <Y> and the Lyapunov estimate per system in
+  // the report, as REBOUND computes them. megno_state: an earlier call's
+  // IntegrationReport::megno_state, to go on (per system its 6n deviation values, then
+  // megno_state_sums sums); empty: per system a deviation of random direction (megno_seed and the
+  // system's index) and unit length, the sums starting at the system's time.
+  bool megno = false;
+  unsigned long long megno_seed = 1;
+  std::vector<double> megno_state;
   std::function<void(const LogRecord&)> on_log;  // called on the host after each launch, in order
   std::function<void(double fraction_done)> on_progress;  // after each launch
 };
@@ -96,9 +107,76 @@ struct IntegrationReport {
   std::vector<double> energy_offset;
   std::vector<int> removed;
   std::vector<double> radii;
+  // MEGNO runs only (else empty): per system <Y> (0 before the first step), REBOUND's Lyapunov
+  // estimate (the least-squares slope of <Y> against time, reb_simulation_lyapunov; 0 before two
+  // steps) and the state to pass back in IntegrateOptions::megno_state.
+  std::vector<double> megno, lyapunov, megno_state;
 };
 
+// Values per system in IntegrateOptions::megno_state after the 6n deviation values.
+constexpr int megno_state_sums = Impl::megno_sums;
+
 namespace Impl {
+
+// The MEGNO state at the start of a call: options' earlier state, or a random unit deviation.
+template <class ExecSpace>
+MegnoState<typename ExecSpace::memory_space> make_megno_state(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const IntegrateOptions& options) {
+  using Mem = typename ExecSpace::memory_space;
+  const int n_sys = ens.n_systems(), width = 6 * ens.n_bodies();
+  MegnoState<Mem> st{
+      Kokkos::View<double**, Kokkos::LayoutRight, Mem>("kosmos::nbody::megno_delta", n_sys, width),
+      Kokkos::View<double**, Kokkos::LayoutRight, Mem>("kosmos::nbody::megno_sums", n_sys, megno_sums)};
+  const std::size_t per_system = std::size_t(width + megno_sums);
+  kosmos::Impl::require(options.megno_state.empty() || options.megno_state.size() == per_system * n_sys,
+                        "kosmos::nbody::integrate", "megno_state has ", options.megno_state.size(),
+                        " values, expected ", per_system * n_sys, " (", n_sys, " systems x (6 x ",
+                        ens.n_bodies(), " + ", int(megno_sums), "))");
+  const auto delta = Kokkos::create_mirror_view(st.delta);
+  const auto sums = Kokkos::create_mirror_view(st.sums);
+  const auto time = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ens.time);
+  for (int s = 0; s < n_sys; ++s) {
+    if (!options.megno_state.empty()) {
+      const double* from = options.megno_state.data() + per_system * std::size_t(s);
+      for (int k = 0; k < width; ++k) delta(s, k) = from[k];
+      for (int k = 0; k < megno_sums; ++k) sums(s, k) = from[width + k];
+      continue;
+    }
+    std::mt19937_64 rng(options.megno_seed ^ (0x9E3779B97F4A7C15ULL * (unsigned long long)(s + 1)));
+    std::normal_distribution<double> normal(0.0, 1.0);
+    double norm2 = 0;
+    for (int k = 0; k < width; ++k) {
+      delta(s, k) = normal(rng);
+      norm2 += delta(s, k) * delta(s, k);
+    }
+    for (int k = 0; k < width; ++k) delta(s, k) /= std::sqrt(norm2);
+    for (int k = 0; k < megno_sums; ++k) sums(s, k) = 0;
+    sums(s, megno_initial_t) = time(s);
+  }
+  Kokkos::deep_copy(space, st.delta, delta);
+  Kokkos::deep_copy(space, st.sums, sums);
+  return st;
+}
+
+// MEGNO, the Lyapunov estimate and the state into the report.
+template <class ExecSpace>
+void report_megno_state(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                        const MegnoState<typename ExecSpace::memory_space>& st, IntegrationReport& report) {
+  const auto delta = Kokkos::create_mirror_view(st.delta);
+  const auto sums = Kokkos::create_mirror_view(st.sums);
+  Kokkos::deep_copy(space, delta, st.delta);
+  Kokkos::deep_copy(space, sums, st.sums);
+  const auto time = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ens.time);
+  space.fence();
+  for (int s = 0; s < ens.n_systems(); ++s) {
+    const double elapsed = time(s) - sums(s, megno_initial_t);
+    report.megno.push_back(elapsed > 0 ? sums(s, megno_Yss) / elapsed : 0.0);
+    report.lyapunov.push_back(sums(s, megno_var_t) > 0 ? sums(s, megno_cov_Yt) / sums(s, megno_var_t) : 0.0);
+    for (std::size_t k = 0; k < delta.extent(1); ++k) report.megno_state.push_back(delta(s, k));
+    for (int k = 0; k < megno_sums; ++k) report.megno_state.push_back(sums(s, k));
+  }
+}
 
 // The merge state at the start of a call: options' earlier state, or none and MonitorConfig's
 // radii.
@@ -616,6 +694,14 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   p.max_iterations = cfg.max_iterations;
   p.monitor = monitor;
   p.k = IAS15Constants::make();
+  if (options.megno) {
+    const auto megno = make_megno_state(space, ens, options);
+    auto report = run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
+      with_body_count(n, [&](auto nb) { launch_ias15_megno<decltype(nb)::value>(space, ens, iterations, p, megno); });
+    });
+    report_megno_state(space, ens, megno, report);
+    return report;
+  }
   MergeState<typename ExecSpace::memory_space> merge;
   if (mon.merging()) merge = make_merge_state(space, ens.n_systems(), n, options);
   auto report = run_system_per_thread(
@@ -702,6 +788,8 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
     require(cfg.corrector == 0 || cfg.coordinates == WHCoordinates::jacobi, "symplectic corrector ",
             cfg.corrector, " needs Jacobi coordinates");
   }
+  require(!options.megno || cfg.method == Method::ias15, "megno is supported by ias15, not ", name);
+  require(!options.megno || !mon.merging(), "megno runs without merging (on_collision = merge)");
   if (cfg.method == Method::ias15)
     require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "epsilon = ", cfg.epsilon,
             " must be positive and finite");

@@ -21,6 +21,7 @@
 
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/megno.hpp>
 #include <kosmos/nbody/impl/system_common.hpp>
 
 namespace kosmos {
@@ -40,6 +41,7 @@ struct IAS15Constants {
   // reciprocal moves the force evaluation by an ulp of the b terms, far below one of x, and saves
   // 7 divisions per coordinate, node and iteration; the state update keeps exact divisions.
   double predict[7];
+  double w[8];  // Gauss-Radau weights of the nodes, summing to 2 (REBOUND's w: MEGNO's quadrature)
 
   static IAS15Constants make() {
     IAS15Constants k{};
@@ -71,6 +73,15 @@ struct IAS15Constants {
         k.d[j][col] = v;
       }
     for (int j = 0; j < 7; ++j) k.predict[j] = 1.0 / ((j + 2) * (j + 3));
+    const double w[8] = {0.03125,
+                         0.185358154802979278540728972807180754479812609,
+                         0.304130620646785128975743291458180383736715043,
+                         0.376517545389118556572129261157225608762708603,
+                         0.391572167452493593082499533303669362149363727,
+                         0.347014795634501068709955597003528601733139176,
+                         0.249647901329864963257869294715235590174262844,
+                         0.114508814744257199342353731044292225247093225};
+    for (int n = 0; n < 8; ++n) k.w[n] = w[n];
     for (int j = 0; j < 7; ++j)
       for (int q = 0; q < 7; ++q) {
         double binom = 1;  // binomial(q + 1, j + 1)
@@ -101,13 +112,14 @@ KOKKOS_INLINE_FUNCTION void kahan_add(double& sum, double& lost, double x) {
 // Step-size criterion of Pham, Rein & Spiegel (2024, "PRS23", REBOUND's default): per body with
 // a nonzero acceleration, the time scale sqrt(2 y2 / (y3 + sqrt(y2 y4))) in units of the step just
 // taken, with y2 = |a|^2, y3 = |jerk h|^2, y4 = |snap h^2|^2 at the end of the step (s = 1 of the
-// polynomial); the smallest over the bodies. Unlike max|b6| / max|a| it does not depend on the
-// round-off floor of the last coefficient, so the steps stay longer and fewer. Here the square of
-// the smallest over the B bodies in a0 and b: 0 when none is accelerated, NaN when the polynomial
-// is not finite.
-template <int B>
-KOKKOS_INLINE_FUNCTION double prs_timescale2(const double (&a0)[3 * B],
-                                             const double (&b)[7][3 * B]) {
+// polynomial); the smallest over the first B bodies (the real ones: variational deviations of
+// MEGNO runs, after them, do not set the step, as in REBOUND). Unlike max|b6| / max|a| it does not
+// depend on the round-off floor of the last coefficient, so the steps stay longer and fewer. Here
+// the square of the smallest over the B bodies in a0 and b: 0 when none is accelerated, NaN when
+// the polynomial is not finite.
+template <int B, int Len>
+KOKKOS_INLINE_FUNCTION double prs_timescale2(const double (&a0)[Len], const double (&b)[7][Len]) {
+  static_assert(3 * B <= Len, "prs_timescale2: more bodies than coordinates");
   double min_timescale2 = 0;  // 0: none yet
   for (int i = 0; i < B; ++i) {
     double a2 = 0, y2 = 0, y3 = 0, y4 = 0;
@@ -166,12 +178,20 @@ struct SystemPerThread {
 // Integrates system `sys` for at most p.steps steps (accepted and rejected) in one launch, in
 // this thread's part `layout` of the system (every thread of the system calls it; its control
 // flow is the same in all of them). Merging (p.monitor.config.merging()): the merge state of the
-// system is in `merge`.
-template <int N, class Layout, class Ens, class IterView, class Rsqrt, class Merge>
+// system is in `merge`. Variational (MEGNO runs, the whole system in one thread, no merging): the
+// deviation of megno.delta is integrated with the bodies as n further bodies of the same
+// predictor-corrector, and the MEGNO sums accumulate Gauss-Radau quadratures of 2 t rate over
+// each step, as REBOUND's IAS15 does.
+template <int N, bool Variational = false, class Layout, class Ens, class IterView, class Rsqrt,
+          class Merge, class Megno = MegnoState<typename Ens::memory_space>>
 KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
                                          const IterView& iterations, int sys, const IAS15Params& p,
-                                         const Rsqrt& rsqrt, const Merge& merge) {
-  constexpr int n3 = 3 * Layout::bodies;  // coordinates in this thread
+                                         const Rsqrt& rsqrt, const Merge& merge,
+                                         const Megno& megno = {}) {
+  static_assert(!Variational || Layout::bodies == N,
+                "ias15_system: variational equations need the whole system in one thread");
+  constexpr int n3r = 3 * Layout::bodies;          // coordinates of the bodies in this thread
+  constexpr int n3 = Variational ? 2 * n3r : n3r;  // with the deviation
   if (ens.state(sys) != state_active) return;
   SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
   long long it = iterations(sys);
@@ -187,6 +207,40 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
       v[3 * i + c].hi = body < N ? ens.v(sys, body, c) : 0.0;
     }
   }
+  [[maybe_unused]] double ysum[megno_sums];  // the MEGNO sums
+  if constexpr (Variational) {
+    for (int q = 0; q < n3r; ++q) {
+      x[n3r + q].hi = megno.delta(sys, q);
+      v[n3r + q].hi = megno.delta(sys, n3r + q);
+    }
+    for (int k = 0; k < int(megno_sums); ++k) ysum[k] = megno.sums(sys, k);
+  }
+  // Accelerations of every coordinate (with the variational ones of the deviation).
+  const auto accelerations = [&](const double(&xx)[n3], double(&aa)[n3], int removed_bodies) {
+    if constexpr (Variational) {
+      double xr[n3r], ar[n3r];
+      for (int q = 0; q < n3r; ++q) xr[q] = xx[q];
+      layout.accelerations(m, xr, ar, rsqrt, removed_bodies);
+      for (int q = 0; q < n3r; ++q) aa[q] = ar[q];
+      variational_accelerations<N>(m, xr, xx + n3r, aa + n3r, rsqrt);
+    } else {
+      layout.accelerations(m, xx, aa, rsqrt, removed_bodies);
+    }
+  };
+  // The stop conditions on the bodies (not the deviation).
+  const auto monitor_reason = [&](const double(&xx)[n3], const double(&vv)[n3], const double* radii,
+                                  int removed_bodies) {
+    if constexpr (Variational) {
+      double xr[n3r], vr[n3r];
+      for (int q = 0; q < n3r; ++q) {
+        xr[q] = xx[q];
+        vr[q] = vv[q];
+      }
+      return layout.monitor_reason(p.monitor, m, xr, vr, radii, removed_bodies);
+    } else {
+      return layout.monitor_reason(p.monitor, m, xx, vv, radii, removed_bodies);
+    }
+  };
   double dt = ens.step(sys) > 0 ? ens.step(sys) : p.dt;
   double b[7][n3], g[7][n3], e[7][n3], a0[n3], xs[n3], as[n3];
   for (int j = 0; j < 7; ++j)
@@ -209,10 +263,10 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
   };
   // Conditions that hold before the first step (bodies that already overlap) stop the system too
   // (or merge its bodies).
-  if (merging && layout.merge(merge, sys, m, xs, vs, removed)) restart();
-  layout.accelerations(m, xs, a0, rsqrt, removed);
-  int stop = p.monitor.on ? layout.monitor_reason(p.monitor, m, xs, vs, radius, removed)
-                          : int(reason_none);
+  if constexpr (!Variational)  // check_options refuses merging in MEGNO runs
+    if (merging && layout.merge(merge, sys, m, xs, vs, removed)) restart();
+  accelerations(xs, a0, removed);
+  int stop = p.monitor.on ? monitor_reason(xs, vs, radius, removed) : int(reason_none);
   if (stop != reason_none) {
     if (layout.leader()) {
       ens.state(sys) = state_inactive;
@@ -241,8 +295,19 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
       for (int q = 0; q < n3; ++q) b_lo[j][q] = 0;
     // Predictor-corrector iterations.
     double pc_last = 2, max_a = 0;
+    // MEGNO: sum_n w_n (t_n - t_initial) rate(t_n) over the nodes (of the last iteration).
+    [[maybe_unused]] double megno_step = 0, megno_start = 0;
+    if constexpr (Variational) {
+      double dx[n3r], dv[n3r];
+      for (int k = 0; k < n3r; ++k) {
+        dx[k] = x[n3r + k].value();
+        dv[k] = v[n3r + k].value();
+      }
+      megno_start = K.w[0] * (clock.t - ysum[megno_initial_t]) * megno_rate(dx, dv, &a0[n3r], n3r);
+    }
     for (int iter = 0; iter < 12; ++iter) {
       double max_db6 = 0;
+      megno_step = megno_start;
       const double* c = K.predict;
       for (int n = 1; n < 8; ++n) {
         const double s = K.h[n];
@@ -255,7 +320,23 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
                              s * (b[4][q] * c[4] + s * (b[5][q] * c[5] + s * b[6][q] * c[6])))));
           xs[q] = x[q].hi + (x[q].lo + s * h * (v[q].value() + s * h * (0.5 * a0[q] + s * poly)));
         }
-        layout.accelerations(m, xs, as, rsqrt, removed);
+        accelerations(xs, as, removed);
+        if constexpr (Variational) {
+          // The deviation's velocities at the node, from the same polynomial.
+          double dv[n3r];
+          for (int k = 0; k < n3r; ++k) {
+            const int q = n3r + k;
+            const double poly =
+                b[0][q] / 2 +
+                s * (b[1][q] / 3 +
+                     s * (b[2][q] / 4 +
+                          s * (b[3][q] / 5 +
+                               s * (b[4][q] / 6 + s * (b[5][q] / 7 + s * b[6][q] / 8)))));
+            dv[k] = v[q].hi + (v[q].lo + s * h * (a0[q] + s * poly));
+          }
+          megno_step += K.w[n] * (clock.t + s * h - ysum[megno_initial_t]) *
+                        megno_rate(&xs[n3r], dv, &as[n3r], n3r);
+        }
         for (int q = 0; q < n3; ++q) {
           double gn = (as[q] - a0[q]) / K.dh[n][0];
           for (int j = 1; j < n; ++j) gn = (gn - g[j - 1][q]) / K.dh[n][j];
@@ -311,6 +392,8 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
       v[q].add(a0[q] * h);
     }
     clock.advance(h);
+    if constexpr (Variational)
+      megno_update(ysum, clock.t - ysum[megno_initial_t], h * megno_step, h);
     // A landing step shorter than dt keeps the carried step (its growth cap would shrink it).
     const double next = h < dt ? math::fmin(dt, proposal) : math::fmin(proposal, 4 * h);
     // Predict the next step's b: a(1 + q s) re-expanded in s, plus the last prediction's error.
@@ -336,7 +419,7 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
     predicted = qr <= 20;
     dt = next;
     for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
-    layout.accelerations(m, xs, a0, rsqrt, removed);
+    accelerations(xs, a0, removed);
     bool finite = true;
     for (int q = 0; q < n3; ++q)
       finite = finite && math::isfinite(xs[q]) && math::isfinite(v[q].hi);
@@ -346,11 +429,12 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
     }
     if (p.monitor.on) {
       for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
-      if (merging && layout.merge(merge, sys, m, xs, vs, removed)) {
-        restart();
-        layout.accelerations(m, xs, a0, rsqrt, removed);
-      }
-      stop = layout.monitor_reason(p.monitor, m, xs, vs, radius, removed);
+      if constexpr (!Variational)
+        if (merging && layout.merge(merge, sys, m, xs, vs, removed)) {
+          restart();
+          accelerations(xs, a0, removed);
+        }
+      stop = monitor_reason(xs, vs, radius, removed);
     }
   }
   for (int i = 0; i < Layout::bodies; ++i) {
@@ -361,6 +445,13 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
       ens.v(sys, body, c) = v[3 * i + c].value();
     }
     if (merging) ens.m(sys, body) = m[body];
+  }
+  if constexpr (Variational) {
+    for (int q = 0; q < n3r; ++q) {
+      megno.delta(sys, q) = x[n3r + q].value();
+      megno.delta(sys, n3r + q) = v[n3r + q].value();
+    }
+    for (int k = 0; k < int(megno_sums); ++k) megno.sums(sys, k) = ysum[k];
   }
   if (!layout.leader()) return;
   if (merging) merge.removed(sys) = removed;
@@ -385,6 +476,19 @@ struct IAS15SystemKernel {
   MergeState<MemorySpace> merge;  // used when params.monitor.config.merging()
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
     ias15_system<N>(SystemPerThread<N>(), ens, iterations, sys, params, Rsqrt(), merge);
+  }
+};
+
+// MEGNO runs: the bodies with their variational equations (no merging).
+template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>
+struct IAS15MegnoKernel {
+  Ensemble<MemorySpace> ens;
+  Kokkos::View<long long*, MemorySpace> iterations;
+  IAS15Params params;
+  MegnoState<MemorySpace> megno;
+  KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
+    ias15_system<N, true>(SystemPerThread<N>(), ens, iterations, sys, params, Rsqrt(),
+                          MergeState<MemorySpace>(), megno);
   }
 };
 

@@ -104,6 +104,15 @@ void launch_ias15_system_generic(const ExecSpace& space,
   launch_system_generic<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens,
                                               iterations, params, merge);
 }
+// MEGNO runs (the bodies and their variational equations) on every space through the generic
+// kernel: the CUDA specializations do not integrate variational equations.
+template <int N, class ExecSpace, class Iterations>
+void launch_ias15_megno(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                        const Iterations& iterations, const IAS15Params& params,
+                        const MegnoState<typename ExecSpace::memory_space>& megno) {
+  launch_system_generic<IAS15MegnoKernel, N>("kosmos::nbody::integrate_ias15_megno", space, ens,
+                                             iterations, params, megno);
+}
 // On Kokkos::Cuda (with the CUDA specializations) a lane per body (ias15_cuda.hpp), or, when
 // bodies may merge, the hand-tuned system-per-thread launch.
 template <int N, class ExecSpace, class Iterations>
