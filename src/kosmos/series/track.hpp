@@ -1,0 +1,109 @@
+// A batched path tracker for square polynomial systems F(x) = 0 (n polynomials in n variables,
+// real or complex coefficients, dense or sparse): all isolated solutions by a total-degree
+// homotopy
+//   H(x, t) = gamma (1 - t) G(x) + t F(x),   G_i = x_i^(d_i) - 1   (start_systems.hpp)
+// with a random gamma on the unit circle (the gamma trick), tracked from t = 0 to 1.
+//
+// Each path runs in one thread of one kernel launch (all paths of a precision in one launch, on
+// every backend; per-path workspace in Views whose layout follows the execution space):
+//  * predictor: the Taylor coefficients c_0 .. c_4 of x(t + s) at the current point, by Newton on
+//    series (c_k = -J^{-1} [H(c_0 + .. + c_(k-1) s^(k-1), t + s)]_k with one LU of
+//    J = H_x(x, t)), turned into the Pade approximant [2/1] per component (pade.hpp);
+//  * step size (Telen, Van Barel, Verschelde 2020): the smaller of beta1 times the Pade pole
+//    radius and the step at which the approximant's error term reaches beta2 times eta, an
+//    estimate of the distance to the nearest other path, eta = 1 / (||J^-1||_1 M2) with M2 a
+//    majorant of the second derivatives of H at radius max(1, ||x||) (the Kantorovich radius);
+//  * corrector: at most 3 Newton steps, each update at most half the previous one (contraction)
+//    and the first within eta / 4 of the prediction, down to corrector_tolerance (relative);
+//    a rejected step is halved, a step below min_step fails the path;
+//  * end: where 1 - t < endgame_distance and the steps cannot reach 1, the approximant at t = 1
+//    starts Newton at t = 1 (converges linearly to a singular root); every endpoint is refined by
+//    Newton on F at t = 1 in the working precision and classified:
+//      at_infinity  ||x||_inf above infinity_threshold (on the way or at the end)
+//      singular     cond_1(F_x) above singular_condition (or no LU) at the refined point
+//      regular      Newton converged to about the working precision
+//      failed       step size underflow, too many steps, no convergence, NaN
+//  * precision raised per path: paths that failed, and regular endpoints reached by more than
+//    one path (a path jump), are tracked again from their start in 2, then 4 doubles;
+//  * solutions deduplicated: finite endpoints within duplicate_tolerance (relative) are one
+//    solution with a multiplicity.
+#pragma once
+
+#include <kosmos/series/system.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace series {
+
+enum class PathStatus { regular = 0, singular = 1, at_infinity = 2, failed = 3 };
+const char* to_string(PathStatus s);
+
+struct TrackOptions {
+  std::uint64_t seed = 2021;        // picks gamma
+  int precision = 1;                // N of the first pass: 1, 2 or 4
+  int max_precision = 4;            // raised per path up to this (= precision: never raised)
+  int max_steps = 4000;             // accepted steps per path
+  double pole_fraction = 0.5;       // beta1
+  double curvature_fraction = 0.1;  // beta2
+  double max_step = 0.1;
+  double min_step = 1e-13;
+  double corrector_tolerance = 1e-9;
+  double endgame_distance = 1e-6;
+  double endgame_stall = 1e-2;
+  double infinity_threshold = 1e8;
+  double singular_condition = 1e8;
+  double duplicate_tolerance = 1e-6;
+  std::int64_t max_paths = std::int64_t(1) << 31;
+};
+
+struct PathResult {
+  PathStatus status = PathStatus::failed;
+  int precision = 0;     // N of the pass that produced it
+  int steps = 0;         // accepted steps
+  int rejections = 0;    // rejected steps
+  double t = 0;          // t reached (1 unless failed or at infinity on the way)
+  double residual = 0;   // max_i |F_i(x)| at the endpoint (working precision)
+  double condition = 0;  // ||F_x||_1 ||F_x^-1||_1 at the endpoint (inf: no LU)
+  double max_abs = 0;    // ||x||_inf
+  int solution = -1;     // index into TrackResult::solutions (regular or singular), else -1
+  // x_j = sum of limbs[(2 j) N + l] + i sum of limbs[(2 j + 1) N + l], l < N
+  std::vector<double> limbs;
+  std::complex<double> x(int j) const;
+};
+
+struct Solution {
+  int path = 0;          // the representative (first) path
+  int multiplicity = 0;  // number of paths ending here
+  bool singular = false;
+};
+
+struct TrackResult {
+  int num_variables = 0;
+  std::vector<int> degrees;
+  std::complex<double> gamma;
+  std::vector<PathResult> paths;
+  std::vector<Solution> solutions;  // distinct finite endpoints
+  std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
+  std::int64_t raised = 0;  // paths tracked again in a higher precision
+  std::int64_t count(PathStatus s) const;
+};
+
+// All paths of the total-degree homotopy of `system` (square; coefficients constant in t: a
+// series coefficient above degree 0 that is not zero is kosmos::invalid_input) on `space`.
+// Throws kosmos::invalid_input for a non-square system, precisions not in {1, 2, 4}, or more
+// than options.max_paths paths.
+template <class ExecSpace>
+TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options);
+
+// The gamma of a seed (unit modulus), exposed for tests that rebuild the homotopy.
+std::complex<double> gamma_of_seed(std::uint64_t seed);
+}  // namespace series
+}  // namespace kosmos
+
+#include <kosmos/series/impl/track_driver.hpp>
