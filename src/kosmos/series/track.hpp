@@ -1,32 +1,41 @@
 // A batched path tracker for square polynomial systems F(x) = 0 (n polynomials in n variables,
 // real or complex coefficients, dense or sparse): all isolated solutions by a total-degree
 // homotopy
-//   H(x, t) = gamma (1 - t) G(x) + t F(x),   G_i = x_i^(d_i) - 1   (start_systems.hpp)
-// with a random gamma on the unit circle (the gamma trick), tracked from t = 0 to 1.
+//   H(X, t) = gamma (1 - t) G(X) + t F(X),   G_i = x_i^(d_i) - x_0^(d_i)   (start_systems.hpp)
+// with a random gamma on the unit circle (the gamma trick), tracked from t = 0 to 1 in
+// projective coordinates X = (x_1 .. x_n, x_0): F homogenized with x_0, plus a random chart
+// a . X = 1 (seeded), so that paths to infinity stay bounded (x_0 -> 0) and x = X / x_0 at the end.
 //
 // Each path runs in one thread of one kernel launch (all paths of a precision in one launch, on
 // every backend; per-path workspace in Views whose layout follows the execution space):
-//  * predictor: the Taylor coefficients c_0 .. c_4 of x(t + s) at the current point, by Newton on
+//  * predictor: the Taylor coefficients c_0 .. c_4 of X(t + s) at the current point, by Newton on
 //    series (c_k = -J^{-1} [H(c_0 + .. + c_(k-1) s^(k-1), t + s)]_k with one LU of
-//    J = H_x(x, t)), turned into the Pade approximant [2/1] per component (pade.hpp);
-//  * step size (Telen, Van Barel, Verschelde 2020): the smaller of beta1 times the Pade pole
-//    radius and the step at which the approximant's error term reaches beta2 times eta, an
-//    estimate of the distance to the nearest other path, eta = 1 / (||J^-1||_1 M2) with M2 a
-//    majorant of the second derivatives of H at radius max(1, ||x||) (the Kantorovich radius);
-//  * corrector: at most 3 Newton steps, each update at most half the previous one (contraction)
-//    and the first within eta / 4 of the prediction, down to corrector_tolerance (relative);
-//    a rejected step is halved, a step below min_step fails the path;
-//  * end: where 1 - t < endgame_distance and the steps cannot reach 1, the approximant at t = 1
-//    starts Newton at t = 1 (converges linearly to a singular root); every endpoint is refined by
-//    Newton on F at t = 1 in the working precision and classified:
-//      at_infinity  ||x||_inf above infinity_threshold (on the way or at the end)
-//      singular     cond_1(F_x) above singular_condition (or no LU) at the refined point
+//    J = H_X(X, t)), turned into the Pade approximant [2/1] per component (pade.hpp);
+//  * step size (Telen, Van Barel, Verschelde 2020): the smaller of pole_fraction times the Pade
+//    pole radius and the step at which the approximant's error term reaches curvature_fraction
+//    times eta, an estimate of the distance to the nearest other path, eta = 1 / (||J^-1||_1 M2)
+//    with M2 a majorant of the second derivatives of H at radius max(1, ||X||) (the Kantorovich
+//    radius of Newton's method); at most max_step;
+//  * corrector: at most 3 Newton steps down to corrector_tolerance (relative); an update above
+//    it must be within eta / 4 (the first) or half the previous one (contraction); a rejected
+//    step is halved;
+//  * endgame: where 1 - t < endgame_distance and the steps cannot reach 1, or 1 - t <
+//    endgame_stall and the steps collapse (below 1e-3 (1 - t), or the corrector fails down to
+//    min_step: the ill-conditioning near a singular end), the approximant at t = 1 starts
+//    Newton's method at t = 1, which converges linearly to a singular root;
+//  * every end point is refined by Newton at t = 1 in the working precision (until the updates
+//    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
+//    first derivatives (a condition number relative to the coefficients' size):
+//      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
+//                   square root (x_0 -> 0 at a singular point at infinity)
+//      singular     condition above singular_condition (or no LU)
 //      regular      Newton converged to about the working precision
-//      failed       step size underflow, too many steps, no convergence, NaN
-//  * precision raised per path: paths that failed, and regular endpoints reached by more than
-//    one path (a path jump), are tracked again from their start in 2, then 4 doubles;
-//  * solutions deduplicated: finite endpoints within duplicate_tolerance (relative) are one
-//    solution with a multiplicity.
+//      failed       step size underflow far from t = 1, max_steps reached, no convergence, NaN
+//  * precision raised per path: paths that failed, and regular end points reached by more than
+//    one path (a path jump), are tracked again from their start in 2, then 4 doubles (up to
+//    max_precision);
+//  * solutions deduplicated: finite end points within duplicate_tolerance (relative) are one
+//    solution with a multiplicity (singular if any of its paths is).
 #pragma once
 
 #include <kosmos/series/system.hpp>
