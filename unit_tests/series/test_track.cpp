@@ -73,11 +73,11 @@ std::vector<std::vector<TermView>> terms_of(const NumericSystem& s) {
   return out;
 }
 
-// max_i |F_i(x)| in MPFR from the exact limbs.
-double mp_residual(const std::vector<std::vector<TermView>>& f, const PathResult& p, int n) {
-  std::vector<MpComplex> x;
+// F_i(x) in MPFR from the exact limbs.
+std::vector<MpComplex> mp_values(const std::vector<std::vector<TermView>>& f, const PathResult& p,
+                                 int n) {
+  std::vector<MpComplex> x, values;
   for (int j = 0; j < n; ++j) x.push_back(mp_of(p, j));
-  double r = 0;
   for (const auto& poly : f) {
     MpComplex sum;
     for (const auto& t : poly) {
@@ -89,38 +89,37 @@ double mp_residual(const std::vector<std::vector<TermView>>& f, const PathResult
       mpfr_add(sum.re.get(), sum.re.get(), term.re.get(), MPFR_RNDN);
       mpfr_add(sum.im.get(), sum.im.get(), term.im.get(), MPFR_RNDN);
     }
-    r = std::max(r, std::hypot(sum.re.to_double(), sum.im.to_double()));
+    values.push_back(sum);
   }
+  return values;
+}
+
+// max_i |F_i(x)| in MPFR from the exact limbs.
+double mp_residual(const std::vector<std::vector<TermView>>& f, const PathResult& p, int n) {
+  double r = 0;
+  for (const MpComplex& v : mp_values(f, p, n))
+    r = std::max(r, std::hypot(v.re.to_double(), v.im.to_double()));
   return r;
 }
 
 // |J(x)^{-1} r| with J in double (Gaussian elimination with partial pivoting) and r = F(x) from
 // MPFR rounded to double: the first-order distance to the nearest regular root.
 double newton_correction(const std::vector<std::vector<TermView>>& f, const PathResult& p, int n) {
-  std::vector<MpComplex> xm;
   std::vector<Complex> x;
-  for (int j = 0; j < n; ++j) xm.push_back(mp_of(p, j));
   for (int j = 0; j < n; ++j) x.push_back(p.x(j));
+  const std::vector<MpComplex> values = mp_values(f, p, n);
   std::vector<std::vector<Complex>> a(std::size_t(n),
                                       std::vector<Complex>(std::size_t(n) + 1, 0.0));
   for (int i = 0; i < n; ++i) {
-    MpComplex sum;
-    for (const auto& t : f[std::size_t(i)]) {
-      MpComplex term;
-      mpfr_set_d(term.re.get(), t.c.real(), MPFR_RNDN);
-      mpfr_set_d(term.im.get(), t.c.imag(), MPFR_RNDN);
-      for (std::size_t q = 0; q < t.v.size(); ++q)
-        for (int e = 0; e < t.e[q]; ++e) mp_mul(term, xm[std::size_t(t.v[q])]);
-      mpfr_add(sum.re.get(), sum.re.get(), term.re.get(), MPFR_RNDN);
-      mpfr_add(sum.im.get(), sum.im.get(), term.im.get(), MPFR_RNDN);
+    for (const auto& t : f[std::size_t(i)])
       for (std::size_t q = 0; q < t.v.size(); ++q) {
         Complex d = t.c * double(t.e[q]) * std::pow(x[std::size_t(t.v[q])], t.e[q] - 1);
         for (std::size_t r = 0; r < t.v.size(); ++r)
           if (r != q) d *= std::pow(x[std::size_t(t.v[r])], t.e[r]);
         a[std::size_t(i)][std::size_t(t.v[q])] += d;
       }
-    }
-    a[std::size_t(i)][std::size_t(n)] = {sum.re.to_double(), sum.im.to_double()};
+    a[std::size_t(i)][std::size_t(n)] = {values[std::size_t(i)].re.to_double(),
+                                         values[std::size_t(i)].im.to_double()};
   }
   for (int k = 0; k < n; ++k) {
     int piv = k;

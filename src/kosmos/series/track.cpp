@@ -1,9 +1,11 @@
 #include <kosmos/core/error.hpp>
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/multi_double.hpp>
 #include <kosmos/series/track.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -99,6 +101,7 @@ TrackParameters parameters(const TrackOptions& o) {
           o.endgame_stall,
           o.infinity_threshold,
           o.singular_condition,
+          o.residual_tolerance,
           std::numeric_limits<double>::infinity(),
           std::numeric_limits<double>::quiet_NaN()};
 }
@@ -271,5 +274,102 @@ std::vector<std::int64_t> paths_to_raise(const TrackResult& result) {
   return list;
 }
 }  // namespace Impl
+}  // namespace series
+}  // namespace kosmos
+
+namespace kosmos {
+namespace series {
+
+void write_track(std::ostream& out, const TrackResult& r, const std::string& source, int digits) {
+  out << "# kosmos series --track: " << source << ", " << r.num_variables << " variables, "
+      << r.paths.size() << " total-degree paths, gamma = " << r.gamma.real()
+      << (r.gamma.imag() < 0 ? "" : "+") << r.gamma.imag() << "i\n";
+  for (std::size_t k = 0; k < r.solutions.size(); ++k) {
+    const Solution& s = r.solutions[k];
+    const PathResult& p = r.paths[std::size_t(s.path)];
+    char numbers[128];
+    std::snprintf(numbers, sizeof numbers, "residual %.3e condition %.3e", p.residual, p.condition);
+    out << "solution " << k + 1 << " : " << (s.singular ? "singular" : "regular")
+        << " multiplicity " << s.multiplicity << " path " << s.path + 1 << " precision "
+        << p.precision << ' ' << numbers << '\n';
+    const std::size_t N = std::size_t(p.precision);
+    for (int j = 0; j < r.num_variables; ++j) {
+      const double* limbs = p.limbs.data() + 2 * N * std::size_t(j);
+      out << "  x" << j + 1 << " : " << kosmos::Impl::format_decimal(limbs, int(N), digits) << ','
+          << kosmos::Impl::format_decimal(limbs + N, int(N), digits) << '\n';
+    }
+  }
+  for (std::size_t p = 0; p < r.paths.size(); ++p) {
+    const PathResult& q = r.paths[p];
+    if (q.status != PathStatus::failed) continue;
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers,
+                  "t %.17g steps %d rejections %d precision %d residual %.3e |x| %.3e", q.t,
+                  q.steps, q.rejections, q.precision, q.residual, q.max_abs);
+    out << "failed path " << p + 1 << " : " << numbers << '\n';
+  }
+  out << "paths " << r.paths.size() << " regular " << r.regular << " singular " << r.singular
+      << " at_infinity " << r.at_infinity << " failed " << r.failed << " distinct "
+      << r.solutions.size() << " raised " << r.raised << '\n';
+}
+
+void write_track_h5(const std::string& path, const TrackResult& r, const std::string& source) {
+  io::H5Writer out(path);
+  out.attribute("/", "format", "kosmos series track");
+  out.attribute("/", "source", source);
+  out.attribute("/", "variables", (long long)r.num_variables);
+  out.attribute("/", "paths", (long long)r.paths.size());
+  out.attribute("/", "gamma_re", r.gamma.real());
+  out.attribute("/", "gamma_im", r.gamma.imag());
+  out.attribute("/", "regular", (long long)r.regular);
+  out.attribute("/", "singular", (long long)r.singular);
+  out.attribute("/", "at_infinity", (long long)r.at_infinity);
+  out.attribute("/", "failed", (long long)r.failed);
+  out.attribute("/", "distinct", (long long)r.solutions.size());
+  const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
+  std::vector<std::int32_t> status, precision, steps, rejections, solution;
+  std::vector<double> t, residual, condition, max_abs, x, limbs(P * n * 2 * 4, 0.0);
+  for (std::size_t p = 0; p < P; ++p) {
+    const PathResult& q = r.paths[p];
+    status.push_back(std::int32_t(q.status));
+    precision.push_back(q.precision);
+    steps.push_back(q.steps);
+    rejections.push_back(q.rejections);
+    solution.push_back(q.solution);
+    t.push_back(q.t);
+    residual.push_back(q.residual);
+    condition.push_back(q.condition);
+    max_abs.push_back(q.max_abs);
+    const std::size_t N = std::size_t(q.precision);
+    for (std::size_t j = 0; j < n; ++j) {
+      x.push_back(q.x(int(j)).real());
+      x.push_back(q.x(int(j)).imag());
+      for (std::size_t part = 0; part < 2; ++part)
+        for (std::size_t l = 0; l < N && l < 4; ++l)
+          limbs[((p * n + j) * 2 + part) * 4 + l] = q.limbs[2 * N * j + part * N + l];
+    }
+  }
+  out.write("path_status", status);
+  out.write("path_precision", precision);
+  out.write("path_steps", steps);
+  out.write("path_rejections", rejections);
+  out.write("path_solution", solution);
+  out.write("path_t", t);
+  out.write("path_residual", residual);
+  out.write("path_condition", condition);
+  out.write("path_max_abs", max_abs);
+  out.write("path_x", x.data(), {P, n, 2});
+  out.write("path_limbs", limbs.data(), {P, n, 2, 4});
+  std::vector<std::int32_t> solution_path, multiplicity, singular;
+  for (const Solution& s : r.solutions) {
+    solution_path.push_back(s.path);
+    multiplicity.push_back(s.multiplicity);
+    singular.push_back(s.singular ? 1 : 0);
+  }
+  out.write("solution_path", solution_path);
+  out.write("solution_multiplicity", multiplicity);
+  out.write("solution_singular", singular);
+  out.commit();
+}
 }  // namespace series
 }  // namespace kosmos

@@ -28,9 +28,11 @@
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
 //                   square root (x_0 -> 0 at a singular point at infinity)
-//      singular     condition above singular_condition (or no LU)
+//      singular     condition above singular_condition (or no LU) and a residual below
+//                   residual_tolerance times the majorant of F's terms (else: at infinity)
 //      regular      Newton converged to about the working precision
-//      failed       step size underflow far from t = 1, max_steps reached, no convergence, NaN
+//      failed       step size underflow far from t = 1, max_steps reached, no convergence, a
+//                   residual above residual_tolerance (relative), NaN
 //  * precision raised per path: paths that failed, and regular end points reached by more than
 //    one path (a path jump), are tracked again from their start in 2, then 4 doubles (up to
 //    max_precision);
@@ -44,6 +46,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,7 @@ struct TrackOptions {
   double endgame_stall = 1e-2;
   double infinity_threshold = 1e8;
   double singular_condition = 1e8;
+  double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;
   std::int64_t max_paths = std::int64_t(1) << 31;
 };
@@ -116,3 +120,25 @@ std::complex<double> gamma_of_seed(std::uint64_t seed);
 }  // namespace kosmos
 
 #include <kosmos/series/impl/track_driver.hpp>
+
+namespace kosmos {
+namespace series {
+// Text report of a run: a header line (source, paths, gamma), one block per distinct solution
+//   solution k : <regular|singular> multiplicity m path p precision N residual r condition c
+//   x<j> : re,im            (correctly rounded to `digits` digits, 0: enough to read back)
+// a line per failed path
+//   failed path p : t T steps S rejections R precision N residual r |x| X
+// and a summary line
+//   paths P regular R singular S at_infinity I failed F distinct D raised K
+void write_track(std::ostream& out, const TrackResult& result, const std::string& source,
+                 int digits);
+
+// HDF5 report (attributes format = "kosmos series track", variables, paths, gamma_re, gamma_im
+// and the summary counts; per path: path_status (0 regular, 1 singular, 2 at infinity,
+// 3 failed), path_precision, path_steps, path_rejections, path_solution (-1: none) int32,
+// path_t, path_residual, path_condition, path_max_abs double, path_x double (paths, n, 2) and
+// path_limbs double (paths, n, 2, 4: the N limbs, zero padded); per distinct solution:
+// solution_path, solution_multiplicity, solution_singular int32).
+void write_track_h5(const std::string& path, const TrackResult& result, const std::string& source);
+}  // namespace series
+}  // namespace kosmos

@@ -21,7 +21,8 @@ namespace Impl {
 struct TrackParameters {
   int max_steps;
   double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
-  double endgame_distance, endgame_stall, infinity_threshold, singular_condition;
+  double endgame_distance, endgame_stall, infinity_threshold, singular_condition,
+      residual_tolerance;
   double infinity, not_a_number;  // IEEE specials, set on the host
 };
 
@@ -267,7 +268,7 @@ struct TrackPaths {
     }
   }
   // Majorant of the derivatives of order `order` (1 or 2) of H at radius R (row maximum):
-  // sum |weight a_m| D (D - 1)^(order - 1) R^(D - order) over the terms of degree D >= order.
+  // sum |weight a_m| D! / (D - order)! R^(D - order) over the terms of degree D >= order.
   KOKKOS_INLINE_FUNCTION double derivative_bound(int order, double radius, double t) const {
     double bound = 0;
     for (int i = 0; i < sys.n; ++i) {
@@ -277,9 +278,9 @@ struct TrackPaths {
         const double weight = side == 0 ? t : 1.0 - t;  // |gamma| = 1
         for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
           const int d = T.term_degree(m);
+          const double falling = order == 1 ? d : d * (d - 1.0);
           if (d >= order)
-            row += weight * T.term_magnitude(m) * d * (order == 2 ? d - 1 : 1) *
-                   math::pow(radius, d - order);
+            row += weight * T.term_magnitude(m) * falling * math::pow(radius, d - order);
         }
       }
       bound = math::fmax(bound, row);
@@ -365,12 +366,27 @@ struct TrackPaths {
                            : par.infinity;
     if (*size > par.infinity_threshold) return 2;
     if (!math::isfinite(*residual)) return 3;
+    // a solution has a residual at the rounding level of its terms (at a singular root too: the
+    // residual is of the order of the error to the power of the multiplicity)
+    double scale = 0;  // max_i sum_m |a_m x^m| over the terms of F_i at x
+    for (int i = 0; i < n - 1; ++i) {
+      double row = 0;
+      const DeviceTerms<Space>& T = sys.target;
+      for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+        double term = T.term_magnitude(m);
+        for (int q = T.factor_offsets(m); q < T.factor_offsets(m + 1); ++q)
+          term *= math::pow(magnitude<N>(get(s, iterate_at(T.factor_var(q)))), T.factor_exp(q));
+        row += term;
+      }
+      scale = math::fmax(scale, row);
+    }
+    const bool solution = *residual <= par.residual_tolerance * scale;
     if (!(*condition <= par.singular_condition)) {
       // x_0 -> 0 at a singular point in projective coordinates: a path to infinity that the
       // linearly converging refinement approached only to about the root of the precision
-      return *size > math::sqrt(par.infinity_threshold) ? 2 : 1;
+      return solution && *size <= math::sqrt(par.infinity_threshold) ? 1 : 2;
     }
-    return converged ? 0 : 3;
+    return converged && solution ? 0 : 3;
   }
 
   // The chart a . X at the entries [first, first + n).
