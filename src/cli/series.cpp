@@ -11,6 +11,7 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/series/pipeline.hpp>
 #include <kosmos/series/text_format.hpp>
+#include <kosmos/series/track.hpp>
 
 #include <iostream>
 #include <sstream>
@@ -63,7 +64,20 @@ const char* kSummary =
     "message when the Jacobian at the start point is singular, a result is not finite or the\n"
     "steps do not converge (a start near a root is refined to it; one that is no root fails).\n"
     "Example: x^2 - 1 - t (variables 1, degree 1, 'constant : -1 -1', 'term x1^2 : 1 0',\n"
-    "'point x1 : 1 0') with --newton FILE --degree 4 gives sqrt(1 + t) = 1 + t/2 - t^2/8 + ...";
+    "'point x1 : 1 0') with --newton FILE --degree 4 gives sqrt(1 + t) = 1 + t/2 - t^2/8 + ...\n"
+    "\n"
+    "Symbolic input (either mode): a file whose first word is no keyword above holds equations\n"
+    "like 'x1^2*x2 - (1 + 2*t)*x3 + 0.5;' (PHCpack/Bertini style: variables by name in order of\n"
+    "appearance, i or I the imaginary unit, t the series variable, an optional first line with\n"
+    "the number of equations).\n"
+    "\n"
+    "Solving (--track SYSTEM): all isolated solutions of a square system without t, by a\n"
+    "total-degree homotopy with random gamma (--seed), tracked on all paths at once with a Pade\n"
+    "predictor in --precision 1, 2 or 4 doubles (failed paths raised up to --max-precision).\n"
+    "Output: one block per distinct solution, 'solution k : regular|singular multiplicity m\n"
+    "path p precision N residual r condition c' and 'x<j> : re,im', then the summary\n"
+    "'paths P regular R singular S at_infinity I failed F distinct D raised K' (.h5 --output:\n"
+    "per-path arrays, layout in src/kosmos/series/track.hpp).";
 
 void emit(const std::string& output, const std::string& text) {
   if (output.empty() || output == "-") {
@@ -76,7 +90,8 @@ void emit(const std::string& output, const std::string& text) {
 int precision(const kosmos::cli::Options& options) {
   const long long N = options.integer("precision", 1);
   if (N > 10 || !pipeline_supports(int(N)))
-    throw kosmos::cli::usage_error("--precision " + options.str("precision") + " is not one of 1, 2, 3, 4, 5, 8, 10");
+    throw kosmos::cli::usage_error("--precision " + options.str("precision") +
+                                   " is not one of 1, 2, 3, 4, 5, 8, 10");
   return int(N);
 }
 
@@ -108,31 +123,76 @@ int run_newton(const kosmos::cli::Options& options, KernelChoice kernels) {
        << " variables, " << solution.result.steps.size() << " Newton steps at degrees";
   for (const auto& step : solution.result.steps) text << ' ' << step.degree;
   text << "\n";
-  write_newton(text, solution, int(options.integer("digits", 0, kosmos::series::max_output_digits)));
+  write_newton(text, solution,
+               int(options.integer("digits", 0, kosmos::series::max_output_digits)));
   emit(output, text.str());
   return 0;
+}
+
+// --track SYSTEM: load_system -> track -> write_track / write_track_h5.
+int run_track(const kosmos::cli::Options& options) {
+  const std::string system = options.str("track"), output = options.str("output");
+  if (!options.str("input").empty())
+    throw kosmos::cli::usage_error("--track takes the system file as its value, no <input>");
+  options.reject_given({"newton", "start", "degree", "kernels", "complex", "timing"},
+                       "does not apply to --track");
+  kosmos::cli::check_output_files({{"track", system}}, {{"output", output}});
+  TrackOptions track_options;
+  track_options.precision =
+      options.given("precision") ? int(options.integer("precision", 1, 4)) : 1;
+  track_options.max_precision = int(options.integer("max-precision", 1, 4));
+  for (int N : {track_options.precision, track_options.max_precision})
+    if (N == 3) throw kosmos::cli::usage_error("--track precisions are 1, 2 or 4 doubles, not 3");
+  if (track_options.max_precision < track_options.precision)
+    throw kosmos::cli::usage_error("--max-precision " + options.str("max-precision") +
+                                   " is below --precision " + options.str("precision"));
+  track_options.seed = std::uint64_t(options.integer("seed", 0, 4294967295LL));
+  const NumericSystem sys = load_system(system, track_options.max_precision);
+  const TrackResult result = track(Kokkos::DefaultExecutionSpace(), sys, track_options);
+  if (kosmos::io::is_hdf5_path(output)) {
+    write_track_h5(output, result, system);
+  } else {
+    std::ostringstream text;
+    write_track(text, result, system,
+                int(options.integer("digits", 0, kosmos::series::max_output_digits)));
+    emit(output, text.str());
+  }
+  return result.failed == 0 ? 0 : 1;
 }
 
 int run_series(const std::vector<std::string>& args) {
   kosmos::cli::Options options("series", kSummary);
   options.positional("input", "polynomial system file (format above)", false)
       .option("precision", "N", "N-fold double precision: 1, 2, 3, 4, 5, 8 or 10", "2")
-      .option("output", "FILE", "write the result here instead of standard output (.h5: HDF5)", "", true)
-      .option("digits", "D", "significant digits per coefficient (0: enough to read back the same N-double)", "0")
-      .option("kernels", "KIND", "auto (CUDA specialization on GPUs) or generic (Kokkos kernels only)", "auto")
-      .option("generate", "NAME", "write test polynomial p1, p2 or p3 with a random point and exit", "", true)
-      .option("newton", "SYSTEM", "power-series solution of the homotopy SYSTEM (see above)", "", true)
-      .option("start", "\"X1 .. Xn\"", "with --newton: start point, blank-separated (complex: re,im)", "", true)
-      .option("degree", "D", "with --generate: truncation degree; with --newton: degree of the solution",
-              "8")
-      .option("seed", "S", "with --generate: random seed, 0..4294967295", "1")
+      .option("output", "FILE", "write the result here instead of standard output (.h5: HDF5)", "",
+              true)
+      .option("digits", "D",
+              "significant digits per coefficient (0: enough to read back the same N-double)", "0")
+      .option("kernels", "KIND",
+              "auto (CUDA specialization on GPUs) or generic (Kokkos kernels only)", "auto")
+      .option("generate", "NAME", "write test polynomial p1, p2 or p3 with a random point and exit",
+              "", true)
+      .option("newton", "SYSTEM", "power-series solution of the homotopy SYSTEM (see above)", "",
+              true)
+      .option("track", "SYSTEM", "all isolated solutions of SYSTEM (see above)", "", true)
+      .option("max-precision", "N",
+              "with --track: raise failed paths up to N doubles (1, 2 or 4; --precision, default 1 "
+              "there,\n"
+              "is the first pass)",
+              "4")
+      .option("start", "\"X1 .. Xn\"",
+              "with --newton: start point, blank-separated (complex: re,im)", "", true)
+      .option("degree", "D",
+              "with --generate: truncation degree; with --newton: degree of the solution", "8")
+      .option("seed", "S", "with --generate or --track (gamma): random seed, 0..4294967295", "1")
       .flag("complex", "with --generate: complex coefficients")
       .flag("timing", "print job counts and stage times to standard error");
   if (!options.parse(args)) return 0;
   const std::string input = options.str("input"), output = options.str("output");
   if (options.has("generate") && !options.str("generate").empty()) {
     if (!input.empty()) throw kosmos::cli::usage_error("--generate takes no input file");
-    options.reject_given({"newton", "start", "digits", "kernels", "timing"}, "does not apply to --generate");
+    options.reject_given({"newton", "start", "digits", "kernels", "timing"},
+                         "does not apply to --generate");
     const std::string name = options.str("generate");
     if (name != "p1" && name != "p2" && name != "p3")
       throw kosmos::cli::usage_error("--generate '" + name + "': expected p1, p2 or p3");
@@ -140,7 +200,8 @@ int run_series(const std::vector<std::string>& args) {
     const long long seed = options.integer("seed", 0, 4294967295LL);
     const auto sys = generate_system(name, degree, options.is_set("complex"), unsigned(seed));
     const std::string comment = "test polynomial " + name + " of Verschelde (2021), degree " +
-                                std::to_string(degree) + ", seed " + options.str("seed") + " (kosmos series --generate)";
+                                std::to_string(degree) + ", seed " + options.str("seed") +
+                                " (kosmos series --generate)";
     if (kosmos::io::is_hdf5_path(output)) {
       const int N = precision(options);
       write_system_h5(output, to_numeric(sys, N, "--generate " + name), comment);
@@ -151,15 +212,20 @@ int run_series(const std::vector<std::string>& args) {
     emit(output, text.str());
     return 0;
   }
+  if (options.has("track") && !options.str("track").empty()) return run_track(options);
+  options.reject_given({"max-precision"}, "applies to --track only");
   const std::string kernels_name = options.str("kernels");
   if (kernels_name != "auto" && kernels_name != "generic")
     throw kosmos::cli::usage_error("--kernels '" + kernels_name + "': expected auto or generic");
-  const KernelChoice kernels = kernels_name == "auto" ? KernelChoice::automatic : KernelChoice::generic;
+  const KernelChoice kernels =
+      kernels_name == "auto" ? KernelChoice::automatic : KernelChoice::generic;
   options.reject_given({"seed", "complex"}, "applies to --generate only");
-  if (options.has("newton") && !options.str("newton").empty())
-    return run_newton(options, kernels);
-  options.reject_given({"degree", "start"}, "applies to --generate and --newton, not to evaluating a system file");
-  if (input.empty()) throw kosmos::cli::usage_error("missing argument <input> (or --generate NAME, --newton SYSTEM)");
+  if (options.has("newton") && !options.str("newton").empty()) return run_newton(options, kernels);
+  options.reject_given({"degree", "start"},
+                       "applies to --generate and --newton, not to evaluating a system file");
+  if (input.empty())
+    throw kosmos::cli::usage_error(
+        "missing argument <input> (or --generate NAME, --newton SYSTEM)");
   kosmos::cli::check_output_files({{"input", input}}, {{"output", output}});
   FileEvaluation job;
   job.input = input;

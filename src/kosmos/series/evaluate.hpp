@@ -79,9 +79,10 @@ class PolynomialEvaluator {
     kosmos::Impl::require(degree <= 1 << 20, "kosmos::series::PolynomialEvaluator", "degree ",
                           degree, " is too large");
     const std::int64_t n1 = degree + 1;
-    data_ = Data(Kokkos::view_alloc(space, "kosmos::series::data"), std::size_t(plan_.num_slots * n1),
-                 std::size_t(limbs));
-    conv_jobs_ = upload(space, plan_.convolution_layers, conv_offsets_, "kosmos::series::convolution_jobs");
+    data_ = Data(Kokkos::view_alloc(space, "kosmos::series::data"),
+                 std::size_t(plan_.num_slots * n1), std::size_t(limbs));
+    conv_jobs_ =
+        upload(space, plan_.convolution_layers, conv_offsets_, "kosmos::series::convolution_jobs");
     add_jobs_ = upload(space, plan_.addition_layers, add_offsets_, "kosmos::series::addition_jobs");
     auto scale_host = Kokkos::View<const ScaleJob*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
         plan_.scale_jobs.data(), plan_.scale_jobs.size());
@@ -92,11 +93,13 @@ class PolynomialEvaluator {
     slots.insert(slots.end(), plan_.gradient_slots.begin(), plan_.gradient_slots.end());
     Kokkos::View<int*, ExecSpace> out_slots("kosmos::series::output_slots", slots.size());
     Kokkos::deep_copy(space, out_slots,
-                      Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(slots.data(), slots.size()));
+                      Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                          slots.data(), slots.size()));
     output_slots_ = out_slots;
     space.fence();
   }
-  PolynomialEvaluator(const Polynomial& p, int degree, KernelChoice kernels = KernelChoice::automatic)
+  PolynomialEvaluator(const Polynomial& p, int degree,
+                      KernelChoice kernels = KernelChoice::automatic)
       : PolynomialEvaluator(ExecSpace(), p, degree, kernels) {}
 
   const EvaluationPlan& plan() const { return plan_; }
@@ -145,14 +148,17 @@ class PolynomialEvaluator {
   template <class A, class Z>
   void stage_inputs(const ExecSpace& space, const A& a, const Z& z) {
     static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename A::memory_space>::accessible,
-                  "kosmos::series::PolynomialEvaluator: coefficients not accessible from the execution space");
+                  "kosmos::series::PolynomialEvaluator: coefficients not accessible from the "
+                  "execution space");
     static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Z::memory_space>::accessible,
                   "kosmos::series::PolynomialEvaluator: z not accessible from the execution space");
-    Impl::StageInputs<ExecSpace, A, Z> f{data_, a, z, degree_, plan_.num_monomials + 1,
-                                         plan_.first_variable_slot, limbs};
-    const std::int64_t count = std::int64_t(degree_ + 1) * (plan_.num_monomials + 1 + plan_.num_variables);
-    Kokkos::parallel_for("kosmos::series::stage_inputs",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count), f);
+    Impl::StageInputs<ExecSpace, A, Z> f{
+        data_, a, z, degree_, plan_.num_monomials + 1, plan_.first_variable_slot, limbs};
+    const std::int64_t count =
+        std::int64_t(degree_ + 1) * (plan_.num_monomials + 1 + plan_.num_variables);
+    Kokkos::parallel_for(
+        "kosmos::series::stage_inputs",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count), f);
   }
 
   void run_convolutions(const ExecSpace& space) {
@@ -162,9 +168,9 @@ class PolynomialEvaluator {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
       if constexpr (has_cuda_specialization) {
         if (kernels_ == KernelChoice::automatic) {
-          Impl::CudaSeriesKernels<N, Complex>::convolution_layer(space.cuda_stream(), data_.data(), data_.data(),
-                                                                 data_.data(), std::int64_t(data_.stride(1)),
-                                                                 conv_jobs_.data() + offset, count, degree_);
+          Impl::CudaSeriesKernels<N, Complex>::convolution_layer(
+              space.cuda_stream(), data_.data(), data_.data(), data_.data(),
+              std::int64_t(data_.stride(1)), conv_jobs_.data() + offset, count, degree_);
           continue;
         }
       }
@@ -179,7 +185,8 @@ class PolynomialEvaluator {
       Impl::ScaleSlots<N, Complex, ExecSpace> f{data_, scale_jobs_, degree_};
       Kokkos::parallel_for("kosmos::series::scale",
                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                               space, 0, std::int64_t(scale_jobs_.extent(0)) * n1), f);
+                               space, 0, std::int64_t(scale_jobs_.extent(0)) * n1),
+                           f);
     }
     for (std::size_t layer = 0; layer + 1 < add_offsets_.size(); ++layer) {
       const std::int64_t offset = add_offsets_[layer], count = add_offsets_[layer + 1] - offset;
@@ -187,16 +194,17 @@ class PolynomialEvaluator {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
       if constexpr (has_cuda_specialization) {
         if (kernels_ == KernelChoice::automatic) {
-          Impl::CudaSeriesKernels<N, Complex>::addition_layer(space.cuda_stream(), data_.data(), data_.data(),
-                                                              data_.data(), std::int64_t(data_.stride(1)),
-                                                              add_jobs_.data() + offset, count, degree_);
+          Impl::CudaSeriesKernels<N, Complex>::addition_layer(
+              space.cuda_stream(), data_.data(), data_.data(), data_.data(),
+              std::int64_t(data_.stride(1)), add_jobs_.data() + offset, count, degree_);
           continue;
         }
       }
 #endif
       Impl::AdditionLayer<N, Complex, ExecSpace> f{data_, data_, data_, add_jobs_, offset, degree_};
-      Kokkos::parallel_for("kosmos::series::addition_layer",
-                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count * n1), f);
+      Kokkos::parallel_for(
+          "kosmos::series::addition_layer",
+          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, count * n1), f);
     }
   }
 
@@ -205,21 +213,23 @@ class PolynomialEvaluator {
     Impl::GatherOutputs<ExecSpace, V, G> f{data_, output_slots_, value, gradient, degree_, limbs};
     Kokkos::parallel_for("kosmos::series::gather",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                             space, 0, std::int64_t(degree_ + 1) * (1 + plan_.num_variables)), f);
+                             space, 0, std::int64_t(degree_ + 1) * (1 + plan_.num_variables)),
+                         f);
   }
 
   // One generic convolution layer over `count` jobs starting at `offset` (public so the
   // stand-alone convolve() shares it).
   static void convolution_layer_generic(const ExecSpace& space, const Data& in1, const Data& in2,
-                                        const Data& out, const Kokkos::View<const Job*, ExecSpace>& jobs,
+                                        const Data& out,
+                                        const Kokkos::View<const Job*, ExecSpace>& jobs,
                                         std::int64_t offset, std::int64_t count, int degree) {
     using Functor = Impl::ConvolutionLayer<N, Complex, ExecSpace>;
     const std::size_t max_scratch = std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
     const int tile = Impl::choose_tile(degree, limbs, 4, max_scratch, 512);
     const int tiles = (degree + 1 + tile - 1) / tile;
     const std::size_t bytes = Functor::scratch_bytes(tile);
-    kosmos::Impl::require(bytes <= max_scratch, "kosmos::series::convolve", "team scratch of ", bytes,
-                          " bytes exceeds the limit of ", max_scratch);
+    kosmos::Impl::require(bytes <= max_scratch, "kosmos::series::convolve", "team scratch of ",
+                          bytes, " bytes exceeds the limit of ", max_scratch);
     Functor f;
     f.in1 = in1;
     f.in2 = in2;
@@ -240,7 +250,8 @@ class PolynomialEvaluator {
  private:
   template <class Jobs>
   static Kokkos::View<const Job*, ExecSpace> upload(const ExecSpace& space, const Jobs& layers,
-                                                    std::vector<std::int64_t>& offsets, const char* label) {
+                                                    std::vector<std::int64_t>& offsets,
+                                                    const char* label) {
     std::vector<Job> flat;
     offsets.assign(1, 0);
     for (const auto& layer : layers) {
@@ -248,26 +259,32 @@ class PolynomialEvaluator {
       offsets.push_back(std::int64_t(flat.size()));
     }
     Kokkos::View<Job*, ExecSpace> jobs(std::string(label), flat.size());
-    Kokkos::deep_copy(space, jobs, Kokkos::View<const Job*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                       flat.data(), flat.size()));
+    Kokkos::deep_copy(space, jobs,
+                      Kokkos::View<const Job*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                          flat.data(), flat.size()));
     space.fence();
     return jobs;
   }
 
   template <class A, class Z, class V, class G>
   void check_views(const A& a, const Z& z, const V& value, const G& gradient) const {
-    static_assert(A::rank == 3 && Z::rank == 3 && G::rank == 3 && V::rank == 2,
-                  "kosmos::series::evaluate: coefficients, z and gradient are rank 3, value rank 2");
+    static_assert(
+        A::rank == 3 && Z::rank == 3 && G::rank == 3 && V::rank == 2,
+        "kosmos::series::evaluate: coefficients, z and gradient are rank 3, value rank 2");
     static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename V::memory_space>::accessible &&
                       Kokkos::SpaceAccessibility<ExecSpace, typename G::memory_space>::accessible,
                   "kosmos::series::evaluate: outputs not accessible from the execution space");
     const char* where = "kosmos::series::evaluate";
-    Impl::require_series_view(where, "coefficients", a, std::size_t(degree_), std::size_t(plan_.num_monomials) + 1, limbs);
-    Impl::require_series_view(where, "z", z, std::size_t(degree_), std::size_t(plan_.num_variables), limbs);
-    Impl::require_series_view(where, "gradient", gradient, std::size_t(degree_), std::size_t(plan_.num_variables), limbs);
-    kosmos::Impl::require(value.extent(0) == std::size_t(degree_) + 1 && value.extent(1) == std::size_t(limbs), where,
-                          "value has extents (", value.extent(0), ", ", value.extent(1), "), expected (",
-                          degree_ + 1, ", ", limbs, ")");
+    Impl::require_series_view(where, "coefficients", a, std::size_t(degree_),
+                              std::size_t(plan_.num_monomials) + 1, limbs);
+    Impl::require_series_view(where, "z", z, std::size_t(degree_), std::size_t(plan_.num_variables),
+                              limbs);
+    Impl::require_series_view(where, "gradient", gradient, std::size_t(degree_),
+                              std::size_t(plan_.num_variables), limbs);
+    kosmos::Impl::require(
+        value.extent(0) == std::size_t(degree_) + 1 && value.extent(1) == std::size_t(limbs), where,
+        "value has extents (", value.extent(0), ", ", value.extent(1), "), expected (", degree_ + 1,
+        ", ", limbs, ")");
   }
 
   EvaluationPlan plan_;
@@ -285,8 +302,10 @@ class PolynomialEvaluator {
 template <int N, bool Complex = false, class ExecSpace, class X, class Y, class Z>
 void convolve(const ExecSpace& space, const X& x, const Y& y, const Z& z,
               KernelChoice kernels = KernelChoice::automatic) {
-  static_assert(X::rank == 3 && Y::rank == 3 && Z::rank == 3, "kosmos::series::convolve: rank-3 series Views");
-  static_assert(std::is_same<typename Z::value_type, double>::value, "kosmos::series::convolve: z holds doubles");
+  static_assert(X::rank == 3 && Y::rank == 3 && Z::rank == 3,
+                "kosmos::series::convolve: rank-3 series Views");
+  static_assert(std::is_same<typename Z::value_type, double>::value,
+                "kosmos::series::convolve: z holds doubles");
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename X::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename Y::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename Z::memory_space>::accessible,
@@ -299,21 +318,25 @@ void convolve(const ExecSpace& space, const X& x, const Y& y, const Z& z,
   Impl::require_series_view(where, "y", y, d, count, L);
   Impl::require_series_view(where, "z", z, d, count, L);
   kosmos::Impl::require(z.data() != x.data() && z.data() != y.data(), where, "z aliases an input");
-  kosmos::Impl::require(x.span_is_contiguous() && y.span_is_contiguous() && z.span_is_contiguous(), where,
-                        "series Views must be contiguous");
+  kosmos::Impl::require(x.span_is_contiguous() && y.span_is_contiguous() && z.span_is_contiguous(),
+                        where, "series Views must be contiguous");
   if (count == 0) return;
   using Eval = PolynomialEvaluator<N, Complex, ExecSpace>;
   using Data = typename Eval::Data;
   const std::size_t rows = (d + 1) * count;
-  Data xd(const_cast<double*>(x.data()), rows, L), yd(const_cast<double*>(y.data()), rows, L), zd(z.data(), rows, L);
-  Kokkos::View<Job*, ExecSpace> jobs(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kosmos::series::jobs"), count);
-  Kokkos::parallel_for("kosmos::series::identity_jobs", Kokkos::RangePolicy<ExecSpace>(space, 0, int(count)),
+  Data xd(const_cast<double*>(x.data()), rows, L), yd(const_cast<double*>(y.data()), rows, L),
+      zd(z.data(), rows, L);
+  Kokkos::View<Job*, ExecSpace> jobs(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "kosmos::series::jobs"), count);
+  Kokkos::parallel_for("kosmos::series::identity_jobs",
+                       Kokkos::RangePolicy<ExecSpace>(space, 0, int(count)),
                        Impl::IdentityJobs<ExecSpace>{jobs});
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (Eval::has_cuda_specialization) {
     if (kernels == KernelChoice::automatic) {
-      Impl::CudaSeriesKernels<N, Complex>::convolution_layer(space.cuda_stream(), xd.data(), yd.data(), zd.data(),
-                                                             std::int64_t(rows), jobs.data(), std::int64_t(count), int(d));
+      Impl::CudaSeriesKernels<N, Complex>::convolution_layer(
+          space.cuda_stream(), xd.data(), yd.data(), zd.data(), std::int64_t(rows), jobs.data(),
+          std::int64_t(count), int(d));
       space.fence();
       return;
     }
@@ -331,7 +354,8 @@ void convolve(const X& x, const Y& y, const Z& z, KernelChoice kernels = KernelC
 // z_j := x_j + y_j (z may alias x or y).
 template <int N, bool Complex = false, class ExecSpace, class X, class Y, class Z>
 void add(const ExecSpace& space, const X& x, const Y& y, const Z& z) {
-  static_assert(X::rank == 3 && Y::rank == 3 && Z::rank == 3, "kosmos::series::add: rank-3 series Views");
+  static_assert(X::rank == 3 && Y::rank == 3 && Z::rank == 3,
+                "kosmos::series::add: rank-3 series Views");
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename X::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename Y::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename Z::memory_space>::accessible,

@@ -240,14 +240,16 @@ class SeriesNewton {
                       Kokkos::subview(info_, 0));
     space.fence();
     if (info == -1)
-      Kokkos::parallel_for("kosmos::series::newton::invert", Kokkos::RangePolicy<ExecSpace>(space, 0, n_),
-                           Impl::InvertLeadingBlock<N, Complex, ExecSpace>{lu_, inverse_, pivots_, n_});
+      Kokkos::parallel_for(
+          "kosmos::series::newton::invert", Kokkos::RangePolicy<ExecSpace>(space, 0, n_),
+          Impl::InvertLeadingBlock<N, Complex, ExecSpace>{lu_, inverse_, pivots_, n_});
     return info;
   }
 
   // dx := -J^{-1} H mod t^(D+1) by forward substitution over the degrees; x += dx.
   void substitute(const ExecSpace& space, int D, const Series& x) {
-    Impl::ForwardSubstitution<N, Complex, ExecSpace> f{residual_, update_, x, jacobian_, inverse_, n_, D};
+    Impl::ForwardSubstitution<N, Complex, ExecSpace> f{residual_, update_, x, jacobian_,
+                                                       inverse_,  n_,      D};
     Kokkos::TeamPolicy<ExecSpace> policy(space, 1, Kokkos::AUTO);
     // On a CPU a small substitution runs on one thread: the 2 team barriers per degree would cost
     // more than the (D + 1) n^2 products they share out.

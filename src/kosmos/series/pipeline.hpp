@@ -52,7 +52,8 @@ SystemValues evaluate_system(const NumericSystem& system,
 // Text: "value k : c_0 ... c_d" and "derivative k x<v> : c_0 ... c_d" lines (complex: re,im),
 // every coefficient correctly rounded to `digits` (0: enough to read back the same N-double).
 void write_values(std::ostream& out, const SystemValues& values, int digits);
-// Largest `digits` the CLI accepts: beyond every exact expansion of a 10-fold double worth printing.
+// Largest `digits` the CLI accepts: beyond every exact expansion of a 10-fold double worth
+// printing.
 constexpr int max_output_digits = 10000;
 void write_values_h5(const std::string& path, const SystemValues& values,
                      const std::string& source);
@@ -84,8 +85,8 @@ struct NewtonSolution {
 // complex: re,im; empty: the constant terms of the system's point), correctly rounded to the
 // precision. kosmos::invalid_input "<source>: ..." for a system that is not square, a bad start
 // value, a singular Jacobian at the start point, a result that is not finite or one that did not
-// converge (a start that is no root of H(x, 0); one near a root is refined, see newton.hpp). `timing`
-// (optional) receives one line per Newton step with fenced stage times.
+// converge (a start that is no root of H(x, 0); one near a root is refined, see newton.hpp).
+// `timing` (optional) receives one line per Newton step with fenced stage times.
 NewtonSolution solve_newton(const NumericSystem& system, int degree,
                             const std::vector<std::string>& start = {},
                             KernelChoice kernels = KernelChoice::automatic,

@@ -67,8 +67,12 @@ Polynomial all_products(int n, int m) {
 }
 }  // namespace
 
-Polynomial make_p1() { return all_products(16, 4); }
-Polynomial make_p3() { return all_products(128, 2); }
+Polynomial make_p1() {
+  return all_products(16, 4);
+}
+Polynomial make_p3() {
+  return all_products(128, 2);
+}
 Polynomial make_p2() {
   Polynomial p;
   p.num_variables = 128;
@@ -126,9 +130,12 @@ int tree_sum(std::vector<int> terms, std::vector<bool> writable, int zero_slot, 
     if (layers.size() <= level) layers.resize(level + 1);
     for (std::size_t i = 0; i + 1 < terms.size(); i += 2) {
       int out;
-      if (writable[i]) out = terms[i];
-      else if (writable[i + 1]) out = terms[i + 1];
-      else out = next_slot++;
+      if (writable[i])
+        out = terms[i];
+      else if (writable[i + 1])
+        out = terms[i + 1];
+      else
+        out = next_slot++;
       layers[level].push_back(Job{terms[i], terms[i + 1], out});
       next.push_back(out);
       next_writable.push_back(true);
@@ -164,7 +171,8 @@ EvaluationPlan make_plan(const Polynomial& p) {
     if (e == 1) return z(v);
     const auto found = power_slots.find({v, e});
     if (found != power_slots.end()) return found->second;
-    const int slot = e % 2 ? b.convolve(power(v, e - 1), z(v)) : b.convolve(power(v, e / 2), power(v, e / 2));
+    const int slot =
+        e % 2 ? b.convolve(power(v, e - 1), z(v)) : b.convolve(power(v, e / 2), power(v, e / 2));
     power_slots[{v, e}] = slot;
     return slot;
   };
@@ -183,7 +191,9 @@ EvaluationPlan make_plan(const Polynomial& p) {
   for (int k = 0; k < N; ++k) {
     const auto& mono = p.monomials[std::size_t(k)];
     const int m = int(mono.variables.size());
-    auto exponent = [&](int j) { return mono.exponents.empty() ? 1 : mono.exponents[std::size_t(j)]; };
+    auto exponent = [&](int j) {
+      return mono.exponents.empty() ? 1 : mono.exponents[std::size_t(j)];
+    };
     // Common factor a_k * prod z^(e - 1).
     int a = plan.first_coefficient_slot + 1 + k;
     bool a_writable = false;
@@ -193,7 +203,9 @@ EvaluationPlan make_plan(const Polynomial& p) {
         a_writable = true;
       }
     }
-    auto zi = [&](int j) { return z(mono.variables[std::size_t(j - 1)]); };  // 1-based like the paper
+    auto zi = [&](int j) {
+      return z(mono.variables[std::size_t(j - 1)]);
+    };  // 1-based like the paper
     auto var = [&](int j) { return mono.variables[std::size_t(j - 1)]; };
     if (m == 1) {
       const int f1 = b.convolve(a, zi(1));
@@ -217,7 +229,8 @@ EvaluationPlan make_plan(const Polynomial& p) {
     // backward products b_1 = z_m z_{m-1}, b_j = b_{j-1} z_{m-j}, j <= m-2; then b_{m-2} * a
     std::vector<int> bw(std::size_t(m) + 1);
     bw[1] = b.convolve(zi(m), zi(m - 1));
-    for (int j = 2; j <= m - 2; ++j) bw[std::size_t(j)] = b.convolve(bw[std::size_t(j) - 1], zi(m - j));
+    for (int j = 2; j <= m - 2; ++j)
+      bw[std::size_t(j)] = b.convolve(bw[std::size_t(j) - 1], zi(m - j));
     const int da1 = b.convolve(bw[std::size_t(m) - 2], a);
     add_grad(var(1), da1, true, exponent(0));
     // cross products c_j = f_j * b_{m-2-j} (b_0 = z_m): the derivative to x_{i_{j+1}}
@@ -231,11 +244,13 @@ EvaluationPlan make_plan(const Polynomial& p) {
   plan.convolution_layers = std::move(b.conv_);
 
   int next_slot = b.slots();
-  plan.value_slot = tree_sum(value_terms, value_writable, plan.zero_slot, next_slot, plan.addition_layers);
+  plan.value_slot =
+      tree_sum(value_terms, value_writable, plan.zero_slot, next_slot, plan.addition_layers);
   plan.gradient_slots.resize(static_cast<std::size_t>(n));
   for (int v = 0; v < n; ++v)
-    plan.gradient_slots[std::size_t(v)] = tree_sum(grad_terms[std::size_t(v)], grad_writable[std::size_t(v)],
-                                                   plan.zero_slot, next_slot, plan.addition_layers);
+    plan.gradient_slots[std::size_t(v)] =
+        tree_sum(grad_terms[std::size_t(v)], grad_writable[std::size_t(v)], plan.zero_slot,
+                 next_slot, plan.addition_layers);
   plan.num_slots = next_slot;
   return plan;
 }

@@ -1,12 +1,15 @@
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/multi_double.hpp>
+#include <kosmos/series/parser.hpp>
 #include <kosmos/series/system.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <type_traits>
 
 namespace kosmos {
@@ -254,7 +257,13 @@ NumericSystem read_system_h5(const std::string& path) {
 
 NumericSystem load_system(const std::string& path, int precision) {
   if (io::is_hdf5_path(path)) return with_precision(read_system_h5(path), precision);
-  return to_numeric(read_system(path), precision, path);
+  std::ifstream in(path);
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    if (is_symbolic(text.str())) return parse_symbolic(text.str(), path, precision);
+  }
+  return to_numeric(read_system(path), precision, path);  // also reports a missing file
 }
 }  // namespace series
 }  // namespace kosmos

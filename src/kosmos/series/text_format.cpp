@@ -26,7 +26,9 @@ bool split_complex(const std::string& token, std::string& re, std::string& im) {
 namespace {
 // Malformed or overflowing in every precision alike (both depend on the leading limb only); the
 // evaluation parses in its own precision.
-DecimalStatus check_number(const std::string& token) { return kosmos::Impl::check_decimal(token); }
+DecimalStatus check_number(const std::string& token) {
+  return kosmos::Impl::check_decimal(token);
+}
 
 // Reads ": c_0 ... c_d" starting at field `first` (the colon).
 SeriesText read_series(const io::TextReader& reader, const io::Record& record, std::size_t first,
@@ -36,21 +38,25 @@ SeriesText read_series(const io::TextReader& reader, const io::Record& record, s
   if (sys.degree < 0) reader.fail(record.line_number, "'degree' must come before any series");
   SeriesText s(record.fields.begin() + std::ptrdiff_t(first) + 1, record.fields.end());
   if (s.size() != std::size_t(sys.degree) + 1)
-    reader.fail(record.line_number, "degree mismatch: " + std::to_string(s.size()) +
-                                        " coefficients, expected degree + 1 = " +
-                                        std::to_string(sys.degree + 1));
+    reader.fail(record.line_number,
+                "degree mismatch: " + std::to_string(s.size()) +
+                    " coefficients, expected degree + 1 = " + std::to_string(sys.degree + 1));
   for (const auto& token : s) {
     std::string re, im;
-    if (!split_complex(token, re, im)) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+    if (!split_complex(token, re, im))
+      reader.fail(record.line_number, "malformed coefficient '" + token + "'");
     for (const auto& part : {re, im}) {
       const DecimalStatus status = check_number(part);
-      if (status == DecimalStatus::malformed) reader.fail(record.line_number, "malformed coefficient '" + token + "'");
+      if (status == DecimalStatus::malformed)
+        reader.fail(record.line_number, "malformed coefficient '" + token + "'");
       if (status == DecimalStatus::overflow)
-        reader.fail(record.line_number, "coefficient '" + token +
-                                            "' overflows: beyond the largest double 1.7976931348623157e308");
+        reader.fail(record.line_number,
+                    "coefficient '" + token +
+                        "' overflows: beyond the largest double 1.7976931348623157e308");
     }
     if (!sys.complex && token.find(',') != std::string::npos)
-      reader.fail(record.line_number, "complex coefficient '" + token + "' without the 'complex' keyword");
+      reader.fail(record.line_number,
+                  "complex coefficient '" + token + "' without the 'complex' keyword");
   }
   return s;
 }
@@ -59,11 +65,14 @@ SeriesText read_series(const io::TextReader& reader, const io::Record& record, s
 void read_variable(const io::TextReader& reader, std::size_t line, const std::string& token, int n,
                    int& variable, int& exponent) {
   exponent = 1;
-  if (token.size() < 2 || token[0] != 'x') reader.fail(line, "expected a variable x<i>, found '" + token + "'");
+  if (token.size() < 2 || token[0] != 'x')
+    reader.fail(line, "expected a variable x<i>, found '" + token + "'");
   const auto caret = token.find('^');
-  const std::string index = token.substr(1, caret == std::string::npos ? std::string::npos : caret - 1);
+  const std::string index =
+      token.substr(1, caret == std::string::npos ? std::string::npos : caret - 1);
   auto parse_int = [&](const std::string& s, int& value) {
-    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+      return false;
     value = std::stoi(s);
     return true;
   };
@@ -72,9 +81,11 @@ void read_variable(const io::TextReader& reader, std::size_t line, const std::st
     reader.fail(line, "malformed exponent in '" + token + "'");
   if (exponent < 1) reader.fail(line, "exponent of '" + token + "' is below 1");
   if (exponent > max_exponent)
-    reader.fail(line, "exponent of '" + token + "' is above the limit " + std::to_string(max_exponent));
+    reader.fail(line,
+                "exponent of '" + token + "' is above the limit " + std::to_string(max_exponent));
   if (variable < 1 || variable > n)
-    reader.fail(line, "variable index " + std::to_string(variable) + " out of range 1.." + std::to_string(n));
+    reader.fail(line, "variable index " + std::to_string(variable) + " out of range 1.." +
+                          std::to_string(n));
   variable -= 1;
 }
 }  // namespace
@@ -100,7 +111,8 @@ SystemText read_system(const std::string& path) {
       if (record.fields.size() != 2) reader.fail(line, "expected 'variables <n>'");
       if (sys.num_variables > 0) reader.fail(line, "'variables' given twice");
       const long long n = reader.integer(record, 1, "number of variables");
-      if (n < 1 || n > 1000000) reader.fail(line, "number of variables " + std::to_string(n) + " out of range");
+      if (n < 1 || n > 1000000)
+        reader.fail(line, "number of variables " + std::to_string(n) + " out of range");
       sys.num_variables = int(n);
       sys.point.assign(std::size_t(n), SeriesText{});
       point_line.assign(std::size_t(n), 0);
@@ -110,11 +122,15 @@ SystemText read_system(const std::string& path) {
       if (record.fields[1].size() > 0 && record.fields[1][0] == '-')
         reader.fail(line, "negative degree " + record.fields[1]);
       const long long d = reader.integer(record, 1, "degree");
-      if (d > max_degree) reader.fail(line, "degree " + std::to_string(d) + " is above the limit " + std::to_string(max_degree));
+      if (d > max_degree)
+        reader.fail(line, "degree " + std::to_string(d) + " is above the limit " +
+                              std::to_string(max_degree));
       sys.degree = int(d);
     } else if (key == "complex") {
       if (record.fields.size() != 1) reader.fail(line, "'complex' takes no arguments");
-      if (!sys.polynomials.empty() || point_line.end() != std::find_if(point_line.begin(), point_line.end(), [](std::size_t l) { return l != 0; }))
+      if (!sys.polynomials.empty() ||
+          point_line.end() != std::find_if(point_line.begin(), point_line.end(),
+                                           [](std::size_t l) { return l != 0; }))
         reader.fail(line, "'complex' must come before any series");
       sys.complex = true;
     } else if (key == "polynomial") {
@@ -158,7 +174,9 @@ SystemText read_system(const std::string& path) {
       sys.point[std::size_t(v)] = read_series(reader, record, 2, sys);
       point_line[std::size_t(v)] = line;
     } else {
-      reader.fail(line, "unknown keyword '" + key + "' (expected variables, degree, complex, polynomial, constant, term or point)");
+      reader.fail(
+          line, "unknown keyword '" + key +
+                    "' (expected variables, degree, complex, polynomial, constant, term or point)");
     }
   }
   if (sys.num_variables == 0) reader.fail(last_line, "no 'variables' line");
@@ -168,11 +186,13 @@ SystemText read_system(const std::string& path) {
     auto& p = sys.polynomials[k];
     p.structure.num_variables = sys.num_variables;
     if (p.terms.empty() && p.constant.empty())
-      reader.fail(p.line ? p.line : last_line,
-                  "empty polynomial: polynomial " + std::to_string(k + 1) + " has no constant and no terms");
+      reader.fail(p.line ? p.line : last_line, "empty polynomial: polynomial " +
+                                                   std::to_string(k + 1) +
+                                                   " has no constant and no terms");
   }
   for (int v = 0; v < sys.num_variables; ++v)
-    if (point_line[std::size_t(v)] == 0) reader.fail(last_line, "no point given for x" + std::to_string(v + 1));
+    if (point_line[std::size_t(v)] == 0)
+      reader.fail(last_line, "no point given for x" + std::to_string(v + 1));
   return sys;
 }
 
@@ -208,8 +228,8 @@ void write_system(std::ostream& out, const SystemText& sys, const std::string& c
 }
 
 SystemText generate_system(const std::string& name, int degree, bool complex, unsigned seed) {
-  Impl::require(degree >= 0 && degree <= max_degree, "kosmos::series::generate_system", "degree ", degree,
-                " is outside [0, ", max_degree, "]");
+  Impl::require(degree >= 0 && degree <= max_degree, "kosmos::series::generate_system", "degree ",
+                degree, " is outside [0, ", max_degree, "]");
   SystemText sys;
   PolynomialText p;
   p.structure = make_test_polynomial(name);

@@ -29,10 +29,10 @@ using SeriesText = std::vector<std::string>;
 
 struct PolynomialText {
   Polynomial structure;
-  SeriesText constant;              // empty: zero
-  std::vector<SeriesText> terms;    // one per monomial
-  std::vector<std::size_t> lines;   // line of each term, for messages
-  std::size_t line = 0;             // line where the polynomial starts (0: not from a file)
+  SeriesText constant;             // empty: zero
+  std::vector<SeriesText> terms;   // one per monomial
+  std::vector<std::size_t> lines;  // line of each term, for messages
+  std::size_t line = 0;            // line where the polynomial starts (0: not from a file)
 };
 
 struct SystemText {

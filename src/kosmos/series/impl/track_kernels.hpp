@@ -1,0 +1,514 @@
+// The per-path kernel of the path tracker (track.hpp): one thread tracks one path from its start
+// solution to t = 1 and refines and classifies its end. Workspace and outputs are Views indexed by
+// (path slot, entry); their default layout puts a path's entries together on host spaces and the
+// paths of a warp together on GPUs.
+#pragma once
+
+#include <kosmos/core/compat.hpp>
+#include <kosmos/series/impl/complex_md.hpp>
+#include <kosmos/series/pade.hpp>
+#include <kosmos/series/start_systems.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace kosmos {
+namespace series {
+namespace Impl {
+
+// Step control and classification parameters (TrackOptions without the host-only fields).
+struct TrackParameters {
+  int max_steps;
+  double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
+  double endgame_distance, endgame_stall, infinity_threshold, singular_condition,
+      residual_tolerance;
+  double infinity, not_a_number;  // IEEE specials, set on the host
+};
+
+// Polynomials as flat device arrays: polynomial i owns terms [term_offsets(i),
+// term_offsets(i + 1)); term m is coefficients(m, .) times prod x_var^exp over its factors
+// [factor_offsets(m), factor_offsets(m + 1)) (none: a constant).
+template <class Space>
+struct DeviceTerms {
+  Kokkos::View<int*, Space> term_offsets, factor_offsets, factor_var, factor_exp, term_degree;
+  Kokkos::View<double*, Space> term_magnitude;
+  Kokkos::View<double**, Space> coefficients;  // (terms, 2 N): real limbs, imaginary limbs
+};
+
+// The homotopy in projective coordinates X = (x_1 .. x_n, x_0) (track.hpp): target and start
+// systems of n + 1 polynomials each, the last one the chart a . X = 1 in both.
+template <class Space>
+struct DeviceSystem {
+  int n = 0;  // n + 1 of the affine system
+  DeviceTerms<Space> target, start;
+  Kokkos::View<int*, Space> degrees;  // of the affine polynomials (start solutions)
+};
+
+enum : int { status_tracking = -1 };  // >= 0: a PathStatus
+
+template <int N, class Space>
+struct TrackPaths {
+  using C = ComplexMD<N>;
+  using MD = MultiDouble<N>;
+  using Pade = PadeL1<2>;
+  static constexpr int K = Pade::coefficients - 1;  // highest Taylor coefficient
+  static constexpr int max_refinements = 64;
+  static constexpr double spurious_pole = 1e-8;  // |c_2| below this times the largest: no pole
+
+  DeviceSystem<Space> sys;
+  Kokkos::View<const std::int64_t*, Space> paths;  // path index per slot
+  Kokkos::View<double**, Space> work;              // (slots, workspace_doubles(n))
+  Kokkos::View<int**, Space> pivots;               // (slots, n)
+  Kokkos::View<double**, Space> solution;          // (slots, 2 N n)
+  Kokkos::View<int**, Space> counts;               // (slots, 3): status, steps, rejections
+  Kokkos::View<double**, Space> measures;          // (slots, 4): t, residual, condition, max |x|
+  C gamma;
+  TrackParameters par;
+
+  // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
+  // n x n (row major), right-hand side n, values n.
+  KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
+  KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
+    return (K + 2) * sys.n + i * sys.n + j;
+  }
+  KOKKOS_INLINE_FUNCTION int rhs_at(int j) const { return (K + 2 + sys.n) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int value_at(int j) const { return (K + 3 + sys.n) * sys.n + j; }
+  static std::size_t workspace_doubles(int n) {
+    return std::size_t(2 * N) * std::size_t((K + 4 + n) * n);
+  }
+
+  KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
+    C z;
+    for (int l = 0; l < N; ++l) {
+      z.re.limb[l] = work(s, 2 * N * e + l);
+      z.im.limb[l] = work(s, 2 * N * e + N + l);
+    }
+    return z;
+  }
+  KOKKOS_INLINE_FUNCTION void set(int s, int e, const C& z) const {
+    for (int l = 0; l < N; ++l) {
+      work(s, 2 * N * e + l) = z.re.limb[l];
+      work(s, 2 * N * e + N + l) = z.im.limb[l];
+    }
+  }
+  // max_j |entry first + j| (leading doubles).
+  KOKKOS_INLINE_FUNCTION double norm(int s, int first) const {
+    double r = 0;
+    for (int j = 0; j < sys.n; ++j) r = math::fmax(r, magnitude<N>(get(s, first + j)));
+    return r;
+  }
+
+  KOKKOS_INLINE_FUNCTION C coefficient(const DeviceTerms<Space>& T, int m) const {
+    C z;
+    for (int l = 0; l < N; ++l) {
+      z.re.limb[l] = T.coefficients(m, l);
+      z.im.limb[l] = T.coefficients(m, N + l);
+    }
+    return z;
+  }
+  // Adds weight * P_i(x) to values(i) and weight * grad P_i(x) to row i of the Jacobian, for the
+  // polynomials of T at x = entries [x_first, x_first + n).
+  KOKKOS_INLINE_FUNCTION void accumulate(int s, const DeviceTerms<Space>& T, int x_first,
+                                         const C& weight) const {
+    for (int i = 0; i < sys.n; ++i) {
+      C f(0.0);
+      for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+        const C a = coefficient(T, m) * weight;
+        const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
+        C product = a;
+        for (int q = f0; q < f1; ++q)
+          product = product * power(get(s, x_first + T.factor_var(q)), T.factor_exp(q));
+        f = f + product;
+        for (int q = f0; q < f1; ++q) {
+          const int v = T.factor_var(q), e = T.factor_exp(q);
+          C d = a * MD(double(e)) * power(get(s, x_first + v), e - 1);
+          for (int r = f0; r < f1; ++r)
+            if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
+          set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
+        }
+      }
+      set(s, value_at(i), get(s, value_at(i)) + f);
+    }
+  }
+  // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n).
+  KOKKOS_INLINE_FUNCTION void evaluate(int s, int x_first, const MD& t) const {
+    const int n = sys.n;
+    for (int i = 0; i < n; ++i) {
+      set(s, value_at(i), C(0.0));
+      for (int j = 0; j < n; ++j) set(s, jacobian_at(i, j), C(0.0));
+    }
+    accumulate(s, sys.start, x_first, gamma * (MD(1.0) - t));
+    accumulate(s, sys.target, x_first, C(t, MD(0.0)));
+  }
+
+  // LU with partial pivoting of the Jacobian in place; false when a column has no pivot.
+  KOKKOS_INLINE_FUNCTION bool factor(int s) const {
+    const int n = sys.n;
+    for (int k = 0; k < n; ++k) {
+      int p = k;
+      double best = max_part(get(s, jacobian_at(k, k)));
+      for (int i = k + 1; i < n; ++i) {
+        const double m = max_part(get(s, jacobian_at(i, k)));
+        if (m > best) best = m, p = i;
+      }
+      if (!(best > 0.0) || !math::isfinite(best)) return false;
+      pivots(s, k) = p;
+      if (p != k)
+        for (int j = 0; j < n; ++j) {
+          const C a = get(s, jacobian_at(k, j));
+          set(s, jacobian_at(k, j), get(s, jacobian_at(p, j)));
+          set(s, jacobian_at(p, j), a);
+        }
+      const C pivot = get(s, jacobian_at(k, k));
+      for (int i = k + 1; i < n; ++i) {
+        const C l = get(s, jacobian_at(i, k)) / pivot;
+        set(s, jacobian_at(i, k), l);
+        for (int j = k + 1; j < n; ++j)
+          set(s, jacobian_at(i, j), get(s, jacobian_at(i, j)) - l * get(s, jacobian_at(k, j)));
+      }
+    }
+    return true;
+  }
+  // rhs := J^{-1} rhs with the factors of `factor`.
+  KOKKOS_INLINE_FUNCTION void solve(int s) const {
+    const int n = sys.n;
+    // the rows of L were swapped along with U: all interchanges first, then L y = P b
+    for (int k = 0; k < n; ++k) {
+      const int p = pivots(s, k);
+      if (p != k) {
+        const C a = get(s, rhs_at(k));
+        set(s, rhs_at(k), get(s, rhs_at(p)));
+        set(s, rhs_at(p), a);
+      }
+    }
+    for (int k = 0; k < n; ++k) {
+      const C b = get(s, rhs_at(k));
+      for (int i = k + 1; i < n; ++i)
+        set(s, rhs_at(i), get(s, rhs_at(i)) - get(s, jacobian_at(i, k)) * b);
+    }
+    for (int k = n - 1; k >= 0; --k) {
+      C b = get(s, rhs_at(k));
+      for (int j = k + 1; j < n; ++j) b = b - get(s, jacobian_at(k, j)) * get(s, rhs_at(j));
+      set(s, rhs_at(k), b / get(s, jacobian_at(k, k)));
+    }
+  }
+  // ||J^{-1}||_1 from the factors (one solve per column).
+  KOKKOS_INLINE_FUNCTION double inverse_norm(int s) const {
+    double r = 0;
+    for (int j = 0; j < sys.n; ++j) {
+      for (int i = 0; i < sys.n; ++i) set(s, rhs_at(i), C(i == j ? 1.0 : 0.0));
+      solve(s);
+      double column = 0;
+      for (int i = 0; i < sys.n; ++i) column += magnitude<N>(get(s, rhs_at(i)));
+      r = math::fmax(r, column);
+    }
+    return r;
+  }
+  // ||J||_1 of the unfactored Jacobian.
+  KOKKOS_INLINE_FUNCTION double jacobian_norm(int s) const {
+    double r = 0;
+    for (int j = 0; j < sys.n; ++j) {
+      double column = 0;
+      for (int i = 0; i < sys.n; ++i) column += magnitude<N>(get(s, jacobian_at(i, j)));
+      r = math::fmax(r, column);
+    }
+    return r;
+  }
+
+  // out := a * b truncated at degree k.
+  KOKKOS_INLINE_FUNCTION static void multiply(const C (&a)[K + 1], const C (&b)[K + 1],
+                                              C (&out)[K + 1], int k) {
+    for (int m = k; m >= 0; --m) {
+      C sum = a[0] * b[m];
+      for (int j = 1; j <= m; ++j) sum = sum + a[j] * b[m - j];
+      out[m] = sum;
+    }
+  }
+  // product := product * (series of x_v)^e, x_v known through degree k - 1, truncated at k.
+  KOKKOS_INLINE_FUNCTION void multiply_power(int s, int v, int e, C (&product)[K + 1],
+                                             int k) const {
+    C x[K + 1], scratch[K + 1];
+    for (int j = 0; j < k; ++j) x[j] = get(s, series_at(sys.n, j, v));
+    x[k] = C(0.0);
+    for (int r = 0; r < e; ++r) {
+      multiply(product, x, scratch, k);
+      for (int j = 0; j <= k; ++j) product[j] = scratch[j];
+    }
+  }
+  // Coefficients 0 .. k of P_i(x(s)) for the polynomial i of T, x known through degree k - 1.
+  KOKKOS_INLINE_FUNCTION void series_value(int s, const DeviceTerms<Space>& T, int i, int k,
+                                           C (&out)[K + 1]) const {
+    C product[K + 1];
+    for (int j = 0; j <= k; ++j) out[j] = C(0.0);
+    for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+      product[0] = coefficient(T, m);
+      for (int j = 1; j <= k; ++j) product[j] = C(0.0);
+      for (int q = T.factor_offsets(m); q < T.factor_offsets(m + 1); ++q)
+        multiply_power(s, T.factor_var(q), T.factor_exp(q), product, k);
+      for (int j = 0; j <= k; ++j) out[j] = out[j] + product[j];
+    }
+  }
+  // Taylor coefficients c_1 .. c_K of x(t + s) from c_0 = x (the factored Jacobian at (x, t)).
+  KOKKOS_INLINE_FUNCTION void taylor(int s, const MD& t) const {
+    const int n = sys.n;
+    const C start_weight = gamma * (MD(1.0) - t);
+    for (int k = 1; k <= K; ++k) {
+      for (int i = 0; i < n; ++i) {
+        C f[K + 1], g[K + 1];
+        series_value(s, sys.target, i, k, f);
+        series_value(s, sys.start, i, k, g);
+        // [gamma (1 - t - s) G + (t + s) F]_k
+        const C h = start_weight * g[k] - gamma * g[k - 1] + f[k] * t + f[k - 1];
+        set(s, rhs_at(i), -h);
+      }
+      solve(s);
+      for (int j = 0; j < n; ++j) set(s, series_at(n, k, j), get(s, rhs_at(j)));
+    }
+  }
+  // Majorant of the derivatives of order `order` (1 or 2) of H at radius R (row maximum):
+  // sum |weight a_m| D! / (D - order)! R^(D - order) over the terms of degree D >= order.
+  KOKKOS_INLINE_FUNCTION double derivative_bound(int order, double radius, double t) const {
+    double bound = 0;
+    for (int i = 0; i < sys.n; ++i) {
+      double row = 0;
+      for (int side = 0; side < 2; ++side) {
+        const DeviceTerms<Space>& T = side == 0 ? sys.target : sys.start;
+        const double weight = side == 0 ? t : 1.0 - t;  // |gamma| = 1
+        for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+          const int d = T.term_degree(m);
+          const double falling = order == 1 ? d : d * (d - 1.0);
+          if (d >= order)
+            row += weight * T.term_magnitude(m) * falling * math::pow(radius, d - order);
+        }
+      }
+      bound = math::fmax(bound, row);
+    }
+    return bound;
+  }
+
+  // Newton at t from the iterate entries; true on convergence within the contraction rules.
+  KOKKOS_INLINE_FUNCTION bool correct(int s, const MD& t, double basin) const {
+    const int n = sys.n;
+    double previous = 0;
+    for (int it = 0; it < 3; ++it) {
+      evaluate(s, iterate_at(0), t);
+      if (!factor(s)) return false;
+      for (int i = 0; i < n; ++i) set(s, rhs_at(i), -get(s, value_at(i)));
+      solve(s);
+      const double update = norm(s, rhs_at(0));
+      if (!math::isfinite(update)) return false;
+      // an update below the tolerance is accepted as it is (on ill-conditioned stretches it is
+      // rounding noise, which no basin or contraction test can judge)
+      const bool converged = update <= par.corrector_tolerance * (1.0 + norm(s, iterate_at(0)));
+      if (!converged && it == 0 && update > basin) return false;
+      if (!converged && it > 0 && update > 0.5 * previous) return false;
+      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j)));
+      if (converged) return true;
+      previous = update;
+    }
+    return false;
+  }
+
+  // Newton on H(., 1) = F from the iterate until the updates stop decreasing (linear
+  // convergence to a singular root included); true when the last update reached the working
+  // precision or the noise level far below the tracking tolerance.
+  KOKKOS_INLINE_FUNCTION bool refine(int s) const {
+    const int n = sys.n;
+    double previous = 0;
+    bool converged = false;
+    for (int it = 0; it < max_refinements; ++it) {
+      evaluate(s, iterate_at(0), MD(1.0));
+      if (!factor(s)) break;
+      for (int i = 0; i < n; ++i) set(s, rhs_at(i), -get(s, value_at(i)));
+      solve(s);
+      const double update = norm(s, rhs_at(0));
+      if (!math::isfinite(update) || (it > 0 && update >= previous)) break;
+      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j)));
+      previous = update;
+      const double scale = norm(s, iterate_at(0));
+      if (update <= 64.0 * unit_roundoff<N>() * scale) return true;
+      if (update <= 1e-6 * par.corrector_tolerance * scale) converged = true;
+    }
+    return converged;
+  }
+
+  // The end point X (iterate) in affine coordinates x = X / x_0, written back into the iterate
+  // (x_0 := 1); returns ||x||_inf (infinity when x_0 = 0).
+  KOKKOS_INLINE_FUNCTION double to_affine(int s) const {
+    const int n = sys.n;
+    const C x0 = get(s, iterate_at(n - 1));
+    if (!(magnitude<N>(x0) > 0.0)) return par.infinity;
+    for (int j = 0; j < n - 1; ++j) set(s, iterate_at(j), get(s, iterate_at(j)) / x0);
+    set(s, iterate_at(n - 1), C(1.0));
+    double size = 0;
+    for (int j = 0; j < n - 1; ++j) size = math::fmax(size, magnitude<N>(get(s, iterate_at(j))));
+    return size;
+  }
+
+  // Refines and classifies the end point; residual max_i |F_i(x)| and the condition number
+  // ||F_x^-1||_1 times the derivative majorant (relative to the coefficients' size) at x.
+  KOKKOS_INLINE_FUNCTION int finish(int s, double* size, double* residual,
+                                    double* condition) const {
+    const int n = sys.n;
+    const bool converged = refine(s);
+    *size = to_affine(s);
+    if (!math::isfinite(*size)) {
+      *residual = *condition = par.not_a_number;
+      return *size > 0 ? 2 : 3;
+    }
+    evaluate(s, iterate_at(0), MD(1.0));
+    *residual = 0;
+    for (int i = 0; i < n - 1; ++i)
+      *residual = math::fmax(*residual, magnitude<N>(get(s, value_at(i))));
+    *condition = factor(s) ? inverse_norm(s) * derivative_bound(1, math::fmax(1.0, *size), 1.0)
+                           : par.infinity;
+    if (*size > par.infinity_threshold) return 2;
+    if (!math::isfinite(*residual)) return 3;
+    // a solution has a residual at the rounding level of its terms (at a singular root too: the
+    // residual is of the order of the error to the power of the multiplicity)
+    double scale = 0;  // max_i sum_m |a_m x^m| over the terms of F_i at x
+    for (int i = 0; i < n - 1; ++i) {
+      double row = 0;
+      const DeviceTerms<Space>& T = sys.target;
+      for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+        double term = T.term_magnitude(m);
+        for (int q = T.factor_offsets(m); q < T.factor_offsets(m + 1); ++q)
+          term *= math::pow(magnitude<N>(get(s, iterate_at(T.factor_var(q)))), T.factor_exp(q));
+        row += term;
+      }
+      scale = math::fmax(scale, row);
+    }
+    const bool solution = *residual <= par.residual_tolerance * scale;
+    if (!(*condition <= par.singular_condition)) {
+      // x_0 -> 0 at a singular point in projective coordinates: a path to infinity that the
+      // linearly converging refinement approached only to about the root of the precision
+      return solution && *size <= math::sqrt(par.infinity_threshold) ? 1 : 2;
+    }
+    return converged && solution ? 0 : 3;
+  }
+
+  // The chart a . X at the entries [first, first + n).
+  KOKKOS_INLINE_FUNCTION C chart(int s, int first) const {
+    const DeviceTerms<Space>& T = sys.target;
+    C sum(0.0);
+    for (int m = T.term_offsets(sys.n - 1); m < T.term_offsets(sys.n); ++m)
+      if (T.factor_offsets(m + 1) > T.factor_offsets(m))
+        sum = sum + coefficient(T, m) * get(s, first + T.factor_var(T.factor_offsets(m)));
+    return sum;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
+    const int n = sys.n;
+    // start solution (roots of unity, x_0 = 1) scaled onto the chart
+    total_degree_start<N>(paths(s), sys.degrees, n - 1,
+                          [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+    set(s, series_at(n, 0, n - 1), C(1.0));
+    const C scale_to_chart = C(1.0) / chart(s, series_at(n, 0, 0));
+    for (int j = 0; j < n; ++j)
+      set(s, series_at(n, 0, j), get(s, series_at(n, 0, j)) * scale_to_chart);
+    MD t(0.0);
+    int steps = 0, rejections = 0, status = status_tracking;
+    bool endgame = false;
+    while (status == status_tracking) {
+      const double remaining = to_double(MD(1.0) - t);
+      const double size = norm(s, series_at(n, 0, 0));
+      if (!math::isfinite(size)) {
+        status = 3;
+        break;
+      }
+      if (remaining <= 0.0 || endgame) break;
+      if (steps >= par.max_steps) {
+        status = 3;
+        break;
+      }
+      evaluate(s, series_at(n, 0, 0), t);
+      if (!factor(s)) {
+        status = 3;
+        break;
+      }
+      const double t_double = to_double(t);
+      const double eta =
+          1.0 / (inverse_norm(s) * derivative_bound(2, math::fmax(1.0, size), t_double));
+      taylor(s, t);
+      double largest = 0;
+      for (int j = 0; j < n; ++j)
+        largest = math::fmax(largest, magnitude<N>(get(s, series_at(n, 2, j))));
+      double radius = par.infinity, error = 0;
+      for (int j = 0; j < n; ++j) {
+        const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
+        const bool p = Pade::has_pole<N>(c, largest, spurious_pole);
+        if (p) radius = math::fmin(radius, Pade::pole_radius<N>(c));
+        error = math::fmax(error, Pade::error_coefficient<N>(c, p));
+      }
+      double h = math::fmin(par.pole_fraction * radius, par.max_step);
+      if (error > 0) h = math::fmin(h, math::pow(par.curvature_fraction * eta / error, 1.0 / K));
+      if (!(h > 0.0)) {
+        status = 3;
+        break;
+      }
+      while (true) {
+        if ((remaining <= par.endgame_distance && h < remaining) ||
+            (remaining <= par.endgame_stall && h < 1e-3 * remaining)) {
+          // too close to a singular end to step (or the steps collapse near it): the
+          // approximant at t = 1 starts the refinement
+          h = remaining;
+          endgame = true;
+        }
+        const bool last = h >= remaining;
+        const MD step = last ? MD(1.0) - t : MD(h);
+        for (int j = 0; j < n; ++j) {
+          const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
+          set(s, iterate_at(j),
+              Pade::evaluate<N>(c, step, Pade::has_pole<N>(c, largest, spurious_pole)));
+        }
+        const MD t_new = last ? MD(1.0) : t + step;
+        if (endgame || correct(s, t_new, 0.25 * eta)) {
+          for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
+          t = t_new;
+          ++steps;
+          break;
+        }
+        ++rejections;
+        h *= 0.5;
+        if (h < par.min_step) {
+          // the corrector fails at any step: near the end that is the ill-conditioning of a
+          // singular end point (the endgame takes over), elsewhere a failure
+          if (remaining <= par.endgame_stall) {
+            h = remaining;
+            endgame = true;
+            continue;
+          }
+          status = 3;
+          break;
+        }
+      }
+    }
+    double size = 0, residual = par.not_a_number, condition = par.not_a_number;
+    if (status == status_tracking) {
+      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
+      status = finish(s, &size, &residual, &condition);
+    } else {
+      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
+      size = to_affine(s);
+    }
+    for (int j = 0; j < n - 1; ++j) {
+      const C x = get(s, iterate_at(j));
+      for (int l = 0; l < N; ++l) {
+        solution(s, 2 * N * j + l) = x.re.limb[l];
+        solution(s, 2 * N * j + N + l) = x.im.limb[l];
+      }
+    }
+    counts(s, 0) = status;
+    counts(s, 1) = steps;
+    counts(s, 2) = rejections;
+    measures(s, 0) = to_double(t);
+    measures(s, 1) = residual;
+    measures(s, 2) = condition;
+    measures(s, 3) = size;
+  }
+};
+}  // namespace Impl
+}  // namespace series
+}  // namespace kosmos

@@ -1,0 +1,375 @@
+#include <kosmos/core/error.hpp>
+#include <kosmos/core/hdf5.hpp>
+#include <kosmos/core/multi_double.hpp>
+#include <kosmos/series/track.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+namespace kosmos {
+namespace series {
+
+const char* to_string(PathStatus s) {
+  switch (s) {
+    case PathStatus::regular:
+      return "regular";
+    case PathStatus::singular:
+      return "singular";
+    case PathStatus::at_infinity:
+      return "at infinity";
+    case PathStatus::failed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+std::complex<double> PathResult::x(int j) const {
+  double re = 0, im = 0;
+  const std::size_t N = std::size_t(precision);
+  for (std::size_t l = N; l-- > 0;) {
+    re += limbs[2 * N * std::size_t(j) + l];
+    im += limbs[2 * N * std::size_t(j) + N + l];
+  }
+  return {re, im};
+}
+
+std::int64_t TrackResult::count(PathStatus s) const {
+  return std::count_if(paths.begin(), paths.end(),
+                       [s](const PathResult& p) { return p.status == s; });
+}
+
+std::complex<double> gamma_of_seed(std::uint64_t seed) {
+  // SplitMix64: one well-mixed 64-bit value per seed, an angle away from 0 and pi
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  const double u = double(z >> 11) * 0x1p-53;
+  const double angle = 0.1 + u * (3.141592653589793 - 0.2) + (z & 1 ? 3.141592653589793 : 0.0);
+  return {std::cos(angle), std::sin(angle)};
+}
+
+std::int64_t total_degree_paths(const std::vector<int>& degrees, std::int64_t limit) {
+  std::int64_t paths = 1;
+  for (std::size_t i = 0; i < degrees.size(); ++i) {
+    kosmos::Impl::require(degrees[i] >= 1, "kosmos::series::track", "polynomial ", i + 1,
+                          " has degree ", degrees[i], "; every polynomial needs a variable");
+    kosmos::Impl::require(paths <= limit / degrees[i], "kosmos::series::track",
+                          "the total degree (product of the degrees) is above the limit of ", limit,
+                          " paths");
+    paths *= degrees[i];
+  }
+  return paths;
+}
+
+namespace Impl {
+
+void check_options(const TrackOptions& o) {
+  const char* w = "kosmos::series::track";
+  kosmos::Impl::require(o.precision == 1 || o.precision == 2 || o.precision == 4, w, "precision ",
+                        o.precision, " is not 1, 2 or 4");
+  kosmos::Impl::require(o.max_precision == 1 || o.max_precision == 2 || o.max_precision == 4, w,
+                        "max_precision ", o.max_precision, " is not 1, 2 or 4");
+  kosmos::Impl::require(o.max_precision >= o.precision, w, "max_precision ", o.max_precision,
+                        " is below precision ", o.precision);
+  kosmos::Impl::require(o.max_steps >= 1, w, "max_steps ", o.max_steps, " is below 1");
+  const double fractions[] = {o.pole_fraction, o.curvature_fraction};
+  for (double f : fractions)
+    kosmos::Impl::require(f > 0 && f < 1, w, "step fraction ", f, " is not in (0, 1)");
+  kosmos::Impl::require(o.max_step > 0 && o.max_step <= 1, w, "max_step ", o.max_step,
+                        " is not in (0, 1]");
+  kosmos::Impl::require(o.min_step > 0 && o.min_step < o.max_step, w, "min_step ", o.min_step,
+                        " is not in (0, max_step)");
+  const double positive[] = {o.corrector_tolerance, o.endgame_distance,   o.endgame_stall,
+                             o.infinity_threshold,  o.singular_condition, o.duplicate_tolerance};
+  for (double v : positive)
+    kosmos::Impl::require(v > 0 && std::isfinite(v), w, "tolerance ", v,
+                          " is not a positive number");
+}
+
+TrackParameters parameters(const TrackOptions& o) {
+  return {o.max_steps,
+          o.pole_fraction,
+          o.curvature_fraction,
+          o.max_step,
+          o.min_step,
+          o.corrector_tolerance,
+          o.endgame_distance,
+          o.endgame_stall,
+          o.infinity_threshold,
+          o.singular_condition,
+          o.residual_tolerance,
+          std::numeric_limits<double>::infinity(),
+          std::numeric_limits<double>::quiet_NaN()};
+}
+
+void FlatTerms::add_term(const std::vector<std::pair<int, int>>& factors, const double* re,
+                         const double* im, int N) {
+  int degree = 0;
+  for (const auto& [variable, exponent] : factors) {
+    factor_var.push_back(variable);
+    factor_exp.push_back(exponent);
+    degree += exponent;
+  }
+  factor_offsets.push_back(int(factor_var.size()));
+  term_degree.push_back(degree);
+  double r = 0, i = 0;
+  for (int l = N; l-- > 0;) r += re[l], i += im[l];
+  term_magnitude.push_back(std::hypot(r, i));
+  coefficients.insert(coefficients.end(), re, re + N);
+  coefficients.insert(coefficients.end(), im, im + N);
+}
+
+namespace {
+// SplitMix64 step: the random chart's coefficients.
+double uniform(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1p-53;
+}
+}  // namespace
+
+FlatSystem flatten(const NumericSystem& input, int precision, std::uint64_t seed) {
+  const char* w = "kosmos::series::track";
+  const std::string& src = input.source.empty() ? std::string("system") : input.source;
+  const int n = input.num_variables;
+  kosmos::Impl::require(int(input.polynomials.size()) == n, w, src, " has ",
+                        input.polynomials.size(), " polynomial(s) in ", n,
+                        " variables; the system must be square");
+  const NumericSystem system = with_precision(input, precision);
+  FlatSystem f;
+  f.n = n;
+  f.precision = precision;
+  const std::size_t n1 = std::size_t(system.degree) + 1;
+  const int N = precision, limbs = system.limbs();
+  const std::vector<double> zero(std::size_t(N), 0.0);
+  std::vector<double> re = zero, im = zero, one = zero, minus_one = zero;
+  one[0] = 1.0;
+  minus_one[0] = -1.0;
+  for (std::size_t i = 0; i < system.polynomials.size(); ++i) {
+    const NumericPolynomial& p = system.polynomials[i];
+    const std::size_t count = p.structure.monomials.size() + 1;
+    // coefficient s (0: the constant) at limb l of the LayoutLeft (d + 1, count, limbs) array
+    const auto coefficient = [&](std::size_t s, std::size_t k, int l) {
+      return p.coefficients[k + n1 * (s + count * std::size_t(l))];
+    };
+    for (std::size_t s = 0; s < count; ++s)
+      for (std::size_t k = 1; k < n1; ++k)
+        for (int l = 0; l < limbs; ++l)
+          if (coefficient(s, k, l) != 0.0)
+            throw invalid_input(where(src, p.line) + ": polynomial " + std::to_string(i + 1) +
+                                " has a coefficient that depends on t (series coefficient " +
+                                std::to_string(k) + "); the tracker solves systems in x only");
+    // the nonzero terms with their factors, and the degree
+    std::vector<std::pair<std::size_t, std::vector<std::pair<int, int>>>> terms;
+    int degree = 0;
+    for (std::size_t s = 0; s < count; ++s) {
+      bool nonzero = false;
+      for (int l = 0; l < limbs; ++l) nonzero = nonzero || coefficient(s, 0, l) != 0.0;
+      if (!nonzero) continue;
+      std::vector<std::pair<int, int>> factors;
+      int term_degree = 0;
+      if (s > 0) {
+        const Monomial& m = p.structure.monomials[s - 1];
+        for (std::size_t q = 0; q < m.variables.size(); ++q) {
+          factors.push_back({m.variables[q], m.exponents.empty() ? 1 : m.exponents[q]});
+          term_degree += factors.back().second;
+        }
+      }
+      degree = std::max(degree, term_degree);
+      terms.push_back({s, factors});
+    }
+    kosmos::Impl::require(degree >= 1, w, where(src, p.line), ": polynomial ", i + 1,
+                          " is a constant; the system has no isolated solutions");
+    f.degrees.push_back(degree);
+    // homogenized with x_0 (index n) to degree d_i
+    for (auto& [s, factors] : terms) {
+      int term_degree = 0;
+      for (const auto& factor : factors) term_degree += factor.second;
+      if (term_degree < degree) factors.push_back({n, degree - term_degree});
+      for (int l = 0; l < N; ++l) {
+        re[std::size_t(l)] = coefficient(s, 0, l);
+        im[std::size_t(l)] = system.complex ? coefficient(s, 0, N + l) : 0.0;
+      }
+      f.target.add_term(factors, re.data(), im.data(), N);
+    }
+    f.target.end_polynomial();
+    f.start.add_term({{int(i), degree}}, one.data(), zero.data(), N);
+    f.start.add_term({{n, degree}}, minus_one.data(), zero.data(), N);
+    f.start.end_polynomial();
+  }
+  // the chart a . X = 1 with a random complex a, in both systems
+  std::uint64_t state = seed ^ 0xC4A27C4A27ull;
+  for (int j = 0; j <= n; ++j) {
+    std::vector<double> a_re = zero, a_im = zero;
+    a_re[0] = 2.0 * uniform(state) - 1.0;
+    a_im[0] = 2.0 * uniform(state) - 1.0;
+    f.target.add_term({{j, 1}}, a_re.data(), a_im.data(), N);
+    f.start.add_term({{j, 1}}, a_re.data(), a_im.data(), N);
+  }
+  f.target.add_term({}, minus_one.data(), zero.data(), N);
+  f.start.add_term({}, minus_one.data(), zero.data(), N);
+  f.target.end_polynomial();
+  f.start.end_polynomial();
+  return f;
+}
+
+namespace {
+bool finite_endpoint(const PathResult& p) {
+  return p.status == PathStatus::regular || p.status == PathStatus::singular;
+}
+}  // namespace
+
+void deduplicate(TrackResult& result, const TrackOptions& options) {
+  result.solutions.clear();
+  std::vector<int> order;
+  for (std::size_t p = 0; p < result.paths.size(); ++p) {
+    result.paths[p].solution = -1;
+    if (finite_endpoint(result.paths[p])) order.push_back(int(p));
+  }
+  const int n = result.num_variables;
+  const auto key = [&](int p) { return result.paths[std::size_t(p)].x(0).real(); };
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  const double tol = options.duplicate_tolerance;
+  for (std::size_t a = 0; a < order.size(); ++a) {
+    PathResult& pa = result.paths[std::size_t(order[a])];
+    for (std::size_t b = a; b-- > 0;) {
+      const PathResult& pb = result.paths[std::size_t(order[b])];
+      const double scale = tol * (1.0 + std::max(pa.max_abs, pb.max_abs));
+      if (key(order[a]) - key(order[b]) > scale) break;
+      double distance = 0;
+      for (int j = 0; j < n; ++j) distance = std::max(distance, std::abs(pa.x(j) - pb.x(j)));
+      if (distance <= scale) {
+        pa.solution = pb.solution;
+        break;
+      }
+    }
+    if (pa.solution < 0) {
+      pa.solution = int(result.solutions.size());
+      result.solutions.push_back({order[a], 0, false});
+    }
+    Solution& s = result.solutions[std::size_t(pa.solution)];
+    ++s.multiplicity;
+    s.singular = s.singular || pa.status == PathStatus::singular;
+  }
+  result.regular = result.count(PathStatus::regular);
+  result.singular = result.count(PathStatus::singular);
+  result.at_infinity = result.count(PathStatus::at_infinity);
+  result.failed = result.count(PathStatus::failed);
+}
+
+std::vector<std::int64_t> paths_to_raise(const TrackResult& result) {
+  std::vector<std::int64_t> list;
+  for (std::size_t p = 0; p < result.paths.size(); ++p) {
+    const PathResult& r = result.paths[p];
+    const bool jumped = r.status == PathStatus::regular &&
+                        result.solutions[std::size_t(r.solution)].multiplicity > 1;
+    if (r.status == PathStatus::failed || jumped) list.push_back(std::int64_t(p));
+  }
+  return list;
+}
+}  // namespace Impl
+}  // namespace series
+}  // namespace kosmos
+
+namespace kosmos {
+namespace series {
+
+void write_track(std::ostream& out, const TrackResult& r, const std::string& source, int digits) {
+  out << "# kosmos series --track: " << source << ", " << r.num_variables << " variables, "
+      << r.paths.size() << " total-degree paths, gamma = " << r.gamma.real()
+      << (r.gamma.imag() < 0 ? "" : "+") << r.gamma.imag() << "i\n";
+  for (std::size_t k = 0; k < r.solutions.size(); ++k) {
+    const Solution& s = r.solutions[k];
+    const PathResult& p = r.paths[std::size_t(s.path)];
+    char numbers[128];
+    std::snprintf(numbers, sizeof numbers, "residual %.3e condition %.3e", p.residual, p.condition);
+    out << "solution " << k + 1 << " : " << (s.singular ? "singular" : "regular")
+        << " multiplicity " << s.multiplicity << " path " << s.path + 1 << " precision "
+        << p.precision << ' ' << numbers << '\n';
+    const std::size_t N = std::size_t(p.precision);
+    for (int j = 0; j < r.num_variables; ++j) {
+      const double* limbs = p.limbs.data() + 2 * N * std::size_t(j);
+      out << "  x" << j + 1 << " : " << kosmos::Impl::format_decimal(limbs, int(N), digits) << ','
+          << kosmos::Impl::format_decimal(limbs + N, int(N), digits) << '\n';
+    }
+  }
+  for (std::size_t p = 0; p < r.paths.size(); ++p) {
+    const PathResult& q = r.paths[p];
+    if (q.status != PathStatus::failed) continue;
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers,
+                  "t %.17g steps %d rejections %d precision %d residual %.3e |x| %.3e", q.t,
+                  q.steps, q.rejections, q.precision, q.residual, q.max_abs);
+    out << "failed path " << p + 1 << " : " << numbers << '\n';
+  }
+  out << "paths " << r.paths.size() << " regular " << r.regular << " singular " << r.singular
+      << " at_infinity " << r.at_infinity << " failed " << r.failed << " distinct "
+      << r.solutions.size() << " raised " << r.raised << '\n';
+}
+
+void write_track_h5(const std::string& path, const TrackResult& r, const std::string& source) {
+  io::H5Writer out(path);
+  out.attribute("/", "format", "kosmos series track");
+  out.attribute("/", "source", source);
+  out.attribute("/", "variables", (long long)r.num_variables);
+  out.attribute("/", "paths", (long long)r.paths.size());
+  out.attribute("/", "gamma_re", r.gamma.real());
+  out.attribute("/", "gamma_im", r.gamma.imag());
+  out.attribute("/", "regular", (long long)r.regular);
+  out.attribute("/", "singular", (long long)r.singular);
+  out.attribute("/", "at_infinity", (long long)r.at_infinity);
+  out.attribute("/", "failed", (long long)r.failed);
+  out.attribute("/", "distinct", (long long)r.solutions.size());
+  const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
+  std::vector<std::int32_t> status, precision, steps, rejections, solution;
+  std::vector<double> t, residual, condition, max_abs, x, limbs(P * n * 2 * 4, 0.0);
+  for (std::size_t p = 0; p < P; ++p) {
+    const PathResult& q = r.paths[p];
+    status.push_back(std::int32_t(q.status));
+    precision.push_back(q.precision);
+    steps.push_back(q.steps);
+    rejections.push_back(q.rejections);
+    solution.push_back(q.solution);
+    t.push_back(q.t);
+    residual.push_back(q.residual);
+    condition.push_back(q.condition);
+    max_abs.push_back(q.max_abs);
+    const std::size_t N = std::size_t(q.precision);
+    for (std::size_t j = 0; j < n; ++j) {
+      x.push_back(q.x(int(j)).real());
+      x.push_back(q.x(int(j)).imag());
+      for (std::size_t part = 0; part < 2; ++part)
+        for (std::size_t l = 0; l < N && l < 4; ++l)
+          limbs[((p * n + j) * 2 + part) * 4 + l] = q.limbs[2 * N * j + part * N + l];
+    }
+  }
+  out.write("path_status", status);
+  out.write("path_precision", precision);
+  out.write("path_steps", steps);
+  out.write("path_rejections", rejections);
+  out.write("path_solution", solution);
+  out.write("path_t", t);
+  out.write("path_residual", residual);
+  out.write("path_condition", condition);
+  out.write("path_max_abs", max_abs);
+  out.write("path_x", x.data(), {P, n, 2});
+  out.write("path_limbs", limbs.data(), {P, n, 2, 4});
+  std::vector<std::int32_t> solution_path, multiplicity, singular;
+  for (const Solution& s : r.solutions) {
+    solution_path.push_back(s.path);
+    multiplicity.push_back(s.multiplicity);
+    singular.push_back(s.singular ? 1 : 0);
+  }
+  out.write("solution_path", solution_path);
+  out.write("solution_multiplicity", multiplicity);
+  out.write("solution_singular", singular);
+  out.commit();
+}
+}  // namespace series
+}  // namespace kosmos

@@ -1,0 +1,144 @@
+// A batched path tracker for square polynomial systems F(x) = 0 (n polynomials in n variables,
+// real or complex coefficients, dense or sparse): all isolated solutions by a total-degree
+// homotopy
+//   H(X, t) = gamma (1 - t) G(X) + t F(X),   G_i = x_i^(d_i) - x_0^(d_i)   (start_systems.hpp)
+// with a random gamma on the unit circle (the gamma trick), tracked from t = 0 to 1 in
+// projective coordinates X = (x_1 .. x_n, x_0): F homogenized with x_0, plus a random chart
+// a . X = 1 (seeded), so that paths to infinity stay bounded (x_0 -> 0) and x = X / x_0 at the end.
+//
+// Each path runs in one thread of one kernel launch (all paths of a precision in one launch, on
+// every backend; per-path workspace in Views whose layout follows the execution space):
+//  * predictor: the Taylor coefficients c_0 .. c_4 of X(t + s) at the current point, by Newton on
+//    series (c_k = -J^{-1} [H(c_0 + .. + c_(k-1) s^(k-1), t + s)]_k with one LU of
+//    J = H_X(X, t)), turned into the Pade approximant [2/1] per component (pade.hpp);
+//  * step size (Telen, Van Barel, Verschelde 2020): the smaller of pole_fraction times the Pade
+//    pole radius and the step at which the approximant's error term reaches curvature_fraction
+//    times eta, an estimate of the distance to the nearest other path, eta = 1 / (||J^-1||_1 M2)
+//    with M2 a majorant of the second derivatives of H at radius max(1, ||X||) (the Kantorovich
+//    radius of Newton's method); at most max_step;
+//  * corrector: at most 3 Newton steps down to corrector_tolerance (relative); an update above
+//    it must be within eta / 4 (the first) or half the previous one (contraction); a rejected
+//    step is halved;
+//  * endgame: where 1 - t < endgame_distance and the steps cannot reach 1, or 1 - t <
+//    endgame_stall and the steps collapse (below 1e-3 (1 - t), or the corrector fails down to
+//    min_step: the ill-conditioning near a singular end), the approximant at t = 1 starts
+//    Newton's method at t = 1, which converges linearly to a singular root;
+//  * every end point is refined by Newton at t = 1 in the working precision (until the updates
+//    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
+//    first derivatives (a condition number relative to the coefficients' size):
+//      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
+//                   square root (x_0 -> 0 at a singular point at infinity)
+//      singular     condition above singular_condition (or no LU) and a residual below
+//                   residual_tolerance times the majorant of F's terms (else: at infinity)
+//      regular      Newton converged to about the working precision
+//      failed       step size underflow far from t = 1, max_steps reached, no convergence, a
+//                   residual above residual_tolerance (relative), NaN
+//  * precision raised per path: paths that failed, and regular end points reached by more than
+//    one path (a path jump), are tracked again from their start in 2, then 4 doubles (up to
+//    max_precision);
+//  * solutions deduplicated: finite end points within duplicate_tolerance (relative) are one
+//    solution with a multiplicity (singular if any of its paths is).
+#pragma once
+
+#include <kosmos/series/system.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace series {
+
+enum class PathStatus { regular = 0, singular = 1, at_infinity = 2, failed = 3 };
+const char* to_string(PathStatus s);
+
+struct TrackOptions {
+  std::uint64_t seed = 2021;        // picks gamma
+  int precision = 1;                // N of the first pass: 1, 2 or 4
+  int max_precision = 4;            // raised per path up to this (= precision: never raised)
+  int max_steps = 4000;             // accepted steps per path
+  double pole_fraction = 0.5;       // beta1
+  double curvature_fraction = 0.1;  // beta2
+  double max_step = 0.1;
+  double min_step = 1e-13;
+  double corrector_tolerance = 1e-9;
+  double endgame_distance = 1e-6;
+  double endgame_stall = 1e-2;
+  double infinity_threshold = 1e8;
+  double singular_condition = 1e8;
+  double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
+  double duplicate_tolerance = 1e-6;
+  std::int64_t max_paths = std::int64_t(1) << 31;
+};
+
+struct PathResult {
+  PathStatus status = PathStatus::failed;
+  int precision = 0;     // N of the pass that produced it
+  int steps = 0;         // accepted steps
+  int rejections = 0;    // rejected steps
+  double t = 0;          // t reached (1 unless failed or at infinity on the way)
+  double residual = 0;   // max_i |F_i(x)| at the endpoint (working precision)
+  double condition = 0;  // ||F_x||_1 ||F_x^-1||_1 at the endpoint (inf: no LU)
+  double max_abs = 0;    // ||x||_inf
+  int solution = -1;     // index into TrackResult::solutions (regular or singular), else -1
+  // x_j = sum of limbs[(2 j) N + l] + i sum of limbs[(2 j + 1) N + l], l < N
+  std::vector<double> limbs;
+  std::complex<double> x(int j) const;
+};
+
+struct Solution {
+  int path = 0;          // the representative (first) path
+  int multiplicity = 0;  // number of paths ending here
+  bool singular = false;
+};
+
+struct TrackResult {
+  int num_variables = 0;
+  std::vector<int> degrees;
+  std::complex<double> gamma;
+  std::vector<PathResult> paths;
+  std::vector<Solution> solutions;  // distinct finite endpoints
+  std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
+  std::int64_t raised = 0;  // paths tracked again in a higher precision
+  std::int64_t count(PathStatus s) const;
+};
+
+// All paths of the total-degree homotopy of `system` (square; coefficients constant in t: a
+// series coefficient above degree 0 that is not zero is kosmos::invalid_input) on `space`.
+// Throws kosmos::invalid_input for a non-square system, precisions not in {1, 2, 4}, or more
+// than options.max_paths paths.
+template <class ExecSpace>
+TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options);
+
+// The gamma of a seed (unit modulus), exposed for tests that rebuild the homotopy.
+std::complex<double> gamma_of_seed(std::uint64_t seed);
+}  // namespace series
+}  // namespace kosmos
+
+#include <kosmos/series/impl/track_driver.hpp>
+
+namespace kosmos {
+namespace series {
+// Text report of a run: a header line (source, paths, gamma), one block per distinct solution
+//   solution k : <regular|singular> multiplicity m path p precision N residual r condition c
+//   x<j> : re,im            (correctly rounded to `digits` digits, 0: enough to read back)
+// a line per failed path
+//   failed path p : t T steps S rejections R precision N residual r |x| X
+// and a summary line
+//   paths P regular R singular S at_infinity I failed F distinct D raised K
+void write_track(std::ostream& out, const TrackResult& result, const std::string& source,
+                 int digits);
+
+// HDF5 report (attributes format = "kosmos series track", variables, paths, gamma_re, gamma_im
+// and the summary counts; per path: path_status (0 regular, 1 singular, 2 at infinity,
+// 3 failed), path_precision, path_steps, path_rejections, path_solution (-1: none) int32,
+// path_t, path_residual, path_condition, path_max_abs double, path_x double (paths, n, 2) and
+// path_limbs double (paths, n, 2, 4: the N limbs, zero padded); per distinct solution:
+// solution_path, solution_multiplicity, solution_singular int32).
+void write_track_h5(const std::string& path, const TrackResult& result, const std::string& source);
+}  // namespace series
+}  // namespace kosmos

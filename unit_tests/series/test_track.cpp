@@ -1,0 +1,307 @@
+// The path tracker (kosmos/series/track.hpp) on systems whose solution counts are known:
+//   univariate cubics with analytic roots (1, 2, 3; the 4 roots of x^4 + 1);
+//   a double root (x^3 - 3 x + 2 = (x - 1)^2 (x + 2)) and a tangency (a circle and a tangent
+//   line), whose double roots must be flagged singular with multiplicity 2;
+//   cyclic 5-roots: 120 total-degree paths, 70 isolated solutions, 50 paths at infinity;
+//   katsura 6: 64 paths, 64 regular solutions; a random dense quadratic system in 6 variables:
+//   64 regular solutions (Bezout's bound is reached by a generic dense system).
+// Every distinct solution is checked independently of the tracker: F(x) in MPFR (256 bits) from
+// the exact limbs, and the Newton correction |J(x)^{-1} F(x)| (J in double from the same
+// expansion), which bounds the distance to a true regular root to first order, must be below
+// 1e-10 while the distinct solutions lie at least 1e-4 apart: so they are as many distinct roots.
+#include "mpfr_reference.hpp"
+
+#include <kosmos/series/example_systems.hpp>
+#include <kosmos/series/track.hpp>
+
+#include <test_spaces.hpp>
+
+#include <algorithm>
+#include <complex>
+
+namespace {
+using namespace kosmos::series;
+using kosmos_test::Mp;
+using Complex = std::complex<double>;
+constexpr mpfr_prec_t bits = 256;
+
+struct MpComplex {
+  Mp re{bits}, im{bits};
+};
+
+MpComplex mp_of(const PathResult& p, int j) {
+  MpComplex z;
+  const std::size_t N = std::size_t(p.precision);
+  for (std::size_t l = 0; l < N; ++l) {
+    mpfr_add_d(z.re.get(), z.re.get(), p.limbs[2 * N * std::size_t(j) + l], MPFR_RNDN);
+    mpfr_add_d(z.im.get(), z.im.get(), p.limbs[2 * N * std::size_t(j) + N + l], MPFR_RNDN);
+  }
+  return z;
+}
+
+void mp_mul(MpComplex& a, const MpComplex& b) {
+  Mp rr(bits), ii(bits), ri(bits), ir(bits);
+  mpfr_mul(rr.get(), a.re.get(), b.re.get(), MPFR_RNDN);
+  mpfr_mul(ii.get(), a.im.get(), b.im.get(), MPFR_RNDN);
+  mpfr_mul(ri.get(), a.re.get(), b.im.get(), MPFR_RNDN);
+  mpfr_mul(ir.get(), a.im.get(), b.re.get(), MPFR_RNDN);
+  mpfr_sub(a.re.get(), rr.get(), ii.get(), MPFR_RNDN);
+  mpfr_add(a.im.get(), ri.get(), ir.get(), MPFR_RNDN);
+}
+
+// The system's terms read back from the NumericSystem (double coefficients, degree 0).
+struct TermView {
+  Complex c;
+  std::vector<int> v, e;
+};
+std::vector<std::vector<TermView>> terms_of(const NumericSystem& s) {
+  std::vector<std::vector<TermView>> out;
+  for (const auto& p : s.polynomials) {
+    const std::size_t count = p.structure.monomials.size() + 1;
+    std::vector<TermView> terms;
+    for (std::size_t k = 0; k < count; ++k) {
+      TermView t{{p.coefficients[k], s.complex ? p.coefficients[k + count] : 0.0}, {}, {}};
+      if (k > 0) {
+        t.v = p.structure.monomials[k - 1].variables;
+        t.e = p.structure.monomials[k - 1].exponents;
+        if (t.e.empty()) t.e.assign(t.v.size(), 1);
+      }
+      terms.push_back(t);
+    }
+    out.push_back(terms);
+  }
+  return out;
+}
+
+// F_i(x) in MPFR from the exact limbs.
+std::vector<MpComplex> mp_values(const std::vector<std::vector<TermView>>& f, const PathResult& p,
+                                 int n) {
+  std::vector<MpComplex> x, values;
+  for (int j = 0; j < n; ++j) x.push_back(mp_of(p, j));
+  for (const auto& poly : f) {
+    MpComplex sum;
+    for (const auto& t : poly) {
+      MpComplex term;
+      mpfr_set_d(term.re.get(), t.c.real(), MPFR_RNDN);
+      mpfr_set_d(term.im.get(), t.c.imag(), MPFR_RNDN);
+      for (std::size_t q = 0; q < t.v.size(); ++q)
+        for (int e = 0; e < t.e[q]; ++e) mp_mul(term, x[std::size_t(t.v[q])]);
+      mpfr_add(sum.re.get(), sum.re.get(), term.re.get(), MPFR_RNDN);
+      mpfr_add(sum.im.get(), sum.im.get(), term.im.get(), MPFR_RNDN);
+    }
+    values.push_back(sum);
+  }
+  return values;
+}
+
+// max_i |F_i(x)| in MPFR from the exact limbs.
+double mp_residual(const std::vector<std::vector<TermView>>& f, const PathResult& p, int n) {
+  double r = 0;
+  for (const MpComplex& v : mp_values(f, p, n))
+    r = std::max(r, std::hypot(v.re.to_double(), v.im.to_double()));
+  return r;
+}
+
+// |J(x)^{-1} r| with J in double (Gaussian elimination with partial pivoting) and r = F(x) from
+// MPFR rounded to double: the first-order distance to the nearest regular root.
+double newton_correction(const std::vector<std::vector<TermView>>& f, const PathResult& p, int n) {
+  std::vector<Complex> x;
+  for (int j = 0; j < n; ++j) x.push_back(p.x(j));
+  const std::vector<MpComplex> values = mp_values(f, p, n);
+  std::vector<std::vector<Complex>> a(std::size_t(n),
+                                      std::vector<Complex>(std::size_t(n) + 1, 0.0));
+  for (int i = 0; i < n; ++i) {
+    for (const auto& t : f[std::size_t(i)])
+      for (std::size_t q = 0; q < t.v.size(); ++q) {
+        Complex d = t.c * double(t.e[q]) * std::pow(x[std::size_t(t.v[q])], t.e[q] - 1);
+        for (std::size_t r = 0; r < t.v.size(); ++r)
+          if (r != q) d *= std::pow(x[std::size_t(t.v[r])], t.e[r]);
+        a[std::size_t(i)][std::size_t(t.v[q])] += d;
+      }
+    a[std::size_t(i)][std::size_t(n)] = {values[std::size_t(i)].re.to_double(),
+                                         values[std::size_t(i)].im.to_double()};
+  }
+  for (int k = 0; k < n; ++k) {
+    int piv = k;
+    for (int i = k + 1; i < n; ++i)
+      if (std::abs(a[std::size_t(i)][std::size_t(k)]) >
+          std::abs(a[std::size_t(piv)][std::size_t(k)]))
+        piv = i;
+    std::swap(a[std::size_t(k)], a[std::size_t(piv)]);
+    for (int i = k + 1; i < n; ++i) {
+      const Complex l = a[std::size_t(i)][std::size_t(k)] / a[std::size_t(k)][std::size_t(k)];
+      for (int j = k; j <= n; ++j)
+        a[std::size_t(i)][std::size_t(j)] -= l * a[std::size_t(k)][std::size_t(j)];
+    }
+  }
+  std::vector<Complex> dx(static_cast<std::size_t>(n));
+  double norm = 0;
+  for (int k = n - 1; k >= 0; --k) {
+    Complex b = a[std::size_t(k)][std::size_t(n)];
+    for (int j = k + 1; j < n; ++j) b -= a[std::size_t(k)][std::size_t(j)] * dx[std::size_t(j)];
+    dx[std::size_t(k)] = b / a[std::size_t(k)][std::size_t(k)];
+    norm = std::max(norm, std::abs(dx[std::size_t(k)]));
+  }
+  return norm;
+}
+
+// Checks counts and every distinct regular solution against MPFR; returns the solutions.
+void check_all_regular(const NumericSystem& system, const TrackResult& r, std::int64_t paths,
+                       std::int64_t solutions, std::int64_t at_infinity) {
+  const int n = system.num_variables;
+  EXPECT_EQ(std::int64_t(r.paths.size()), paths);
+  EXPECT_EQ(r.failed, 0);
+  EXPECT_EQ(r.singular, 0);
+  EXPECT_EQ(r.at_infinity, at_infinity);
+  EXPECT_EQ(r.regular, solutions);
+  ASSERT_EQ(std::int64_t(r.solutions.size()), solutions);
+  const auto f = terms_of(system);
+  for (const Solution& s : r.solutions) {
+    EXPECT_EQ(s.multiplicity, 1);
+    const PathResult& p = r.paths[std::size_t(s.path)];
+    const double scale = 1.0 + p.max_abs;
+    EXPECT_LT(mp_residual(f, p, n), 1e-10 * scale) << "path " << s.path;
+    EXPECT_LT(newton_correction(f, p, n), 1e-10 * scale) << "path " << s.path;
+    EXPECT_LT(p.condition, 1e8);
+  }
+  double closest = 1e300;
+  for (std::size_t a = 0; a < r.solutions.size(); ++a)
+    for (std::size_t b = 0; b < a; ++b) {
+      const PathResult& pa = r.paths[std::size_t(r.solutions[a].path)];
+      const PathResult& pb = r.paths[std::size_t(r.solutions[b].path)];
+      double d = 0;
+      for (int j = 0; j < n; ++j) d = std::max(d, std::abs(pa.x(j) - pb.x(j)));
+      closest = std::min(closest, d);
+    }
+  EXPECT_GT(closest, 1e-4);
+}
+
+template <class Space>
+class TrackTest : public ::testing::Test {};
+TYPED_TEST_SUITE(TrackTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
+
+TYPED_TEST(TrackTest, UnivariateRootsAreTheAnalyticOnes) {
+  TrackOptions options;
+  for (int N : {1, 2, 4}) {
+    options.precision = options.max_precision = N;
+    // x^3 - 6 x^2 + 11 x - 6 = (x - 1)(x - 2)(x - 3)
+    const NumericSystem cubic = system_from_terms(
+        1, {{Term{1.0, {0}, {3}}, Term{-6.0, {0}, {2}}, Term{11.0, {0}, {}}, Term{-6.0, {}, {}}}},
+        "cubic");
+    const TrackResult r = track(TypeParam(), cubic, options);
+    ASSERT_EQ(r.solutions.size(), 3u);
+    std::vector<double> roots;
+    for (const Solution& s : r.solutions) {
+      const PathResult& p = r.paths[std::size_t(s.path)];
+      EXPECT_EQ(p.status, PathStatus::regular);
+      EXPECT_EQ(p.precision, N);
+      EXPECT_LT(std::abs(p.x(0).imag()), 1e-14);
+      roots.push_back(p.x(0).real());
+      // the limbs carry the precision: |x - k| in MPFR within 8 u_N times the root's condition
+      // sum |c_j| k^j / |F'(k)| (the forward error of Newton's method in N-double)
+      const double k = std::round(p.x(0).real());
+      Mp diff = mp_of(p, 0).re;
+      mpfr_sub_d(diff.get(), diff.get(), k, MPFR_RNDN);
+      const double condition =
+          (k * k * k + 6 * k * k + 11 * k + 6) / std::fabs(3 * k * k - 12 * k + 11);
+      EXPECT_LE(std::fabs(diff.to_double()), 8 * condition * std::pow(0x1p-53, N)) << "N = " << N;
+    }
+    std::sort(roots.begin(), roots.end());
+    EXPECT_NEAR(roots[0], 1.0, 1e-14);
+    EXPECT_NEAR(roots[1], 2.0, 1e-14);
+    EXPECT_NEAR(roots[2], 3.0, 1e-14);
+  }
+  // x^4 + 1: the four primitive 8th roots of unity
+  const NumericSystem quartic =
+      system_from_terms(1, {{Term{1.0, {0}, {4}}, Term{1.0, {}, {}}}}, "x^4+1");
+  const TrackResult r = track(TypeParam(), quartic, options);
+  ASSERT_EQ(r.solutions.size(), 4u);
+  for (const Solution& s : r.solutions) {
+    const Complex z = r.paths[std::size_t(s.path)].x(0);
+    EXPECT_NEAR(std::abs(z), 1.0, 1e-14);
+    EXPECT_NEAR(std::fabs(z.real()), std::sqrt(0.5), 1e-14);
+    EXPECT_NEAR(std::fabs(z.imag()), std::sqrt(0.5), 1e-14);
+  }
+}
+
+TYPED_TEST(TrackTest, DoubleRootsAreFlaggedSingular) {
+  TrackOptions options;
+  // (x - 1)^2 (x + 2) = x^3 - 3 x + 2
+  const NumericSystem cubic = system_from_terms(
+      1, {{Term{1.0, {0}, {3}}, Term{-3.0, {0}, {}}, Term{2.0, {}, {}}}}, "double root");
+  TrackResult r = track(TypeParam(), cubic, options);
+  ASSERT_EQ(r.solutions.size(), 2u);
+  EXPECT_EQ(r.singular, 2);
+  EXPECT_EQ(r.regular, 1);
+  for (const Solution& s : r.solutions) {
+    const Complex z = r.paths[std::size_t(s.path)].x(0);
+    if (s.singular) {
+      EXPECT_EQ(s.multiplicity, 2);
+      EXPECT_LT(std::abs(z - 1.0), 1e-6);
+    } else {
+      EXPECT_EQ(s.multiplicity, 1);
+      EXPECT_LT(std::abs(z + 2.0), 1e-14);
+    }
+  }
+  // x^2 + y^2 - 1 = 0 and the tangent x - 1 = 0 meet twice at (1, 0)
+  const NumericSystem tangency =
+      system_from_terms(2,
+                        {{Term{1.0, {0}, {2}}, Term{1.0, {1}, {2}}, Term{-1.0, {}, {}}},
+                         {Term{1.0, {0}, {}}, Term{-1.0, {}, {}}}},
+                        "tangency");
+  r = track(TypeParam(), tangency, options);
+  ASSERT_EQ(r.solutions.size(), 1u);
+  EXPECT_TRUE(r.solutions[0].singular);
+  EXPECT_EQ(r.solutions[0].multiplicity, 2);
+  const PathResult& p = r.paths[std::size_t(r.solutions[0].path)];
+  EXPECT_LT(std::abs(p.x(0) - 1.0), 1e-6);
+  EXPECT_LT(std::abs(p.x(1)), 1e-6);
+}
+
+TYPED_TEST(TrackTest, Cyclic5HasSeventyIsolatedSolutions) {
+  const NumericSystem system = cyclic_system(5);
+  const TrackResult r = track(TypeParam(), system, TrackOptions{});
+  check_all_regular(system, r, 120, 70, 50);
+}
+
+TYPED_TEST(TrackTest, Katsura6HasSixtyFourSolutions) {
+  const NumericSystem system = katsura_system(6);
+  const TrackResult r = track(TypeParam(), system, TrackOptions{});
+  check_all_regular(system, r, 64, 64, 0);
+}
+
+TYPED_TEST(TrackTest, RandomDenseQuadraticReachesTheBezoutBound) {
+  const NumericSystem system = random_dense_system(6, 2, 7);
+  const TrackResult r = track(TypeParam(), system, TrackOptions{});
+  check_all_regular(system, r, 64, 64, 0);
+}
+
+TYPED_TEST(TrackTest, DoubleDoubleTrackingGivesDoubleDoubleSolutions) {
+  TrackOptions options;
+  options.precision = options.max_precision = 2;
+  const NumericSystem system = katsura_system(3);
+  const TrackResult r = track(TypeParam(), system, options);
+  check_all_regular(system, r, 8, 8, 0);
+  const auto f = terms_of(system);
+  for (const Solution& s : r.solutions)
+    EXPECT_LT(mp_residual(f, r.paths[std::size_t(s.path)], 4), 1e-28);
+}
+
+TEST(TrackInput, BadSystemsAndOptionsAreRefused) {
+  const NumericSystem not_square =
+      system_from_terms(2, {{Term{1.0, {0}, {}}, Term{1.0, {1}, {}}}}, "ns");
+  EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), not_square, TrackOptions{}),
+               kosmos::invalid_input);
+  const NumericSystem constant = system_from_terms(1, {{Term{2.0, {}, {}}}}, "c");
+  EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), constant, TrackOptions{}),
+               kosmos::invalid_input);
+  TrackOptions bad;
+  bad.precision = 3;
+  EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(3), bad),
+               kosmos::invalid_input);
+  bad = TrackOptions{};
+  bad.max_paths = 100;
+  EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(5), bad),
+               kosmos::invalid_input);
+}
+}  // namespace
