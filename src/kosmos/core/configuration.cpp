@@ -34,7 +34,9 @@ std::string device_name() {
 std::string build_features() {
   std::string features;
   const auto add = [&features](bool present, const char* name) {
-    if (present) features += (features.empty() ? "" : ",") + std::string(name);
+    if (!present) return;
+    if (!features.empty()) features += ',';
+    features += name;
   };
   add(KOSMOS_HAVE_CUDA_SPECIALIZATIONS, "cuda-specializations");
   add(KOSMOS_HAVE_HDF5, "hdf5");
