@@ -34,6 +34,17 @@ constexpr int kMinParallelRows = 64;
 // propose()'s `models` for a likelihood that reads the proposal rows itself (proposals()).
 struct NoStaging {};
 
+// Hands a proposal to a noise model that stages per-proposal state (the GP); nothing for white
+// noise. An overload, not `if constexpr` in the kernel: nvcc refuses a device lambda whose first
+// capture of a variable happens inside `if constexpr`.
+template <class Spec, class ModelsT>
+KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec& m, const ModelsT& models, int r,
+                                           const double* proposal, bool inside_prior) {
+  m.stage(models, r, proposal, inside_prior);
+}
+template <class Spec>
+KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec&, const NoStaging&, int, const double*, bool) {}
+
 template <class Space>
 class DeMcmcChains {
   int n_stars_, chains_;
@@ -106,8 +117,7 @@ class DeMcmcChains {
                              1e-3 * sigma_(s, d) * rand.normal();
           const double lp = m.log_prior(terms_.data(), &proposal(r, 0));
           proposal_prior(r) = lp;
-          if constexpr (!std::is_same<ModelsT, NoStaging>::value)
-            m.stage(models, r, &proposal(r, 0), lp > negative_infinity());
+          stage_proposal(m, models, r, &proposal(r, 0), lp > negative_infinity());
         });
   }
 
