@@ -6,7 +6,7 @@
 //   cyclic5/6/7: 120, 720, 5040 paths (70, 156, 924 isolated solutions)
 //   katsura6/8/10: 64, 256, 1024 paths
 //   random10x2: a random dense quadratic system in 10 variables, 2^10 paths
-// On host spaces only the systems up to 1024 paths run in double double and quad double, so the
+// On host spaces only the systems up to 256 paths run in double double and quad double, so the
 // default OpenMP run stays short; the GPU gets the whole grid.
 #include <benchmark_utils.hpp>
 
@@ -51,7 +51,7 @@ void register_precision(const std::string& space_name) {
                         {"random10x2", random_dense_system(10, 2, 11), 1024}};
   const bool device = !std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value;
   for (const Case& c : cases) {
-    if (!device && N > 1 && c.paths > 1024) continue;
+    if (!device && N > 1 && c.paths > 256) continue;
     const NumericSystem system = c.system;
     benchmark::RegisterBenchmark(
         ("BM_Track/" + c.name + "/N" + std::to_string(N) + "/" + space_name).c_str(),
