@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <kosmos/core/configuration.hpp>
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
 
 #include <cstdlib>
@@ -37,7 +38,7 @@ namespace {
 void initialize(const std::vector<std::string>& arguments) {
   if (Kokkos::is_initialized()) return;
   std::vector<std::string> args{"kosmos"};
-  args.insert(args.end(), arguments.begin(), arguments.end());
+  for (const auto& a : arguments) args.push_back(kosmos::Impl::kokkos_argument_spelling(a));
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = int(argv.size());

@@ -1,6 +1,7 @@
 // The `kosmos` tool: `kosmos <command> [options]`. Commands register themselves (options.hpp).
 #include "options.hpp"
 
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/version.hpp>
 
@@ -58,15 +59,17 @@ void default_openmp_binding([[maybe_unused]] char* argv[]) {
 int main(int argc, char* argv[]) {
   default_openmp_binding(argv);
   // Only --kokkos-* arguments go to Kokkos: Kokkos 3.4 would also answer a bare --help itself.
-  std::vector<char*> kokkos_argv{argv[0]};
+  std::vector<std::string> kokkos_args;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--kokkos-", 9) == 0) {
-      kokkos_argv.push_back(argv[i]);
+      kokkos_args.push_back(kosmos::Impl::kokkos_argument_spelling(argv[i]));
     } else {
       args.emplace_back(argv[i]);
     }
   }
+  std::vector<char*> kokkos_argv{argv[0]};
+  for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
   int kokkos_argc = int(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());

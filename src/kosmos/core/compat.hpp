@@ -104,6 +104,22 @@ auto concurrent_policy(const Policy& policy) {
   return Kokkos::Experimental::require(policy,
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
+
+// A Kokkos command-line argument in the spelling of the Kokkos built against: the host thread
+// count is --kokkos-threads up to 3.6 and --kokkos-num-threads from 3.7 on (4.x ignores the old
+// one silently). Users and scripts may write either.
+inline std::string kokkos_argument_spelling(const std::string& argument) {
+#if KOKKOS_VERSION >= 30700
+  const std::string old_spelling = "--kokkos-threads", new_spelling = "--kokkos-num-threads";
+#else
+  const std::string old_spelling = "--kokkos-num-threads", new_spelling = "--kokkos-threads";
+#endif
+  const auto n = old_spelling.size();
+  if (argument.compare(0, n, old_spelling) == 0 && (argument.size() == n || argument[n] == '=')) {
+    return new_spelling + argument.substr(n);
+  }
+  return argument;
+}
 }  // namespace Impl
 
 // Host memory that device copies read and write at full speed, asynchronously: pinned on CUDA,
