@@ -19,7 +19,10 @@ endif()
 if(Python3_EXECUTABLE)
   find_package(Python3 COMPONENTS Interpreter Development.Module NumPy QUIET)
   if(Python3_FOUND AND Python3_NumPy_FOUND)
-    find_package(pybind11 CONFIG QUIET)
+    # pybind11 from Debian (pybind11-dev), else the interpreter's own (pip install pybind11).
+    execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pybind11; print(pybind11.get_cmake_dir())"
+                    OUTPUT_VARIABLE _kosmos_pybind11_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    find_package(pybind11 CONFIG QUIET HINTS ${_kosmos_pybind11_dir})
     if(pybind11_FOUND)
       set(KOSMOS_PYTHON_FOUND ON)
     endif()

@@ -280,8 +280,9 @@ gtest() {
 
 # Debian build packages on the host (CI and developer machines).
 system() {
+  # clang: CI's sanitizer and libFuzzer stage.
   local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev libhdf5-dev
-              pybind11-dev python3-dev python3-numpy python3-matplotlib python3-pytest)
+              pybind11-dev python3-dev python3-numpy python3-matplotlib python3-pytest clang)
   local missing=()
   local p
   for p in "${pkgs[@]}"; do

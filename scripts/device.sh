@@ -22,7 +22,8 @@
 #   scripts/device.sh unship                  # there: unpack build/shipped.tar.xz (carried) where
 #                                             #   it was built; `bench` then runs what it holds
 # Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_BUILD_TARGETS
-# (build only these CMake targets, space-separated), KOSMOS_COMPILE_TIMES
+# (build only these CMake targets, space-separated), KOSMOS_CMAKE_ARGS (more configure arguments,
+# e.g. -DPython3_EXECUTABLE=... for the Python package), KOSMOS_COMPILE_TIMES
 # (a file: `build` appends each compile's seconds and object to it), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
 # (3.4, the default: Debian's Kokkos 3.4.01 in C++17; or 4.6: Kokkos 4.6 from .deps/kokkos46 in
 # C++20), which picks the Kokkos every step builds against and uses.
@@ -105,7 +106,8 @@ build_all() {
     -DCMAKE_PREFIX_PATH="$gtest;$sysroot/usr" -DCMAKE_BUILD_TYPE=Release \
     ${KOSMOS_CXX_STANDARD:+-DCMAKE_CXX_STANDARD=$KOSMOS_CXX_STANDARD} \
     -DKOSMOS_HDF5_INCLUDE_DIR="$sysroot/usr/include/hdf5/serial" \
-    -DKOSMOS_HDF5_LIBRARY="$sysroot/usr/lib/x86_64-linux-gnu/libhdf5_serial.so" >"$out/configure-kokkos$kokkos_choice.log" 2>&1 ||
+    -DKOSMOS_HDF5_LIBRARY="$sysroot/usr/lib/x86_64-linux-gnu/libhdf5_serial.so" ${KOSMOS_CMAKE_ARGS:-} \
+    >"$out/configure-kokkos$kokkos_choice.log" 2>&1 ||
     { tail -n 30 "$out/configure-kokkos$kokkos_choice.log"; exit 1; }
   local t0=$(date +%s)
   cmake --build "$build" -j "$(nproc)" ${KOSMOS_BUILD_TARGETS:+--target $KOSMOS_BUILD_TARGETS} >"$out/build-kokkos$kokkos_choice.log" 2>&1 ||

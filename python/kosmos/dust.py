@@ -12,10 +12,11 @@ from . import _kosmos
 
 _d = _kosmos.dust
 status_name = _d.status_name
+stochastic_status_name = _d.stochastic_status_name
 planck = _d.planck
 
 __all__ = ["Grains", "from_draine", "wavelength_grid", "bin_widths", "size_distribution",
-           "mmp83", "planck", "read_draine_table", "status_name"]
+           "mmp83", "planck", "read_draine_table", "status_name", "stochastic_status_name"]
 
 
 def read_draine_table(path):
@@ -88,6 +89,30 @@ class Grains:
         sed = np.empty((intensity.shape[0], len(self.wavelength)))
         self._native.run(intensity, dust_mass, heating, T, status, sed)
         return (sed, T, status) if full else sed
+
+    def temperature_distributions(self, intensity, species, materials, *, bins=128,
+                                      temperature=None):
+        """P(T) of stochastically heated grains (Guhathakurta & Draine 1989; Draine & Li 2001 heat
+        capacities): species (Q,) indices into this model, materials ('graphite' or 'silicate' each,
+        or one for all). Returns (probability, bin_temperature, status): (cells, Q, bins) summing to 1
+        over the bins, bin temperatures in K, and a status per (cell, Q)
+        (``stochastic_status_name``). temperature: the cells' equilibrium temperatures (cells,
+        species) if already computed."""
+        intensity = np.atleast_2d(np.asarray(intensity, dtype=np.float64))
+        if temperature is None:
+            temperature = self.temperatures(intensity)
+        species = [int(s) for s in np.atleast_1d(species)]
+        materials = [materials] * len(species) if isinstance(materials, str) else list(materials)
+        radius = [float(self.radius[s]) * 1e6 for s in species]
+        c, q = intensity.shape[0], len(species)
+        probability = np.empty((c, q, int(bins)))
+        bin_temperature = np.empty((c, q, int(bins)))
+        status = np.empty((c, q), np.int32)
+        self._native.distributions(np.ascontiguousarray(intensity), np.ascontiguousarray(temperature),
+                                   species, materials, radius, int(bins), probability,
+                                   bin_temperature, status)
+        return probability, bin_temperature, status
+
 
 
 def from_draine(tables, radius_micron, number_per_mass, wavelength_micron=None, *, beta=2.0, **options):

@@ -5,6 +5,7 @@ periastron of the star's orbit and M0 the mean anomaly at ``epoch``, both in rad
 time unit of t (days), K in m/s. The search (``fit``) reports omega and M0 in degrees, as the
 ``kosmos rv`` tool does.
 """
+import os as _os
 from collections import namedtuple
 
 import numpy as np
@@ -14,7 +15,7 @@ from . import _kosmos
 _k = _kosmos.kepler
 
 __all__ = ["solve", "rv_model", "chi2", "RVData", "read", "fit", "survey", "FitResult",
-           "minimum_mass", "Status"]
+           "minimum_mass", "read_posterior", "Status"]
 
 
 class Status:
@@ -262,6 +263,55 @@ def survey(stars, *, planets=2, trend=0, priors=None, fix=None, stellar_mass=Non
     data = [s if isinstance(s, RVData) else read(s) for s in stars]
     o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options)
     return [FitResult(r, d) for r, d in zip(_k.survey([d._arguments() for d in data], o), data)]
+
+
+def read_posterior(path, data):
+    """A posterior written by ``kosmos rv --output`` (text or HDF5) as a FitResult: samples,
+    columns, chains, epoch and the MAP model (the polished optimum) from the file; data: the RV
+    data it was fitted to (an RVData or the data file's path). Summaries are recomputed from
+    the samples (median and 68 % interval; R-hat and ESS are not stored per column: NaN)."""
+    from . import io
+    data = data if isinstance(data, RVData) else read(data)
+    path = _os.fspath(path)
+    d = {"max_rhat": np.nan, "min_ess": np.nan, "acceptance": np.nan, "seconds": np.nan,
+         "likelihood_evaluations": 0}
+    if io.is_hdf5(path):
+        d["samples"] = io.read(path, "samples")
+        d["columns"] = io.read_strings(path, "columns")
+        d["chain"] = io.read(path, "chain").astype(np.int64)
+        d["epoch"] = io.attribute(path, "epoch")
+        d["planets"] = int(io.attribute(path, "planets"))
+        d["map_loglike"] = io.attribute(path, "map_loglike")
+        d["max_rhat"] = io.attribute(path, "max_rhat")
+        d["acceptance"] = io.attribute(path, "acceptance")
+        orbits = io.read(path, "map_orbits").reshape(-1, 5)
+        d["map_offsets"] = list(io.read(path, "map_offsets"))
+        d["map_jitters"] = list(io.read(path, "map_jitters"))
+        d["map_trend"] = list(io.read(path, "map_trend"))
+    else:
+        comments, names, values = io.read_text_table(path)
+        meta = {c.split()[0]: c.split()[1:] for c in comments if c.split()}
+        if "map_loglike" not in meta or names is None:
+            raise _kosmos.FileError(f"{path}: not a posterior written by kosmos rv (no MAP lines; "
+                            "files of Kosmos before 0.2 lack them)")
+        d["samples"], d["columns"] = values, names
+        chains = int(meta["chains"][0].rstrip(":"))
+        d["chain"] = np.arange(len(values)) % max(chains, 1)
+        header = comments[0]
+        d["epoch"] = float(header.split("epoch ")[1].split(",")[0])
+        d["map_loglike"] = float(meta["map_loglike"][0])
+        keys = sorted(k for k in meta if k.startswith("map_orbit_"))
+        orbits = np.array([[float(x) for x in meta[k]] for k in keys]).reshape(-1, 5)
+        d["planets"] = len(orbits)
+        d["map_offsets"] = [float(x) for x in meta["map_offsets"]]
+        d["map_jitters"] = [float(x) for x in meta["map_jitters"]]
+        d["map_trend"] = [float(x) for x in meta.get("map_trend", [])]
+    d["map_orbits"] = [dict(zip(("P", "K", "e", "omega", "M0"), o)) for o in orbits]
+    d["summary"] = [dict(name=c, map=np.nan, median=q[1], lower=q[0], upper=q[2], ess=np.nan,
+                         rhat=np.nan)
+                    for c, q in zip(d["columns"], np.percentile(d["samples"], [15.87, 50, 84.13],
+                                                                axis=0).T)]
+    return FitResult(d, data)
 
 
 def minimum_mass(P, K, e, stellar_mass):

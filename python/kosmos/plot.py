@@ -12,7 +12,7 @@ except ImportError as _error:  # pragma: no cover - depends on the installation
                       "pip install matplotlib)") from _error
 
 __all__ = ["rv", "phase", "periodogram", "corner", "trace", "orbits", "stability_map", "sed",
-           "temperatures"]
+           "temperatures", "temperature_distribution"]
 
 
 def _finish(fig, path, dpi):
@@ -229,4 +229,22 @@ def temperatures(radius_micron, temperature, path=None, *, dpi=100, labels=None)
     ax.set_xlabel("grain radius [micron]")
     ax.set_ylabel("T [K]")
     ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    return _finish(fig, path, dpi)
+
+
+def temperature_distribution(bin_temperature, probability, path=None, *, dpi=100, labels=None):
+    """P(T) of stochastically heated grains: one curve per grain, probability per bin (G, bins)
+    on bin temperatures (G, bins) in K, as dP/dlnT so that curves on different grids compare."""
+    T = np.atleast_2d(bin_temperature)
+    P = np.atleast_2d(probability)
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for g in range(P.shape[0]):
+        lnT = np.log(T[g])
+        width = np.gradient(lnT) if len(lnT) > 1 else np.ones(1)
+        ax.loglog(T[g], P[g] / width, lw=1, label=labels[g] if labels else f"grain {g}")
+    ax.set_xlabel("T [K]")
+    ax.set_ylabel("dP / d ln T")
+    top = np.max(P / np.gradient(np.log(T), axis=1)) if T.shape[1] > 1 else 1.0
+    ax.set_ylim(top * 1e-8, top * 3)
+    ax.legend(fontsize=7)
     return _finish(fig, path, dpi)

@@ -1,4 +1,5 @@
-"""kosmos.series: multiple-double numbers, power series systems, evaluation and Newton's method.
+"""kosmos.series: multiple-double numbers, power series systems, evaluation, Newton's method and
+the path tracker (all isolated solutions of a polynomial system).
 
 A real N-fold double is N limbs (float64) whose exact sum is the value; complex values are 2 N
 limbs (the real part's limbs, then the imaginary part's). Decimal strings are read correctly
@@ -15,7 +16,7 @@ _s = _kosmos.series
 System = _s.System
 
 __all__ = ["to_limbs", "to_string", "load", "from_text", "generate", "evaluate", "newton",
-           "System"]
+           "symbolic", "example", "track", "TrackResult", "System"]
 
 
 def to_limbs(values, precision):
@@ -79,3 +80,46 @@ def newton(system, degree, *, start=None, kernels="automatic"):
     (``kosmos series --newton``): start is one decimal per variable (complex 're,im'), default
     the system's point."""
     return NewtonSolution(_s.newton(system, int(degree), [str(s) for s in (start or [])], kernels))
+
+
+def symbolic(text, precision=2):
+    """A system in the symbolic syntax (``x1^2*x2 - (1+2*t)*x3 + 0.5;`` per polynomial; see
+    ``kosmos series --help``)."""
+    return _s.symbolic(str(text), int(precision))
+
+
+def example(name, n, *, seed=1):
+    """A benchmark system without t: cyclic-n, katsura-n or a random dense quadratic system in n
+    variables (seeded)."""
+    return _s.example(str(name), int(n), int(seed))
+
+
+class TrackResult:
+    """All paths of a total-degree homotopy (``kosmos series --track``): per path x (paths,
+    variables) complex128 end points, status (0 regular, 1 singular, 2 at infinity, 3 failed;
+    ``status_names``), precision (doubles used), steps, t reached, residual, condition, solution
+    (index of its distinct solution or -1); per distinct solution solution_path, multiplicity and
+    singular; ``solutions()`` the distinct finite end points."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    @property
+    def status_names(self):
+        return [_s.path_status_name(int(s)) for s in self.status]
+
+    def count(self, name):
+        return int(sum(1 for s in self.status_names if s == name))
+
+    def solutions(self):
+        """(distinct, variables) complex128: each distinct finite solution once."""
+        return self.x[self.solution_path]
+
+
+def track(system, *, precision=1, max_precision=4, seed=2021, max_steps=4000):
+    """All isolated solutions of a square system without t by a total-degree homotopy with the
+    gamma trick, every path tracked at once on the build's execution space; failed paths are
+    tracked again in up to `max_precision` doubles (1, 2 or 4)."""
+    return TrackResult(_s.track(system, dict(precision=int(precision),
+                                             max_precision=int(max_precision), seed=int(seed),
+                                             max_steps=int(max_steps))))

@@ -143,4 +143,5 @@ void bind_kepler(py::module_& m);
 void bind_nbody(py::module_& m);
 void bind_series(py::module_& m);
 void bind_dust(py::module_& m);
+void bind_io(py::module_& m);
 }  // namespace kosmos_python

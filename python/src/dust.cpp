@@ -95,6 +95,46 @@ class PyGrains : public Resource {
     bs.to_host();
   }
 
+  // P(T) of the selected species (indices into the model, with material names and radii in
+  // micron) in cells of intensity (C, L) at their equilibrium temperature (C, S): probability and
+  // bin_temperature (C, Q, bins), status (C, Q), written in place.
+  void distributions(py::handle intensity_in, py::handle T_in,
+                     const std::vector<int>& species, const std::vector<std::string>& materials,
+                     const std::vector<double>& radius_micron, int bins, py::handle probability_in,
+                     py::handle bin_temperature_in, py::handle status_in) {
+    const std::string where = "kosmos.dust.Grains.temperature_distributions";
+    require_alive(where.c_str());
+    kosmos::Impl::require(materials.size() == species.size() && radius_micron.size() == species.size(),
+                          where.c_str(), "species, materials and radius_micron differ in length (",
+                          species.size(), ", ", materials.size(), ", ", radius_micron.size(), ")");
+    const py::ssize_t L = wavelengths(), S = this->species(), Q = py::ssize_t(species.size());
+    auto intensity = as_array<double>(intensity_in, where, "intensity", 2, {-1, L});
+    const py::ssize_t C = intensity.shape(0);
+    auto T = as_array<double>(T_in, where, "temperature", 2, {C, S});
+    auto probability = as_array<double>(probability_in, where, "probability", 3, {C, Q, bins});
+    auto bin_temperature =
+        as_array<double>(bin_temperature_in, where, "bin_temperature", 3, {C, Q, bins});
+    auto status = as_array<int>(status_in, where, "status", 2, {C, Q});
+    std::vector<kd::StochasticSpecies> selected;
+    for (std::size_t q = 0; q < species.size(); ++q)
+      selected.push_back({species[q], kd::parse_grain_material(materials[q]), radius_micron[q]});
+    kd::StochasticOptions options;
+    options.bins = bins;
+    Bound<const double**> bI(intensity, true), bT(T, true);
+    Bound<double***> bp(probability, false), bbt(bin_temperature, false);
+    Bound<int**> bs(status, false);
+    {
+      py::gil_scoped_release unlocked;
+      const auto model = kd::prepare_stochastic(Space(), g_, selected, options);
+      kd::temperature_distributions(Space(), g_, model, bI.device, bT.device, bp.device, bbt.device,
+                                    bs.device);
+      Space().fence();
+    }
+    bp.to_host();
+    bbt.to_host();
+    bs.to_host();
+  }
+
  private:
   kd::GrainModel<double, Space> g_;
   kd::SolverOptions options_;
@@ -151,7 +191,16 @@ void bind_dust(py::module_& parent) {
       .def_property_readonly("wavelengths", &PyGrains::wavelengths)
       .def_property_readonly("species", &PyGrains::species)
       .def("run", &PyGrains::run, py::arg("intensity"), py::arg("dust_mass"), py::arg("heating"),
-           py::arg("temperature"), py::arg("status"), py::arg("sed"));
+           py::arg("temperature"), py::arg("status"), py::arg("sed"))
+      .def("distributions", &PyGrains::distributions, py::arg("intensity"), py::arg("temperature"),
+           py::arg("species"), py::arg("materials"), py::arg("radius_micron"), py::arg("bins"),
+           py::arg("probability"), py::arg("bin_temperature"), py::arg("status"));
+  m.def("stochastic_status_name", [](int status) {
+    static const char* names[] = {"ok", "no_heating", "energy_imbalance", "invalid_heating"};
+    kosmos::Impl::require(status >= 0 && status <= 3, "kosmos.dust.stochastic_status_name",
+                          "status ", status, " is outside [0, 3]");
+    return std::string(names[status]);
+  });
   m.def("read_draine_table", &read_draine_table, py::arg("path"));
   m.def("cross_sections", &cross_sections, py::arg("path"), py::arg("radius_micron"),
         py::arg("wavelength_micron"), py::arg("beta"));

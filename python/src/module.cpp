@@ -83,4 +83,5 @@ PYBIND11_MODULE(_kosmos, m) {
   kp::bind_nbody(m);
   kp::bind_series(m);
   kp::bind_dust(m);
+  kp::bind_io(m);
 }

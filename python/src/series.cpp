@@ -3,7 +3,12 @@
 #include "common.hpp"
 
 #include <kosmos/core/multi_double.hpp>
+#include <kosmos/series/example_systems.hpp>
+#include <kosmos/series/parser.hpp>
 #include <kosmos/series/pipeline.hpp>
+#include <kosmos/series/track.hpp>
+
+#include <pybind11/complex.h>
 
 #include <memory>
 
@@ -121,6 +126,75 @@ py::dict newton(const PySystem& s, int degree, const std::vector<std::string>& s
       py::arg("start_residual") = r->result.start_residual,
       py::arg("coefficient_ratio") = r->result.coefficient_ratio, py::arg("steps") = steps);
 }
+PySystem symbolic(const std::string& text, int precision) {
+  require_precision(precision);
+  return PySystem{ks::parse_symbolic(text, "<text>", precision)};
+}
+
+PySystem example(const std::string& name, int n, std::uint64_t seed) {
+  kosmos::Impl::require(n >= 1 && n <= 16, "kosmos.series.example", "n = ", n,
+                        " is outside [1, 16]");
+  if (name == "cyclic") return PySystem{ks::cyclic_system(n)};
+  if (name == "katsura") return PySystem{ks::katsura_system(n)};
+  if (name == "random") return PySystem{ks::random_dense_system(n, 2, seed)};
+  throw kosmos::invalid_input("kosmos.series.example: name must be cyclic, katsura or random, not '" +
+                              name + "'");
+}
+
+// Every path's end point and status, and the distinct solutions, as arrays.
+py::dict track(const PySystem& s, const py::dict& options) {
+  ks::TrackOptions o;
+  for (const auto& [k, value] : options) {
+    const auto key = py::cast<std::string>(k);
+    if (key == "seed")
+      o.seed = value.cast<std::uint64_t>();
+    else if (key == "precision")
+      o.precision = value.cast<int>();
+    else if (key == "max_precision")
+      o.max_precision = value.cast<int>();
+    else if (key == "max_steps")
+      o.max_steps = value.cast<int>();
+    else
+      throw kosmos::invalid_input("kosmos.series.track: unknown option '" + key + "'");
+  }
+  // The system carries the highest precision a path may be raised to.
+  const auto system = ks::with_precision(s.system, o.max_precision);
+  ks::TrackResult r;
+  {
+    py::gil_scoped_release unlocked;
+    r = ks::track(Space(), system, o);
+  }
+  const py::ssize_t paths = py::ssize_t(r.paths.size()), n = r.num_variables;
+  py::array_t<std::complex<double>> x({paths, n});
+  py::array_t<int> status(paths), precision(paths), steps(paths), solution(paths);
+  py::array_t<double> t(paths), residual(paths), condition(paths);
+  for (py::ssize_t p = 0; p < paths; ++p) {
+    const auto& path = r.paths[std::size_t(p)];
+    for (py::ssize_t j = 0; j < n; ++j) x.mutable_at(p, j) = path.x(int(j));
+    status.mutable_at(p) = int(path.status);
+    precision.mutable_at(p) = path.precision;
+    steps.mutable_at(p) = path.steps;
+    solution.mutable_at(p) = path.solution;
+    t.mutable_at(p) = path.t;
+    residual.mutable_at(p) = path.residual;
+    condition.mutable_at(p) = path.condition;
+  }
+  const py::ssize_t distinct = py::ssize_t(r.solutions.size());
+  py::array_t<int> solution_path(distinct), multiplicity(distinct);
+  py::array_t<bool> singular(distinct);
+  for (py::ssize_t k = 0; k < distinct; ++k) {
+    const auto& sol = r.solutions[std::size_t(k)];
+    solution_path.mutable_at(k) = sol.path;
+    multiplicity.mutable_at(k) = sol.multiplicity;
+    singular.mutable_at(k) = sol.singular;
+  }
+  return py::dict(py::arg("x") = x, py::arg("status") = status, py::arg("precision") = precision,
+                  py::arg("steps") = steps, py::arg("solution") = solution, py::arg("t") = t,
+                  py::arg("residual") = residual, py::arg("condition") = condition,
+                  py::arg("solution_path") = solution_path, py::arg("multiplicity") = multiplicity,
+                  py::arg("singular") = singular, py::arg("degrees") = r.degrees,
+                  py::arg("gamma") = r.gamma, py::arg("raised") = r.raised);
+}
 }  // namespace
 
 void bind_series(py::module_& parent) {
@@ -145,5 +219,13 @@ void bind_series(py::module_& parent) {
   m.def("evaluate", &evaluate, py::arg("system"), py::arg("kernels"));
   m.def("newton", &newton, py::arg("system"), py::arg("degree"), py::arg("start"),
         py::arg("kernels"));
+  m.def("symbolic", &symbolic, py::arg("text"), py::arg("precision"));
+  m.def("example", &example, py::arg("name"), py::arg("n"), py::arg("seed"));
+  m.def("track", &track, py::arg("system"), py::arg("options"));
+  m.def("path_status_name", [](int status) {
+    kosmos::Impl::require(status >= 0 && status <= 3, "kosmos.series.path_status_name", "status ",
+                          status, " is outside [0, 3]");
+    return std::string(ks::to_string(ks::PathStatus(status)));
+  });
 }
 }  // namespace kosmos_python

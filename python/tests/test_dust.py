@@ -50,3 +50,35 @@ def test_errors_name_the_value():
         dust.Grains(lam, dust.bin_widths(lam), np.ones((2, 10)), [1e-7], [1.0])
     with pytest.raises(TypeError, match="float64"):
         grains.temperatures(np.ones((2, 10), np.float32))
+
+
+def test_temperature_distributions_conserve_energy(data_dir):
+    # P(T) of two very small graphite grains in the MMP83 field: each sums to 1, and the power it
+    # emits, sum_j P_j sum_l sigma_l B(lambda_l, T_j) dlambda_l with a Planck function written
+    # here, equals the power absorbed, sum_l sigma_l I_l dlambda_l (1 % is the library's own
+    # energy tolerance; 3 % allows for its bins).
+    table = data_dir / "dust" / "draine_graphite_81.dat"
+    lam = dust.wavelength_grid()
+    radii = [0.001, 0.003]
+    g = dust.from_draine(table, radii, [1.0, 1.0], lam)
+    intensity = dust.mmp83(lam)
+    T = g.temperatures(intensity)
+    P, Tb, status = g.temperature_distributions(intensity, [0, 1], "graphite", temperature=T)
+    assert P.shape == (1, 2, 128) and [dust.stochastic_status_name(s) for s in status[0]] == ["ok"] * 2
+    assert np.allclose(P.sum(axis=2), 1, atol=1e-9)
+    sigma = dust._d.cross_sections(str(table), radii, list(lam), 2.0)
+    wl, dl = lam * 1e-6, dust.bin_widths(lam) * 1e-6
+    h, c, k = 6.62607015e-34, 2.99792458e8, 1.380649e-23
+
+    def planck(T):
+        with np.errstate(over="ignore"):
+            return 2 * h * c ** 2 / wl ** 5 / np.expm1(h * c / (wl * k * T))
+
+    for q in range(2):
+        absorbed = np.sum(sigma[q] * intensity * dl)
+        emitted = sum(p * np.sum(sigma[q] * planck(t) * dl)
+                      for p, t in zip(P[0, q], Tb[0, q]) if p > 0)
+        assert emitted == pytest.approx(absorbed, rel=0.03)
+    with pytest.raises(ValueError, match="differ in length"):
+        g._native.distributions(intensity[None, :], T, [0, 1], ["graphite"], [0.001], 128, P, Tb,
+                                status)

@@ -64,3 +64,27 @@ def test_file_errors_name_the_line(tmp_path):
     bad.write_text("variables 1\ndegree 1\nterm x1^2 : 1 zz\npoint x1 : 1 0\n")
     with pytest.raises(kosmos.FileError, match="bad.poly:3"):
         series.load(bad)
+
+
+def test_track_cyclic5_all_solutions_checked_independently():
+    # cyclic-5: 70 isolated solutions among 120 total-degree paths; each checked here by
+    # evaluating the equations with numpy (not the library's evaluator).
+    r = series.track(series.example("cyclic", 5))
+    x = r.solutions()
+    assert len(x) == 70 and r.count("failed") == 0
+    n = 5
+    for k in range(1, n):
+        value = sum(np.prod([x[:, (i + j) % n] for j in range(k)], axis=0) for i in range(n))
+        assert np.max(np.abs(value)) < 1e-8
+    assert np.max(np.abs(np.prod(x, axis=1) - 1)) < 1e-8
+    assert r.x.shape == (120, 5) and r.x.dtype == np.complex128
+
+
+def test_track_symbolic_circle_and_line():
+    # x^2 + y^2 = 1 and x = y: (+-1/sqrt(2), +-1/sqrt(2)), analytic.
+    r = series.track(series.symbolic("x^2 + y^2 - 1;\nx - y;"))
+    x = np.sort_complex(r.solutions()[:, 0])
+    assert np.allclose(x, [-2 ** -0.5, 2 ** -0.5], atol=1e-12)
+    assert set(r.status_names) <= {"regular", "at_infinity"}
+    with pytest.raises(ValueError, match="unknown option"):
+        series._s.track(series.symbolic("x - 1;"), {"colour": 1})

@@ -2,6 +2,7 @@
 // (Jonsson & Primack 2010), from Draine cross-section tables, a size distribution and a cells
 // file, or for the paper's benchmark problem with synthetic MMP83-based radiation fields.
 #include "options.hpp"
+#include "plots.hpp"
 
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
@@ -21,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace {
 using Space = Kokkos::DefaultExecutionSpace;
@@ -173,12 +175,12 @@ std::string summary() {
 // An HDF5 cells file: datasets "intensity" (C, L) and "dust_mass" (C), optionally
 // "wavelength_micron" (L), which must then equal the grid. Returns C.
 std::size_t check_hdf5_cells(const kosmos::io::H5Reader& in, const std::vector<double>& w_micron) {
-  const auto dims = in.dims("intensity");
-  const auto mass_dims = in.dims("dust_mass");
-  const bool grid_ok = !in.has("wavelength_micron") || in.dims("wavelength_micron") == std::vector<std::size_t>{w_micron.size()};
-  if (!grid_ok || dims.size() != 2 || dims[1] != w_micron.size() || mass_dims.size() != 1 || mass_dims[0] != dims[0])
+  if (!in.has("intensity") || !in.has("dust_mass"))
     throw kosmos::file_error(in.path() + ": expected datasets intensity (cells, " + std::to_string(w_micron.size()) +
                              " wavelengths) and dust_mass (cells)");
+  const auto dims = in.expect_shape("intensity", {kosmos::io::H5Reader::any_extent, w_micron.size()});
+  in.expect_shape("dust_mass", {dims[0]});
+  if (in.has("wavelength_micron")) in.expect_shape("wavelength_micron", {w_micron.size()});
   if (in.has("wavelength_micron")) {
     const auto w = in.read<double>("wavelength_micron");
     for (std::size_t l = 0; l < w.size(); ++l)  // w.size() == L: intensity's dims checked it
@@ -725,8 +727,19 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("pt-output", "FILE.h5",
               "P(T) of the --stochastic-below grains: probability and bin_temperature (cells, "
               "stochastic species, --bins), stochastic_species (their species indices)",
+              "", true)
+      .option("plot", "DIR",
+              "after the run, draw the SEDs (--sed), temperatures against radius "
+              "(--temperatures) and P(T) (--pt-output) of a few cells into DIR as PNG (the "
+              "Python package's kosmos.cli_plots, matplotlib)",
               "", true);
   if (!o.parse(args)) return 0;
+  const std::string plot_dir = o.given("plot") ? o.str("plot") : std::string();
+  if (!plot_dir.empty()) {
+    if (!o.given("sed") && !o.given("temperatures") && !o.given("pt-output"))
+      o.reject_given({"plot"}, "needs an output to draw: --sed, --temperatures or --pt-output");
+    kosmos::cli::require_plotting("plot");
+  }
   const std::string precision = o.str("precision");
   std::vector<kosmos::cli::FileArgument> inputs, outputs;
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
@@ -735,9 +748,18 @@ int run_dust_command(const std::vector<std::string>& args) {
   for (const char* out : {"temperatures", "sed", "status", "write-cells", "pt-output"})
     if (o.has(out)) outputs.push_back({out, o.str(out)});
   kosmos::cli::check_output_files(inputs, outputs);
-  if (precision == "float") return run_dust<float>(o);
-  if (precision == "double") return run_dust<double>(o);
-  throw kosmos::cli::usage_error("--precision must be float or double, not '" + precision + "'");
+  if (precision != "float" && precision != "double")
+    throw kosmos::cli::usage_error("--precision must be float or double, not '" + precision + "'");
+  const int status = precision == "float" ? run_dust<float>(o) : run_dust<double>(o);
+  if (!plot_dir.empty()) {
+    std::vector<std::string> plot_args{"dust", "--output", plot_dir};
+    for (const auto& [option, flag] : {std::pair<const char*, const char*>{"sed", "--sed"},
+                                       {"temperatures", "--temperatures"},
+                                       {"pt-output", "--pt"}})
+      if (o.given(option)) plot_args.insert(plot_args.end(), {flag, o.str(option)});
+    kosmos::cli::run_plots(plot_args);
+  }
+  return status;
 }
 
 const kosmos::cli::CommandRegistration registration{

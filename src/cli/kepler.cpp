@@ -1,5 +1,6 @@
 // `kosmos rv`: global search and DE-MCMC posterior of n-planet Keplerian models for an RV file.
 #include "options.hpp"
+#include "plots.hpp"
 
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
@@ -229,6 +230,11 @@ int run_rv(const std::vector<std::string>& args) {
                "and trend, e.g. --prior \"gamma_<inst> uniform -100 100\"), then sample the "
                "count of the largest ln Z");
   options.option("temperatures", "N", "temperatures of --evidence's ladder (>= 3)", "32");
+  options.option("plot", "DIR",
+                 "after the fit, draw the data with the MAP model, phase folds, the residual "
+                 "periodogram, corner and trace plots into DIR as PNG (the Python package's "
+                 "kosmos.cli_plots, matplotlib)",
+                 "", true);
   options.flag("quiet", "no progress messages");
   if (!options.parse(args)) return 0;
 
@@ -236,6 +242,11 @@ int run_rv(const std::vector<std::string>& args) {
   const std::string path = options.has("data") ? options.str("data") : std::string();
   if (batch == !path.empty())
     throw kosmos::cli::usage_error("give either an RV data file or --batch DIR|LIST");
+  const std::string plot_dir = options.given("plot") ? options.str("plot") : std::string();
+  if (!plot_dir.empty()) {
+    if (batch) options.reject_given({"plot"}, "draws one star's fit, not a --batch survey");
+    kosmos::cli::require_plotting("plot");
+  }
   kosmos::kepler::SearchOptions so;
   parse_planets(options.str("planets"), so.min_planets, so.planets);
   so.trend = int(options.integer("trend", 0));
@@ -447,6 +458,8 @@ int run_rv(const std::vector<std::string>& args) {
       out << "planets " << r.planets << " 0 0 0 0 0\n";
     });
   }
+  if (!plot_dir.empty())
+    kosmos::cli::run_plots({"rv", "--data", path, "--posterior", output, "--output", plot_dir});
   return 0;
 }
 

@@ -156,12 +156,12 @@ PosteriorSystems stability_systems(const kosmos::cli::Options& o, const RVPoster
   setup.seed = (unsigned long long)o.integer("seed", 0, kosmos::cli::Options::largest_integer);
   setup.max_samples = int(o.integer("samples", 0));
   setup.frame = frame_from(o);
-  PosteriorSystems systems;
-  try {
-    systems = systems_from_rv_posterior(posterior, setup);
-  } catch (const kosmos::invalid_input& e) {
-    throw usage_error(std::string(e.what()) + (o.has("stellar-mass") ? "" : " (--stellar-mass M sets one)"));
-  }
+  // A missing stellar mass is for the command line to give (exit 2); a bad value in the posterior
+  // (a NaN period, a negative K) is a failed run on bad input (exit 1).
+  if (setup.star_mass == 0 && posterior_stellar_masses(posterior).empty())
+    throw usage_error("the posterior has no stellar mass (a column mstar, or the msini_jup_b and a_au_b of "
+                      "`kosmos rv --stellar-mass`): --stellar-mass M sets one");
+  const PosteriorSystems systems = systems_from_rv_posterior(posterior, setup);
   const HostEnsemble& ens = systems.ensemble;
   if (o.number("close-encounter") == 0) settings["close-encounter"] = "3";
   if (o.number("ejection") == 0) {
@@ -407,7 +407,7 @@ int run_nbody(const std::vector<std::string>& args) {
       throw usage_error("--stability-output joins posterior samples with their outcomes: it needs --stability FILE");
     if (o.has("stability")) {
       try {
-        posterior = read_rv_posterior(o.str("stability"));
+        posterior = read_rv_posterior(o.str("stability"), std::size_t(o.integer("samples", 0)));
       } catch (const kosmos::invalid_input& e) {
         throw usage_error(e.what());
       }

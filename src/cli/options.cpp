@@ -191,7 +191,14 @@ void check_output_files(const std::vector<FileArgument>& inputs, const std::vect
                           " '" + in.path + "'");
     for (std::size_t j = 0; j < i; ++j) {
       const FileArgument& other = outputs[j];
-      if (other.path.empty() || (io::is_hdf5_path(out.path) && io::is_hdf5_path(other.path))) continue;
+      if (other.path.empty()) continue;
+      if (io::is_hdf5_path(out.path) && io::is_hdf5_path(other.path)) {
+        // Outputs may share an HDF5 file (one writer per name): under one spelling only.
+        if (out.path != other.path && same_file(out.path, other.path))
+          throw usage_error("--" + out.option + " '" + out.path + "' and --" + other.option + " '" + other.path +
+                            "' are one HDF5 file under two names: spell it the same way for both");
+        continue;
+      }
       if (same_file(out.path, other.path))
         throw usage_error("--" + out.option + " '" + out.path + "' and --" + other.option + " '" + other.path +
                           "' are one file: each text output needs its own");

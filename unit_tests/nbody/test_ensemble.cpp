@@ -154,6 +154,95 @@ TEST(NbodyFiles, HDF5RoundTripsExactly) {
   std::remove(other.c_str());
 }
 
+// An ensemble file written dataset by dataset, with one dataset's shape or one stop reason
+// replaced: every one of them is refused with its name (they were read in the wrong order when
+// the element count matched).
+TEST(NbodyFiles, HDF5DatasetsOfTheWrongShapeOrValueAreRefused) {
+  if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "built without HDF5";
+  const std::size_t n_sys = 3, n = 2;
+  struct Variant {
+    const char* dataset;
+    std::vector<std::size_t> shape;
+    int reason;
+    const char* fragment;
+  };
+  const std::vector<Variant> variants{
+      {"", {}, 0, ""},  // the valid file
+      {"mass", {n, n_sys}, 0, "'mass'"},
+      {"mass", {n_sys * n}, 0, "'mass'"},
+      {"velocity", {n_sys, 3, n}, 0, "'velocity'"},
+      {"velocity", {n_sys, n, 3, 1}, 0, "'velocity'"},
+      {"step", {1, n_sys}, 0, "'step'"},
+      {"state", {n_sys, 1}, 0, "'state'"},
+      {"reason", {n_sys, 1}, 0, "'reason'"},
+      {"", {}, 999, "unknown stop reason 999 of system 1"},
+      {"", {}, -3, "unknown stop reason -3 of system 1"},
+  };
+  for (const auto& v : variants) {
+    const std::string path = temp_path("shapes.h5");
+    {
+      kosmos::io::H5Writer w(path);
+      w.attribute("/", "format", "kosmos-nbody-ensemble");
+      w.attribute("/", "version", 1LL);
+      const auto shape_of = [&](const std::string& name, std::vector<std::size_t> shape) {
+        return name == v.dataset ? v.shape : shape;
+      };
+      const auto doubles = [&](const std::string& name, const std::vector<std::size_t>& natural) {
+        const auto shape = shape_of(name, natural);
+        std::size_t count = 1;
+        for (auto d : shape) count *= d;
+        std::vector<double> values(count, 0.5);
+        w.write(name, values.data(), shape);
+      };
+      doubles("time", {n_sys});
+      doubles("step", {n_sys});
+      doubles("mass", {n_sys, n});
+      doubles("position", {n_sys, n, 3});
+      doubles("velocity", {n_sys, n, 3});
+      doubles("attributes", {n_sys, 0});
+      std::vector<std::int32_t> state(n_sys, 0), reason(n_sys, 0);
+      reason[1] = v.reason;
+      w.write("state", state.data(), shape_of("state", {n_sys}));
+      w.write("reason", reason.data(), shape_of("reason", {n_sys}));
+      w.write_strings("metadata/keys", {});
+      w.write_strings("metadata/values", {});
+      w.commit();
+    }
+    if (std::string(v.fragment).empty()) {
+      EXPECT_NO_THROW(read_ensemble(path));
+    } else {
+      try {
+        read_ensemble(path);
+        ADD_FAILURE() << "accepted: " << v.fragment;
+      } catch (const kosmos::file_error& e) {
+        EXPECT_NE(std::string(e.what()).find(v.fragment), std::string::npos) << e.what();
+      }
+    }
+    std::remove(path.c_str());
+  }
+}
+
+// A header that claims more systems than the file holds is refused before anything is allocated
+// for them (2^28 systems of 4 bodies would be 60 GB).
+TEST(NbodyFiles, BinaryHeadersClaimingMoreThanTheFileHoldsAreRefused) {
+  const std::string bin = temp_path("claims.bin");
+  write_binary(bin, generate_planetary_ensemble(3, 4, 1e-3, 0.4, 3));
+  {
+    std::fstream f(bin, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(12);  // magic (8), version (4), then the system count
+    const std::int32_t systems = 1 << 28;
+    f.write(reinterpret_cast<const char*>(&systems), sizeof systems);
+  }
+  try {
+    read_binary(bin);
+    ADD_FAILURE() << "accepted";
+  } catch (const kosmos::file_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the header claims 268435456 systems of 4 bodies"), std::string::npos)
+        << e.what();
+  }
+  std::remove(bin.c_str());
+}
+
 TEST(NbodyFiles, MalformedFilesNameTheLine) {
   const std::string head = "kosmos-nbody-ensemble 1\nsystems 1 bodies 2 attributes 0\n";
   const std::string sys = "system 0 time 0 state active reason none step 0\n";

@@ -135,7 +135,7 @@ TEST(SeriesFiles, BadHdf5FilesNameFileAndDataset) {
     w.commit();
   }
   expect_throws_with([&] { read_system_h5(path); },
-                     "bad.h5: dataset 'point' has dimensions 1 x 11, expected 1 x 3 x 4");
+                     "bad.h5: 'point': has shape (1, 11), expected (1, 3, 4)");
   sys = load_system(kExample, 1);
   sys.polynomials[1].coefficients[2] = std::nan("");
   write_system_h5(path, sys, "example");

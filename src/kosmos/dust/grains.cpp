@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <utility>
 
 namespace kosmos {
 namespace dust {
@@ -22,12 +25,22 @@ std::size_t bracket(const std::vector<double>& x, double v) {
 }
 }  // namespace
 
+namespace {
+std::string shortest(double x) {
+  std::ostringstream out;
+  out << std::setprecision(6) << x;
+  return out.str();
+}
+}  // namespace
+
 DraineTable read_draine_table(const std::string& path) {
   io::TextReader reader(path);
   DraineTable t;
   t.path = path;
   io::Record r;
   long long nrad = -1, nwav = -1;
+  double header_first[2] = {0, 0}, header_last[2] = {0, 0};  // radii, wavelengths (micron)
+  std::size_t header_line[2] = {0, 0};
   std::vector<double> file_wavelengths;
   std::vector<std::vector<double>> q;  // as in the file (wavelength descending)
   std::size_t rows_in_block = 0;
@@ -42,6 +55,10 @@ DraineTable read_draine_table(const std::string& path) {
       const long long n = reader.integer(r, 0, name);
       if (n < 2) reader.fail(r.line_number, "table needs at least 2 radii and 2 wavelengths");
       count = n;
+      const int k = f[4] == "NRAD," ? 0 : 1;
+      header_first[k] = reader.number(r, 1, k == 0 ? "a_1" : "w_1");
+      header_last[k] = reader.number(r, 2, k == 0 ? "a_NRAD" : "w_NWAV");
+      header_line[k] = r.line_number;
       continue;
     }
     if (f.size() >= 3 && f[1] == "=" && f[2].rfind("radius", 0) == 0) {
@@ -62,6 +79,9 @@ DraineTable read_draine_table(const std::string& path) {
     if (f.size() < 2 || !is_number(f[0])) reader.fail(r.line_number, "expected 'w(micron) Q_abs Q_sca g'");
     const double w = reader.number(r, 0, "wavelength");
     const double qa = reader.number(r, 1, "Q_abs");
+    // Q_sca and g are not used, but a damaged number there means a damaged table.
+    if (f.size() > 2) reader.number(r, 2, "Q_sca");
+    if (f.size() > 3) reader.number(r, 3, "g");
     if (!(w > 0)) reader.fail(r.line_number, "wavelength must be > 0");
     if (!(qa > 0)) reader.fail(r.line_number, "Q_abs must be > 0");
     if (rows_in_block >= std::size_t(nwav))
@@ -82,6 +102,16 @@ DraineTable read_draine_table(const std::string& path) {
   if (rows_in_block != std::size_t(nwav))
     throw file_error(path + ": last radius block has " + std::to_string(rows_in_block) + " wavelengths, header says " +
                      std::to_string(nwav));
+  // The header's first and last radius and wavelength (4 digits in Draine's files) must be the
+  // blocks' own.
+  const double blocks_first[2] = {t.radius_micron.front(), file_wavelengths.front()},
+               blocks_last[2] = {t.radius_micron.back(), file_wavelengths.back()};
+  for (int k = 0; k < 2; ++k)
+    for (const auto& [header, blocks] : {std::pair<double, double>{header_first[k], blocks_first[k]},
+                                         std::pair<double, double>{header_last[k], blocks_last[k]}})
+      if (!(std::fabs(header - blocks) <= 1e-3 * std::fabs(blocks)))
+        reader.fail(header_line[k], std::string(k == 0 ? "radius" : "wavelength") + " range " + shortest(header) +
+                                        " in the header, but the table's is " + shortest(blocks));
   t.wavelength_micron.assign(file_wavelengths.rbegin(), file_wavelengths.rend());
   for (auto& row : q) std::reverse(row.begin(), row.end());
   t.q_abs = std::move(q);

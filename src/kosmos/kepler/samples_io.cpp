@@ -3,6 +3,7 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/kepler/search.hpp>
 
+#include <algorithm>
 #include <iomanip>
 
 namespace kosmos {
@@ -26,6 +27,15 @@ void write_samples(const std::string& path, const SearchResult& result, const RV
     out.attribute("/", "max_rhat", result.max_rhat);
     out.attribute("/", "acceptance", result.acceptance);
     out.attribute("/", "map_loglike", result.best_loglike);
+    // The MAP model (the polished optimum), which plots draw: orbits as rows P K e omega M0
+    // (days, m/s, -, radians, radians at the epoch), offsets and jitters in instrument order.
+    std::vector<double> orbits;
+    for (const auto& o : result.best_orbits) orbits.insert(orbits.end(), {o.P, o.K, o.e, o.omega, o.M0});
+    out.write<double>("map_orbits", orbits.data(), {result.best_orbits.size(), 5});
+    out.write(std::string("map_offsets"), result.best_offsets);
+    out.write(std::string("map_jitters"), result.best_jitters);
+    out.write(std::string("map_trend"), result.best_trend);
+    out.write_strings("instruments", result.instruments);
     out.attribute(
         "/", "units",
         "angles in degrees, times in the data's units; M0 at the epoch; Tc, Tp: conjunction and "
@@ -40,6 +50,29 @@ void write_samples(const std::string& path, const SearchResult& result, const RV
     out << "# angles in degrees, times in the data's units; M0 at the epoch; Tc, Tp: conjunction "
            "and periastron; "
            "dvdt [m/s/d], curv [m/s/d^2] about the epoch\n";
+    const int chains =
+        result.sample_chain.empty()
+            ? 0
+            : 1 + *std::max_element(result.sample_chain.begin(), result.sample_chain.end());
+    out << "# chains " << chains << ": row r belongs to chain r mod " << chains << "\n";
+    // The MAP model (the polished optimum), which plots draw: per planet P K e omega M0 (days,
+    // m/s, -, radians, radians at the epoch); offsets and jitters in instrument order.
+    out << std::setprecision(17) << "# map_loglike " << result.best_loglike << "\n";
+    const auto line = [&](const std::string& key, const std::vector<double>& values) {
+      out << "# " << key;
+      for (double v : values) out << " " << v;
+      out << "\n";
+    };
+    for (std::size_t p = 0; p < result.best_orbits.size(); ++p) {
+      const auto& o = result.best_orbits[p];
+      line("map_orbit_" + std::string(1, char('b' + p)), {o.P, o.K, o.e, o.omega, o.M0});
+    }
+    out << "# instruments";
+    for (const auto& name : result.instruments) out << " " << name;
+    out << "\n";
+    line("map_offsets", result.best_offsets);
+    line("map_jitters", result.best_jitters);
+    line("map_trend", result.best_trend);
     for (std::size_t c = 0; c < result.columns.size(); ++c)
       out << (c ? " " : "") << result.columns[c];
     out << "\n" << std::setprecision(17);

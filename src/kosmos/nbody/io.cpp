@@ -17,6 +17,14 @@ namespace kosmos {
 namespace nbody {
 
 namespace {
+// A stored state and stop reason must be ones Kosmos writes.
+void check_state_and_reason(const std::string& path, std::size_t system, long long state, long long reason) {
+  if (state < 0 || state > 2)
+    throw file_error(path + ": corrupt state " + std::to_string(state) + " of system " + std::to_string(system));
+  if (reason < 0 || reason > 1000 || std::string(reason_name(int(reason))) == "unknown")
+    throw file_error(path + ": unknown stop reason " + std::to_string(reason) + " of system " +
+                     std::to_string(system));
+}
 const char kTextMagic[] = "kosmos-nbody-ensemble";
 const char kBinaryMagic[8] = {'K', 'O', 'S', 'M', 'N', 'B', 'D', 'Y'};
 constexpr std::uint32_t kBinaryVersion = 1;
@@ -261,6 +269,17 @@ HostEnsemble read_binary(const std::string& path, std::map<std::string, std::str
   std::uint64_t meta_size;
   get(in, sum, meta_size, path);
   if (meta_size > (1u << 24)) throw file_error(path + ": corrupt metadata size");
+  // The sizes the header claims against the file's, before anything is allocated for them.
+  const std::uint64_t per_system = 2 * 8 + 2 * 4 + 8 * std::uint64_t(n_attr) + 7 * 8 * std::uint64_t(n_bod);
+  const auto here = in.tellg();
+  const std::uint64_t claimed = std::uint64_t(here) + meta_size + std::uint64_t(n_sys) * per_system + 8;
+  in.seekg(0, std::ios::end);
+  const std::uint64_t actual = std::uint64_t(in.tellg());
+  in.seekg(here);
+  if (actual != claimed)
+    throw file_error(path + ": the header claims " + std::to_string(n_sys) + " systems of " + std::to_string(n_bod) +
+                     " bodies (" + std::to_string(claimed) + " bytes) but the file holds " + std::to_string(actual) +
+                     " bytes: truncated or damaged");
   std::string text(meta_size, '\0');
   if (!in.read(&text[0], std::streamsize(meta_size))) throw file_error(path + ": truncated binary ensemble");
   sum.add(text.data(), text.size());
@@ -279,7 +298,7 @@ HostEnsemble read_binary(const std::string& path, std::map<std::string, std::str
     get(in, sum, ens.step(s), path);
     get(in, sum, state, path);
     get(in, sum, reason, path);
-    if (state < 0 || state > 2) throw file_error(path + ": corrupt state of system " + std::to_string(s));
+    check_state_and_reason(path, std::size_t(s), state, reason);
     ens.state(s) = state;
     ens.reason(s) = reason;
     for (int k = 0; k < n_attr; ++k) get(in, sum, ens.attributes(s, k), path);
@@ -360,6 +379,11 @@ HostEnsemble read_hdf5(const std::string& path, std::map<std::string, std::strin
                      std::to_string(max_bodies) + ", 3], attributes [systems, n])");
   HostEnsemble ens{int(dims[0]), int(dims[1]), int(attr_dims[1])};
   const std::size_t n_sys = dims[0], n = dims[1], n_attr = attr_dims[1];
+  // Every dataset in its own shape: a transposed, flattened or extended one is refused by name,
+  // not read in the wrong order because its element count happens to match.
+  for (const char* name : {"time", "step", "state", "reason"}) r.expect_shape(name, {n_sys});
+  r.expect_shape("mass", {n_sys, n});
+  r.expect_shape("velocity", {n_sys, n, 3});
   FlatEnsemble f;
   f.time.resize(n_sys);
   f.step.resize(n_sys);
@@ -378,7 +402,7 @@ HostEnsemble read_hdf5(const std::string& path, std::map<std::string, std::strin
   r.read_into("velocity", f.velocity.data(), f.velocity.size());
   r.read_into("attributes", f.attributes.data(), f.attributes.size());
   for (std::size_t s = 0; s < n_sys; ++s) {
-    if (f.state[s] < 0 || f.state[s] > 2) throw file_error(path + ": corrupt state of system " + std::to_string(s));
+    check_state_and_reason(path, s, f.state[s], f.reason[s]);
     const int i = int(s);
     ens.time(i) = f.time[s];
     ens.step(i) = f.step[s];

@@ -4,6 +4,7 @@
 #include <kosmos/nbody/stability.hpp>
 
 #include <algorithm>
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +47,7 @@ int count_planets(const std::vector<std::string>& columns, const Fail& fail) {
 }
 
 // The .h5 file of `kosmos rv --samples FILE.h5`: samples (rows, columns) and column names.
-RVPosterior read_rv_posterior_hdf5(const std::string& path) {
+RVPosterior read_rv_posterior_hdf5(const std::string& path, std::size_t max_samples) {
   const io::H5Reader in(path);
   auto fail = [&](const std::string& message) { throw file_error(path + ": " + message); };
   RVPosterior post;
@@ -54,19 +55,21 @@ RVPosterior read_rv_posterior_hdf5(const std::string& path) {
     fail("expected datasets samples and columns: not a kosmos rv posterior file?");
   post.columns = in.read_strings("columns");
   post.planets = count_planets(post.columns, fail);
-  std::vector<std::size_t> dims;
-  const std::vector<double> flat = in.read<double>("samples", &dims);
-  if (dims.size() != 2 || dims[1] != post.columns.size())
-    fail("samples must be (samples, " + std::to_string(post.columns.size()) + " columns)");
-  if (dims[0] == 0) fail("no samples");
-  for (std::size_t r = 0; r < dims[0]; ++r)
-    post.samples.emplace_back(flat.begin() + std::ptrdiff_t(r * dims[1]), flat.begin() + std::ptrdiff_t((r + 1) * dims[1]));
+  const std::size_t cols = post.columns.size();
+  const std::size_t stored = in.expect_shape("samples", {io::H5Reader::any_extent, cols})[0];
+  if (stored == 0) fail("no samples");
+  // Only the rows asked for are read (the file may declare far more than memory holds).
+  const std::size_t rows = max_samples > 0 ? std::min(max_samples, stored) : stored;
+  std::vector<double> flat(rows * cols);
+  in.read_rows("samples", 0, rows, flat.data());
+  for (std::size_t r = 0; r < rows; ++r)
+    post.samples.emplace_back(flat.begin() + std::ptrdiff_t(r * cols), flat.begin() + std::ptrdiff_t((r + 1) * cols));
   return post;
 }
 }  // namespace
 
-RVPosterior read_rv_posterior(const std::string& path) {
-  if (io::is_hdf5_path(path)) return read_rv_posterior_hdf5(path);
+RVPosterior read_rv_posterior(const std::string& path, std::size_t max_samples) {
+  if (io::is_hdf5_path(path)) return read_rv_posterior_hdf5(path, max_samples);
   io::TextReader reader(path);
   io::Record rec;
   RVPosterior post;
@@ -74,7 +77,7 @@ RVPosterior read_rv_posterior(const std::string& path) {
     reader.fail(1, "empty file, expected a line of column names (P_b K_b e_b ...)");
   post.columns = rec.fields;
   post.planets = count_planets(post.columns, [&](const std::string& message) { reader.fail(rec.line_number, message); });
-  while (reader.next(rec)) {
+  while ((max_samples == 0 || post.samples.size() < max_samples) && reader.next(rec)) {
     if (rec.fields.size() != post.columns.size())
       reader.fail(rec.line_number, std::to_string(rec.fields.size()) + " fields, expected " +
                                        std::to_string(post.columns.size()) +

@@ -33,8 +33,9 @@ struct RVPosterior {
 
 // Reads the posterior file of `kosmos rv`: text ('#' comments, a line of column names, then one
 // sample per line) or, for a .h5/.hdf5 name, its HDF5 file (datasets samples and columns). It must
-// have P_x, K_x, e_x, omega_deg_x, M0_deg_x for planets x = b, c, ...
-RVPosterior read_rv_posterior(const std::string& path);
+// have P_x, K_x, e_x, omega_deg_x, M0_deg_x for planets x = b, c, ... Only the first
+// `max_samples` rows are read (0: all).
+RVPosterior read_rv_posterior(const std::string& path, std::size_t max_samples = 0);
 
 // Planet mass (solar masses) of semi-amplitude K (m/s), period P (days), eccentricity e, around a
 // star of mass star_mass (solar masses), at sin i.

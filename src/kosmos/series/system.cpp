@@ -53,13 +53,7 @@ template <class T>
 std::vector<T> read_dataset(const io::H5Reader& in, const std::string& name,
                             const std::vector<std::size_t>& dims) {
   if (!in.has(name)) fail(in.path(), "missing dataset '" + name + "'");
-  const auto found = in.dims(name);
-  if (found != dims) {
-    std::string want, got;
-    for (auto d : dims) want += (want.empty() ? "" : " x ") + std::to_string(d);
-    for (auto d : found) got += (got.empty() ? "" : " x ") + std::to_string(d);
-    fail(in.path(), "dataset '" + name + "' has dimensions " + got + ", expected " + want);
-  }
+  in.expect_shape(name, dims);
   std::vector<T> v = in.read<T>(name);
   if constexpr (std::is_same<T, double>::value) {
     for (std::size_t i = 0; i < v.size(); ++i)
