@@ -78,8 +78,9 @@ int ev_temperatures(const kosmos::cli::Options& options) {
 // The evidence table of select_model: ln Z per model, probability, odds, the supported model.
 void print_evidence(const kosmos::kepler::EvidenceResult& z,
                     const kosmos::kepler::SearchOptions& so, int temperatures) {
-  std::cout << "\nmodel comparison by evidence (thermodynamic integration over " << temperatures
-            << " temperatures, " << std::fixed << std::setprecision(1) << z.seconds << " s):\n";
+  std::cout << "\nmodel comparison by evidence (stepping stones over parallel tempering, "
+            << temperatures << " temperatures, " << std::fixed << std::setprecision(1) << z.seconds
+            << " s):\n";
   if (!z.default_priors.empty()) {
     std::cout << "  priors added (offsets and trend need proper ones):";
     for (const auto& p : z.default_priors)

@@ -5,6 +5,8 @@
 #include <kosmos/core/error.hpp>
 #include <kosmos/kepler/evidence.hpp>
 
+#include "synthetic_rv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,25 +138,8 @@ TEST(KeplerEvidence, TrendModelMatchesAndIsPreferredByItsOdds) {
 // epoch) + white noise of sigma 1.5 m/s; times uniform over `span` days around the epoch.
 kosmos::kepler::RVData one_instrument(const std::vector<kosmos::kepler::Orbit>& orbits, double dvdt,
                                       int n, double span, unsigned seed) {
-  using namespace kosmos::kepler;
-  RVData data;
-  data.path = "synthetic";
-  data.instrument_names = {"A"};
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::vector<double> times;
-  for (int k = 0; k < n; ++k) times.push_back(5000 - span / 2 + span * u(rng));
-  std::sort(times.begin(), times.end());
-  for (double t : times) {
-    double v = 2.0 + dvdt * (t - 5000) + 1.5 * g(rng);
-    for (const auto& o : orbits) v += radial_velocity(o, t, 5000.0);
-    data.time.push_back(t);
-    data.velocity.push_back(v);
-    data.sigma.push_back(1.5);
-    data.instrument.push_back(0);
-  }
-  return data;
+  return kosmos_test::one_instrument_star(orbits, 2.0, dvdt, 1.5, n, 5000 - span / 2, span, 5000.0,
+                                          seed);
 }
 
 // The budget of the model-selection tests: small chains, a short ladder (the decisions below
