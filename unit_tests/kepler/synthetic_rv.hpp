@@ -3,6 +3,7 @@
 
 #include <kosmos/kepler/rv.hpp>
 #include <kosmos/kepler/rv_data.hpp>
+#include <kosmos/kepler/search.hpp>
 
 #include <algorithm>
 #include <random>
@@ -33,5 +34,18 @@ inline kosmos::kepler::RVData one_instrument_star(const std::vector<kosmos::kepl
     data.instrument.push_back(0);
   }
   return data;
+}
+
+// A small search budget for unit tests: `generations` burn-in and as many kept.
+inline kosmos::kepler::SearchOptions test_budget(int planets, int chains, int generations, int thin,
+                                                 int optimizer_generations, int candidates) {
+  kosmos::kepler::SearchOptions o;
+  o.planets = planets;
+  o.chains = chains;
+  o.burn = o.steps = generations;
+  o.thin = thin;
+  o.optimizer_generations = optimizer_generations;
+  o.random_candidates = candidates;
+  return o;
 }
 }  // namespace kosmos_test

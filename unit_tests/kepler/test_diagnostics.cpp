@@ -196,14 +196,7 @@ kosmos::kepler::RVData star(double K, unsigned seed) {
 }
 
 kosmos::kepler::SearchOptions quick_options() {
-  kosmos::kepler::SearchOptions o;
-  o.planets = 1;
-  o.chains = 24;
-  o.burn = 60;
-  o.steps = 60;
-  o.thin = 2;
-  o.optimizer_generations = 30;
-  o.random_candidates = 512;
+  auto o = kosmos_test::test_budget(1, 24, 60, 2, 30, 512);
   o.period_max = 100;
   return o;
 }

@@ -145,16 +145,8 @@ kosmos::kepler::RVData one_instrument(const std::vector<kosmos::kepler::Orbit>& 
 // The budget of the model-selection tests: small chains, a short ladder (the decisions below
 // are far beyond the threshold and the errors).
 kosmos::kepler::SearchOptions selection_options(int planets) {
-  kosmos::kepler::SearchOptions o;
-  o.planets = planets;
+  auto o = kosmos_test::test_budget(planets, 2 * (5 * planets + 2) + 2, 150, 3, 40, 1024);
   o.min_planets = 0;
-  o.trend = 0;
-  o.chains = 2 * (5 * planets + 2) + 2;
-  o.burn = 150;
-  o.steps = 150;
-  o.thin = 3;
-  o.optimizer_generations = 40;
-  o.random_candidates = 1024;
   o.epoch = 5000;
   o.k_max = 100;
   o.jitter_max = 20;
