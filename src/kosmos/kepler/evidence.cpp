@@ -466,8 +466,10 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
   result.n_free = fit.model->n_free();
   fit.result = std::move(result);
   fit.start = start;
-  for (const auto& run : runs) fit.evaluations += run.cold.evaluations;
-  for (const auto& star : stars) fit.evaluations += star.evaluations;
+  long long evaluations = 0;  // every model's optimization and tempered run
+  for (const auto& run : runs) evaluations += run.cold.evaluations;
+  for (const auto& star : stars) evaluations += star.evaluations;
+  fit.evaluations = evaluations;
   finish_star(fit, trend_options[q], rng, true);
   out.posterior = std::move(fit.result);
   out.evidence.seconds =
