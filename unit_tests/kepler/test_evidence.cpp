@@ -253,6 +253,44 @@ TEST(KeplerModelSelection, TrendAutoPicksTheLinearTrend) {
               4 * 0.5 * (s.posterior.get("dvdt").upper - s.posterior.get("dvdt").lower));
 }
 
+// Nightly sampling at the same hour: a circular planet at P = 1.5 d (f = 2/3 per day) and its
+// daily alias f = 1/3 (P = 3 d; the orbit mirrored, omega -> -omega) fit the data exactly
+// equally well. Uniform in ln P, the modes' weights are in the ratio of their widths in ln P,
+// 1 / f: 1/3 and 2/3. The tempered chains must visit both, and the summary report both.
+TEST(KeplerModelSelection, DailyAliasModesAreReportedWithTheirWeights) {
+  using namespace kosmos::kepler;
+  const Orbit truth{1.5, 10.0, 0.0, 0.0, 1.0};
+  RVData data;
+  data.path = "nightly";
+  data.instrument_names = {"A"};
+  std::mt19937_64 rng(25);
+  std::normal_distribution<double> g(0.0, 1.0);
+  for (int night = 0; night < 80; ++night) {
+    if (rng() % 2) continue;  // about 40 of 80 nights
+    const double t = 5000 + night;
+    data.time.push_back(t);
+    data.velocity.push_back(radial_velocity(truth, t, 5000.0) + 1.5 * g(rng));
+    data.sigma.push_back(1.5);
+    data.instrument.push_back(0);
+  }
+  auto o = selection_options(1);
+  o.min_planets = -1;
+  o.chains = 24;
+  o.period_min = 1.0;  // f <= 1: the aliases f + 1, 2 - f stay out
+  o.period_max = 20;
+  const auto s = select_model(data, o, small_ladder());
+  const auto& modes = s.posterior.period_modes.at(0);
+  for (const auto& m : modes) std::printf("[kepler] mode %.5f d weight %.3f\n", m.period, m.weight);
+  ASSERT_EQ(modes.size(), 2u);
+  EXPECT_NEAR(modes[0].period, 3.0, 0.01);
+  EXPECT_NEAR(modes[1].period, 1.5, 0.01);
+  EXPECT_NEAR(modes[0].weight, 2.0 / 3, 0.12);
+  bool warned = false;
+  for (const auto& w : s.posterior.warnings)
+    warned = warned || w.find("multimodal") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 // Baluev's (2008) false-alarm probability against the fraction of white-noise series whose
 // highest GLS peak (a direct implementation here, the same frequency band) exceeds the power
 // where it predicts 10 % and 2 %: an upper bound, close at small values.
