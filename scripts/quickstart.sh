@@ -17,7 +17,7 @@ echo "== kosmos info"
 "$kosmos" info
 
 echo "== kosmos rv: two-planet search of HD 164922 (bundled RadVel data), DE-MCMC posterior"
-"$kosmos" rv data/rv/hd164922_radvel.txt --planets 2 --output "$out/hd164922_posterior.txt"
+"$kosmos" rv data/rv/hd164922_radvel.txt --planets 2 --trend 0 --output "$out/hd164922_posterior.txt"
 
 echo "== kosmos series: p1 (16 variables, 1820 products) at degree 31 in quad double"
 rm -f "$out/p1.poly"

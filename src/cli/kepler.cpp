@@ -44,26 +44,66 @@ void print_warnings(const std::string& prefix, const std::vector<std::string>& w
   for (const auto& w : warnings) std::cout << "warning: " << prefix << w << "\n";
 }
 
-// "N" or "A..B" planets.
-void parse_planets(const std::string& text, int& min_planets, int& planets) {
+// "auto" (0..max_planets by evidence: true), "N" or "A..B" planets.
+bool parse_planets(const std::string& text, int max_planets, int& min_planets, int& planets) {
+  if (text == "auto") {
+    min_planets = 0;
+    planets = max_planets;
+    return true;
+  }
   const auto dots = text.find("..");
   auto to_int = [&](const std::string& t) {
     double v = 0;
     if (!kosmos::io::parse_double(t, v) || v != std::floor(v) || v < 0 || v > 8)
-      throw kosmos::cli::usage_error("--planets must be N or A..B with 0 <= A < B <= 8, not '" +
-                                     text + "'");
+      throw kosmos::cli::usage_error(
+          "--planets must be auto, N or A..B with 0 <= A < B <= 8, not '" + text + "'");
     return int(v);
   };
   if (dots == std::string::npos) {
     planets = to_int(text);
     min_planets = -1;
-    return;
+    return false;
   }
   min_planets = to_int(text.substr(0, dots));
   planets = to_int(text.substr(dots + 2));
   if (min_planets >= planets)
-    throw kosmos::cli::usage_error("--planets must be N or A..B with 0 <= A < B <= 8, not '" +
+    throw kosmos::cli::usage_error("--planets must be auto, N or A..B with 0 <= A < B <= 8, not '" +
                                    text + "'");
+  return false;
+}
+
+int ev_temperatures(const kosmos::cli::Options& options) {
+  return int(options.integer("temperatures", 3));
+}
+
+// The evidence table of select_model: ln Z per model, probability, odds, the supported model.
+void print_evidence(const kosmos::kepler::EvidenceResult& z,
+                    const kosmos::kepler::SearchOptions& so, int temperatures) {
+  std::cout << "\nmodel comparison by evidence (stepping stones over parallel tempering, "
+            << temperatures << " temperatures, " << std::fixed << std::setprecision(1) << z.seconds
+            << " s):\n";
+  if (!z.default_priors.empty()) {
+    std::cout << "  priors added (offsets and trend need proper ones):";
+    for (const auto& p : z.default_priors)
+      std::cout << "  " << p.parameter << " uniform " << std::defaultfloat << std::setprecision(4)
+                << p.a << " " << p.b << ";";
+    std::cout << std::fixed << "\n";
+  }
+  std::cout << "  planets  trend        ln Z      +-    probability   ln odds vs supported\n";
+  const double best = z.get(z.preferred, z.preferred_trend).ln_z;
+  for (const auto& c : z.counts)
+    std::cout << "  " << std::setw(7) << c.planets << std::setw(7) << c.trend
+              << std::setprecision(3) << std::setw(12) << c.ln_z << std::setw(8) << c.ln_z_error
+              << std::setw(15) << c.probability << std::setw(18) << c.ln_z - best
+              << (c.planets == z.preferred && c.trend == z.preferred_trend ? "  <- supported" : "")
+              << "\n";
+  std::cout << "supported: " << z.preferred << " planet(s), trend " << z.preferred_trend
+            << "; rule: " << z.rule << "\n";
+  if (z.top_of_range)
+    std::cout << "note: the supported count is the largest compared (" << so.planets
+              << "): more planets may be there; compare more (--max-planets " << so.planets + 1
+              << ")\n";
+  std::cout << "\n";
 }
 
 // Splits "a; b" / "a,b" lists.
@@ -105,6 +145,8 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
                const kosmos::cli::Options& options) {
   if (so.min_planets >= 0)
     throw kosmos::cli::usage_error("--batch fits one planet count: --planets N");
+  if (so.trend < 0)
+    throw kosmos::cli::usage_error("--batch fits one trend order: --trend 0, 1 or 2");
   std::vector<kosmos::kepler::RVData> stars;
   for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
   const auto config = kosmos::current_configuration();
@@ -167,21 +209,33 @@ int run_rv(const std::vector<std::string>& args) {
       "relative to it), with --planets N; the DE-MCMC of all stars shares its kernel launches; one "
       "summary line per star",
       "", true);
-  options.option("planets", "N|A..B",
-                 "number of planets, or a range A..B: fit every count, print ln L (at the polished "
-                 "optimum), BIC "
-                 "and AICc, sample the preferred count",
-                 "2");
-  options.option("trend", "D",
-                 "polynomial trend: 0 none, 1 dvdt, 2 dvdt and curv (about the printed epoch)",
-                 "0");
-  options.option("prior", "SPECS",
-                 "priors, ';'-separated 'NAME KIND ARGS': KIND uniform A B | loguniform A B | "
-                 "gauss MU SIGMA | "
-                 "tgauss MU SIGMA A B | fixed V; NAME P_b K_b e_b omega_b (deg) Tc_b gamma_<inst> "
-                 "jitter_<inst> "
-                 "dvdt curv (e.g. \"P_b gauss 4.2308 0.0002; K_b uniform 0 30\")",
-                 "", true);
+  options.option("planets", "auto|N|A..B",
+                 "auto: compare 0..--max-planets planets by their evidence (ln Z per count, odds, "
+                 "the supported count) and sample the supported one; N: that many; A..B: fit every "
+                 "count, print ln L (at the polished optimum), BIC and AICc, sample the preferred "
+                 "count (by evidence instead with --evidence or --trend auto)",
+                 "auto");
+  options.option("max-planets", "N", "the largest count --planets auto compares (<= 8)", "2");
+  options.option("trend", "auto|D",
+                 "polynomial trend: 0 none, 1 dvdt, 2 dvdt and curv (about the printed epoch); "
+                 "auto: the order 0..2 chosen by evidence with the planet count (--batch: 0)",
+                 "auto");
+  options.option("odds-threshold", "X",
+                 "ln odds by which a model with more planets (or a higher trend order) must "
+                 "beat a simpler one to be supported",
+                 "5");
+  options.option("e-prior", "uniform|kipping",
+                 "eccentricity prior of every planet: uniform, or kipping: Beta(0.867, 3.03) "
+                 "(Kipping 2013)",
+                 "uniform");
+  options.option(
+      "prior", "SPECS",
+      "priors, ';'-separated 'NAME KIND ARGS': KIND uniform A B | loguniform A B | "
+      "gauss MU SIGMA | "
+      "tgauss MU SIGMA A B | beta A B | fixed V; NAME P_b K_b e_b omega_b (deg) Tc_b gamma_<inst> "
+      "jitter_<inst> "
+      "dvdt curv (e.g. \"P_b gauss 4.2308 0.0002; K_b uniform 0 30\")",
+      "", true);
   options.option("priors", "FILE", "more priors, one 'NAME KIND ARGS' per line ('#' comments)", "",
                  true);
   options.option(
@@ -226,10 +280,10 @@ int run_rv(const std::vector<std::string>& args) {
                  "also write 'name median lower upper MAP ess rhat' lines to FILE", "", true);
   options.flag("evidence",
                "compare the planet counts of --planets by their evidence (thermodynamic "
-               "integration over parallel-tempered DE-MCMC; needs proper priors on the offsets "
-               "and trend, e.g. --prior \"gamma_<inst> uniform -100 100\"), then sample the "
-               "count of the largest ln Z");
-  options.option("temperatures", "N", "temperatures of --evidence's ladder (>= 3)", "32");
+               "integration over parallel-tempered DE-MCMC; offsets and trend without a prior "
+               "get data-derived uniform ones) and sample the supported count (the default with "
+               "--planets auto or --trend auto)");
+  options.option("temperatures", "N", "temperatures of the evidence's ladder (>= 3)", "32");
   options.option("plot", "DIR",
                  "after the fit, draw the data with the MAP model, phase folds, the residual "
                  "periodogram, corner and trace plots into DIR as PNG (the Python package's "
@@ -248,9 +302,23 @@ int run_rv(const std::vector<std::string>& args) {
     kosmos::cli::require_plotting("plot");
   }
   kosmos::kepler::SearchOptions so;
-  parse_planets(options.str("planets"), so.min_planets, so.planets);
-  so.trend = int(options.integer("trend", 0));
-  if (so.trend > 2) throw kosmos::cli::usage_error("--trend must be 0, 1 or 2");
+  const int max_planets = int(options.integer("max-planets", 0, 8));
+  bool by_evidence = parse_planets(options.str("planets"), max_planets, so.min_planets, so.planets);
+  if (options.str("trend") == "auto") {
+    so.trend = batch ? 0 : kosmos::kepler::kAutoTrend;
+    by_evidence = by_evidence || !batch;
+  } else {
+    so.trend = int(options.integer("trend", 0));
+    if (so.trend > 2) throw kosmos::cli::usage_error("--trend must be auto, 0, 1 or 2");
+  }
+  by_evidence = by_evidence || options.is_set("evidence");
+  const std::string e_prior = options.str("e-prior");
+  if (e_prior == "kipping") {
+    for (const auto& p : kosmos::kepler::kipping_eccentricity_prior(so.planets))
+      so.priors.push_back(p);
+  } else if (e_prior != "uniform") {
+    throw kosmos::cli::usage_error("--e-prior must be uniform or kipping, not '" + e_prior + "'");
+  }
   if (options.has("prior"))
     for (const auto& spec : split(options.str("prior"), ';'))
       so.priors.push_back(kosmos::kepler::parse_prior(spec, "--prior"));
@@ -329,6 +397,10 @@ int run_rv(const std::vector<std::string>& args) {
   if (batch && options.is_set("evidence"))
     throw kosmos::cli::usage_error(
         "--evidence compares the planet counts of one star, not --batch");
+  const double odds_threshold = options.number("odds-threshold");
+  if (!(odds_threshold >= 0))
+    throw kosmos::cli::usage_error("--odds-threshold " + options.str("odds-threshold") +
+                                   " must be >= 0");
   if (batch && output_given)
     throw kosmos::cli::usage_error(
         "--output (one star's posterior samples) does not apply to --batch: its "
@@ -352,35 +424,24 @@ int run_rv(const std::vector<std::string>& args) {
   std::cout << "), span " << std::fixed << std::setprecision(1) << data.baseline() << " d\n";
   std::cout << "search: "
             << (so.min_planets >= 0 ? std::to_string(so.min_planets) + ".." : std::string())
-            << so.planets << " planet(s), trend " << so.trend << ", " << so.priors.size()
+            << so.planets << " planet(s), trend "
+            << (so.trend == kosmos::kepler::kAutoTrend ? std::string("0..2")
+                                                       : std::to_string(so.trend))
+            << (by_evidence ? " (compared by evidence)" : "") << ", " << so.priors.size()
             << " prior(s)/fixed, " << so.chains << " DE-MCMC chains, " << so.burn << " + "
             << so.steps << " generations, " << (so.mixed_precision ? "mixed" : "double")
             << " precision, " << solver << " solver, on " << config.backend << " (" << config.device
             << ")\n";
 
-  if (options.is_set("evidence")) {
+  kosmos::kepler::ModelSelection selection;
+  if (by_evidence) {
     kosmos::kepler::EvidenceOptions ev;
-    ev.temperatures = int(options.integer("temperatures", 3));
-    const auto z = kosmos::kepler::planet_count_evidence(data, so, ev);
-    std::cout << "\nevidence (thermodynamic integration, " << ev.temperatures << " temperatures, "
-              << std::fixed << std::setprecision(1) << z.seconds << " s):\n"
-              << "  planets        ln Z      +-    probability   ln odds vs preferred\n";
-    double best = 0;
-    for (const auto& c : z.counts)
-      if (c.planets == z.preferred) best = c.ln_z;
-    for (const auto& c : z.counts)
-      std::cout << "  " << std::setw(7) << c.planets << std::setprecision(3) << std::setw(12)
-                << c.ln_z << std::setw(8) << c.ln_z_error << std::setw(15) << c.probability
-                << std::setw(18) << c.ln_z - best
-                << (c.planets == z.preferred ? "  <- preferred" : "") << "\n";
-    if (z.preferred == so.planets && so.min_planets >= 0)
-      std::cout << "note: the largest count compared (" << so.planets
-                << ") has the largest evidence: try more planets\n";
-    std::cout << "\n";
-    so.planets = z.preferred;
-    so.min_planets = -1;
+    ev.temperatures = ev_temperatures(options);
+    ev.log_odds_threshold = odds_threshold;
+    selection = kosmos::kepler::select_model(data, so, ev);
   }
-  const auto r = kosmos::kepler::search(data, so);
+  const auto r = by_evidence ? std::move(selection.posterior) : kosmos::kepler::search(data, so);
+  if (by_evidence) print_evidence(selection.evidence, so, ev_temperatures(options));
   kosmos::kepler::write_samples(output, r, data);
 
   std::cout << std::setprecision(1) << "done in " << r.seconds << " s: " << r.likelihood_evaluations
@@ -404,6 +465,9 @@ int run_rv(const std::vector<std::string>& args) {
                 << std::setw(14) << c.aicc << std::setw(12) << c.bic - best_bic
                 << (c.planets == r.planets ? "  <- preferred" : "") << "\n";
     std::cout << "preferred: " << r.planets << " planet(s); rule: " << r.comparison_rule << "\n";
+    if (r.planets == so.planets)
+      std::cout << "note: the preferred count is the largest compared (" << so.planets
+                << "): more planets may be there; try a larger range\n";
   }
   std::cout << "\nepoch (reference of M0, lambda and the trend) " << std::setprecision(6) << r.epoch
             << "; MAP (polished optimum): chi^2 = " << std::setprecision(3) << r.best_chi2 << " ("
@@ -414,7 +478,18 @@ int run_rv(const std::vector<std::string>& args) {
   for (int j = 0; j < r.planets; ++j) {
     const std::string s = std::string("_") + letters[j];
     std::cout << "planet " << letters[j] << " (periodogram peak " << std::setprecision(6)
-              << r.periodogram_periods[std::size_t(j)] << " d):\n";
+              << r.periodogram_periods[std::size_t(j)] << " d, false-alarm probability "
+              << std::defaultfloat << std::setprecision(2) << r.false_alarm[std::size_t(j)]
+              << std::fixed << "):\n";
+    const auto& modes = r.period_modes[std::size_t(j)];
+    if (modes.size() > 1) {
+      std::cout << "  period modes (the median of P spans them):";
+      for (const auto& m : modes)
+        std::cout << std::defaultfloat << std::setprecision(8) << "  " << m.period << " d ("
+                  << m.lower << " - " << m.upper << ", weight " << std::setprecision(2) << m.weight
+                  << ")";
+      std::cout << std::fixed << "\n";
+    }
     print_row(r.get("P" + s), "d");
     print_row(r.get("K" + s), "m/s");
     print_row(r.get("e" + s), "");
@@ -456,6 +531,10 @@ int run_rv(const std::vector<std::string>& args) {
             << s.ess << " " << s.rhat << "\n";
       out << "max_rhat " << r.max_rhat << " 0 0 0 0 0\n";
       out << "planets " << r.planets << " 0 0 0 0 0\n";
+      out << "trend " << r.trend << " 0 0 0 0 0\n";
+      for (const auto& c : selection.evidence.counts)
+        out << "lnZ_" << c.planets << "_planets_trend_" << c.trend << " " << c.ln_z << " "
+            << c.ln_z - c.ln_z_error << " " << c.ln_z + c.ln_z_error << " 0 0 0\n";
     });
   }
   if (!plot_dir.empty())

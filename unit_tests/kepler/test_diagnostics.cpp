@@ -7,6 +7,8 @@
 #include <kosmos/kepler/rv_data.hpp>
 #include <kosmos/kepler/search.hpp>
 
+#include "synthetic_rv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -189,33 +191,12 @@ TEST(KeplerDiagnostics, RankDiagnosticsIgnoreMonotoneTransformsAndSeeIndependenc
 
 // A one-planet star (m/s), optionally with a very large K.
 kosmos::kepler::RVData star(double K, unsigned seed) {
-  using namespace kosmos::kepler;
-  const Orbit truth{12.3, K, 0.1, 1.0, 2.0};
-  RVData data;
-  data.path = "synthetic";
-  data.instrument_names = {"A"};
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::normal_distribution<double> g(0.0, 1.0);
-  for (int k = 0; k < 40; ++k) data.time.push_back(1000 + 150 * u(rng));
-  std::sort(data.time.begin(), data.time.end());
-  for (double t : data.time) {
-    data.velocity.push_back(radial_velocity(truth, t, 1075.0) + 2.0 * g(rng));
-    data.sigma.push_back(2.0);
-    data.instrument.push_back(0);
-  }
-  return data;
+  const kosmos::kepler::Orbit truth{12.3, K, 0.1, 1.0, 2.0};
+  return kosmos_test::one_instrument_star({truth}, 0.0, 0.0, 2.0, 40, 1000, 150, 1075.0, seed);
 }
 
 kosmos::kepler::SearchOptions quick_options() {
-  kosmos::kepler::SearchOptions o;
-  o.planets = 1;
-  o.chains = 24;
-  o.burn = 60;
-  o.steps = 60;
-  o.thin = 2;
-  o.optimizer_generations = 30;
-  o.random_candidates = 512;
+  auto o = kosmos_test::test_budget(1, 24, 60, 2, 30, 512);
   o.period_max = 100;
   return o;
 }

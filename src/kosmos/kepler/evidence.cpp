@@ -1,3 +1,5 @@
+#include <kosmos/core/compat.hpp>
+#include <kosmos/core/error.hpp>
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
@@ -6,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <random>
+#include <sstream>
 
 namespace kosmos {
 namespace kepler {
@@ -50,6 +54,14 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
         case target_K:
           if (bp.index < L.n_pl) x[L.K(bp.index)] = v;
           break;
+        case target_e:  // the radius of (h, k) (both free), the angle kept
+          if (bp.index < L.n_pl && std::isnan(m.e_fixed[bp.index]) &&
+              std::isnan(m.omega_fixed[bp.index]) && v >= 0 && v < m.bounds.e_max) {
+            const double h = x[L.h(bp.index)], k = x[L.k(bp.index)], r = std::hypot(h, k);
+            x[L.h(bp.index)] = r > 0 ? h / r * std::sqrt(v) : std::sqrt(v);
+            x[L.k(bp.index)] = r > 0 ? k / r * std::sqrt(v) : 0.0;
+          }
+          break;
         case target_gamma:
           x[L.gamma(bp.index)] = v;
           break;
@@ -74,6 +86,33 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
   return x;
 }
 
+// Stepping-stone estimates of ln Z (Xie et al. 2011), one per group of kept rows: group(row,
+// chain) in [0, groups) of each temperature's rows; Z_k+1 / Z_k = <L^(beta_k+1 - beta_k)> over
+// the group's samples of temperature k (log-sum-exp).
+template <class Group>
+std::vector<double> stepping_stones(const std::vector<StarFit>& fits,
+                                    const std::vector<double>& beta, int dim, int groups,
+                                    const Group& group) {
+  std::vector<double> ln_z(std::size_t(groups), 0.0);
+  for (std::size_t k = 0; k + 1 < fits.size(); ++k) {
+    const StarFit& fit = fits[k];
+    const double step = beta[k + 1] - beta[k];
+    std::vector<double> top(std::size_t(groups), -HUGE_VAL), sum(std::size_t(groups), 0.0),
+        count(std::size_t(groups), 0.0);
+    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
+      const auto g = std::size_t(group(r, fit.result.sample_chain[r]));
+      top[g] = std::max(top[g], step * fit.kept[r][std::size_t(dim) + 1]);
+    }
+    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
+      const auto g = std::size_t(group(r, fit.result.sample_chain[r]));
+      sum[g] += std::exp(step * fit.kept[r][std::size_t(dim) + 1] - top[g]);
+      count[g] += 1;
+    }
+    for (std::size_t g = 0; g < ln_z.size(); ++g) ln_z[g] += top[g] + std::log(sum[g] / count[g]);
+  }
+  return ln_z;
+}
+
 // The trapezoid rule of <ln L> over beta with the end-point correction of Friel, Hurn & Wyse
 // (2014): d<ln L>/d beta = Var(ln L), so each interval h loses h^2 / 12 (V_b - V_a) (the
 // Euler-Maclaurin term). step 2: every other temperature (and the last).
@@ -94,15 +133,25 @@ double corrected_trapezoid(const std::vector<double>& beta, const std::vector<do
 }
 }  // namespace
 
-CountEvidence count_evidence(const RVData& data, const SearchOptions& opt,
-                             const EvidenceOptions& ev, int planets, std::mt19937_64& rng) {
+// One model's parallel-tempered run: its evidence and its beta = 1 chains (the posterior).
+struct TemperedRun {
+  CountEvidence evidence;
+  StarFit cold;
+};
+
+// optimum: the polished optimum of this count by the optimization stages (where the chains of
+// the colder temperatures start).
+TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const EvidenceOptions& ev,
+                         int planets, const std::vector<double>& optimum, std::mt19937_64& rng) {
   const double baseline = data.baseline();
   const double p_max = opt.period_max > 0 ? opt.period_max : 2 * baseline;
   const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
   const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
                            opt.jitter_max};
   const auto noise = noise_model(opt.noise).hyper_parameters(data, opt);
-  const auto priors = bind_priors(opt.priors, data.instrument_names, planets, opt.trend, noise);
+  // priors of the largest count compared (those on planets beyond this count drop out)
+  const auto priors = bind_priors(opt.priors, data.instrument_names, std::max(planets, opt.planets),
+                                  opt.trend, noise);
   const Model model({planets, data.n_instruments(), opt.trend}, bounds, epoch, priors, noise);
   const ParamLayout& L = model.L;
   // Proper priors: the offsets and trend coefficients have no bounds of their own.
@@ -124,21 +173,13 @@ CountEvidence count_evidence(const RVData& data, const SearchOptions& opt,
                         " must be even and >= 2 x parameters + 2 = ", 2 * model.n_free() + 2);
 
   const int T = ev.temperatures, n = opt.chains, dim = L.dim();
-  // The optimum of this count by the search's optimization stages (no sampling).
-  std::vector<double> optimum;
-  if (planets > 0) {
-    SearchOptions single = opt;
-    single.planets = planets;
-    single.min_planets = -1;
-    single.progress = nullptr;
-    StarFit star;
-    star.data = &data;
-    Progress quiet(nullptr);
-    optimize_star(star, single, rng, quiet);
-    optimum = star.current;
-  }
+  kosmos::Impl::require(
+      model.log_prior(optimum.data()) > kNegInf, kWhere, data.path,
+      ": the best model found has ln posterior -inf: the priors exclude the searched models "
+      "(check each prior's range against period_min, period_max, k_max and e_max)");
   CountEvidence out;
   out.planets = planets;
+  out.trend = opt.trend;
   for (int k = 0; k < T; ++k) out.beta.push_back(std::pow(double(k) / (T - 1), ev.ladder_power));
   // One "star" per temperature: the observations repeated, each copy about the epoch.
   HostObservations obs;
@@ -208,43 +249,105 @@ CountEvidence count_evidence(const RVData& data, const SearchOptions& opt,
   }
   Progress quiet(nullptr);
   lik->run_chains(pointers, opt, rng(), quiet);
-  // <ln L> per temperature and the Monte Carlo variance of that mean (from the chains' means).
-  std::vector<double> variance(std::size_t(T), 0.0), loglike_variance;
+  fits.back().evaluations = lik->evaluations;
+  // <ln L> and Var ln L per temperature: the thermodynamic integral (a cross-check).
+  std::vector<double> loglike_variance;
   for (int k = 0; k < T; ++k) {
     const StarFit& fit = fits[std::size_t(k)];
-    std::vector<double> chain_sum(std::size_t(n), 0.0);
-    std::vector<int> chain_count(std::size_t(n), 0);
     double sum = 0;
-    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
-      const double ll = fit.kept[r][std::size_t(dim) + 1];
-      sum += ll;
-      chain_sum[std::size_t(fit.result.sample_chain[r])] += ll;
-      ++chain_count[std::size_t(fit.result.sample_chain[r])];
-    }
+    for (const auto& row : fit.kept) sum += row[std::size_t(dim) + 1];
     const double mean = sum / double(fit.kept.size());
     out.mean_loglike.push_back(mean);
     double square = 0;
     for (const auto& row : fit.kept)
       square += (row[std::size_t(dim) + 1] - mean) * (row[std::size_t(dim) + 1] - mean);
     loglike_variance.push_back(square / double(fit.kept.size() - 1));
-    double spread = 0;
-    for (int c = 0; c < n; ++c) {
-      const double m = chain_sum[std::size_t(c)] / chain_count[std::size_t(c)];
-      spread += (m - mean) * (m - mean) / (n - 1);
-    }
-    variance[std::size_t(k)] = spread / n;
   }
-  out.ln_z = corrected_trapezoid(out.beta, out.mean_loglike, loglike_variance, 1);
-  const double coarse = corrected_trapezoid(out.beta, out.mean_loglike, loglike_variance, 2);
-  double mc = 0;  // trapezoid weights squared times the variances
-  for (int k = 0; k < T; ++k) {
-    const double left = k > 0 ? out.beta[std::size_t(k)] - out.beta[std::size_t(k - 1)] : 0.0;
-    const double right = k + 1 < T ? out.beta[std::size_t(k + 1)] - out.beta[std::size_t(k)] : 0.0;
-    const double w = 0.5 * (left + right);
-    mc += w * w * variance[std::size_t(k)];
+  // Stepping stones over all samples; the Monte Carlo error from the spread of the same
+  // estimate over each chain's samples; the drift between the first and second half of the kept
+  // generations (a run still settling shows there, and moves ln Z more than the chains' spread
+  // says) added in quadrature.
+  out.ln_z = stepping_stones(fits, out.beta, dim, 1, [](std::size_t, int) { return 0; })[0];
+  const auto per_chain =
+      stepping_stones(fits, out.beta, dim, n, [](std::size_t, int chain) { return chain; });
+  double chain_mean = 0, chain_spread = 0;
+  for (double z : per_chain) chain_mean += z / n;
+  for (double z : per_chain) chain_spread += (z - chain_mean) * (z - chain_mean) / (n - 1);
+  const std::size_t rows = fits.front().kept.size();
+  const auto halves = stepping_stones(fits, out.beta, dim, 2,
+                                      [rows](std::size_t r, int) { return r < rows / 2 ? 0 : 1; });
+  out.ln_z_drift = halves[1] - halves[0];
+  out.ln_z_error = std::sqrt(chain_spread / n + out.ln_z_drift * out.ln_z_drift);
+  out.ln_z_ti = corrected_trapezoid(out.beta, out.mean_loglike, loglike_variance, 1);
+  TemperedRun run{out, std::move(fits.back())};
+  run.cold.model = std::make_unique<Model>(model);
+  run.cold.current = optimum;
+  return run;
+}
+
+// Checks shared by planet_count_evidence and select_model.
+void check_evidence_options(const RVData& data, const SearchOptions& opt,
+                            const EvidenceOptions& ev) {
+  kosmos::Impl::require(data.size() >= 2 && data.baseline() > 0, kWhere,
+                        "need observations spanning some time");
+  kosmos::Impl::require(
+      ev.temperatures >= 3 && ev.ladder_power > 0 && ev.log_odds_threshold >= 0, kWhere,
+      "temperatures = ", ev.temperatures, ", ladder_power = ", ev.ladder_power,
+      ", log_odds_threshold = ", ev.log_odds_threshold, ": need >= 3, > 0 and >= 0");
+  kosmos::Impl::require(
+      opt.planets >= 0 && opt.planets <= kMaxPlanets && opt.min_planets < opt.planets, kWhere,
+      "planets = ", opt.planets, ", min_planets = ", opt.min_planets);
+  kosmos::Impl::require(opt.steps >= 4 * opt.thin && opt.burn >= 0, kWhere, "steps = ", opt.steps,
+                        " with thin = ", opt.thin, " keeps under 4 samples per chain");
+}
+
+// The optimization stages of counts first..opt.planets at opt.trend, then each count's tempered
+// run (keep_chains: with its beta = 1 chains).
+std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& opt,
+                                       const EvidenceOptions& ev, std::mt19937_64& rng,
+                                       StarFit& star, Progress& progress) {
+  const int first = opt.min_planets >= 0 ? opt.min_planets : opt.planets;
+  SearchOptions all = opt;
+  all.min_planets = first < opt.planets ? first : -1;
+  star.data = &data;
+  optimize_star(star, all, rng, progress);
+  std::vector<TemperedRun> runs;
+  for (int c = first; c <= opt.planets; ++c) {
+    runs.push_back(tempered_run(data, opt, ev, c, star.optimum_of_count[std::size_t(c)], rng));
+    std::ostringstream m;
+    m << "evidence: " << c << " planet(s), trend " << opt.trend << ": ln Z = " << std::fixed
+      << std::setprecision(2) << runs.back().evidence.ln_z << " +- "
+      << runs.back().evidence.ln_z_error;
+    progress.message(m.str());
   }
-  out.ln_z_error = std::sqrt(mc + (out.ln_z - coarse) * (out.ln_z - coarse));
-  return out;
+  return runs;
+}
+
+// Probabilities (equal prior odds) and the supported model of `result.counts`.
+void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count) {
+  double top = -HUGE_VAL;
+  for (const auto& c : result.counts) top = std::max(top, c.ln_z);
+  double norm = 0;
+  for (const auto& c : result.counts) norm += std::exp(c.ln_z - top);
+  for (auto& c : result.counts) c.probability = std::exp(c.ln_z - top) / norm;
+  // The largest ln Z less twice its error: a simpler model within the threshold of it (counted
+  // with twice its own error) is preferred; an uncertain evidence keeps the simpler model.
+  double top_low = -HUGE_VAL;
+  for (const auto& c : result.counts) top_low = std::max(top_low, c.ln_z - 2 * c.ln_z_error);
+  const CountEvidence* best = nullptr;
+  for (const auto& c : result.counts)
+    if (c.ln_z + 2 * c.ln_z_error >= top_low - ev.log_odds_threshold &&
+        (!best || c.planets < best->planets ||
+         (c.planets == best->planets && c.trend < best->trend)))
+      best = &c;
+  result.preferred = best->planets;
+  result.preferred_trend = best->trend;
+  result.top_of_range = best->planets == largest_count && result.counts.size() > 1 &&
+                        result.counts.front().planets < largest_count;
+  std::ostringstream rule;
+  rule << "the fewest planets (then the lowest trend order) whose ln Z + 2 sigma is within "
+       << ev.log_odds_threshold << " of the largest ln Z - 2 sigma (ln odds; equal prior odds)";
+  result.rule = rule.str();
 }
 }  // namespace Impl
 
@@ -259,36 +362,119 @@ double EvidenceResult::log_odds(int a, int b) const {
   return za->ln_z - zb->ln_z;
 }
 
+const CountEvidence& EvidenceResult::get(int planets, int trend) const {
+  for (const auto& c : counts)
+    if (c.planets == planets && c.trend == trend) return c;
+  throw invalid_input("kosmos::kepler::EvidenceResult::get: no model of " +
+                      std::to_string(planets) + " planet(s) and trend " + std::to_string(trend));
+}
+
 EvidenceResult planet_count_evidence(const RVData& data, const SearchOptions& opt,
                                      const EvidenceOptions& ev) {
   using namespace Impl;
   const auto start = std::chrono::steady_clock::now();
-  kosmos::Impl::require(data.size() >= 2 && data.baseline() > 0, kWhere,
-                        "need observations spanning some time");
-  kosmos::Impl::require(ev.temperatures >= 3 && ev.ladder_power > 0, kWhere,
-                        "temperatures = ", ev.temperatures, ", ladder_power = ", ev.ladder_power,
-                        ": need >= 3 and > 0");
-  kosmos::Impl::require(
-      opt.planets >= 0 && opt.planets <= kMaxPlanets && opt.min_planets < opt.planets, kWhere,
-      "planets = ", opt.planets, ", min_planets = ", opt.min_planets);
-  kosmos::Impl::require(opt.steps >= 4 * opt.thin && opt.burn >= 0, kWhere, "steps = ", opt.steps,
-                        " with thin = ", opt.thin, " keeps under 4 samples per chain");
+  check_evidence_options(data, opt, ev);
+  kosmos::Impl::require(opt.trend >= 0 && opt.trend <= 2, kWhere, "trend = ", opt.trend,
+                        " (kAutoTrend: select_model)");
   std::mt19937_64 rng(opt.seed);
   EvidenceResult result;
-  const int first = opt.min_planets >= 0 ? opt.min_planets : opt.planets;
-  for (int c = first; c <= opt.planets; ++c)
-    result.counts.push_back(count_evidence(data, opt, ev, c, rng));
-  double top = -HUGE_VAL;
-  for (const auto& c : result.counts)
-    if (c.ln_z > top) {
-      top = c.ln_z;
-      result.preferred = c.planets;
-    }
-  double norm = 0;
-  for (const auto& c : result.counts) norm += std::exp(c.ln_z - top);
-  for (auto& c : result.counts) c.probability = std::exp(c.ln_z - top) / norm;
+  StarFit star;
+  Progress progress(opt.progress);
+  for (auto& run : tempered_runs(data, opt, ev, rng, star, progress))
+    result.counts.push_back(run.evidence);
+  choose(result, ev, opt.planets);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+ModelSelection select_model(const RVData& data, const SearchOptions& options,
+                            const EvidenceOptions& ev) {
+  using namespace Impl;
+  kosmos::Impl::ScopedRegion region("kosmos::kepler::select_model");
+  const auto start = std::chrono::steady_clock::now();
+  check_evidence_options(data, options, ev);
+  kosmos::Impl::require(options.trend >= kAutoTrend && options.trend <= 2, kWhere,
+                        "trend = ", options.trend, " is not 0, 1, 2 or kAutoTrend");
+  ModelSelection out;
+  SearchOptions opt = options;
+  // Proper priors on the offsets and trend where the user gave none.
+  {
+    const double v_min = *std::min_element(data.velocity.begin(), data.velocity.end());
+    const double v_max = *std::max_element(data.velocity.begin(), data.velocity.end());
+    const double range =
+        v_max - v_min + 10 * *std::max_element(data.sigma.begin(), data.sigma.end());
+    const double span = data.baseline();
+    auto given = [&](const std::string& name) {
+      return std::any_of(options.priors.begin(), options.priors.end(),
+                         [&](const Prior& p) { return p.parameter == name; });
+    };
+    auto add = [&](const std::string& name, double lower, double upper) {
+      if (given(name)) return;
+      std::ostringstream spec;
+      spec << std::setprecision(10) << name << " uniform " << lower << " " << upper;
+      out.evidence.default_priors.push_back(parse_prior(spec.str(), kWhere));
+    };
+    for (int i = 0; i < data.n_instruments(); ++i) {
+      double sw = 0, swv = 0;
+      for (std::size_t k = 0; k < data.size(); ++k)
+        if (data.instrument[k] == i) {
+          sw += 1 / (data.sigma[k] * data.sigma[k]);
+          swv += data.velocity[k] / (data.sigma[k] * data.sigma[k]);
+        }
+      add("gamma_" + data.instrument_names[std::size_t(i)], swv / sw - range, swv / sw + range);
+    }
+    if (options.trend != 0) add("dvdt", -2 * range / span, 2 * range / span);
+    if (options.trend == kAutoTrend || options.trend == 2)
+      add("curv", -8 * range / (span * span), 8 * range / (span * span));
+  }
+  std::vector<int> trends;
+  if (options.trend == kAutoTrend)
+    trends = {0, 1, 2};
+  else
+    trends = {options.trend};
+  std::mt19937_64 rng(opt.seed);
+  Progress progress(opt.progress);
+  std::vector<TemperedRun> runs;
+  std::vector<StarFit> stars(trends.size());  // the optimization stages' results per trend
+  std::vector<SearchOptions> trend_options;
+  for (std::size_t q = 0; q < trends.size(); ++q) {
+    SearchOptions o = opt;
+    o.trend = trends[q];
+    for (const auto& p : out.evidence.default_priors)
+      if ((p.parameter != "dvdt" || o.trend >= 1) && (p.parameter != "curv" || o.trend >= 2))
+        o.priors.push_back(p);
+    trend_options.push_back(o);
+    for (auto& run : tempered_runs(data, o, ev, rng, stars[q], progress)) {
+      out.evidence.counts.push_back(run.evidence);
+      runs.push_back(std::move(run));
+    }
+  }
+  choose(out.evidence, ev, opt.planets);
+  std::size_t chosen = 0;
+  while (out.evidence.counts[chosen].planets != out.evidence.preferred ||
+         out.evidence.counts[chosen].trend != out.evidence.preferred_trend)
+    ++chosen;
+  std::size_t q = 0;
+  while (trends[q] != out.evidence.preferred_trend) ++q;
+  // The posterior: the chosen model's beta = 1 chains, with the optimization stages' results.
+  StarFit& fit = runs[chosen].cold;
+  SearchResult result = stars[q].result;
+  result.sample_chain = std::move(fit.result.sample_chain);
+  result.comparison.clear();
+  result.comparison_rule.clear();
+  result.planets = out.evidence.preferred;
+  result.n_free = fit.model->n_free();
+  fit.result = std::move(result);
+  fit.start = start;
+  long long evaluations = 0;  // every model's optimization and tempered run
+  for (const auto& run : runs) evaluations += run.cold.evaluations;
+  for (const auto& star : stars) evaluations += star.evaluations;
+  fit.evaluations = evaluations;
+  finish_star(fit, trend_options[q], rng, true);
+  out.posterior = std::move(fit.result);
+  out.evidence.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
 }
 }  // namespace kepler
 }  // namespace kosmos

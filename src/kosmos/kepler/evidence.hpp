@@ -1,13 +1,18 @@
-// Evidence (marginal likelihood) per planet count by thermodynamic integration over parallel-
-// tempered DE-MCMC: for each count, `temperatures` copies of the model sample prior x L^beta on
-// the ladder beta_k = (k / (T - 1))^ladder_power (beta_0 = 0: the prior), all of them in the same
-// kernel launches (the survey layout, one "star" per temperature), adjacent temperatures
-// exchanging chains after every generation; ln Z = integral over beta of <ln L>_beta
-// (trapezoid rule with the end-point correction of Friel, Hurn & Wyse 2014). Its uncertainty combines the Monte Carlo error of each mean (from the spread
-// of the chains' means) and the discretization error (the trapezoid on every other temperature
-// against the full ladder, as ptemcee does). The priors must be proper: every offset and trend
-// coefficient needs a user prior (gauss, uniform, ...); the bounds (period_min/max, k_max, e_max,
-// jitter_max, the noise model's) bound the rest.
+// Evidence (marginal likelihood) per planet count over parallel-tempered DE-MCMC: for each
+// count, `temperatures` copies of the model sample prior x L^beta on the ladder
+// beta_k = (k / (T - 1))^ladder_power (beta_0 = 0: the prior), all of them in the same kernel
+// launches (the survey layout, one "star" per temperature), adjacent temperatures exchanging
+// chains after every generation. ln Z by stepping-stone sampling (Xie et al. 2011, Syst. Biol. 60,
+// 150): Z = prod_k <L^(beta_k+1 - beta_k)>_beta_k, each factor a log-sum-exp over the samples of
+// temperature k; its error from the spread of the same estimate over each chain's samples and the
+// drift between the first and second half of the kept generations (in quadrature). The
+// thermodynamic integral of the same samples (trapezoid rule with the end-point correction of
+// Friel, Hurn & Wyse 2014) is reported beside it (ln_z_ti) as a cross-check: it carries a
+// discretization bias on short ladders that the stepping stones do not. The priors must be
+// proper: every offset and trend coefficient needs a user prior (gauss, uniform, ...;
+// select_model adds data-derived ones); the bounds (period_min/max, k_max, e_max, jitter_max, the
+// noise model's) bound the rest. Constant factors of the prior densities cancel (the estimate
+// is of the evidence under the normalized prior).
 #pragma once
 
 #include <kosmos/kepler/search.hpp>
@@ -21,21 +26,38 @@ namespace kepler {
 struct EvidenceOptions {
   int temperatures = 32;    // >= 3
   double ladder_power = 5;  // > 0
+  // A model with more planets (or a higher trend order) is preferred only when it raises ln Z by
+  // more than this (ln odds; 5: odds of about 150, Kass & Raftery 1995's "very strong").
+  double log_odds_threshold = 5;
 };
 
 struct CountEvidence {
-  int planets = 0;
-  double ln_z = 0, ln_z_error = 0;
-  double probability = 0;                  // of this count among those compared, equal prior odds
+  int planets = 0, trend = 0;
+  // The stepping-stone estimate and its error: the chains' spread and the drift between the two
+  // halves of the kept generations (ln_z_drift: second half less first), in quadrature.
+  double ln_z = 0, ln_z_error = 0, ln_z_drift = 0;
+  double ln_z_ti = 0;      // the thermodynamic integral of the same samples (a cross-check)
+  double probability = 0;  // of this model among those compared, equal prior odds
   std::vector<double> beta, mean_loglike;  // the ladder and <ln L> at each temperature
 };
 
 struct EvidenceResult {
-  std::vector<CountEvidence> counts;  // options.min_planets..options.planets (or planets alone)
-  int preferred = 0;                  // the count of the largest ln Z
+  // options.min_planets..options.planets (or planets alone), for each trend order compared
+  // (trend order major, then planets).
+  std::vector<CountEvidence> counts;
+  // The supported model: the fewest planets, then the lowest trend order, whose ln Z + 2 sigma
+  // is within log_odds_threshold of the largest ln Z - 2 sigma (an uncertain evidence keeps the
+  // simpler model).
+  int preferred = 0, preferred_trend = 0;
+  // The supported count is the largest compared: more planets may be there.
+  bool top_of_range = false;
+  std::string rule;
+  // Priors select_model added where the user gave none (the offsets and trend need proper ones).
+  std::vector<Prior> default_priors;
   double seconds = 0;
-  // ln of the odds of count a against count b.
+  // ln of the odds of count a against count b (at the preferred trend order).
   double log_odds(int a, int b) const;
+  const CountEvidence& get(int planets, int trend) const;
 };
 
 // Uses options' planets (and min_planets), trend, priors, bounds, noise, chains, burn, steps,
@@ -43,5 +65,26 @@ struct EvidenceResult {
 // bad options.
 EvidenceResult planet_count_evidence(const RVData& data, const SearchOptions& options,
                                      const EvidenceOptions& evidence = {});
+
+// The model of one star chosen by evidence, and its posterior: the default workflow of
+// `kosmos rv` (`--planets auto`), one call per star.
+struct ModelSelection {
+  EvidenceResult evidence;
+  // The supported model's posterior: the beta = 1 chains of its parallel-tempered run (swaps
+  // carry the chains between modes, e.g. period aliases), summarized as search() does.
+  SearchResult posterior;
+};
+
+// Compares planet counts options.min_planets..options.planets (min_planets < 0: planets alone)
+// and, with options.trend = kAutoTrend, trend orders 0..2 by their evidence
+// (planet_count_evidence's method, every model with the same sampling budget), and samples the
+// supported one. The optimization stages run once per trend order (all counts). Offsets and
+// trend coefficients without a user prior get data-derived uniform ones (listed in
+// evidence.default_priors): gamma_<inst> in [mean_inst - R, mean_inst + R] with R the range of
+// all velocities plus 10 x the largest sigma; dvdt in [-2 R / span, 2 R / span]; curv in
+// [-8 R / span^2, 8 R / span^2]. The trend's odds depend on those widths; the planet counts'
+// on the period range, k_max and e_max (the priors of the orbits).
+ModelSelection select_model(const RVData& data, const SearchOptions& options,
+                            const EvidenceOptions& evidence = {});
 }  // namespace kepler
 }  // namespace kosmos

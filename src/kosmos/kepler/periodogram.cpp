@@ -1,5 +1,7 @@
 #include <kosmos/core/compat.hpp>
+#include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/impl/periodogram.hpp>
+#include <kosmos/kepler/search.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -9,8 +11,38 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
-// Generalized Lomb-Scargle power (Zechmeister & Kuerster 2009) on a frequency grid, plus the
-// sinusoid's cos/sin amplitudes; one frequency per work item.
+// Generalized Lomb-Scargle power (Zechmeister & Kuerster 2009) at angular frequency omega of
+// n observations (t(k), y(k)) with weights w(k) summing to 1, and the sinusoid's cos/sin
+// amplitudes.
+template <class Array>
+KOKKOS_INLINE_FUNCTION void gls_at(const Array& t, const Array& y, const Array& w, int n,
+                                   double omega, double& power, double& a, double& b) {
+  double Y = 0, C = 0, S = 0, YY = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
+  for (int k = 0; k < n; ++k) {
+    const double c = math::cos(omega * t(k)), s = math::sin(omega * t(k)), wk = w(k), yk = y(k);
+    Y += wk * yk;
+    C += wk * c;
+    S += wk * s;
+    YY += wk * yk * yk;
+    YC += wk * yk * c;
+    YS += wk * yk * s;
+    CC += wk * c * c;
+    SS += wk * s * s;
+    CS += wk * c * s;
+  }
+  YY -= Y * Y;
+  YC -= Y * C;
+  YS -= Y * S;
+  CC -= C * C;
+  SS -= S * S;
+  CS -= C * S;
+  const double D = CC * SS - CS * CS;
+  power = D > 0 && YY > 0 ? (SS * YC * YC + CC * YS * YS - 2 * CS * YC * YS) / (YY * D) : 0.0;
+  a = D > 0 ? (YC * SS - YS * CS) / D : 0.0;
+  b = D > 0 ? (YS * CC - YC * CS) / D : 0.0;
+}
+
+// The GLS on a frequency grid; one frequency per work item.
 template <class Space>
 struct GLSFunctor {
   Kokkos::View<const double*, Space> t, y, w;  // w normalized to sum 1
@@ -18,33 +50,55 @@ struct GLSFunctor {
   double f0, df;
   int n;
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    const double omega = math::two_pi<double>() * (f0 + i * df);
-    double Y = 0, C = 0, S = 0, YY = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
-    for (int k = 0; k < n; ++k) {
-      const double c = math::cos(omega * t(k)), s = math::sin(omega * t(k)), wk = w(k), yk = y(k);
-      Y += wk * yk;
-      C += wk * c;
-      S += wk * s;
-      YY += wk * yk * yk;
-      YC += wk * yk * c;
-      YS += wk * yk * s;
-      CC += wk * c * c;
-      SS += wk * s * s;
-      CS += wk * c * s;
-    }
-    YY -= Y * Y;
-    YC -= Y * C;
-    YS -= Y * S;
-    CC -= C * C;
-    SS -= S * S;
-    CS -= C * S;
-    const double D = CC * SS - CS * CS;
-    power(i) = D > 0 && YY > 0 ? (SS * YC * YC + CC * YS * YS - 2 * CS * YC * YS) / (YY * D) : 0.0;
-    a(i) = D > 0 ? (YC * SS - YS * CS) / D : 0.0;
-    b(i) = D > 0 ? (YS * CC - YC * CS) / D : 0.0;
+    gls_at(t, y, w, n, math::two_pi<double>() * (f0 + i * df), power(i), a(i), b(i));
   }
 };
 
+// Host arrays as the callables gls_at reads.
+struct HostArray {
+  const double* p;
+  KOKKOS_INLINE_FUNCTION double operator()(int k) const { return p[k]; }
+};
+
+double gls_power(const std::vector<double>& t, const std::vector<double>& y,
+                 const std::vector<double>& w, double frequency) {
+  double wsum = 0;
+  for (double x : w) wsum += x;
+  std::vector<double> wn(w.size());
+  for (std::size_t k = 0; k < w.size(); ++k) wn[k] = w[k] / wsum;
+  double power = 0, a = 0, b = 0;
+  gls_at(HostArray{t.data()}, HostArray{y.data()}, HostArray{wn.data()}, int(t.size()),
+         math::two_pi<double>() * frequency, power, a, b);
+  return power;
+}
+}  // namespace Impl
+
+double false_alarm_probability(double power, const std::vector<double>& t,
+                               const std::vector<double>& w, double f_max) {
+  const double n = double(t.size());
+  kosmos::Impl::require(
+      t.size() == w.size() && t.size() >= 5 && f_max > 0 && power >= 0 && power <= 1,
+      "kosmos::kepler::false_alarm_probability", "need >= 5 times with as many ",
+      "weights, f_max > 0 and power in [0, 1] (got ", t.size(), " times, ", w.size(),
+      " weights, f_max ", f_max, ", power ", power, ")");
+  double wsum = 0, mean = 0, square = 0;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    wsum += w[k];
+    mean += w[k] * t[k];
+    square += w[k] * t[k] * t[k];
+  }
+  mean /= wsum;
+  const double variance = square / wsum - mean * mean;  // of the times, weighted
+  const double W = f_max * std::sqrt(2 * math::two_pi<double>() * variance);
+  const double nh = n - 1, nk = n - 3;
+  const double gamma =
+      std::sqrt(2 / nh) * std::exp(std::lgamma(nh / 2) - std::lgamma((nh - 1) / 2));
+  const double single = std::pow(1 - power, nk / 2);
+  const double tau = gamma * W * std::pow(1 - power, (nk - 1) / 2) * std::sqrt(nh * power / 2);
+  return std::min(1.0, std::max(0.0, -std::expm1(std::log1p(-single) - tau)));
+}
+
+namespace Impl {
 template <class Space>
 std::vector<Peak> periodogram_peaks_on(const std::vector<double>& t, const std::vector<double>& y,
                                        const std::vector<double>& w, double f_min, double f_max,

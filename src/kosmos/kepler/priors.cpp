@@ -14,7 +14,7 @@ double Prior::log_density(double x) const {
   static_assert(int(uniform) == Impl::kind_uniform && int(log_uniform) == Impl::kind_log_uniform &&
                     int(gaussian) == Impl::kind_gaussian &&
                     int(truncated_gaussian) == Impl::kind_truncated_gaussian &&
-                    int(fixed) == Impl::kind_fixed,
+                    int(fixed) == Impl::kind_fixed && int(beta) == Impl::kind_beta,
                 "kosmos::kepler::Prior: the kinds must be numbered as Impl::PriorKind");
   return Impl::prior_log_density(int(kind), a, b, lower, upper, x);
 }
@@ -24,8 +24,9 @@ Prior parse_prior(const std::string& spec, const std::string& where) {
   std::vector<std::string> f;
   for (std::string w; in >> w;) f.push_back(w);
   const std::string usage =
-      " (expected NAME uniform A B | loguniform A B | gauss MU SIGMA | tgauss MU SIGMA A B | fixed "
-      "V)";
+      " (expected NAME uniform A B | loguniform A B | gauss MU SIGMA | tgauss MU SIGMA A B | beta "
+      "A "
+      "B | fixed V)";
   if (f.size() < 2) throw invalid_input(where + ": prior '" + spec + "' is incomplete" + usage);
   Prior p;
   p.parameter = f[0];
@@ -39,6 +40,8 @@ Prior parse_prior(const std::string& spec, const std::string& where) {
     p.kind = Prior::gaussian, n_args = 2;
   else if (kind == "tgauss")
     p.kind = Prior::truncated_gaussian, n_args = 4;
+  else if (kind == "beta")
+    p.kind = Prior::beta, n_args = 2;
   else if (kind == "fixed")
     p.kind = Prior::fixed, n_args = 1;
   else
@@ -60,11 +63,12 @@ Prior parse_prior(const std::string& spec, const std::string& where) {
                   ((p.kind == Prior::uniform || p.kind == Prior::log_uniform) && p.b > p.a &&
                    (p.kind == Prior::uniform || p.a > 0)) ||
                   ((p.kind == Prior::gaussian || p.kind == Prior::truncated_gaussian) && p.b > 0 &&
-                   (p.kind == Prior::gaussian || p.upper > p.lower));
+                   (p.kind == Prior::gaussian || p.upper > p.lower)) ||
+                  (p.kind == Prior::beta && p.a > 0 && p.b > 0);
   if (!ok)
-    throw invalid_input(
-        where + ": prior '" + spec +
-        "' is empty or improper (need B > A, A > 0 for loguniform, SIGMA > 0, upper > lower)");
+    throw invalid_input(where + ": prior '" + spec +
+                        "' is empty or improper (need B > A, A > 0 for loguniform, SIGMA > 0, "
+                        "upper > lower, A > 0 and B > 0 for beta)");
   return p;
 }
 
@@ -84,6 +88,15 @@ std::vector<Prior> read_prior_file(const std::string& path) {
   return out;
 }
 
+std::vector<Prior> kipping_eccentricity_prior(int planets) {
+  std::vector<Prior> out;
+  const std::string letters = "bcdefghi";
+  for (int j = 0; j < planets && j < int(letters.size()); ++j)
+    out.push_back(parse_prior(std::string("e_") + letters[std::size_t(j)] + " beta 0.867 3.03",
+                              "kosmos::kepler::kipping_eccentricity_prior"));
+  return out;
+}
+
 namespace Impl {
 double draw_prior(const Prior& p, std::mt19937_64& rng, std::uniform_real_distribution<double>& u,
                   std::normal_distribution<double>& gauss) {
@@ -96,6 +109,11 @@ double draw_prior(const Prior& p, std::mt19937_64& rng, std::uniform_real_distri
       return p.a + p.b * gauss(rng);
     case Prior::truncated_gaussian:
       return std::min(std::max(p.a + p.b * gauss(rng), p.lower), p.upper);
+    case Prior::beta: {  // X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b)
+      const double x = std::gamma_distribution<double>(p.a)(rng),
+                   y = std::gamma_distribution<double>(p.b)(rng);
+      return x / (x + y);
+    }
     case Prior::fixed:
       break;
   }

@@ -104,7 +104,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
   result.instruments = data.instrument_names;
   long long& evaluations = fit.evaluations;
   const bool compare = opt.min_planets >= 0;
-  std::vector<std::vector<double>> optimum_of_count;  // polished optimum per planet count
+  std::vector<std::vector<double>>& optimum_of_count = fit.optimum_of_count;
 
   // Runs DE on `pop` (already filled), polishes the best member and returns it.
   auto optimize_and_polish = [&](Likelihood& lik, const Model& model, std::vector<double>& pop,
@@ -272,9 +272,12 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
     evaluations += lik->evaluations;
     optimum_of_count.push_back(current);
     const Orbit o = mn.orbit(current.data(), p);
+    result.false_alarm.push_back(
+        false_alarm_probability(gls_power(t, y, w, 1 / o.P), t, w, 1 / opt.period_min));
     std::ostringstream m;
     m << "planet " << p + 1 << ": P = " << std::setprecision(10) << o.P
-      << " d, K = " << std::setprecision(6) << o.K << " m/s, e = " << std::setprecision(4) << o.e;
+      << " d, K = " << std::setprecision(6) << o.K << " m/s, e = " << std::setprecision(4) << o.e
+      << ", false-alarm probability " << std::setprecision(3) << result.false_alarm.back();
     progress.message(m.str());
   }
   // 2. Model comparison: ln L at each count's polished optimum, BIC, AICc; the preferred count.

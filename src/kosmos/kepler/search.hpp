@@ -42,11 +42,12 @@ namespace kepler {
 //   is applied to the conjunction nearest its centre), gamma_<instrument>, jitter_<instrument>,
 //   dvdt [m/s/d], curv [m/s/d^2].
 // Kinds: uniform A B, loguniform A B (A > 0), gauss MU SIGMA, tgauss MU SIGMA A B (Gaussian
-// truncated to [A, B]), fixed V. Every parameter can be fixed: e in [0, 1) (e = 0: omega drops
-// out unless fixed too; e below e_max), omega in [-360, 360] deg, Tc any time (M0 then follows
-// from P, e, omega and Tc); a parameter is fixed at most once.
+// truncated to [A, B]), beta A B (A, B > 0; on [0, 1): e.g. Kipping 2013's eccentricity prior
+// "e_b beta 0.867 3.03", kipping_eccentricity_prior), fixed V. Every parameter can be fixed: e in
+// [0, 1) (e = 0: omega drops out unless fixed too; e below e_max), omega in [-360, 360] deg, Tc any
+// time (M0 then follows from P, e, omega and Tc); a parameter is fixed at most once.
 struct Prior {
-  enum Kind { uniform, log_uniform, gaussian, truncated_gaussian, fixed };
+  enum Kind { uniform, log_uniform, gaussian, truncated_gaussian, fixed, beta };
   std::string parameter;
   Kind kind = uniform;
   double a = 0, b = 0, lower = 0, upper = 0;  // (A, B) | (MU, SIGMA) [+ truncation bounds] | (V)
@@ -57,11 +58,16 @@ struct Prior {
 Prior parse_prior(const std::string& spec, const std::string& where);
 // One prior per non-empty line ('#' comments); errors name file:line (kosmos::file_error).
 std::vector<Prior> read_prior_file(const std::string& path);
+// Kipping (2013, MNRAS 434, L51) Beta(0.867, 3.03) on the eccentricity of each of `planets`
+// planets (e_b, e_c, ...): the distribution of the eccentricities of RV planets.
+std::vector<Prior> kipping_eccentricity_prior(int planets);
+
+constexpr int kAutoTrend = -1;
 
 struct SearchOptions {
   int planets = 2;       // 0..8
   int min_planets = -1;  // >= 0 and < planets: fit every count min_planets..planets
-  int trend = 0;         // 0, 1 (dvdt) or 2 (dvdt, curv)
+  int trend = 0;         // 0, 1 (dvdt) or 2 (dvdt, curv); select_model: kAutoTrend compares 0..2
   std::vector<Prior> priors;
   double bic_threshold = 10;      // a planet more is preferred when BIC drops by more than this
   double stellar_mass = 0;        // M_sun; > 0: derive m sin i and a per sample
@@ -124,6 +130,18 @@ struct SamplerTiming {
   double likelihood = 0, generation = 0, transfers = 0, total = 0;
 };
 
+// One mode of a period posterior: its median and 15.87 / 84.13 percentiles, and the fraction of
+// the samples in it.
+struct PeriodMode {
+  double period = 0, lower = 0, upper = 0, weight = 0;
+};
+
+// The modes of a period posterior (e.g. aliases): the samples sorted in frequency 1 / P and split
+// where two neighbours are more than 0.3 / baseline apart (a third of the frequency resolution;
+// aliases lie 1 / baseline, 1 / yr or 1 / d apart, one peak is narrower); groups holding under
+// 2 % of the samples join the neighbour nearest in frequency. Ordered by weight, largest first.
+std::vector<PeriodMode> period_modes(const std::vector<double>& periods, double baseline);
+
 struct SearchResult {
   double epoch = 0;  // reference time of M0, lambda and the trend
   int planets = 0;   // the count sampled (the preferred one when counts were compared)
@@ -131,6 +149,10 @@ struct SearchResult {
   int n_obs = 0;
   std::vector<std::string> instruments;
   std::vector<double> periodogram_periods;  // strongest periodogram peak for each planet found
+  // Per planet found (in the order found): the false-alarm probability of its signal, Baluev
+  // (2008) for the GLS power at its fitted period in the periodogram of the residuals of the
+  // previous planets (false_alarm_probability over the searched band).
+  std::vector<double> false_alarm;
   std::vector<ModelComparison> comparison;  // one per count when counts were compared
   std::string comparison_rule;
   // Maximum a posteriori model (the polished optimum).
@@ -145,9 +167,12 @@ struct SearchResult {
   std::vector<std::vector<double>> samples;
   std::vector<int> sample_chain;          // the chain of each sample row
   std::vector<ParameterSummary> summary;  // one per column
-  double max_rhat = 0;                    // rank-normalized split R-hat, worst over free columns
-  double min_ess = 0;                     // smallest bulk or tail ESS over the free columns
-  double acceptance = 0;                  // DE-MCMC acceptance rate
+  // Per planet: the modes of its period posterior (period_modes; one when unimodal). With more
+  // than one, the median and interval of P span several alias modes and a warning says so.
+  std::vector<std::vector<PeriodMode>> period_modes;
+  double max_rhat = 0;    // rank-normalized split R-hat, worst over free columns
+  double min_ess = 0;     // smallest bulk or tail ESS over the free columns
+  double acceptance = 0;  // DE-MCMC acceptance rate
   // Things a user should look at: a prior truncated by period_min / period_max / k_max / e_max /
   // jitter_max, a posterior piled up at one of them, velocities that look like km/s.
   std::vector<std::string> warnings;
@@ -203,6 +228,17 @@ struct RankDiagnostics {
   double ess_tail = std::numeric_limits<double>::quiet_NaN();
 };
 RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains);
+
+// False-alarm probability of a generalized Lomb-Scargle peak (Zechmeister & Kuerster 2009
+// normalization, floating mean: power = 1 - chi^2(f) / chi^2 of a constant) of `power` in a
+// periodogram searched up to frequency f_max [1/d] of observations at times t with weights w:
+// Baluev (2008, MNRAS 385, 1279), FAP = 1 - (1 - (1 - z)^((n-3)/2)) exp(-tau),
+// tau = gamma(n-1) W (1 - z)^((n-4)/2) sqrt((n-1) z / 2), W = f_max sqrt(4 pi var_w(t)),
+// gamma(N) = sqrt(2 / N) Gamma(N / 2) / Gamma((N - 1) / 2) (astropy's method="baluev"). An upper
+// bound on the probability that white noise alone reaches this power anywhere in the band,
+// accurate for small values.
+double false_alarm_probability(double power, const std::vector<double>& t,
+                               const std::vector<double>& w, double f_max);
 
 // Minimum mass and semi-major axis of a planet from its orbit (P [d], K [m/s], e) and the stellar
 // mass [M_sun]: the mass function solved for m sin i with m sin i in M_star + m (sin i = 1 in

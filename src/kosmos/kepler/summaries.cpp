@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 namespace kosmos {
 namespace kepler {
@@ -31,6 +33,49 @@ PlanetMass minimum_mass(const Orbit& o, double stellar_mass) {
   m.msini_earth = gm_planet / kGMEarth;
   m.a_au = std::cbrt((gm_star + gm_planet) * P * P / (kTwoPi * kTwoPi)) / kAu;
   return m;
+}
+
+std::vector<PeriodMode> period_modes(const std::vector<double>& periods, double baseline) {
+  kosmos::Impl::require(baseline > 0, "kosmos::kepler::period_modes", "baseline ", baseline,
+                        " must be > 0");
+  std::vector<double> f;
+  for (double p : periods)
+    if (p > 0 && std::isfinite(p)) f.push_back(1 / p);
+  if (f.empty()) return {};
+  std::sort(f.begin(), f.end());
+  const double gap = 0.3 / baseline, min_weight = 0.02;
+  std::vector<std::size_t> begin{0};  // group g: [begin[g], begin[g + 1])
+  for (std::size_t i = 1; i < f.size(); ++i)
+    if (f[i] - f[i - 1] > gap) begin.push_back(i);
+  begin.push_back(f.size());
+  // Small groups (tails of a broad peak) join the neighbour across the smaller gap.
+  for (;;) {
+    std::size_t smallest = 0;
+    for (std::size_t g = 1; g + 1 < begin.size(); ++g)
+      if (begin[g + 1] - begin[g] < begin[smallest + 1] - begin[smallest]) smallest = g;
+    const std::size_t groups = begin.size() - 1;
+    if (groups == 1 ||
+        double(begin[smallest + 1] - begin[smallest]) >= min_weight * double(f.size()))
+      break;
+    const double left = smallest > 0 ? f[begin[smallest]] - f[begin[smallest] - 1] : HUGE_VAL;
+    const double right =
+        smallest + 1 < groups ? f[begin[smallest + 1]] - f[begin[smallest + 1] - 1] : HUGE_VAL;
+    begin.erase(begin.begin() + std::ptrdiff_t(left <= right ? smallest : smallest + 1));
+  }
+  std::vector<PeriodMode> modes;
+  for (std::size_t g = 0; g + 1 < begin.size(); ++g) {
+    std::vector<double> p;
+    for (std::size_t i = begin[g + 1]; i-- > begin[g];) p.push_back(1 / f[i]);  // ascending P
+    PeriodMode m;
+    m.period = Impl::sorted_percentile(p, 0.5);
+    m.lower = Impl::sorted_percentile(p, 0.158655);
+    m.upper = Impl::sorted_percentile(p, 0.841345);
+    m.weight = double(p.size()) / double(f.size());
+    modes.push_back(m);
+  }
+  std::sort(modes.begin(), modes.end(),
+            [](const PeriodMode& a, const PeriodMode& b) { return a.weight > b.weight; });
+  return modes;
 }
 
 const ParameterSummary& SearchResult::get(const std::string& column) const {
@@ -214,6 +259,24 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   append(result.warnings,
          bound_pileup_warnings(result, opt.period_min,
                                opt.period_max > 0 ? opt.period_max : 2 * fit.baseline, opt));
+  // Alias modes of each period: the median of P is no summary of several.
+  for (int j = 0; j < L.n_pl; ++j) {
+    const std::string name = std::string("P_") + letters[std::size_t(j)];
+    const std::size_t c = std::size_t(
+        std::find(result.columns.begin(), result.columns.end(), name) - result.columns.begin());
+    std::vector<double> periods;
+    for (const auto& row : result.samples) periods.push_back(row[c]);
+    result.period_modes.push_back(period_modes(periods, fit.baseline));
+    const auto& modes = result.period_modes.back();
+    if (modes.size() < 2) continue;
+    std::ostringstream m;
+    m << name << " is multimodal (aliases?): " << modes.size() << " modes,";
+    for (const auto& mode : modes)
+      m << " " << std::setprecision(8) << mode.period << " d (weight " << std::setprecision(2)
+        << mode.weight << ")";
+    m << "; its median and interval span them: report the modes";
+    result.warnings.push_back(m.str());
+  }
   for (int j = 0; j < L.n_pl; ++j) result.best_orbits.push_back(model.orbit(current.data(), j));
   for (int i = 0; i < L.n_inst; ++i) {
     result.best_offsets.push_back(current[L.gamma(i)]);

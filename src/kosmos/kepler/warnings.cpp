@@ -47,10 +47,17 @@ std::vector<std::string> truncated_prior_warnings(const std::vector<BoundPrior>&
       default:
         continue;
     }
-    const bool gauss = p.kind == Prior::gaussian;
+    // beta: its mean +- 3 standard deviations, as a Gaussian's
+    const bool beta = p.kind == Prior::beta;
+    const double beta_mean = p.a / (p.a + p.b),
+                 beta_sd = std::sqrt(p.a * p.b / (p.a + p.b + 1)) / (p.a + p.b);
+    const bool gauss = p.kind == Prior::gaussian || beta;
+    const double centre = beta ? beta_mean : p.a, width = beta ? beta_sd : p.b;
     const bool ranged = p.kind == Prior::uniform || p.kind == Prior::log_uniform;
-    const double hi = ranged ? p.b : gauss ? p.a + 3 * p.b : std::min(p.upper, p.a + 3 * p.b);
-    const double lo = ranged ? p.a : gauss ? p.a - 3 * p.b : std::max(p.lower, p.a - 3 * p.b);
+    const double hi = ranged ? p.b : gauss ? centre + 3 * width : std::min(p.upper, p.a + 3 * p.b);
+    const double lo = ranged  ? p.a
+                      : gauss ? std::max(centre - 3 * width, beta ? 0.0 : -HUGE_VAL)
+                              : std::max(p.lower, p.a - 3 * p.b);
     for (const bool lower : {false, true}) {
       const bool cut = lower ? lo < lower_bound : hi > upper_bound;
       if (!cut) continue;

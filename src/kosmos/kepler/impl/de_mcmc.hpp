@@ -43,7 +43,32 @@ KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec& m, const ModelsT& models,
   m.stage(models, r, proposal, inside_prior);
 }
 template <class Spec>
-KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec&, const NoStaging&, int, const double*, bool) {}
+KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec&, const NoStaging&, int, const double*,
+                                           bool) {}
+
+// An alias jump of planet j of x (in place): its frequency f = 1 / P moved to a yearly alias
+// (f +- 1 / 365.25 d), a daily one (f +- 1 / d), or mirrored to 1 - f with the orbit reversed
+// in time (omega -> -omega, lambda -> -lambda: the same velocities at whole days about the
+// epoch). Each move's reverse is drawn with the same probability (kind: 0-4), so the proposal is
+// symmetric up to the Jacobian of ln P, whose log (ln f - ln f') it returns; a frequency <= 0
+// leaves x outside the bounds.
+KOKKOS_INLINE_FUNCTION double alias_jump(const ModelSpec& m, double* x, int j, int kind) {
+  const double f = math::exp(-x[m.L.lnP(j)]);
+  const double shifts[4] = {1 / 365.25, -1 / 365.25, 1.0, -1.0};
+  const double g = kind < 4 ? f + shifts[kind] : 1 - f;
+  if (!(g > 0)) {
+    x[m.L.lnP(j)] = m.bounds.lnP_max + 1;
+    return 0.0;
+  }
+  x[m.L.lnP(j)] = -math::log(g);
+  if (kind == 4) {
+    const bool e_free = math::isnan(m.e_fixed[j]), w_free = math::isnan(m.omega_fixed[j]);
+    if (e_free && w_free) x[m.L.k(j)] = -x[m.L.k(j)];   // (h, k): omega -> -omega
+    if (!e_free && w_free) x[m.L.h(j)] = -x[m.L.h(j)];  // the slot holds omega
+    x[m.L.lambda(j)] = -x[m.L.lambda(j)];
+  }
+  return math::log(f / g);
+}
 
 template <class Space>
 class DeMcmcChains {
@@ -69,7 +94,9 @@ class DeMcmcChains {
         accepted("kosmos::kepler::de_mcmc::accepted", std::size_t(n_stars) * chains),
         proposal_("kosmos::kepler::de_mcmc::proposal", std::size_t(n_stars) * chains / 2, width),
         proposal_prior_("kosmos::kepler::de_mcmc::proposal_prior",
-                        std::size_t(n_stars) * chains / 2) {}
+                        std::size_t(n_stars) * chains / 2),
+        proposal_log_jacobian_("kosmos::kepler::de_mcmc::proposal_log_jacobian",
+                               std::size_t(n_stars) * chains / 2) {}
 
   // Filled by the caller before the first generation (prior terms: every star's, concatenated;
   // spec(s).term_begin indexes them): per star its model, the jitter scale of each parameter
@@ -88,11 +115,12 @@ class DeMcmcChains {
   // Proposals for the half `part` (0: chains [0, chains / 2), 1: the rest) of every star from
   // the other half: x_i + gamma (x_a - x_b) + 1e-3 sigma N(0, 1), gamma = 1 every tenth
   // generation (mode jumps); their ln prior, and their model rows staged into `models` (row
-  // star * chains / 2 + i).
+  // star * chains / 2 + i). Every tenth generation (offset by five) instead an alias jump of one
+  // planet (alias_jump).
   template <class ModelsT>
   void propose(int generation, int part, const ModelsT& models) const {
     const int chains = chains_, half = chains_ / 2, base = part * half, other = half - base;
-    const bool mode_jump = generation % 10 == 9;
+    const bool mode_jump = generation % 10 == 9, alias = generation % 10 == 4;
     const std::uint64_t key = stream(generation, part, 0);
     const auto spec_ = spec;
     const auto terms_ = terms;
@@ -101,6 +129,7 @@ class DeMcmcChains {
     const auto state_ = state;
     const auto proposal = proposal_;
     const auto proposal_prior = proposal_prior_;
+    const auto proposal_log_jacobian = proposal_log_jacobian_;
     launch(
         "kosmos::kepler::de_mcmc::propose", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, c = base + r % half, row = s * chains + c;
@@ -111,10 +140,17 @@ class DeMcmcChains {
           while (b == a) b = other + int(rand.urand(std::uint32_t(half)));
           const double gamma = mode_jump ? 1.0 : de_gamma_(s);
           const int dim = m.L.dim();
-          for (int d = 0; d < dim; ++d)
-            proposal(r, d) = state_(row, d) +
-                             gamma * (state_(s * chains + a, d) - state_(s * chains + b, d)) +
-                             1e-3 * sigma_(s, d) * rand.normal();
+          proposal_log_jacobian(r) = 0;
+          if (alias && m.L.n_pl > 0) {
+            for (int d = 0; d < dim; ++d) proposal(r, d) = state_(row, d);
+            proposal_log_jacobian(r) = alias_jump(
+                m, &proposal(r, 0), int(rand.urand(std::uint32_t(m.L.n_pl))), int(rand.urand(5u)));
+          } else {
+            for (int d = 0; d < dim; ++d)
+              proposal(r, d) = state_(row, d) +
+                               gamma * (state_(s * chains + a, d) - state_(s * chains + b, d)) +
+                               1e-3 * sigma_(s, d) * rand.normal();
+          }
           const double lp = m.log_prior(terms_.data(), &proposal(r, 0));
           proposal_prior(r) = lp;
           stage_proposal(m, models, r, &proposal(r, 0), lp > negative_infinity());
@@ -134,6 +170,7 @@ class DeMcmcChains {
     const auto accepted_ = accepted;
     const auto proposal = proposal_;
     const auto proposal_prior = proposal_prior_;
+    const auto proposal_log_jacobian = proposal_log_jacobian_;
     launch(
         "kosmos::kepler::de_mcmc::accept", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, row = s * chains + base + r % half;
@@ -142,7 +179,7 @@ class DeMcmcChains {
                                 ? beta_(s) * ll + prior
                                 : negative_infinity();
           Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
-          if (!(math::log(rand.drand()) < lp - lnpost_(row))) return;
+          if (!(math::log(rand.drand()) < lp - lnpost_(row) + proposal_log_jacobian(r))) return;
           ++accepted_(row);
           lnpost_(row) = lp;
           lnlike_(row) = ll;
@@ -228,7 +265,7 @@ class DeMcmcChains {
   }
 
   Rows proposal_;
-  Column proposal_prior_;
+  Column proposal_prior_, proposal_log_jacobian_;
 };
 
 }  // namespace Impl

@@ -21,6 +21,11 @@ struct Peak {
 // The max_peaks strongest local maxima of the power over [f_min, f_max] in steps df, at least
 // 1.5 / baseline apart in frequency; w are weights (any scale). host_space: on the default host
 // execution space instead of the default one.
+// The GLS power (the normalization of periodogram_peaks: 1 - chi^2(f) / chi^2 of a constant) at
+// one frequency, on the host.
+double gls_power(const std::vector<double>& t, const std::vector<double>& y,
+                 const std::vector<double>& w, double frequency);
+
 std::vector<Peak> periodogram_peaks(bool host_space, const std::vector<double>& t,
                                     const std::vector<double>& y, const std::vector<double>& w,
                                     double f_min, double f_max, double df, int max_peaks,

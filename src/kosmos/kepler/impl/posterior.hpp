@@ -51,7 +51,8 @@ enum PriorKind {
   kind_log_uniform,
   kind_gaussian,
   kind_truncated_gaussian,
-  kind_fixed
+  kind_fixed,
+  kind_beta
 };
 enum PriorTarget {
   target_P,
@@ -84,6 +85,9 @@ KOKKOS_INLINE_FUNCTION double prior_log_density(int kind, double a, double b, do
       return -0.5 * (x - a) * (x - a) / (b * b);
     case kind_truncated_gaussian:
       return x >= lower && x <= upper ? -0.5 * (x - a) * (x - a) / (b * b) : neg_inf;
+    case kind_beta:  // Beta(a, b) on (0, 1); x = 0 (a circular orbit) at the smallest positive x
+      return x >= 0 && x < 1 ? (a - 1) * math::log(x > 0 ? x : 1e-300) + (b - 1) * math::log1p(-x)
+                             : neg_inf;
     default:  // kind_fixed: no density
       return 0.0;
   }

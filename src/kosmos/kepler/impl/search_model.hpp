@@ -223,6 +223,8 @@ struct StarFit {
   double epoch = 0, baseline = 0;
   std::unique_ptr<Model> model;  // the count sampled
   std::vector<double> current;   // its MAP
+  // The polished optimum of every count 0..planets the optimization stages fitted.
+  std::vector<std::vector<double>> optimum_of_count;
   SearchResult result;
   long long evaluations = 0;
   std::chrono::steady_clock::time_point start;
