@@ -24,10 +24,10 @@ printf 'x^2 + y^2 - (1 + 2*t);\nx*y - 0.5e-1;\n' > "$c/series_symbolic/circle.tx
 cp "$work/e.txt" "$c/nbody_text/two_systems.txt"
 "$kosmos" nbody --input "$work/e.txt" --destination 0 --output "$c/nbody_binary/two_systems.bin" >/dev/null
 "$kosmos" nbody --input "$work/e.txt" --destination 0 --output "$c/nbody_hdf5/two_systems.h5" >/dev/null
-"$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --chains 24 --burn 4 --steps 8 --thin 2 \
+"$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 --thin 2 \
   --generations 4 --candidates 64 --quiet --output "$work/post.txt" >/dev/null
 head -n 16 "$work/post.txt" > "$c/posterior_text/post.txt"
-"$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --chains 24 --burn 4 --steps 8 --thin 2 \
+"$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 --thin 2 \
   --generations 4 --candidates 64 --quiet --output "$c/posterior_hdf5/post.h5" >/dev/null
 cat > "$c/dust_table/small.dat" <<'TABLE'
 # a two-radius, four-wavelength table in B. T. Draine's layout

@@ -32,7 +32,7 @@ def test_rv_plot(data_dir, tmp_path, suffix):
         pytest.skip("built without HDF5")
     data = data_dir / "rv" / "hd164922_radvel.txt"
     out = tmp_path / f"post.{suffix}"
-    stdout = run("rv", data, "--planets", 1, "--chains", 24, "--burn", 30, "--steps", 30,
+    stdout = run("rv", data, "--planets", 1, "--trend", 0, "--chains", 24, "--burn", 30, "--steps", 30,
                  "--generations", 20, "--candidates", 512, "--output", out, "--plot",
                  tmp_path / "plots", "--quiet")
     pngs(tmp_path / "plots", ["rv", "phase", "periodogram", "corner", "trace"])
