@@ -3,8 +3,12 @@
 // homotopy
 //   H(X, t) = gamma (1 - t) G(X) + t F(X),   G_i = x_i^(d_i) - x_0^(d_i)   (start_systems.hpp)
 // with a random gamma on the unit circle (the gamma trick), tracked from t = 0 to 1 in
-// projective coordinates X = (x_1 .. x_n, x_0): F homogenized with x_0, plus a random chart
-// a . X = 1 (seeded), so that paths to infinity stay bounded (x_0 -> 0) and x = X / x_0 at the end.
+// projective coordinates X = (x_1 .. x_n, x_0): F homogenized with x_0, plus a chart a . X = 1
+// per path, so that paths to infinity stay bounded (x_0 -> 0) and x = X / x_0 at the end. The
+// chart is dynamic: before each step X is scaled to unit length and a := conj(X), so the
+// chart's hyperplane at infinity never comes near the path (a fixed random chart can: X(t) then
+// has a pole near the real t axis and the steps crawl past it, as path 82 of cyclic 5 with
+// seed 3 did for 4000 steps).
 //
 // Each path runs in one thread of one kernel launch (all paths of a precision in one launch, on
 // every backend; per-path workspace in Views whose layout follows the execution space):
@@ -67,15 +71,19 @@ struct TrackOptions {
   double min_step = 1e-13;
   double corrector_tolerance = 1e-9;
   double endgame_distance = 1e-6;
-  double endgame_stall = 1e-2;
+  double endgame_stall = 0.1;
   double infinity_threshold = 1e8;
   double singular_condition = 1e8;
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;
   std::int64_t max_paths = std::int64_t(1) << 31;
+  // The paths to track (0-based numbers below the path count, distinct); empty: all of them.
+  // Reruns a few paths of a large homotopy (the same gamma and chart for the same seed).
+  std::vector<std::int64_t> paths;
 };
 
 struct PathResult {
+  std::int64_t index = 0;  // the path's number in the homotopy (0-based)
   PathStatus status = PathStatus::failed;
   int precision = 0;     // N of the pass that produced it
   int steps = 0;         // accepted steps
@@ -91,7 +99,7 @@ struct PathResult {
 };
 
 struct Solution {
-  int path = 0;          // the representative (first) path
+  int path = 0;          // the representative (first) path: its position in TrackResult::paths
   int multiplicity = 0;  // number of paths ending here
   bool singular = false;
 };
@@ -100,7 +108,9 @@ struct TrackResult {
   int num_variables = 0;
   std::vector<int> degrees;
   std::complex<double> gamma;
-  std::vector<PathResult> paths;
+  bool parameter = false;           // track_parameter (else the total-degree homotopy)
+  std::int64_t total_paths = 0;     // of the homotopy (paths holds the tracked ones)
+  std::vector<PathResult> paths;    // in the order of TrackOptions::paths (all: by number)
   std::vector<Solution> solutions;  // distinct finite endpoints
   std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
   std::int64_t raised = 0;  // paths tracked again in a higher precision
@@ -110,9 +120,25 @@ struct TrackResult {
 // All paths of the total-degree homotopy of `system` (square; coefficients constant in t: a
 // series coefficient above degree 0 that is not zero is kosmos::invalid_input) on `space`.
 // Throws kosmos::invalid_input for a non-square system, precisions not in {1, 2, 4}, or more
-// than options.max_paths paths.
+// than options.max_paths paths, or a path number in options.paths that is out of range or
+// repeated.
 template <class ExecSpace>
 TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options);
+
+// Parameter homotopy H(x, t) = (1 - t) G(x) + t F(x) from a generic instance G of a family of
+// systems (its solutions known: generic_solutions, a TrackResult of `generic`, e.g. by track())
+// to the instance F = `target` of the same family, in the same projective coordinates and with the
+// same per-path precision raise, classification and deduplication as track(). When the
+// coefficients are affine functions of parameters p (G = F(., p0), target = F(., p1)) this is
+// H(x, t) = F(x, (1 - t) p0 + t p1); for generic complex p0 every isolated solution of the
+// target is the end of a path from a regular solution of the generic instance, so one generic
+// solve serves any number of targets. Path p starts at the p-th regular distinct solution of
+// generic_solutions (PathResult::index); gamma is 1. Throws kosmos::invalid_input when the
+// systems differ in size or generic_solutions has no regular solution.
+template <class ExecSpace>
+TrackResult track_parameter(const ExecSpace& space, const NumericSystem& generic,
+                            const TrackResult& generic_solutions, const NumericSystem& target,
+                            const TrackOptions& options);
 
 // The gamma of a seed (unit modulus), exposed for tests that rebuild the homotopy.
 std::complex<double> gamma_of_seed(std::uint64_t seed);

@@ -37,10 +37,10 @@ struct DeviceTerms {
 };
 
 // The homotopy in projective coordinates X = (x_1 .. x_n, x_0) (track.hpp): target and start
-// systems of n + 1 polynomials each, the last one the chart a . X = 1 in both.
+// systems of n homogeneous polynomials each; the kernel adds the chart a . X = 1 (per path).
 template <class Space>
 struct DeviceSystem {
-  int n = 0;  // n + 1 of the affine system
+  int n = 0;  // unknowns, n + 1 of the affine system (the last equation is the chart)
   DeviceTerms<Space> target, start;
   Kokkos::View<int*, Space> degrees;  // of the affine polynomials (start solutions)
 };
@@ -58,6 +58,7 @@ struct TrackPaths {
 
   DeviceSystem<Space> sys;
   Kokkos::View<const std::int64_t*, Space> paths;  // path index per slot
+  Kokkos::View<double**, Space> start_points;      // (slots, 2 N n): given starts, or (0, 0)
   Kokkos::View<double**, Space> work;              // (slots, workspace_doubles(n))
   Kokkos::View<int**, Space> pivots;               // (slots, n)
   Kokkos::View<double**, Space> solution;          // (slots, 2 N n)
@@ -67,7 +68,7 @@ struct TrackPaths {
   TrackParameters par;
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
-  // n x n (row major), right-hand side n, values n.
+  // n x n (row major), right-hand side n, values n, chart n.
   KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
   KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
@@ -75,8 +76,9 @@ struct TrackPaths {
   }
   KOKKOS_INLINE_FUNCTION int rhs_at(int j) const { return (K + 2 + sys.n) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int value_at(int j) const { return (K + 3 + sys.n) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int chart_at(int j) const { return (K + 4 + sys.n) * sys.n + j; }
   static std::size_t workspace_doubles(int n) {
-    return std::size_t(2 * N) * std::size_t((K + 4 + n) * n);
+    return std::size_t(2 * N) * std::size_t((K + 5 + n) * n);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -112,7 +114,7 @@ struct TrackPaths {
   // polynomials of T at x = entries [x_first, x_first + n).
   KOKKOS_INLINE_FUNCTION void accumulate(int s, const DeviceTerms<Space>& T, int x_first,
                                          const C& weight) const {
-    for (int i = 0; i < sys.n; ++i) {
+    for (int i = 0; i < sys.n - 1; ++i) {
       C f(0.0);
       for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
         const C a = coefficient(T, m) * weight;
@@ -141,6 +143,36 @@ struct TrackPaths {
     }
     accumulate(s, sys.start, x_first, gamma * (MD(1.0) - t));
     accumulate(s, sys.target, x_first, C(t, MD(0.0)));
+    C chart_value(-1.0);
+    for (int j = 0; j < n; ++j) {
+      const C a = get(s, chart_at(j));
+      chart_value = chart_value + a * get(s, x_first + j);
+      set(s, jacobian_at(n - 1, j), a);
+    }
+    set(s, value_at(n - 1), chart_value);
+  }
+  // X := X / ||X||_2 at the entries [first, first + n), and the chart a := conj(X) (a . X = 1 in
+  // the working precision): the dynamic chart, orthogonal to the path's current point, so that X
+  // stays of unit size and the chart's hyperplane at infinity stays away from the path (a fixed
+  // chart can pass near it: a pole of X(t) that the step control would have to crawl past).
+  KOKKOS_INLINE_FUNCTION void normalize_chart(int s, int first) const {
+    const int n = sys.n;
+    double size = 0;
+    for (int j = 0; j < n; ++j) {
+      const double m = magnitude<N>(get(s, first + j));
+      size += m * m;
+    }
+    const MD scale(1.0 / math::sqrt(size));
+    MD norm2(0.0);
+    for (int j = 0; j < n; ++j) {
+      const C x = get(s, first + j) * scale;
+      set(s, first + j, x);
+      norm2 = norm2 + x.re * x.re + x.im * x.im;
+    }
+    for (int j = 0; j < n; ++j) {
+      const C x = get(s, first + j);
+      set(s, chart_at(j), C(x.re / norm2, -x.im / norm2));
+    }
   }
 
   // LU with partial pivoting of the Jacobian in place; false when a column has no pivot.
@@ -255,7 +287,8 @@ struct TrackPaths {
     const int n = sys.n;
     const C start_weight = gamma * (MD(1.0) - t);
     for (int k = 1; k <= K; ++k) {
-      for (int i = 0; i < n; ++i) {
+      set(s, rhs_at(n - 1), C(0.0));  // the chart is linear: [a . x(s) - 1]_k = a . c_k
+      for (int i = 0; i < n - 1; ++i) {
         C f[K + 1], g[K + 1];
         series_value(s, sys.target, i, k, f);
         series_value(s, sys.start, i, k, g);
@@ -269,9 +302,12 @@ struct TrackPaths {
   }
   // Majorant of the derivatives of order `order` (1 or 2) of H at radius R (row maximum):
   // sum |weight a_m| D! / (D - order)! R^(D - order) over the terms of degree D >= order.
-  KOKKOS_INLINE_FUNCTION double derivative_bound(int order, double radius, double t) const {
+  KOKKOS_INLINE_FUNCTION double derivative_bound(int s, int order, double radius, double t) const {
     double bound = 0;
-    for (int i = 0; i < sys.n; ++i) {
+    if (order == 1) {  // the chart's row
+      for (int j = 0; j < sys.n; ++j) bound += magnitude<N>(get(s, chart_at(j)));
+    }
+    for (int i = 0; i < sys.n - 1; ++i) {
       double row = 0;
       for (int side = 0; side < 2; ++side) {
         const DeviceTerms<Space>& T = side == 0 ? sys.target : sys.start;
@@ -362,7 +398,7 @@ struct TrackPaths {
     *residual = 0;
     for (int i = 0; i < n - 1; ++i)
       *residual = math::fmax(*residual, magnitude<N>(get(s, value_at(i))));
-    *condition = factor(s) ? inverse_norm(s) * derivative_bound(1, math::fmax(1.0, *size), 1.0)
+    *condition = factor(s) ? inverse_norm(s) * derivative_bound(s, 1, math::fmax(1.0, *size), 1.0)
                            : par.infinity;
     if (*size > par.infinity_threshold) return 2;
     if (!math::isfinite(*residual)) return 3;
@@ -389,30 +425,29 @@ struct TrackPaths {
     return converged && solution ? 0 : 3;
   }
 
-  // The chart a . X at the entries [first, first + n).
-  KOKKOS_INLINE_FUNCTION C chart(int s, int first) const {
-    const DeviceTerms<Space>& T = sys.target;
-    C sum(0.0);
-    for (int m = T.term_offsets(sys.n - 1); m < T.term_offsets(sys.n); ++m)
-      if (T.factor_offsets(m + 1) > T.factor_offsets(m))
-        sum = sum + coefficient(T, m) * get(s, first + T.factor_var(T.factor_offsets(m)));
-    return sum;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
     const int n = sys.n;
-    // start solution (roots of unity, x_0 = 1) scaled onto the chart
-    total_degree_start<N>(paths(s), sys.degrees, n - 1,
-                          [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+    // start solution (given, or roots of unity; x_0 = 1)
+    if (start_points.extent(0) > 0) {
+      for (int j = 0; j < n - 1; ++j) {
+        C z;
+        for (int l = 0; l < N; ++l) {
+          z.re.limb[l] = start_points(s, 2 * N * j + l);
+          z.im.limb[l] = start_points(s, 2 * N * j + N + l);
+        }
+        set(s, series_at(n, 0, j), z);
+      }
+    } else {
+      total_degree_start<N>(paths(s), sys.degrees, n - 1,
+                            [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+    }
     set(s, series_at(n, 0, n - 1), C(1.0));
-    const C scale_to_chart = C(1.0) / chart(s, series_at(n, 0, 0));
-    for (int j = 0; j < n; ++j)
-      set(s, series_at(n, 0, j), get(s, series_at(n, 0, j)) * scale_to_chart);
     MD t(0.0);
     int steps = 0, rejections = 0, status = status_tracking;
     bool endgame = false;
     while (status == status_tracking) {
       const double remaining = to_double(MD(1.0) - t);
+      normalize_chart(s, series_at(n, 0, 0));
       const double size = norm(s, series_at(n, 0, 0));
       if (!math::isfinite(size)) {
         status = 3;
@@ -430,7 +465,7 @@ struct TrackPaths {
       }
       const double t_double = to_double(t);
       const double eta =
-          1.0 / (inverse_norm(s) * derivative_bound(2, math::fmax(1.0, size), t_double));
+          1.0 / (inverse_norm(s) * derivative_bound(s, 2, math::fmax(1.0, size), t_double));
       taylor(s, t);
       double largest = 0;
       for (int j = 0; j < n; ++j)
