@@ -352,7 +352,8 @@ void write_track(std::ostream& out, const TrackResult& r, const std::string& sou
     const Solution& s = r.solutions[k];
     const PathResult& p = r.paths[std::size_t(s.path)];
     char numbers[128];
-    std::snprintf(numbers, sizeof numbers, "residual %.3e condition %.3e", p.residual, p.condition);
+    std::snprintf(numbers, sizeof numbers, "residual %.3e condition %.3e winding %d", p.residual,
+                  p.condition, p.winding);
     out << "solution " << k + 1 << " : " << (s.singular ? "singular" : "regular")
         << " multiplicity " << s.multiplicity << " path " << p.index + 1 << " precision "
         << p.precision << ' ' << numbers << '\n';
@@ -393,7 +394,7 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.attribute("/", "failed", (long long)r.failed);
   out.attribute("/", "distinct", (long long)r.solutions.size());
   const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
-  std::vector<std::int32_t> status, precision, steps, rejections, solution;
+  std::vector<std::int32_t> status, precision, steps, rejections, solution, winding;
   std::vector<std::int64_t> index;
   std::vector<double> t, residual, condition, max_abs, x, limbs(P * n * 2 * 4, 0.0);
   for (std::size_t p = 0; p < P; ++p) {
@@ -403,6 +404,7 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
     precision.push_back(q.precision);
     steps.push_back(q.steps);
     rejections.push_back(q.rejections);
+    winding.push_back(q.winding);
     solution.push_back(q.solution);
     t.push_back(q.t);
     residual.push_back(q.residual);
@@ -422,6 +424,7 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.write("path_precision", precision);
   out.write("path_steps", steps);
   out.write("path_rejections", rejections);
+  out.write("path_winding", winding);
   out.write("path_solution", solution);
   out.write("path_t", t);
   out.write("path_residual", residual);

@@ -25,14 +25,20 @@
 //    step is halved;
 //  * endgame: where 1 - t < endgame_distance and the steps cannot reach 1, or 1 - t <
 //    endgame_stall and the steps collapse (below 1e-3 (1 - t), or the corrector fails down to
-//    min_step: the ill-conditioning near a singular end), the approximant at t = 1 starts
-//    Newton's method at t = 1, which converges linearly to a singular root;
-//  * every end point is refined by Newton at t = 1 in the working precision (until the updates
+//    min_step: the ill-conditioning near a singular end), the Cauchy end game: the path is
+//    tracked around the circle |1 - t| = r = 1 - t (16 chords a loop, each by the same
+//    predictor-corrector along a complex direction, the chart fixed) until it closes after w
+//    loops (at most 4), the winding number; x(1) is the mean of the samples (Cauchy's integral
+//    formula, trapezoidal rule in (1 - t)^(1/w)); a loop that does not close, or a chord that
+//    fails, leaves Newton's method at t = 1 from the mean (or the point at 1 - r);
+//  * every end point but a Cauchy one of winding number >= 2 (singular: Newton would lose the
+//    digits) is refined by Newton at t = 1 in the working precision (until the updates
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
 //                   square root (x_0 -> 0 at a singular point at infinity)
-//      singular     condition above singular_condition (or no LU) and a residual below
+//      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
+//                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)
 //      regular      Newton converged to about the working precision
 //      failed       step size underflow far from t = 1, max_steps reached, no convergence, a
@@ -88,6 +94,8 @@ struct PathResult {
   int precision = 0;     // N of the pass that produced it
   int steps = 0;         // accepted steps
   int rejections = 0;    // rejected steps
+  int winding = 0;       // 1: reached t = 1 by steps; w >= 1: the Cauchy end game's winding
+                         // number; 0: its loops did not close (Newton at t = 1 from their mean)
   double t = 0;          // t reached (1 unless failed or at infinity on the way)
   double residual = 0;   // max_i |F_i(x)| at the endpoint (working precision)
   double condition = 0;  // ||F_x||_1 ||F_x^-1||_1 at the endpoint (inf: no LU)

@@ -130,7 +130,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
       Kokkos::View<double**, Space>(Kokkos::view_alloc(space, "kosmos::series::track::solution"),
                                     slots, std::size_t(2 * N * flat.n));
   kernel.counts = Kokkos::View<int**, Space>(
-      Kokkos::view_alloc(space, "kosmos::series::track::counts"), slots, 3);
+      Kokkos::view_alloc(space, "kosmos::series::track::counts"), slots, 4);
   kernel.measures = Kokkos::View<double**, Space>(
       Kokkos::view_alloc(space, "kosmos::series::track::measures"), slots, 4);
   kernel.gamma =
@@ -151,6 +151,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
     r.status = PathStatus(counts(s, 0));
     r.steps = counts(s, 1);
     r.rejections = counts(s, 2);
+    r.winding = counts(s, 3);
     r.precision = N;
     r.t = measures(s, 0);
     r.residual = measures(s, 1);
