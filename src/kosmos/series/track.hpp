@@ -167,12 +167,14 @@ namespace series {
 void write_track(std::ostream& out, const TrackResult& result, const std::string& source,
                  int digits);
 
-// HDF5 report (attributes format = "kosmos series track", variables, paths, gamma_re, gamma_im
-// and the summary counts; per path: path_status (0 regular, 1 singular, 2 at infinity,
-// 3 failed), path_precision, path_steps, path_rejections, path_solution (-1: none) int32,
-// path_t, path_residual, path_condition, path_max_abs double, path_x double (paths, n, 2) and
-// path_limbs double (paths, n, 2, 4: the N limbs, zero padded); per distinct solution:
-// solution_path, solution_multiplicity, solution_singular int32).
+// HDF5 report (attributes format = "kosmos series track", variables, paths (tracked),
+// total_paths (of the homotopy), homotopy ("total degree" or "parameter"), gamma_re, gamma_im
+// and the summary counts; per tracked path: path_index int64 (its number in the homotopy),
+// path_status (0 regular, 1 singular, 2 at infinity, 3 failed), path_precision, path_steps,
+// path_rejections, path_winding, path_solution (-1: none) int32, path_t, path_residual,
+// path_condition, path_max_abs double, path_x double (paths, n, 2) and path_limbs double
+// (paths, n, 2, 4: the N limbs, zero padded); per distinct solution: solution_path (the path
+// number), solution_multiplicity, solution_singular int32).
 void write_track_h5(const std::string& path, const TrackResult& result, const std::string& source);
 }  // namespace series
 }  // namespace kosmos
