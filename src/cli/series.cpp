@@ -77,7 +77,11 @@ const char* kSummary =
     "Output: one block per distinct solution, 'solution k : regular|singular multiplicity m\n"
     "path p precision N residual r condition c' and 'x<j> : re,im', then the summary\n"
     "'paths P regular R singular S at_infinity I failed F distinct D raised K' (.h5 --output:\n"
-    "per-path arrays, layout in src/kosmos/series/track.hpp).";
+    "per-path arrays, layout in src/kosmos/series/track.hpp). With --generic GENERIC, a generic\n"
+    "instance of the same family (coefficients affine in parameters, generic complex values)\n"
+    "is solved by total degree and its regular solutions are tracked to SYSTEM along\n"
+    "H = (1 - t) GENERIC + t SYSTEM: the parameter homotopy, as many paths as GENERIC has\n"
+    "solutions.";
 
 void emit(const std::string& output, const std::string& text) {
   if (output.empty() || output == "-") {
@@ -136,7 +140,12 @@ int run_track(const kosmos::cli::Options& options) {
     throw kosmos::cli::usage_error("--track takes the system file as its value, no <input>");
   options.reject_given({"newton", "start", "degree", "kernels", "complex", "timing"},
                        "does not apply to --track");
-  kosmos::cli::check_output_files({{"track", system}}, {{"output", output}});
+  const std::string generic = options.has("generic") ? options.str("generic") : "";
+  if (generic.empty())
+    kosmos::cli::check_output_files({{"track", system}}, {{"output", output}});
+  else
+    kosmos::cli::check_output_files({{"track", system}, {"generic", generic}},
+                                    {{"output", output}});
   TrackOptions track_options;
   track_options.precision =
       options.given("precision") ? int(options.integer("precision", 1, 4)) : 1;
@@ -147,8 +156,35 @@ int run_track(const kosmos::cli::Options& options) {
     throw kosmos::cli::usage_error("--max-precision " + options.str("max-precision") +
                                    " is below --precision " + options.str("precision"));
   track_options.seed = std::uint64_t(options.integer("seed", 0, 4294967295LL));
+  std::istringstream numbers(options.has("paths") ? options.str("paths") : "");
+  for (std::string token; numbers >> token;) {
+    std::size_t used = 0;
+    long long p = 0;
+    try {
+      p = std::stoll(token, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != token.size() || p < 1)
+      throw kosmos::cli::usage_error("--paths: '" + token + "' is not a path number (1, 2, ...)");
+    track_options.paths.push_back(p - 1);
+  }
   const NumericSystem sys = load_system(system, track_options.max_precision);
-  const TrackResult result = track(Kokkos::DefaultExecutionSpace(), sys, track_options);
+  const Kokkos::DefaultExecutionSpace space;
+  TrackResult result;
+  if (generic.empty()) {
+    result = track(space, sys, track_options);
+  } else {
+    // the generic instance by total degree (all its paths), then its solutions moved to SYSTEM
+    const NumericSystem start_system = load_system(generic, track_options.max_precision);
+    TrackOptions generic_options = track_options;
+    generic_options.paths.clear();
+    const TrackResult start = track(space, start_system, generic_options);
+    if (start.failed > 0)
+      throw kosmos::invalid_input(generic + ": " + std::to_string(start.failed) +
+                                  " path(s) of the generic system failed; try another --seed");
+    result = track_parameter(space, start_system, start, sys, track_options);
+  }
   if (kosmos::io::is_hdf5_path(output)) {
     write_track_h5(output, result, system);
   } else {
@@ -180,6 +216,13 @@ int run_series(const std::vector<std::string>& args) {
               "there,\n"
               "is the first pass)",
               "4")
+      .option("generic", "GENERIC",
+              "with --track: solve GENERIC (a generic instance of SYSTEM's family, same variables "
+              "in\nthe same order) by total degree, then move its solutions to SYSTEM (parameter "
+              "homotopy)",
+              "", true)
+      .option("paths", "\"P1 .. Pk\"",
+              "with --track: track only these paths (numbers as printed, from 1)", "", true)
       .option("start", "\"X1 .. Xn\"",
               "with --newton: start point, blank-separated (complex: re,im)", "", true)
       .option("degree", "D",
@@ -213,7 +256,7 @@ int run_series(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.has("track") && !options.str("track").empty()) return run_track(options);
-  options.reject_given({"max-precision"}, "applies to --track only");
+  options.reject_given({"max-precision", "paths", "generic"}, "applies to --track only");
   const std::string kernels_name = options.str("kernels");
   if (kernels_name != "auto" && kernels_name != "generic")
     throw kosmos::cli::usage_error("--kernels '" + kernels_name + "': expected auto or generic");

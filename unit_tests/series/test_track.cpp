@@ -1,10 +1,17 @@
 // The path tracker (kosmos/series/track.hpp) on systems whose solution counts are known:
 //   univariate cubics with analytic roots (1, 2, 3; the 4 roots of x^4 + 1);
 //   a double root (x^3 - 3 x + 2 = (x - 1)^2 (x + 2)) and a tangency (a circle and a tangent
-//   line), whose double roots must be flagged singular with multiplicity 2;
+//   line), whose double roots must be flagged singular with multiplicity 2 (the tangency's
+//   paths end in the Cauchy end game: winding number 2 and 1e-10 accuracy, where Newton's
+//   method at t = 1 alone gives about 1e-8);
 //   cyclic 5-roots: 120 total-degree paths, 70 isolated solutions, 50 paths at infinity;
-//   katsura 6: 64 paths, 64 regular solutions; a random dense quadratic system in 6 variables:
-//   64 regular solutions (Bezout's bound is reached by a generic dense system).
+//   katsura 6: 64 paths, 64 regular solutions; random dense quadratic systems in 6 and 8
+//   variables: 64 and 256 regular solutions (Bezout's bound is reached by a generic dense system);
+//   cyclic 5-roots with seed 3 in double alone (a path that passes near a fixed chart's
+//   hyperplane at infinity: the dynamic chart must carry it);
+//   the parameter homotopy: two circles with fixed centres and radii moved from a generic complex
+//   instance to real ones (intersecting, tangent-free, disjoint: complex points), against the
+//   analytic intersection points.
 // Every distinct solution is checked independently of the tracker: F(x) in MPFR (256 bits) from
 // the exact limbs, and the Newton correction |J(x)^{-1} F(x)| (J in double from the same
 // expansion), which bounds the distance to a true regular root to first order, must be below
@@ -237,6 +244,7 @@ TYPED_TEST(TrackTest, DoubleRootsAreFlaggedSingular) {
     const Complex z = r.paths[std::size_t(s.path)].x(0);
     if (s.singular) {
       EXPECT_EQ(s.multiplicity, 2);
+      // reached by steps (Newton at t = 1 converges linearly: about 1e-8)
       EXPECT_LT(std::abs(z - 1.0), 1e-6);
     } else {
       EXPECT_EQ(s.multiplicity, 1);
@@ -254,8 +262,9 @@ TYPED_TEST(TrackTest, DoubleRootsAreFlaggedSingular) {
   EXPECT_TRUE(r.solutions[0].singular);
   EXPECT_EQ(r.solutions[0].multiplicity, 2);
   const PathResult& p = r.paths[std::size_t(r.solutions[0].path)];
-  EXPECT_LT(std::abs(p.x(0) - 1.0), 1e-6);
-  EXPECT_LT(std::abs(p.x(1)), 1e-6);
+  EXPECT_EQ(p.winding, 2);
+  EXPECT_LT(std::abs(p.x(0) - 1.0), 1e-10);
+  EXPECT_LT(std::abs(p.x(1)), 1e-10);
 }
 
 TYPED_TEST(TrackTest, Cyclic5HasSeventyIsolatedSolutions) {
@@ -274,6 +283,77 @@ TYPED_TEST(TrackTest, RandomDenseQuadraticReachesTheBezoutBound) {
   const NumericSystem system = random_dense_system(6, 2, 7);
   const TrackResult r = track(TypeParam(), system, TrackOptions{});
   check_all_regular(system, r, 64, 64, 0);
+}
+
+TYPED_TEST(TrackTest, RandomDenseQuadraticInEightVariables) {
+  TrackOptions options;
+  options.precision = options.max_precision = 1;
+  const NumericSystem system = random_dense_system(8, 2, 29);
+  const TrackResult r = track(TypeParam(), system, options);
+  check_all_regular(system, r, 256, 256, 0);
+}
+
+TYPED_TEST(TrackTest, Cyclic5Seed3InDoubleAlone) {
+  TrackOptions options;
+  options.seed = 3;
+  options.precision = options.max_precision = 1;
+  const NumericSystem system = cyclic_system(5);
+  // path 82 (number 81) alone: with a fixed random chart it crawled 4000 steps near t = 0.5333
+  options.paths = {81};
+  TrackResult r = track(TypeParam(), system, options);
+  ASSERT_EQ(r.paths.size(), 1u);
+  EXPECT_EQ(r.paths[0].index, 81);
+  EXPECT_EQ(r.paths[0].status, PathStatus::regular);
+  EXPECT_LT(r.paths[0].steps, 400);
+  options.paths.clear();
+  r = track(TypeParam(), system, options);
+  check_all_regular(system, r, 120, 70, 50);
+}
+
+// (x - a1)^2 + (y - b1)^2 = q1, (x - a2)^2 + (y - b2)^2 = q2: affine in the parameters q.
+NumericSystem circles(std::complex<double> q1, std::complex<double> q2) {
+  const double a1 = 0.5, b1 = -1, a2 = 2, b2 = 1.5;
+  return system_from_terms(2,
+                           {{Term{1.0, {0}, {2}}, Term{1.0, {1}, {2}}, Term{-2 * a1, {0}, {}},
+                             Term{-2 * b1, {1}, {}}, Term{a1 * a1 + b1 * b1 - q1, {}, {}}},
+                            {Term{1.0, {0}, {2}}, Term{1.0, {1}, {2}}, Term{-2 * a2, {0}, {}},
+                             Term{-2 * b2, {1}, {}}, Term{a2 * a2 + b2 * b2 - q2, {}, {}}}},
+                           "circles");
+}
+
+TYPED_TEST(TrackTest, ParameterHomotopyMovesCircleIntersections) {
+  const double a1 = 0.5, b1 = -1, a2 = 2, b2 = 1.5;
+  const NumericSystem generic = circles({0.83, -1.21}, {-0.37, 2.09});
+  const TrackResult start = track(TypeParam(), generic, TrackOptions{});
+  ASSERT_EQ(start.regular, 2);
+  ASSERT_EQ(start.at_infinity, 2);
+  // radii^2: two real points, again two real points, no real point (complex conjugate pair)
+  const double radii[][2] = {{4.0, 5.0}, {9.0, 1.0}, {0.25, 0.5}};
+  for (const auto& q : radii) {
+    const NumericSystem target = circles(q[0], q[1]);
+    const TrackResult r = track_parameter(TypeParam(), generic, start, target, TrackOptions{});
+    ASSERT_EQ(r.paths.size(), 2u);
+    EXPECT_EQ(r.regular, 2);
+    ASSERT_EQ(r.solutions.size(), 2u);
+    // analytic: along the centre line at distance m from c1, +- h across it
+    const double dx = a2 - a1, dy = b2 - b1, d = std::hypot(dx, dy);
+    const double m = (d * d + q[0] - q[1]) / (2 * d);
+    const Complex h = std::sqrt(Complex(q[0] - m * m));
+    const Complex ex(dx / d), ey(dy / d);
+    const Complex expected[2][2] = {{a1 + m * ex - h * ey, b1 + m * ey + h * ex},
+                                    {a1 + m * ex + h * ey, b1 + m * ey - h * ex}};
+    for (const Solution& s : r.solutions) {
+      const PathResult& p = r.paths[std::size_t(s.path)];
+      double best = 1e300;
+      for (const auto& e : expected)
+        best = std::min(best, std::max(std::abs(p.x(0) - e[0]), std::abs(p.x(1) - e[1])));
+      EXPECT_LT(best, 1e-12) << "q = " << q[0] << ", " << q[1];
+    }
+  }
+  TrackOptions bad;
+  bad.paths = {2};
+  EXPECT_THROW(track_parameter(TypeParam(), generic, start, circles(4.0, 5.0), bad),
+               kosmos::invalid_input);
 }
 
 TYPED_TEST(TrackTest, DoubleDoubleTrackingGivesDoubleDoubleSolutions) {
@@ -297,6 +377,13 @@ TEST(TrackInput, BadSystemsAndOptionsAreRefused) {
                kosmos::invalid_input);
   TrackOptions bad;
   bad.precision = 3;
+  EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(3), bad),
+               kosmos::invalid_input);
+  bad = TrackOptions{};
+  bad.paths = {3, 3};
+  EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(3), bad),
+               kosmos::invalid_input);
+  bad.paths = {6};
   EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(3), bad),
                kosmos::invalid_input);
   bad = TrackOptions{};

@@ -124,98 +124,125 @@ void FlatTerms::add_term(const std::vector<std::pair<int, int>>& factors, const 
 }
 
 namespace {
-// SplitMix64 step: the random chart's coefficients.
-double uniform(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return double(z >> 11) * 0x1p-53;
+// The terms of polynomial i of a degree-0 system: coefficient limbs (re, im at N) and factors.
+struct PolynomialTerms {
+  std::vector<std::vector<double>> re, im;
+  std::vector<std::vector<std::pair<int, int>>> factors;
+  int degree = 0;
+};
+
+PolynomialTerms terms_of(const NumericSystem& system, std::size_t i, const std::string& src) {
+  const char* w = "kosmos::series::track";
+  const NumericPolynomial& p = system.polynomials[i];
+  const std::size_t n1 = std::size_t(system.degree) + 1;
+  const std::size_t count = p.structure.monomials.size() + 1;
+  const int N = system.precision, limbs = system.limbs();
+  // coefficient s (0: the constant) at limb l of the LayoutLeft (d + 1, count, limbs) array
+  const auto coefficient = [&](std::size_t s, std::size_t k, int l) {
+    return p.coefficients[k + n1 * (s + count * std::size_t(l))];
+  };
+  for (std::size_t s = 0; s < count; ++s)
+    for (std::size_t k = 1; k < n1; ++k)
+      for (int l = 0; l < limbs; ++l)
+        if (coefficient(s, k, l) != 0.0)
+          throw invalid_input(where(src, p.line) + ": polynomial " + std::to_string(i + 1) +
+                              " has a coefficient that depends on t (series coefficient " +
+                              std::to_string(k) + "); the tracker solves systems in x only");
+  PolynomialTerms out;
+  for (std::size_t s = 0; s < count; ++s) {
+    bool nonzero = false;
+    for (int l = 0; l < limbs; ++l) nonzero = nonzero || coefficient(s, 0, l) != 0.0;
+    if (!nonzero) continue;
+    std::vector<std::pair<int, int>> factors;
+    int term_degree = 0;
+    if (s > 0) {
+      const Monomial& m = p.structure.monomials[s - 1];
+      for (std::size_t q = 0; q < m.variables.size(); ++q) {
+        factors.push_back({m.variables[q], m.exponents.empty() ? 1 : m.exponents[q]});
+        term_degree += factors.back().second;
+      }
+    }
+    out.degree = std::max(out.degree, term_degree);
+    out.factors.push_back(factors);
+    out.re.emplace_back(std::size_t(N));
+    out.im.emplace_back(std::size_t(N), 0.0);
+    for (int l = 0; l < N; ++l) {
+      out.re.back()[std::size_t(l)] = coefficient(s, 0, l);
+      if (system.complex) out.im.back()[std::size_t(l)] = coefficient(s, 0, N + l);
+    }
+  }
+  kosmos::Impl::require(out.degree >= 1, w, where(src, p.line), ": polynomial ", i + 1,
+                        " is a constant; the system has no isolated solutions");
+  return out;
+}
+
+// The terms homogenized with x_0 (variable n) to `degree`, as polynomial i of `flat`.
+void add_homogenized(FlatTerms& flat, PolynomialTerms terms, int n, int degree, int N) {
+  for (std::size_t m = 0; m < terms.factors.size(); ++m) {
+    int term_degree = 0;
+    for (const auto& factor : terms.factors[m]) term_degree += factor.second;
+    if (term_degree < degree) terms.factors[m].push_back({n, degree - term_degree});
+    flat.add_term(terms.factors[m], terms.re[m].data(), terms.im[m].data(), N);
+  }
+  flat.end_polynomial();
+}
+
+void require_square(const NumericSystem& s, const std::string& src) {
+  kosmos::Impl::require(int(s.polynomials.size()) == s.num_variables, "kosmos::series::track", src,
+                        " has ", s.polynomials.size(), " polynomial(s) in ", s.num_variables,
+                        " variables; the system must be square");
+}
+
+std::string source_of(const NumericSystem& s) {
+  return s.source.empty() ? std::string("system") : s.source;
 }
 }  // namespace
 
-FlatSystem flatten(const NumericSystem& input, int precision, std::uint64_t seed) {
-  const char* w = "kosmos::series::track";
-  const std::string& src = input.source.empty() ? std::string("system") : input.source;
-  const int n = input.num_variables;
-  kosmos::Impl::require(int(input.polynomials.size()) == n, w, src, " has ",
-                        input.polynomials.size(), " polynomial(s) in ", n,
-                        " variables; the system must be square");
+FlatSystem flatten(const NumericSystem& input, int precision) {
+  const std::string src = source_of(input);
+  require_square(input, src);
   const NumericSystem system = with_precision(input, precision);
   FlatSystem f;
-  f.n = n;
+  f.n = system.num_variables;
   f.precision = precision;
-  const std::size_t n1 = std::size_t(system.degree) + 1;
-  const int N = precision, limbs = system.limbs();
-  const std::vector<double> zero(std::size_t(N), 0.0);
-  std::vector<double> re = zero, im = zero, one = zero, minus_one = zero;
+  const int N = precision;
+  std::vector<double> zero(std::size_t(N), 0.0), one = zero, minus_one = zero;
   one[0] = 1.0;
   minus_one[0] = -1.0;
   for (std::size_t i = 0; i < system.polynomials.size(); ++i) {
-    const NumericPolynomial& p = system.polynomials[i];
-    const std::size_t count = p.structure.monomials.size() + 1;
-    // coefficient s (0: the constant) at limb l of the LayoutLeft (d + 1, count, limbs) array
-    const auto coefficient = [&](std::size_t s, std::size_t k, int l) {
-      return p.coefficients[k + n1 * (s + count * std::size_t(l))];
-    };
-    for (std::size_t s = 0; s < count; ++s)
-      for (std::size_t k = 1; k < n1; ++k)
-        for (int l = 0; l < limbs; ++l)
-          if (coefficient(s, k, l) != 0.0)
-            throw invalid_input(where(src, p.line) + ": polynomial " + std::to_string(i + 1) +
-                                " has a coefficient that depends on t (series coefficient " +
-                                std::to_string(k) + "); the tracker solves systems in x only");
-    // the nonzero terms with their factors, and the degree
-    std::vector<std::pair<std::size_t, std::vector<std::pair<int, int>>>> terms;
-    int degree = 0;
-    for (std::size_t s = 0; s < count; ++s) {
-      bool nonzero = false;
-      for (int l = 0; l < limbs; ++l) nonzero = nonzero || coefficient(s, 0, l) != 0.0;
-      if (!nonzero) continue;
-      std::vector<std::pair<int, int>> factors;
-      int term_degree = 0;
-      if (s > 0) {
-        const Monomial& m = p.structure.monomials[s - 1];
-        for (std::size_t q = 0; q < m.variables.size(); ++q) {
-          factors.push_back({m.variables[q], m.exponents.empty() ? 1 : m.exponents[q]});
-          term_degree += factors.back().second;
-        }
-      }
-      degree = std::max(degree, term_degree);
-      terms.push_back({s, factors});
-    }
-    kosmos::Impl::require(degree >= 1, w, where(src, p.line), ": polynomial ", i + 1,
-                          " is a constant; the system has no isolated solutions");
+    PolynomialTerms terms = terms_of(system, i, src);
+    const int degree = terms.degree;
     f.degrees.push_back(degree);
-    // homogenized with x_0 (index n) to degree d_i
-    for (auto& [s, factors] : terms) {
-      int term_degree = 0;
-      for (const auto& factor : factors) term_degree += factor.second;
-      if (term_degree < degree) factors.push_back({n, degree - term_degree});
-      for (int l = 0; l < N; ++l) {
-        re[std::size_t(l)] = coefficient(s, 0, l);
-        im[std::size_t(l)] = system.complex ? coefficient(s, 0, N + l) : 0.0;
-      }
-      f.target.add_term(factors, re.data(), im.data(), N);
-    }
-    f.target.end_polynomial();
+    add_homogenized(f.target, std::move(terms), f.n, degree, N);
     f.start.add_term({{int(i), degree}}, one.data(), zero.data(), N);
-    f.start.add_term({{n, degree}}, minus_one.data(), zero.data(), N);
+    f.start.add_term({{f.n, degree}}, minus_one.data(), zero.data(), N);
     f.start.end_polynomial();
   }
-  // the chart a . X = 1 with a random complex a, in both systems
-  std::uint64_t state = seed ^ 0xC4A27C4A27ull;
-  for (int j = 0; j <= n; ++j) {
-    std::vector<double> a_re = zero, a_im = zero;
-    a_re[0] = 2.0 * uniform(state) - 1.0;
-    a_im[0] = 2.0 * uniform(state) - 1.0;
-    f.target.add_term({{j, 1}}, a_re.data(), a_im.data(), N);
-    f.start.add_term({{j, 1}}, a_re.data(), a_im.data(), N);
+  return f;
+}
+
+FlatSystem flatten_parameter(const NumericSystem& generic_input, const NumericSystem& target_input,
+                             int precision) {
+  const std::string src = source_of(target_input), generic_src = source_of(generic_input);
+  require_square(target_input, src);
+  require_square(generic_input, generic_src);
+  kosmos::Impl::require(generic_input.num_variables == target_input.num_variables,
+                        "kosmos::series::track", src, " has ", target_input.num_variables,
+                        " variables, the generic system ", generic_src, " has ",
+                        generic_input.num_variables);
+  const NumericSystem target = with_precision(target_input, precision);
+  const NumericSystem generic = with_precision(generic_input, precision);
+  FlatSystem f;
+  f.n = target.num_variables;
+  f.precision = precision;
+  for (std::size_t i = 0; i < target.polynomials.size(); ++i) {
+    PolynomialTerms to = terms_of(target, i, src), from = terms_of(generic, i, generic_src);
+    // both homogenized to the same degree: the homotopy's polynomial i in projective space
+    const int degree = std::max(to.degree, from.degree);
+    f.degrees.push_back(degree);
+    add_homogenized(f.target, std::move(to), f.n, degree, precision);
+    add_homogenized(f.start, std::move(from), f.n, degree, precision);
   }
-  f.target.add_term({}, minus_one.data(), zero.data(), N);
-  f.start.add_term({}, minus_one.data(), zero.data(), N);
-  f.target.end_polynomial();
-  f.start.end_polynomial();
   return f;
 }
 
@@ -263,6 +290,38 @@ void deduplicate(TrackResult& result, const TrackOptions& options) {
   result.failed = result.count(PathStatus::failed);
 }
 
+void select_paths(TrackResult& result, const TrackOptions& options, std::int64_t total) {
+  result.total_paths = total;
+  result.paths.clear();
+  if (options.paths.empty()) {
+    result.paths.resize(std::size_t(total));
+    for (std::int64_t p = 0; p < total; ++p) result.paths[std::size_t(p)].index = p;
+    return;
+  }
+  std::vector<std::int64_t> sorted = options.paths;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    kosmos::Impl::require(sorted[k] >= 0 && sorted[k] < total, "kosmos::series::track",
+                          "path number ", sorted[k], " is not below the ", total,
+                          " paths of the homotopy");
+    kosmos::Impl::require(k == 0 || sorted[k] != sorted[k - 1], "kosmos::series::track",
+                          "path number ", sorted[k], " is listed twice");
+  }
+  for (std::int64_t p : options.paths) {
+    result.paths.emplace_back();
+    result.paths.back().index = p;
+  }
+}
+
+std::vector<PathResult> start_points(const TrackResult& generic) {
+  std::vector<PathResult> starts;
+  for (const Solution& s : generic.solutions)
+    if (!s.singular) starts.push_back(generic.paths[std::size_t(s.path)]);
+  kosmos::Impl::require(!starts.empty(), "kosmos::series::track_parameter",
+                        "the generic system has no regular solution to start from");
+  return starts;
+}
+
 std::vector<std::int64_t> paths_to_raise(const TrackResult& result) {
   std::vector<std::int64_t> list;
   for (std::size_t p = 0; p < result.paths.size(); ++p) {
@@ -282,15 +341,21 @@ namespace series {
 
 void write_track(std::ostream& out, const TrackResult& r, const std::string& source, int digits) {
   out << "# kosmos series --track: " << source << ", " << r.num_variables << " variables, "
-      << r.paths.size() << " total-degree paths, gamma = " << r.gamma.real()
-      << (r.gamma.imag() < 0 ? "" : "+") << r.gamma.imag() << "i\n";
+      << r.paths.size();
+  if (std::int64_t(r.paths.size()) != r.total_paths) out << " of " << r.total_paths;
+  if (r.parameter)
+    out << " parameter-homotopy paths (from the generic system's regular solutions)\n";
+  else
+    out << " total-degree paths, gamma = " << r.gamma.real() << (r.gamma.imag() < 0 ? "" : "+")
+        << r.gamma.imag() << "i\n";
   for (std::size_t k = 0; k < r.solutions.size(); ++k) {
     const Solution& s = r.solutions[k];
     const PathResult& p = r.paths[std::size_t(s.path)];
     char numbers[128];
-    std::snprintf(numbers, sizeof numbers, "residual %.3e condition %.3e", p.residual, p.condition);
+    std::snprintf(numbers, sizeof numbers, "residual %.3e condition %.3e winding %d", p.residual,
+                  p.condition, p.winding);
     out << "solution " << k + 1 << " : " << (s.singular ? "singular" : "regular")
-        << " multiplicity " << s.multiplicity << " path " << s.path + 1 << " precision "
+        << " multiplicity " << s.multiplicity << " path " << p.index + 1 << " precision "
         << p.precision << ' ' << numbers << '\n';
     const std::size_t N = std::size_t(p.precision);
     for (int j = 0; j < r.num_variables; ++j) {
@@ -306,7 +371,7 @@ void write_track(std::ostream& out, const TrackResult& r, const std::string& sou
     std::snprintf(numbers, sizeof numbers,
                   "t %.17g steps %d rejections %d precision %d residual %.3e |x| %.3e", q.t,
                   q.steps, q.rejections, q.precision, q.residual, q.max_abs);
-    out << "failed path " << p + 1 << " : " << numbers << '\n';
+    out << "failed path " << q.index + 1 << " : " << numbers << '\n';
   }
   out << "paths " << r.paths.size() << " regular " << r.regular << " singular " << r.singular
       << " at_infinity " << r.at_infinity << " failed " << r.failed << " distinct "
@@ -319,6 +384,8 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.attribute("/", "source", source);
   out.attribute("/", "variables", (long long)r.num_variables);
   out.attribute("/", "paths", (long long)r.paths.size());
+  out.attribute("/", "total_paths", (long long)r.total_paths);
+  out.attribute("/", "homotopy", r.parameter ? "parameter" : "total degree");
   out.attribute("/", "gamma_re", r.gamma.real());
   out.attribute("/", "gamma_im", r.gamma.imag());
   out.attribute("/", "regular", (long long)r.regular);
@@ -327,14 +394,17 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.attribute("/", "failed", (long long)r.failed);
   out.attribute("/", "distinct", (long long)r.solutions.size());
   const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
-  std::vector<std::int32_t> status, precision, steps, rejections, solution;
+  std::vector<std::int32_t> status, precision, steps, rejections, solution, winding;
+  std::vector<std::int64_t> index;
   std::vector<double> t, residual, condition, max_abs, x, limbs(P * n * 2 * 4, 0.0);
   for (std::size_t p = 0; p < P; ++p) {
     const PathResult& q = r.paths[p];
+    index.push_back(q.index);
     status.push_back(std::int32_t(q.status));
     precision.push_back(q.precision);
     steps.push_back(q.steps);
     rejections.push_back(q.rejections);
+    winding.push_back(q.winding);
     solution.push_back(q.solution);
     t.push_back(q.t);
     residual.push_back(q.residual);
@@ -349,10 +419,12 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
           limbs[((p * n + j) * 2 + part) * 4 + l] = q.limbs[2 * N * j + part * N + l];
     }
   }
+  out.write("path_index", index);
   out.write("path_status", status);
   out.write("path_precision", precision);
   out.write("path_steps", steps);
   out.write("path_rejections", rejections);
+  out.write("path_winding", winding);
   out.write("path_solution", solution);
   out.write("path_t", t);
   out.write("path_residual", residual);
@@ -362,7 +434,7 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.write("path_limbs", limbs.data(), {P, n, 2, 4});
   std::vector<std::int32_t> solution_path, multiplicity, singular;
   for (const Solution& s : r.solutions) {
-    solution_path.push_back(s.path);
+    solution_path.push_back(std::int32_t(r.paths[std::size_t(s.path)].index));
     multiplicity.push_back(s.multiplicity);
     singular.push_back(s.singular ? 1 : 0);
   }

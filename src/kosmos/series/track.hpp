@@ -3,8 +3,12 @@
 // homotopy
 //   H(X, t) = gamma (1 - t) G(X) + t F(X),   G_i = x_i^(d_i) - x_0^(d_i)   (start_systems.hpp)
 // with a random gamma on the unit circle (the gamma trick), tracked from t = 0 to 1 in
-// projective coordinates X = (x_1 .. x_n, x_0): F homogenized with x_0, plus a random chart
-// a . X = 1 (seeded), so that paths to infinity stay bounded (x_0 -> 0) and x = X / x_0 at the end.
+// projective coordinates X = (x_1 .. x_n, x_0): F homogenized with x_0, plus a chart a . X = 1
+// per path, so that paths to infinity stay bounded (x_0 -> 0) and x = X / x_0 at the end. The
+// chart is dynamic: before each step X is scaled to unit length and a := conj(X), so the
+// chart's hyperplane at infinity never comes near the path (a fixed random chart can: X(t) then
+// has a pole near the real t axis and the steps crawl past it, as path 82 of cyclic 5 with
+// seed 3 did for 4000 steps).
 //
 // Each path runs in one thread of one kernel launch (all paths of a precision in one launch, on
 // every backend; per-path workspace in Views whose layout follows the execution space):
@@ -21,14 +25,20 @@
 //    step is halved;
 //  * endgame: where 1 - t < endgame_distance and the steps cannot reach 1, or 1 - t <
 //    endgame_stall and the steps collapse (below 1e-3 (1 - t), or the corrector fails down to
-//    min_step: the ill-conditioning near a singular end), the approximant at t = 1 starts
-//    Newton's method at t = 1, which converges linearly to a singular root;
-//  * every end point is refined by Newton at t = 1 in the working precision (until the updates
+//    min_step: the ill-conditioning near a singular end), the Cauchy end game: the path is
+//    tracked around the circle |1 - t| = r = 1 - t (16 chords a loop, each by the same
+//    predictor-corrector along a complex direction, the chart fixed) until it closes after w
+//    loops (at most 4), the winding number; x(1) is the mean of the samples (Cauchy's integral
+//    formula, trapezoidal rule in (1 - t)^(1/w)); a loop that does not close, or a chord that
+//    fails, leaves Newton's method at t = 1 from the mean (or the point at 1 - r);
+//  * every end point but a Cauchy one of winding number >= 2 (singular: Newton would lose the
+//    digits) is refined by Newton at t = 1 in the working precision (until the updates
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
 //                   square root (x_0 -> 0 at a singular point at infinity)
-//      singular     condition above singular_condition (or no LU) and a residual below
+//      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
+//                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)
 //      regular      Newton converged to about the working precision
 //      failed       step size underflow far from t = 1, max_steps reached, no convergence, a
@@ -67,19 +77,25 @@ struct TrackOptions {
   double min_step = 1e-13;
   double corrector_tolerance = 1e-9;
   double endgame_distance = 1e-6;
-  double endgame_stall = 1e-2;
+  double endgame_stall = 0.1;
   double infinity_threshold = 1e8;
   double singular_condition = 1e8;
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;
   std::int64_t max_paths = std::int64_t(1) << 31;
+  // The paths to track (0-based numbers below the path count, distinct); empty: all of them.
+  // Reruns a few paths of a large homotopy (the same gamma and chart for the same seed).
+  std::vector<std::int64_t> paths;
 };
 
 struct PathResult {
+  std::int64_t index = 0;  // the path's number in the homotopy (0-based)
   PathStatus status = PathStatus::failed;
   int precision = 0;     // N of the pass that produced it
   int steps = 0;         // accepted steps
   int rejections = 0;    // rejected steps
+  int winding = 0;       // 1: reached t = 1 by steps; w >= 1: the Cauchy end game's winding
+                         // number; 0: its loops did not close (Newton at t = 1 from their mean)
   double t = 0;          // t reached (1 unless failed or at infinity on the way)
   double residual = 0;   // max_i |F_i(x)| at the endpoint (working precision)
   double condition = 0;  // ||F_x||_1 ||F_x^-1||_1 at the endpoint (inf: no LU)
@@ -91,7 +107,7 @@ struct PathResult {
 };
 
 struct Solution {
-  int path = 0;          // the representative (first) path
+  int path = 0;          // the representative (first) path: its position in TrackResult::paths
   int multiplicity = 0;  // number of paths ending here
   bool singular = false;
 };
@@ -100,7 +116,9 @@ struct TrackResult {
   int num_variables = 0;
   std::vector<int> degrees;
   std::complex<double> gamma;
-  std::vector<PathResult> paths;
+  bool parameter = false;           // track_parameter (else the total-degree homotopy)
+  std::int64_t total_paths = 0;     // of the homotopy (paths holds the tracked ones)
+  std::vector<PathResult> paths;    // in the order of TrackOptions::paths (all: by number)
   std::vector<Solution> solutions;  // distinct finite endpoints
   std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
   std::int64_t raised = 0;  // paths tracked again in a higher precision
@@ -110,9 +128,25 @@ struct TrackResult {
 // All paths of the total-degree homotopy of `system` (square; coefficients constant in t: a
 // series coefficient above degree 0 that is not zero is kosmos::invalid_input) on `space`.
 // Throws kosmos::invalid_input for a non-square system, precisions not in {1, 2, 4}, or more
-// than options.max_paths paths.
+// than options.max_paths paths, or a path number in options.paths that is out of range or
+// repeated.
 template <class ExecSpace>
 TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options);
+
+// Parameter homotopy H(x, t) = (1 - t) G(x) + t F(x) from a generic instance G of a family of
+// systems (its solutions known: generic_solutions, a TrackResult of `generic`, e.g. by track())
+// to the instance F = `target` of the same family, in the same projective coordinates and with the
+// same per-path precision raise, classification and deduplication as track(). When the
+// coefficients are affine functions of parameters p (G = F(., p0), target = F(., p1)) this is
+// H(x, t) = F(x, (1 - t) p0 + t p1); for generic complex p0 every isolated solution of the
+// target is the end of a path from a regular solution of the generic instance, so one generic
+// solve serves any number of targets. Path p starts at the p-th regular distinct solution of
+// generic_solutions (PathResult::index); gamma is 1. Throws kosmos::invalid_input when the
+// systems differ in size or generic_solutions has no regular solution.
+template <class ExecSpace>
+TrackResult track_parameter(const ExecSpace& space, const NumericSystem& generic,
+                            const TrackResult& generic_solutions, const NumericSystem& target,
+                            const TrackOptions& options);
 
 // The gamma of a seed (unit modulus), exposed for tests that rebuild the homotopy.
 std::complex<double> gamma_of_seed(std::uint64_t seed);
@@ -133,12 +167,14 @@ namespace series {
 void write_track(std::ostream& out, const TrackResult& result, const std::string& source,
                  int digits);
 
-// HDF5 report (attributes format = "kosmos series track", variables, paths, gamma_re, gamma_im
-// and the summary counts; per path: path_status (0 regular, 1 singular, 2 at infinity,
-// 3 failed), path_precision, path_steps, path_rejections, path_solution (-1: none) int32,
-// path_t, path_residual, path_condition, path_max_abs double, path_x double (paths, n, 2) and
-// path_limbs double (paths, n, 2, 4: the N limbs, zero padded); per distinct solution:
-// solution_path, solution_multiplicity, solution_singular int32).
+// HDF5 report (attributes format = "kosmos series track", variables, paths (tracked),
+// total_paths (of the homotopy), homotopy ("total degree" or "parameter"), gamma_re, gamma_im
+// and the summary counts; per tracked path: path_index int64 (its number in the homotopy),
+// path_status (0 regular, 1 singular, 2 at infinity, 3 failed), path_precision, path_steps,
+// path_rejections, path_winding, path_solution (-1: none) int32, path_t, path_residual,
+// path_condition, path_max_abs double, path_x double (paths, n, 2) and path_limbs double
+// (paths, n, 2, 4: the N limbs, zero padded); per distinct solution: solution_path (the path
+// number), solution_multiplicity, solution_singular int32).
 void write_track_h5(const std::string& path, const TrackResult& result, const std::string& source);
 }  // namespace series
 }  // namespace kosmos

@@ -26,19 +26,38 @@ struct FlatTerms {
   void end_polynomial() { term_offsets.push_back(int(term_degree.size())); }
 };
 // The homotopy's systems in projective coordinates (n + 1 unknowns, the last one x_0):
-// target = homogenized F and the chart, start = x_i^(d_i) - x_0^(d_i) and the chart.
+// target = homogenized F, start = x_i^(d_i) - x_0^(d_i) (the kernel adds the chart).
 struct FlatSystem {
   int n = 0, precision = 1;  // n: affine variables
   std::vector<int> degrees;
   FlatTerms target, start;
 };
-FlatSystem flatten(const NumericSystem& system, int precision, std::uint64_t seed);
+FlatSystem flatten(const NumericSystem& system, int precision);
+// The parameter homotopy's systems: start = generic, target = target, both homogenized to the
+// larger degree of each polynomial pair.
+FlatSystem flatten_parameter(const NumericSystem& generic, const NumericSystem& target,
+                             int precision);
+
+// What a pass tracks: the total-degree homotopy of `target` (starts empty), or the parameter
+// homotopy from `generic` whose path p starts at starts[p] (x_j = limbs (2 j) N_p + l,
+// imaginary (2 j + 1) N_p + l, N_p = starts[p].precision).
+struct Homotopy {
+  const NumericSystem* target = nullptr;
+  const NumericSystem* generic = nullptr;
+  std::vector<PathResult> starts;
+  FlatSystem flat(int precision) const {
+    return generic ? flatten_parameter(*generic, *target, precision) : flatten(*target, precision);
+  }
+};
 TrackParameters parameters(const TrackOptions& options);
 void check_options(const TrackOptions& options);
 // Statuses counted, finite endpoints deduplicated into result.solutions.
 void deduplicate(TrackResult& result, const TrackOptions& options);
-// Paths to track again in a higher precision: failed ones and regular endpoints shared by paths.
+// Positions in result.paths to track again in a higher precision: failed ones and regular
+// endpoints shared by paths.
 std::vector<std::int64_t> paths_to_raise(const TrackResult& result);
+// result.paths for options.paths (checked) or all `total` paths, numbered.
+void select_paths(TrackResult& result, const TrackOptions& options, std::int64_t total);
 
 template <class T, class Space>
 Kokkos::View<T*, Space> upload(const Space& space, const std::vector<T>& v,
@@ -70,20 +89,38 @@ DeviceTerms<Space> upload_terms(const Space& space, const FlatTerms& f) {
   return d;
 }
 
+// Tracks the paths at positions `path_list` of result.paths in N doubles.
 template <int N, class Space>
-void track_pass(const Space& space, const NumericSystem& system,
+void track_pass(const Space& space, const Homotopy& homotopy,
                 const std::vector<std::int64_t>& path_list, const TrackOptions& options,
                 TrackResult& result) {
   if (path_list.empty()) return;
-  const FlatSystem flat = flatten(system, N, options.seed);
+  std::vector<std::int64_t> numbers;
+  for (std::int64_t position : path_list)
+    numbers.push_back(result.paths[std::size_t(position)].index);
+  const FlatSystem flat = homotopy.flat(N);
   const int n = flat.n + 1;
   const std::size_t slots = path_list.size();
   TrackPaths<N, Space> kernel;
+  if (!homotopy.starts.empty()) {
+    kernel.start_points = Kokkos::View<double**, Space>(
+        Kokkos::view_alloc(space, "kosmos::series::track::start_points"), slots,
+        std::size_t(2 * N * flat.n));
+    auto h = Kokkos::create_mirror_view(kernel.start_points);
+    for (std::size_t s = 0; s < slots; ++s) {
+      const PathResult& start = homotopy.starts[std::size_t(numbers[s])];
+      const std::size_t from = std::size_t(start.precision);
+      for (std::size_t e = 0; e < std::size_t(2 * flat.n); ++e)
+        for (std::size_t l = 0; l < std::size_t(N); ++l)
+          h(s, e * std::size_t(N) + l) = l < from ? start.limbs[e * from + l] : 0.0;
+    }
+    Kokkos::deep_copy(space, kernel.start_points, h);
+  }
   kernel.sys.n = n;
   kernel.sys.degrees = upload(space, flat.degrees, "kosmos::series::track::degrees");
   kernel.sys.target = upload_terms<N>(space, flat.target);
   kernel.sys.start = upload_terms<N>(space, flat.start);
-  kernel.paths = upload(space, path_list, "kosmos::series::track::paths");
+  kernel.paths = upload(space, numbers, "kosmos::series::track::paths");
   kernel.work =
       Kokkos::View<double**, Space>(Kokkos::view_alloc(space, "kosmos::series::track::work"), slots,
                                     TrackPaths<N, Space>::workspace_doubles(n));
@@ -93,7 +130,7 @@ void track_pass(const Space& space, const NumericSystem& system,
       Kokkos::View<double**, Space>(Kokkos::view_alloc(space, "kosmos::series::track::solution"),
                                     slots, std::size_t(2 * N * flat.n));
   kernel.counts = Kokkos::View<int**, Space>(
-      Kokkos::view_alloc(space, "kosmos::series::track::counts"), slots, 3);
+      Kokkos::view_alloc(space, "kosmos::series::track::counts"), slots, 4);
   kernel.measures = Kokkos::View<double**, Space>(
       Kokkos::view_alloc(space, "kosmos::series::track::measures"), slots, 4);
   kernel.gamma =
@@ -114,6 +151,7 @@ void track_pass(const Space& space, const NumericSystem& system,
     r.status = PathStatus(counts(s, 0));
     r.steps = counts(s, 1);
     r.rejections = counts(s, 2);
+    r.winding = counts(s, 3);
     r.precision = N;
     r.t = measures(s, 0);
     r.residual = measures(s, 1);
@@ -125,46 +163,72 @@ void track_pass(const Space& space, const NumericSystem& system,
 }
 
 template <class Space>
-void track_pass(const Space& space, int precision, const NumericSystem& system,
+void track_pass(const Space& space, int precision, const Homotopy& homotopy,
                 const std::vector<std::int64_t>& path_list, const TrackOptions& options,
                 TrackResult& result) {
   switch (precision) {
     case 1:
-      return track_pass<1>(space, system, path_list, options, result);
+      return track_pass<1>(space, homotopy, path_list, options, result);
     case 2:
-      return track_pass<2>(space, system, path_list, options, result);
+      return track_pass<2>(space, homotopy, path_list, options, result);
     default:
-      return track_pass<4>(space, system, path_list, options, result);
+      return track_pass<4>(space, homotopy, path_list, options, result);
   }
 }
+
+// The passes of track() and track_parameter(): all selected paths in options.precision, then
+// failed paths and path jumps again in twice the precision, up to options.max_precision.
+template <class Space>
+TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
+                           const TrackOptions& options) {
+  check_options(options);
+  kosmos::Impl::ScopedRegion region("kosmos::series::track");
+  const FlatSystem shape = homotopy.flat(1);  // validates the systems
+  TrackResult result;
+  result.num_variables = shape.n;
+  result.degrees = shape.degrees;
+  const bool parameter = homotopy.generic != nullptr;
+  result.parameter = parameter;
+  result.gamma = parameter ? std::complex<double>(1.0) : gamma_of_seed(options.seed);
+  select_paths(result, options,
+               parameter ? std::int64_t(homotopy.starts.size())
+                         : total_degree_paths(shape.degrees, options.max_paths));
+  std::vector<std::int64_t> path_list(result.paths.size());
+  for (std::size_t p = 0; p < path_list.size(); ++p) path_list[p] = std::int64_t(p);
+  int precision = options.precision;
+  track_pass(space, precision, homotopy, path_list, options, result);
+  while (precision < options.max_precision) {
+    deduplicate(result, options);
+    path_list = paths_to_raise(result);
+    if (path_list.empty()) break;
+    precision *= 2;
+    result.raised += std::int64_t(path_list.size());
+    track_pass(space, precision, homotopy, path_list, options, result);
+  }
+  deduplicate(result, options);
+  return result;
+}
+// The regular solutions of `generic` as start points (PathResults of their paths).
+std::vector<PathResult> start_points(const TrackResult& generic);
 }  // namespace Impl
 
 template <class ExecSpace>
 TrackResult track(const ExecSpace& space, const NumericSystem& system,
                   const TrackOptions& options) {
-  Impl::check_options(options);
-  kosmos::Impl::ScopedRegion region("kosmos::series::track");
-  const Impl::FlatSystem shape = Impl::flatten(system, 1, options.seed);  // validates the system
-  TrackResult result;
-  result.num_variables = shape.n;
-  result.degrees = shape.degrees;
-  result.gamma = gamma_of_seed(options.seed);
-  const std::int64_t num_paths = total_degree_paths(shape.degrees, options.max_paths);
-  result.paths.resize(std::size_t(num_paths));
-  std::vector<std::int64_t> path_list(static_cast<std::size_t>(num_paths));
-  for (std::int64_t p = 0; p < num_paths; ++p) path_list[std::size_t(p)] = p;
-  int precision = options.precision;
-  Impl::track_pass(space, precision, system, path_list, options, result);
-  while (precision < options.max_precision) {
-    Impl::deduplicate(result, options);
-    path_list = Impl::paths_to_raise(result);
-    if (path_list.empty()) break;
-    precision *= 2;
-    result.raised += std::int64_t(path_list.size());
-    Impl::track_pass(space, precision, system, path_list, options, result);
-  }
-  Impl::deduplicate(result, options);
-  return result;
+  Impl::Homotopy homotopy;
+  homotopy.target = &system;
+  return Impl::track_homotopy(space, homotopy, options);
+}
+
+template <class ExecSpace>
+TrackResult track_parameter(const ExecSpace& space, const NumericSystem& generic,
+                            const TrackResult& generic_solutions, const NumericSystem& target,
+                            const TrackOptions& options) {
+  Impl::Homotopy homotopy;
+  homotopy.target = &target;
+  homotopy.generic = &generic;
+  homotopy.starts = Impl::start_points(generic_solutions);
+  return Impl::track_homotopy(space, homotopy, options);
 }
 }  // namespace series
 }  // namespace kosmos

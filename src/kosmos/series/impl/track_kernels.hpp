@@ -37,10 +37,10 @@ struct DeviceTerms {
 };
 
 // The homotopy in projective coordinates X = (x_1 .. x_n, x_0) (track.hpp): target and start
-// systems of n + 1 polynomials each, the last one the chart a . X = 1 in both.
+// systems of n homogeneous polynomials each; the kernel adds the chart a . X = 1 (per path).
 template <class Space>
 struct DeviceSystem {
-  int n = 0;  // n + 1 of the affine system
+  int n = 0;  // unknowns, n + 1 of the affine system (the last equation is the chart)
   DeviceTerms<Space> target, start;
   Kokkos::View<int*, Space> degrees;  // of the affine polynomials (start solutions)
 };
@@ -54,20 +54,26 @@ struct TrackPaths {
   using Pade = PadeL1<2>;
   static constexpr int K = Pade::coefficients - 1;  // highest Taylor coefficient
   static constexpr int max_refinements = 64;
-  static constexpr double spurious_pole = 1e-8;  // |c_2| below this times the largest: no pole
+  static constexpr double spurious_pole = 1e-8;       // |c_2| below this times the largest: no pole
+  static constexpr int cauchy_samples = 16;           // points per loop of the Cauchy end game
+  static constexpr int max_winding = 4;               // loops before it gives up
+  static constexpr double closure = 1e-3;             // relative to the samples' spread: closed
+  static constexpr double min_chord_step = 1.0 / 64;  // of a chord: below it the game fails
 
   DeviceSystem<Space> sys;
   Kokkos::View<const std::int64_t*, Space> paths;  // path index per slot
+  Kokkos::View<double**, Space> start_points;      // (slots, 2 N n): given starts, or (0, 0)
   Kokkos::View<double**, Space> work;              // (slots, workspace_doubles(n))
   Kokkos::View<int**, Space> pivots;               // (slots, n)
   Kokkos::View<double**, Space> solution;          // (slots, 2 N n)
-  Kokkos::View<int**, Space> counts;               // (slots, 3): status, steps, rejections
+  Kokkos::View<int**, Space> counts;               // (slots, 4): status, steps, rejections, winding
   Kokkos::View<double**, Space> measures;          // (slots, 4): t, residual, condition, max |x|
   C gamma;
   TrackParameters par;
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
-  // n x n (row major), right-hand side n, values n.
+  // n x n (row major), right-hand side n, values n, chart n, the end game's sum n and first
+  // sample n.
   KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
   KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
@@ -75,8 +81,11 @@ struct TrackPaths {
   }
   KOKKOS_INLINE_FUNCTION int rhs_at(int j) const { return (K + 2 + sys.n) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int value_at(int j) const { return (K + 3 + sys.n) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int chart_at(int j) const { return (K + 4 + sys.n) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int sum_at(int j) const { return (K + 5 + sys.n) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int loop_start_at(int j) const { return (K + 6 + sys.n) * sys.n + j; }
   static std::size_t workspace_doubles(int n) {
-    return std::size_t(2 * N) * std::size_t((K + 4 + n) * n);
+    return std::size_t(2 * N) * std::size_t((K + 7 + n) * n);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -112,7 +121,7 @@ struct TrackPaths {
   // polynomials of T at x = entries [x_first, x_first + n).
   KOKKOS_INLINE_FUNCTION void accumulate(int s, const DeviceTerms<Space>& T, int x_first,
                                          const C& weight) const {
-    for (int i = 0; i < sys.n; ++i) {
+    for (int i = 0; i < sys.n - 1; ++i) {
       C f(0.0);
       for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
         const C a = coefficient(T, m) * weight;
@@ -133,14 +142,44 @@ struct TrackPaths {
     }
   }
   // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n).
-  KOKKOS_INLINE_FUNCTION void evaluate(int s, int x_first, const MD& t) const {
+  KOKKOS_INLINE_FUNCTION void evaluate(int s, int x_first, const C& t) const {
     const int n = sys.n;
     for (int i = 0; i < n; ++i) {
       set(s, value_at(i), C(0.0));
       for (int j = 0; j < n; ++j) set(s, jacobian_at(i, j), C(0.0));
     }
-    accumulate(s, sys.start, x_first, gamma * (MD(1.0) - t));
-    accumulate(s, sys.target, x_first, C(t, MD(0.0)));
+    accumulate(s, sys.start, x_first, gamma * (C(1.0) - t));
+    accumulate(s, sys.target, x_first, t);
+    C chart_value(-1.0);
+    for (int j = 0; j < n; ++j) {
+      const C a = get(s, chart_at(j));
+      chart_value = chart_value + a * get(s, x_first + j);
+      set(s, jacobian_at(n - 1, j), a);
+    }
+    set(s, value_at(n - 1), chart_value);
+  }
+  // X := X / ||X||_2 at the entries [first, first + n), and the chart a := conj(X) (a . X = 1 in
+  // the working precision): the dynamic chart, orthogonal to the path's current point, so that X
+  // stays of unit size and the chart's hyperplane at infinity stays away from the path (a fixed
+  // chart can pass near it: a pole of X(t) that the step control would have to crawl past).
+  KOKKOS_INLINE_FUNCTION void normalize_chart(int s, int first) const {
+    const int n = sys.n;
+    double size = 0;
+    for (int j = 0; j < n; ++j) {
+      const double m = magnitude<N>(get(s, first + j));
+      size += m * m;
+    }
+    const MD scale(1.0 / math::sqrt(size));
+    MD norm2(0.0);
+    for (int j = 0; j < n; ++j) {
+      const C x = get(s, first + j) * scale;
+      set(s, first + j, x);
+      norm2 = norm2 + x.re * x.re + x.im * x.im;
+    }
+    for (int j = 0; j < n; ++j) {
+      const C x = get(s, first + j);
+      set(s, chart_at(j), C(x.re / norm2, -x.im / norm2));
+    }
   }
 
   // LU with partial pivoting of the Jacobian in place; false when a column has no pivot.
@@ -250,17 +289,19 @@ struct TrackPaths {
       for (int j = 0; j <= k; ++j) out[j] = out[j] + product[j];
     }
   }
-  // Taylor coefficients c_1 .. c_K of x(t + s) from c_0 = x (the factored Jacobian at (x, t)).
-  KOKKOS_INLINE_FUNCTION void taylor(int s, const MD& t) const {
+  // Taylor coefficients c_1 .. c_K of x(t + d s) from c_0 = x (the factored Jacobian at (x, t)),
+  // along the direction d in the complex t plane.
+  KOKKOS_INLINE_FUNCTION void taylor(int s, const C& t, const C& d) const {
     const int n = sys.n;
-    const C start_weight = gamma * (MD(1.0) - t);
+    const C start_weight = gamma * (C(1.0) - t);
     for (int k = 1; k <= K; ++k) {
-      for (int i = 0; i < n; ++i) {
+      set(s, rhs_at(n - 1), C(0.0));  // the chart is linear: [a . x(s) - 1]_k = a . c_k
+      for (int i = 0; i < n - 1; ++i) {
         C f[K + 1], g[K + 1];
         series_value(s, sys.target, i, k, f);
         series_value(s, sys.start, i, k, g);
-        // [gamma (1 - t - s) G + (t + s) F]_k
-        const C h = start_weight * g[k] - gamma * g[k - 1] + f[k] * t + f[k - 1];
+        // [gamma (1 - t - d s) G + (t + d s) F]_k
+        const C h = start_weight * g[k] - gamma * d * g[k - 1] + f[k] * t + d * f[k - 1];
         set(s, rhs_at(i), -h);
       }
       solve(s);
@@ -269,13 +310,17 @@ struct TrackPaths {
   }
   // Majorant of the derivatives of order `order` (1 or 2) of H at radius R (row maximum):
   // sum |weight a_m| D! / (D - order)! R^(D - order) over the terms of degree D >= order.
-  KOKKOS_INLINE_FUNCTION double derivative_bound(int order, double radius, double t) const {
+  KOKKOS_INLINE_FUNCTION double derivative_bound(int s, int order, double radius, double t,
+                                                 double one_minus_t) const {
     double bound = 0;
-    for (int i = 0; i < sys.n; ++i) {
+    if (order == 1) {  // the chart's row
+      for (int j = 0; j < sys.n; ++j) bound += magnitude<N>(get(s, chart_at(j)));
+    }
+    for (int i = 0; i < sys.n - 1; ++i) {
       double row = 0;
       for (int side = 0; side < 2; ++side) {
         const DeviceTerms<Space>& T = side == 0 ? sys.target : sys.start;
-        const double weight = side == 0 ? t : 1.0 - t;  // |gamma| = 1
+        const double weight = side == 0 ? t : one_minus_t;  // |t|, |1 - t| (|gamma| = 1)
         for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
           const int d = T.term_degree(m);
           const double falling = order == 1 ? d : d * (d - 1.0);
@@ -289,7 +334,7 @@ struct TrackPaths {
   }
 
   // Newton at t from the iterate entries; true on convergence within the contraction rules.
-  KOKKOS_INLINE_FUNCTION bool correct(int s, const MD& t, double basin) const {
+  KOKKOS_INLINE_FUNCTION bool correct(int s, const C& t, double basin) const {
     const int n = sys.n;
     double previous = 0;
     for (int it = 0; it < 3; ++it) {
@@ -319,7 +364,7 @@ struct TrackPaths {
     double previous = 0;
     bool converged = false;
     for (int it = 0; it < max_refinements; ++it) {
-      evaluate(s, iterate_at(0), MD(1.0));
+      evaluate(s, iterate_at(0), C(1.0));
       if (!factor(s)) break;
       for (int i = 0; i < n; ++i) set(s, rhs_at(i), -get(s, value_at(i)));
       solve(s);
@@ -332,6 +377,108 @@ struct TrackPaths {
       if (update <= 1e-6 * par.corrector_tolerance * scale) converged = true;
     }
     return converged;
+  }
+
+  // The predictor at the point c_0 at t along the direction d of the t plane: H and H_x there
+  // (factored), eta (the Kantorovich distance to the nearest other path), the Taylor
+  // coefficients; returns the step bound of Telen, Van Barel and Verschelde (in units of d: the
+  // smaller of pole_fraction times the Pade pole radius and the step at which the
+  // approximant's error reaches curvature_fraction eta), 0 when H_x has no LU.
+  KOKKOS_INLINE_FUNCTION double step_bound(int s, const C& t, const C& d, double* eta,
+                                           double* largest) const {
+    const int n = sys.n;
+    const double size = norm(s, series_at(n, 0, 0));
+    evaluate(s, series_at(n, 0, 0), t);
+    if (!factor(s)) return 0.0;
+    *eta = 1.0 / (inverse_norm(s) * derivative_bound(s, 2, math::fmax(1.0, size), magnitude<N>(t),
+                                                     magnitude<N>(C(1.0) - t)));
+    taylor(s, t, d);
+    *largest = 0;
+    for (int j = 0; j < n; ++j)
+      *largest = math::fmax(*largest, magnitude<N>(get(s, series_at(n, 2, j))));
+    double radius = par.infinity, error = 0;
+    for (int j = 0; j < n; ++j) {
+      const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
+      const bool p = Pade::has_pole<N>(c, *largest, spurious_pole);
+      if (p) radius = math::fmin(radius, Pade::pole_radius<N>(c));
+      error = math::fmax(error, Pade::error_coefficient<N>(c, p));
+    }
+    double h = par.pole_fraction * radius;
+    if (error > 0) h = math::fmin(h, math::pow(par.curvature_fraction * *eta / error, 1.0 / K));
+    return h;
+  }
+  // The approximant at `step` into the iterate, corrected at t_to (after step_bound).
+  KOKKOS_INLINE_FUNCTION bool try_step(int s, const C& t_to, const MD& step, double largest,
+                                       double eta) const {
+    for (int j = 0; j < sys.n; ++j) {
+      const auto c = [&](int k) { return get(s, series_at(sys.n, k, j)); };
+      set(s, iterate_at(j),
+          Pade::evaluate<N>(c, step, Pade::has_pole<N>(c, largest, spurious_pole)));
+    }
+    return correct(s, t_to, 0.25 * eta);
+  }
+
+  // Cauchy end game around t = 1 from the point c_0 at the real t = 1 - r: the path is tracked
+  // on the circle t = 1 - r exp(i theta) (cauchy_samples points a loop, each chord by
+  // predict_correct) until it closes after w loops, the winding number; x(1) is then the mean
+  // of the w * cauchy_samples samples (the trapezoidal rule of Cauchy's integral formula in
+  // (1 - t)^(1/w), exact but for terms of order (r / R)^(w samples) with R the distance to the
+  // next singularity), accurate to the working precision at a singular end point where Newton's
+  // method at t = 1 gains only a fraction of the digits. The chart stays fixed (the samples
+  // must be values of one analytic function). Returns w with the estimate in the iterate, 0
+  // when the loops do not close within max_winding (the iterate: the mean so far), -1 when a
+  // chord fails.
+  KOKKOS_INLINE_FUNCTION int cauchy(int s, const MD& t) const {
+    const int n = sys.n;
+    const MD r = MD(1.0) - t;
+    for (int j = 0; j < n; ++j) {
+      set(s, loop_start_at(j), get(s, series_at(n, 0, j)));
+      set(s, sum_at(j), C(0.0));
+    }
+    C from(t, MD(0.0));
+    double spread = 0;  // the samples' largest distance from the first point
+    for (int loop = 1; loop <= max_winding; ++loop) {
+      for (int k = 1; k <= cauchy_samples; ++k) {
+        const C to = C(1.0) - root_of_unity<N>(k % cauchy_samples, cauchy_samples) * r;
+        const C d = to - from;
+        MD done(0.0);
+        double h = 1.0;
+        while (to_double(MD(1.0) - done) > 0.0) {
+          const double left = to_double(MD(1.0) - done);
+          const C t_from = from + d * done;
+          double eta = 0, largest = 0;
+          h = math::fmin(h, step_bound(s, t_from, d, &eta, &largest));
+          while (true) {
+            if (!(h >= min_chord_step)) return -1;
+            const bool last = h >= left;
+            if (try_step(s, last ? to : t_from + d * MD(h), last ? MD(1.0) - done : MD(h), largest,
+                         eta))
+              break;
+            h *= 0.5;
+          }
+          for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
+          done = h >= left ? MD(1.0) : done + MD(h);
+          h = 2.0 * h;
+        }
+        from = to;
+        for (int j = 0; j < n; ++j) {
+          set(s, sum_at(j), get(s, sum_at(j)) + get(s, series_at(n, 0, j)));
+          spread = math::fmax(spread,
+                              magnitude<N>(get(s, series_at(n, 0, j)) - get(s, loop_start_at(j))));
+        }
+      }
+      double distance = 0;
+      for (int j = 0; j < n; ++j)
+        distance = math::fmax(distance,
+                              magnitude<N>(get(s, series_at(n, 0, j)) - get(s, loop_start_at(j))));
+      const MD samples(double(loop * cauchy_samples));
+      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, sum_at(j)) * (MD(1.0) / samples));
+      // back at the first point: closed (the loop's own spread is the scale; a loop that ends on
+      // another branch ends about a spread away)
+      if (distance <= closure * spread + 1024 * unit_roundoff<N>() * norm(s, loop_start_at(0)))
+        return loop;
+    }
+    return 0;
   }
 
   // The end point X (iterate) in affine coordinates x = X / x_0, written back into the iterate
@@ -349,21 +496,24 @@ struct TrackPaths {
 
   // Refines and classifies the end point; residual max_i |F_i(x)| and the condition number
   // ||F_x^-1||_1 times the derivative majorant (relative to the coefficients' size) at x.
-  KOKKOS_INLINE_FUNCTION int finish(int s, double* size, double* residual,
-                                    double* condition) const {
+  // A Cauchy end point of winding number w >= 2 is singular and not refined (Newton's method
+  // would lose the digits the end game gained).
+  KOKKOS_INLINE_FUNCTION int finish(int s, double* size, double* residual, double* condition,
+                                    int winding) const {
     const int n = sys.n;
-    const bool converged = refine(s);
+    const bool converged = winding >= 2 || refine(s);
     *size = to_affine(s);
     if (!math::isfinite(*size)) {
       *residual = *condition = par.not_a_number;
       return *size > 0 ? 2 : 3;
     }
-    evaluate(s, iterate_at(0), MD(1.0));
+    evaluate(s, iterate_at(0), C(1.0));
     *residual = 0;
     for (int i = 0; i < n - 1; ++i)
       *residual = math::fmax(*residual, magnitude<N>(get(s, value_at(i))));
-    *condition = factor(s) ? inverse_norm(s) * derivative_bound(1, math::fmax(1.0, *size), 1.0)
-                           : par.infinity;
+    *condition = factor(s)
+                     ? inverse_norm(s) * derivative_bound(s, 1, math::fmax(1.0, *size), 1.0, 0.0)
+                     : par.infinity;
     if (*size > par.infinity_threshold) return 2;
     if (!math::isfinite(*residual)) return 3;
     // a solution has a residual at the rounding level of its terms (at a singular root too: the
@@ -381,7 +531,7 @@ struct TrackPaths {
       scale = math::fmax(scale, row);
     }
     const bool solution = *residual <= par.residual_tolerance * scale;
-    if (!(*condition <= par.singular_condition)) {
+    if (!(*condition <= par.singular_condition) || winding >= 2) {
       // x_0 -> 0 at a singular point in projective coordinates: a path to infinity that the
       // linearly converging refinement approached only to about the root of the precision
       return solution && *size <= math::sqrt(par.infinity_threshold) ? 1 : 2;
@@ -389,30 +539,29 @@ struct TrackPaths {
     return converged && solution ? 0 : 3;
   }
 
-  // The chart a . X at the entries [first, first + n).
-  KOKKOS_INLINE_FUNCTION C chart(int s, int first) const {
-    const DeviceTerms<Space>& T = sys.target;
-    C sum(0.0);
-    for (int m = T.term_offsets(sys.n - 1); m < T.term_offsets(sys.n); ++m)
-      if (T.factor_offsets(m + 1) > T.factor_offsets(m))
-        sum = sum + coefficient(T, m) * get(s, first + T.factor_var(T.factor_offsets(m)));
-    return sum;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
     const int n = sys.n;
-    // start solution (roots of unity, x_0 = 1) scaled onto the chart
-    total_degree_start<N>(paths(s), sys.degrees, n - 1,
-                          [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+    // start solution (given, or roots of unity; x_0 = 1)
+    if (start_points.extent(0) > 0) {
+      for (int j = 0; j < n - 1; ++j) {
+        C z;
+        for (int l = 0; l < N; ++l) {
+          z.re.limb[l] = start_points(s, 2 * N * j + l);
+          z.im.limb[l] = start_points(s, 2 * N * j + N + l);
+        }
+        set(s, series_at(n, 0, j), z);
+      }
+    } else {
+      total_degree_start<N>(paths(s), sys.degrees, n - 1,
+                            [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+    }
     set(s, series_at(n, 0, n - 1), C(1.0));
-    const C scale_to_chart = C(1.0) / chart(s, series_at(n, 0, 0));
-    for (int j = 0; j < n; ++j)
-      set(s, series_at(n, 0, j), get(s, series_at(n, 0, j)) * scale_to_chart);
     MD t(0.0);
     int steps = 0, rejections = 0, status = status_tracking;
     bool endgame = false;
     while (status == status_tracking) {
       const double remaining = to_double(MD(1.0) - t);
+      normalize_chart(s, series_at(n, 0, 0));
       const double size = norm(s, series_at(n, 0, 0));
       if (!math::isfinite(size)) {
         status = 3;
@@ -423,27 +572,8 @@ struct TrackPaths {
         status = 3;
         break;
       }
-      evaluate(s, series_at(n, 0, 0), t);
-      if (!factor(s)) {
-        status = 3;
-        break;
-      }
-      const double t_double = to_double(t);
-      const double eta =
-          1.0 / (inverse_norm(s) * derivative_bound(2, math::fmax(1.0, size), t_double));
-      taylor(s, t);
-      double largest = 0;
-      for (int j = 0; j < n; ++j)
-        largest = math::fmax(largest, magnitude<N>(get(s, series_at(n, 2, j))));
-      double radius = par.infinity, error = 0;
-      for (int j = 0; j < n; ++j) {
-        const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
-        const bool p = Pade::has_pole<N>(c, largest, spurious_pole);
-        if (p) radius = math::fmin(radius, Pade::pole_radius<N>(c));
-        error = math::fmax(error, Pade::error_coefficient<N>(c, p));
-      }
-      double h = math::fmin(par.pole_fraction * radius, par.max_step);
-      if (error > 0) h = math::fmin(h, math::pow(par.curvature_fraction * eta / error, 1.0 / K));
+      double eta = 0, largest = 0;
+      double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
       if (!(h > 0.0)) {
         status = 3;
         break;
@@ -451,20 +581,12 @@ struct TrackPaths {
       while (true) {
         if ((remaining <= par.endgame_distance && h < remaining) ||
             (remaining <= par.endgame_stall && h < 1e-3 * remaining)) {
-          // too close to a singular end to step (or the steps collapse near it): the
-          // approximant at t = 1 starts the refinement
-          h = remaining;
-          endgame = true;
+          endgame = true;  // too close to a singular end to step, or the steps collapse near it
+          break;
         }
         const bool last = h >= remaining;
-        const MD step = last ? MD(1.0) - t : MD(h);
-        for (int j = 0; j < n; ++j) {
-          const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
-          set(s, iterate_at(j),
-              Pade::evaluate<N>(c, step, Pade::has_pole<N>(c, largest, spurious_pole)));
-        }
-        const MD t_new = last ? MD(1.0) : t + step;
-        if (endgame || correct(s, t_new, 0.25 * eta)) {
+        const MD t_new = last ? MD(1.0) : t + MD(h);
+        if (try_step(s, C(t_new, MD(0.0)), last ? MD(1.0) - t : MD(h), largest, eta)) {
           for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
           t = t_new;
           ++steps;
@@ -474,23 +596,29 @@ struct TrackPaths {
         h *= 0.5;
         if (h < par.min_step) {
           // the corrector fails at any step: near the end that is the ill-conditioning of a
-          // singular end point (the endgame takes over), elsewhere a failure
-          if (remaining <= par.endgame_stall) {
-            h = remaining;
+          // singular end point (the end game takes over), elsewhere a failure
+          if (remaining <= par.endgame_stall)
             endgame = true;
-            continue;
-          }
-          status = 3;
+          else
+            status = 3;
           break;
         }
       }
     }
     double size = 0, residual = par.not_a_number, condition = par.not_a_number;
-    if (status == status_tracking) {
-      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
-      status = finish(s, &size, &residual, &condition);
+    int winding = 1;
+    if (status == status_tracking && endgame) {
+      winding = cauchy(s, t);
+      // a chord that failed: Newton's method at t = 1 from the point at 1 - r
+      if (winding < 0)
+        for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, loop_start_at(j)));
+      t = MD(1.0);
     } else {
       for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
+    }
+    if (status == status_tracking) {
+      status = finish(s, &size, &residual, &condition, winding);
+    } else {
       size = to_affine(s);
     }
     for (int j = 0; j < n - 1; ++j) {
@@ -503,6 +631,7 @@ struct TrackPaths {
     counts(s, 0) = status;
     counts(s, 1) = steps;
     counts(s, 2) = rejections;
+    counts(s, 3) = winding < 0 ? 0 : winding;
     measures(s, 0) = to_double(t);
     measures(s, 1) = residual;
     measures(s, 2) = condition;
