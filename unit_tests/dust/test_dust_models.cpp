@@ -89,7 +89,9 @@ TEST(DustemFiles, HeatCapacityTablesIntegrateToEnthalpy) {
     const double atoms = volume * 2.24 / (12.011 * 1.66053906660e-24);
     const double c_dl01 =
         atoms * kosmos::dust::heat_capacity_per_atom(kosmos::dust::GrainMaterial::graphite, t);
-    if (t > 5) EXPECT_NEAR(c_table / c_dl01, 1.0, 0.05) << "T = " << t;
+    if (t > 5) {
+      EXPECT_NEAR(c_table / c_dl01, 1.0, 0.05) << "T = " << t;
+    }
   }
   // PAHs down to 3 A: C_PAH0_DL07 covers the DL07 PAH sizes (3.1-12 A).
   const auto pah = kosmos::dust::read_dustem_heat_capacity(kDustem + "/C_PAH0_DL07.DAT");
@@ -126,7 +128,9 @@ struct Dl07Problem {
   kosmos::dust::DustModel model;
 };
 
-Dl07Problem dl07_problem(double u) {
+const double kFields[3] = {1.0, 100.0, 1e4};
+
+Dl07Problem dl07_problem() {
   Dl07Problem d{Problem(), kosmos::dust::load_dust_model("dl07", kDustem)};
   std::vector<double> w;
   {
@@ -165,11 +169,9 @@ Dl07Problem dl07_problem(double u) {
     const double lambda = micron * 1e-6;
     return four_pi_inu / (4 * M_PI) * 1e-3 * 299792458.0 / (lambda * lambda);
   };
-  std::vector<double> row;
   for (std::size_t l = 0; l < w.size(); ++l) {
     d.p.wavelength.push_back(w[l] * 1e-6);
     d.p.width.push_back(width[l] * 1e-6);
-    row.push_back(u * field(w[l]));
   }
   for (std::size_t s = 0; s < d.model.sizes.radius_micron.size(); ++s) {
     const double a = d.model.sizes.radius_micron[s];
@@ -178,25 +180,29 @@ Dl07Problem dl07_problem(double u) {
     d.p.sigma.push_back(kosmos::dust::absorption_cross_section(
         d.model.populations[d.model.population_of[s]].optics, a, w));
   }
-  d.p.dust_mass.push_back(d.model.dust_mass_per_h_g * 1e-3);  // one H nucleus' dust
-  d.p.intensity.push_back(row);
+  for (double u : kFields) {
+    d.p.dust_mass.push_back(d.model.dust_mass_per_h_g * 1e-3);  // one H nucleus' dust
+    std::vector<double> row;
+    for (double x : w) row.push_back(u * field(x));
+    d.p.intensity.push_back(row);
+  }
   return d;
 }
 
-// 4 pi lambda L_lambda per H (erg/s/H, DustEM's unit) of the model: equilibrium emission, P(T)
-// for the grains below 0.05 micron.
+// 4 pi lambda L_lambda per H (erg/s/H, DustEM's unit) of the model at U = 1, 100, 1e4 (one cell
+// each): equilibrium emission, P(T) for the grains below 0.05 micron.
 template <class Space>
-std::vector<double> dl07_sed(const Dl07Problem& d, int bins) {
+std::vector<std::vector<double>> dl07_seds(const Dl07Problem& d, int bins) {
   using device = Kokkos::Device<Space, typename Space::memory_space>;
   const auto& p = d.p;
   DeviceProblem<double, Space> dev(p);
   kosmos::dust::SolverOptions o;
   o.min_temperature = 1.0;
   const auto g = dev.prepare(o);
-  const int ns = p.ns(), nl = p.nl();
-  Kokkos::View<double**, Kokkos::LayoutLeft, device> heat("heat", 1, ns), t("t", 1, ns),
-      sed("sed", 1, nl);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", 1, ns);
+  const int ns = p.ns(), nl = p.nl(), nc = p.nc();
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> heat("heat", nc, ns), t("t", nc, ns),
+      sed("sed", nc, nl);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("status", nc, ns);
   kosmos::dust::dust_emission(Space(), g, dev.intensity, dev.dust_mass, heat, t, status, sed, o);
   std::vector<kosmos::dust::StochasticSpecies> small;
   for (int s = 0; s < ns; ++s) {
@@ -208,13 +214,26 @@ std::vector<double> dl07_sed(const Dl07Problem& d, int bins) {
   so.bins = bins;
   so.min_temperature = 1.0;
   const auto m = kosmos::dust::prepare_stochastic(Space(), g, small, so);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> st("st", 1, small.size());
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> st("st", nc, small.size());
   kosmos::dust::add_stochastic_emission(Space(), g, m, dev.intensity, t, dev.dust_mass, sed, st);
-  const auto h = to_host(sed);
-  std::vector<double> out(std::size_t(nl));
-  for (int l = 0; l < nl; ++l)
-    out[std::size_t(l)] = 4 * M_PI * p.wavelength[std::size_t(l)] * h[std::size_t(l)] * 1e7;
+  const auto h = to_host(sed);  // LayoutLeft: cell fastest
+  std::vector<std::vector<double>> out(std::size_t(nc), std::vector<double>(std::size_t(nl), 0.0));
+  for (int c = 0; c < nc; ++c)
+    for (int l = 0; l < nl; ++l)
+      out[std::size_t(c)][std::size_t(l)] = 4 * M_PI * p.wavelength[std::size_t(l)] *
+                                            h[std::size_t(c) + std::size_t(nc) * std::size_t(l)] *
+                                            1e7;
   return out;
+}
+
+// The SEDs once per space for both tests below.
+template <class Space>
+const std::vector<std::vector<double>>& dl07_cached(std::vector<double>& w_micron) {
+  static const Dl07Problem d = dl07_problem();
+  static const auto seds = dl07_seds<Space>(d, 512);
+  w_micron.clear();
+  for (double w : d.p.wavelength) w_micron.push_back(w * 1e6);
+  return seds;
 }
 
 // Mean of lambda-weighted nu I_nu over [lo, hi] micron (a flat band).
@@ -235,10 +254,8 @@ class DustModelEmissionTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DustModelEmissionTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
 
 TYPED_TEST(DustModelEmissionTest, Dl07MatchesDustemReferenceAtU1) {
-  const auto d = dl07_problem(1.0);
-  const auto ours = dl07_sed<TypeParam>(d, 512);
   std::vector<double> w_micron;
-  for (double w : d.p.wavelength) w_micron.push_back(w * 1e6);
+  const auto& ours = dl07_cached<TypeParam>(w_micron)[0];
   // DustEM's SED total (last column) on its 800 wavelengths, of which ours are a subset.
   std::vector<double> ref_w, ref;
   {
@@ -364,18 +381,18 @@ TYPED_TEST_SUITE(DustModelFieldTest, kosmos_test::ExecutionSpaces, kosmos_test::
 
 TYPED_TEST(DustModelFieldTest, Dl07BandRatiosAcrossTheField) {
   double pah_ratio[3], irac_mips[3], total[3];
-  const double u[3] = {1.0, 100.0, 1e4};
+  const double* u = kFields;
+  std::vector<double> w;
+  const auto& seds = dl07_cached<TypeParam>(w);
   for (int k = 0; k < 3; ++k) {
-    const auto d = dl07_problem(u[k]);
-    const auto sed = dl07_sed<TypeParam>(d, 512);
-    std::vector<double> w;
-    for (double x : d.p.wavelength) w.push_back(x * 1e6);
+    const auto& sed = seds[std::size_t(k)];
     pah_ratio[k] = band(w, sed, 7.3, 8.1) / band(w, sed, 11.0, 11.6);
     irac_mips[k] = band(w, sed, 6.5, 9.4) / band(w, sed, 20.5, 28.5);
     total[k] = 0;
     for (std::size_t l = 0; l + 1 < w.size(); ++l) total[k] += sed[l] / w[l] * (w[l + 1] - w[l]);
-    std::printf("DL07 U=%g: 7.7/11.3 = %.4f, IRAC8/MIPS24 (flat bands) = %.4f, total/U = %.5g erg/s/H\n", u[k],
-                pah_ratio[k], irac_mips[k], total[k] / u[k]);
+    std::printf(
+        "DL07 U=%g: 7.7/11.3 = %.4f, IRAC8/MIPS24 (flat bands) = %.4f, total/U = %.5g erg/s/H\n",
+        u[k], pah_ratio[k], irac_mips[k], total[k] / u[k]);
   }
   for (int k = 1; k < 3; ++k) {
     EXPECT_NEAR(pah_ratio[k] / pah_ratio[0], 1.0, 0.10) << u[k];

@@ -33,6 +33,17 @@ std::size_t bracket(const std::vector<double>& x, double v, double& f) {
   f = (v - x[i]) / (x[i + 1] - x[i]);
   return i;
 }
+// A Q_ or C_ file's line of sizes (micron), increasing.
+std::vector<double> read_sizes(const io::TextReader& reader, const io::Record& r) {
+  std::vector<double> sizes;
+  for (std::size_t k = 0; k < r.fields.size(); ++k) {
+    const double a = reader.number(r, k, "size");
+    if (!(a > 0) || (!sizes.empty() && !(a > sizes.back())))
+      reader.fail(r.line_number, "sizes must be > 0 and increasing");
+    sizes.push_back(a);
+  }
+  return sizes;
+}
 }  // namespace
 
 bool DustemPopulation::has(const std::string& keyword) const {
@@ -174,12 +185,7 @@ DraineTable read_dustem_optics(const std::string& q_path, const std::string& lam
     if (r.fields.size() != std::size_t(n_sizes))
       reader.fail(r.line_number, "expected " + std::to_string(n_sizes) + " columns (one per size)");
     if (t.radius_micron.empty()) {
-      for (std::size_t k = 0; k < r.fields.size(); ++k) {
-        const double a = reader.number(r, k, "size");
-        if (!(a > 0) || (!t.radius_micron.empty() && !(a > t.radius_micron.back())))
-          reader.fail(r.line_number, "sizes must be > 0 and increasing");
-        t.radius_micron.push_back(a);
-      }
+      t.radius_micron = read_sizes(reader, r);
       t.q_abs.assign(t.radius_micron.size(), {});
       continue;
     }
@@ -209,12 +215,7 @@ HeatCapacityTable read_dustem_heat_capacity(const std::string& path) {
     if (t.radius_micron.empty()) {
       if (r.fields.size() != std::size_t(n_sizes))
         reader.fail(r.line_number, "expected the " + std::to_string(n_sizes) + " sizes");
-      for (std::size_t k = 0; k < r.fields.size(); ++k) {
-        const double a = reader.number(r, k, "size");
-        if (!(a > 0) || (!t.radius_micron.empty() && !(a > t.radius_micron.back())))
-          reader.fail(r.line_number, "sizes must be > 0 and increasing");
-        t.radius_micron.push_back(a);
-      }
+      t.radius_micron = read_sizes(reader, r);
       t.log10_capacity.assign(t.radius_micron.size(), {});
       continue;
     }
@@ -253,49 +254,60 @@ std::vector<double> read_dustem_mix(const std::string& path, int sizes) {
   return f;
 }
 
-double table_enthalpy(const HeatCapacityTable& t, double radius_micron, double temperature) {
+std::vector<double> table_enthalpies(const HeatCapacityTable& t, double radius_micron,
+                                     const std::vector<double>& temperature) {
   const char* where = "kosmos::dust::table_enthalpy";
   kosmos::Impl::require(radius_micron >= t.radius_micron.front() * (1 - 1e-9) &&
                             radius_micron <= t.radius_micron.back() * (1 + 1e-9),
                         where, "radius ", radius_micron, " micron is outside [",
                         t.radius_micron.front(), ", ", t.radius_micron.back(), "] of ", t.path);
-  kosmos::Impl::require(temperature > 0 && std::isfinite(temperature), where,
-                        "temperature = ", temperature);
   std::vector<double> log_a(t.radius_micron.size());
   for (std::size_t k = 0; k < log_a.size(); ++k) log_a[k] = std::log10(t.radius_micron[k]);
   double fa;
   const std::size_t ia = bracket(log_a, std::log10(radius_micron), fa);
   fa = std::clamp(fa, 0.0, 1.0);
+  // This radius' C(T_k) (erg/K/cm^3), the power-law slope of each segment and E(T_k) from 0 K.
   const auto& lt = t.log10_temperature;
-  auto log_c = [&](std::size_t k) {
-    return (1 - fa) * t.log10_capacity[ia][k] + fa * t.log10_capacity[ia + 1][k];
-  };
-  // int_{T_a}^{T_b} C dT for C = C_a (T/T_a)^s (one log-log segment).
-  auto segment = [](double ta, double ca, double tb, double s) {
-    return std::fabs(s + 1) < 1e-12 ? ca * ta * std::log(tb / ta)
-                                    : ca * ta / (s + 1) * (std::pow(tb / ta, s + 1) - 1);
-  };
-  const double log_temperature = std::log10(temperature);
   const std::size_t nt = lt.size();
-  // Below the table: the first segment's power law from 0 K.
-  const double s0 = (log_c(1) - log_c(0)) / (lt[1] - lt[0]);
-  kosmos::Impl::require(s0 > -1, where, t.path,
-                        ": C(T) falls faster than 1/T at its lowest temperature");
-  const double t0 = std::pow(10.0, lt[0]), c0 = std::pow(10.0, log_c(0));
-  double e = 0;
-  if (log_temperature <= lt[0]) {
-    e = c0 * t0 / (s0 + 1) * std::pow(temperature / t0, s0 + 1);
-  } else {
-    e = c0 * t0 / (s0 + 1);
-    for (std::size_t k = 0; k + 1 < nt && lt[k] < log_temperature; ++k) {
-      const double s = (log_c(k + 1) - log_c(k)) / (lt[k + 1] - lt[k]);
-      const double tb =
-          k + 2 == nt ? temperature : std::pow(10.0, std::min(lt[k + 1], log_temperature));
-      e += segment(std::pow(10.0, lt[k]), std::pow(10.0, log_c(k)), tb, s);
-    }
+  std::vector<double> tk(nt), ck(nt), slope(nt), ek(nt);
+  for (std::size_t k = 0; k < nt; ++k) {
+    tk[k] = std::pow(10.0, lt[k]);
+    ck[k] = std::pow(10.0, (1 - fa) * t.log10_capacity[ia][k] + fa * t.log10_capacity[ia + 1][k]);
   }
+  for (std::size_t k = 0; k + 1 < nt; ++k)
+    slope[k] = std::log(ck[k + 1] / ck[k]) / std::log(tk[k + 1] / tk[k]);
+  slope[nt - 1] = slope[nt - 2];
+  kosmos::Impl::require(slope[0] > -1, where, t.path,
+                        ": C(T) falls faster than 1/T at its lowest temperature");
+  // int_{T_k}^{T} C dT for C = C_k (T/T_k)^s (one log-log segment).
+  auto segment = [&](std::size_t k, double temp) {
+    const double s = slope[k];
+    return std::fabs(s + 1) < 1e-12 ? ck[k] * tk[k] * std::log(temp / tk[k])
+                                    : ck[k] * tk[k] / (s + 1) * (std::pow(temp / tk[k], s + 1) - 1);
+  };
+  ek[0] = ck[0] * tk[0] / (slope[0] + 1);  // below the table: the first segment's law from 0 K
+  for (std::size_t k = 1; k < nt; ++k) ek[k] = ek[k - 1] + segment(k - 1, tk[k]);
   const double a_cm = radius_micron * 1e-4;
-  return e * 4.0 / 3.0 * M_PI * a_cm * a_cm * a_cm * 1e-7;  // erg -> J
+  const double volume_joule = 4.0 / 3.0 * M_PI * a_cm * a_cm * a_cm * 1e-7;  // erg -> J
+  std::vector<double> e(temperature.size());
+  for (std::size_t i = 0; i < temperature.size(); ++i) {
+    const double temp = temperature[i];
+    kosmos::Impl::require(temp > 0 && std::isfinite(temp), where, "temperature = ", temp);
+    double v;
+    if (temp <= tk[0]) {
+      v = ek[0] * std::pow(temp / tk[0], slope[0] + 1);
+    } else {
+      const std::size_t k = std::min(
+          std::size_t(std::upper_bound(tk.begin(), tk.end(), temp) - tk.begin()) - 1, nt - 1);
+      v = ek[k] + segment(k, temp);  // beyond the table: the last segment's law
+    }
+    e[i] = v * volume_joule;
+  }
+  return e;
+}
+
+double table_enthalpy(const HeatCapacityTable& t, double radius_micron, double temperature) {
+  return table_enthalpies(t, radius_micron, {temperature})[0];
 }
 }  // namespace dust
 }  // namespace kosmos

@@ -60,5 +60,8 @@ std::vector<double> read_dustem_mix(const std::string& path, int sizes);
 // (log a, log T) and integrated exactly over each power-law segment (below the table's lowest T
 // its first segment's power law continues to 0 K, above its highest the last one).
 double table_enthalpy(const HeatCapacityTable& table, double radius_micron, double temperature);
+// The same at many temperatures.
+std::vector<double> table_enthalpies(const HeatCapacityTable& table, double radius_micron,
+                                     const std::vector<double>& temperature);
 }  // namespace dust
 }  // namespace kosmos

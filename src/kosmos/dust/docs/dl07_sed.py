@@ -79,7 +79,7 @@ def plot(dustem, sed_path, png):
     scale = 1e-7 / (4 * math.pi) / 1.7584e-29
     ax.loglog([r[0] for r in ref], [r[-1] * scale for r in ref], "k:", label="DustEM, U = 1")
     ax.set_xlim(2, 1000)
-    ax.set_ylim(1e-2, 30)
+    ax.set_ylim(1e-5, 3e-3)
     ax.set_xlabel("wavelength (micron)")
     ax.set_ylabel("lambda L_lambda / U (W sr^-1 kg^-1)")
     ax.set_title("Draine & Li (2007) dust, kosmos dust --dust-model dl07")
