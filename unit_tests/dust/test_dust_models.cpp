@@ -307,7 +307,7 @@ TYPED_TEST(DustModelEmissionTest, Dl07MatchesDustemReferenceAtU1) {
 namespace {
 // Photometry against an independent quadrature on each filter's own table (every interval split
 // in 64, the response linear in between, the spectrum exact): <L_nu> = int L_nu R / lambda /
-// int R / lambda. Blackbodies at 30 and 300 K and a power law L_nu ~ nu^-2 (per sr).
+// int R / lambda.
 double reference_band(const kosmos::dust::Filter& f, const std::function<double(double)>& l_nu) {
   double num = 0, den = 0;
   for (std::size_t k = 0; k + 1 < f.wavelength_micron.size(); ++k) {
@@ -331,8 +331,6 @@ TEST(DustPhotometry, BandsMatchAnIndependentQuadrature) {
       return 2 * h * nu * nu * nu / (c * c) / std::expm1(h * nu / (k * t));
     };
   };
-  const std::vector<std::function<double(double)>> spectra = {
-      bb_nu(30.0), bb_nu(300.0), [&](double micron) { return std::pow(micron, 2.0); }};
   // A fine grid (the quadrature's accuracy) and the CLI's default grid (its resolution's).
   const auto fine = kosmos::dust::log_wavelength_grid(0.5, 1000.0, 80000);
   const auto coarse = kosmos::dust::default_wavelength_grid();
@@ -340,6 +338,12 @@ TEST(DustPhotometry, BandsMatchAnIndependentQuadrature) {
   double worst_fine = 0, worst_coarse = 0;
   for (const auto& name : kosmos::dust::known_bands()) {
     const auto f = kosmos::dust::load_band(name, dir);
+    // Spectra that vary on the band's scale: blackbodies peaking at its pivot wavelength and at
+    // twice it (its Wien side), power laws L_nu ~ lambda^2 and lambda^-2.
+    const double t_peak = 2897.8 / f.pivot_micron;
+    const std::vector<std::function<double(double)>> spectra = {
+        bb_nu(t_peak), bb_nu(0.5 * t_peak), [](double micron) { return micron * micron; },
+        [](double micron) { return 1 / (micron * micron); }};
     for (const auto* grid : {&fine, &coarse}) {
       const kosmos::dust::Photometry ph({f}, *grid, kosmos::dust::bin_widths(*grid));
       for (const auto& l_nu : spectra) {
@@ -348,8 +352,8 @@ TEST(DustPhotometry, BandsMatchAnIndependentQuadrature) {
         double out = 0;
         ph.apply(l_lambda.data(), 1.0, &out);
         const double err = std::fabs(out / reference_band(f, l_nu) - 1);
-        (grid == &fine ? worst_fine : worst_coarse) =
-            std::max(grid == &fine ? worst_fine : worst_coarse, err);
+        double& worst = grid == &fine ? worst_fine : worst_coarse;
+        worst = std::max(worst, err);
       }
     }
   }
@@ -358,7 +362,7 @@ TEST(DustPhotometry, BandsMatchAnIndependentQuadrature) {
       "grid)\n",
       worst_fine, worst_coarse);
   EXPECT_LT(worst_fine, 1e-4);
-  EXPECT_LT(worst_coarse, 2e-2);
+  EXPECT_LT(worst_coarse, 5e-3);
   // Units: 1 W/Hz/sr at 1 pc is 1e26 / pc^2 Jy.
   EXPECT_NEAR(kosmos::dust::jansky_scale(1.0) * std::pow(3.0856775814913673e16, 2), 1e26, 1e12);
   EXPECT_THROW(kosmos::dust::load_band("IRAC9", dir), kosmos::invalid_input);
@@ -374,7 +378,8 @@ namespace {
 // within 10 % of U = 1's (DL07 Sect. 5: the PAH emission per unit starlight power is nearly
 // independent of U up to U ~ 1e4), while the larger grains warm and MIPS 24 grows against IRAC 8
 // (the ratio falls at each step by more than 20 %). Emission per unit U power is conserved: the
-// total per H scales as U to 1 %.
+// total per H scales as U to 2 % (each P(T) conserves energy to its 1 % status tolerance; measured
+// 1.1 % at U = 1e4).
 template <class Space>
 class DustModelFieldTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DustModelFieldTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
@@ -397,7 +402,7 @@ TYPED_TEST(DustModelFieldTest, Dl07BandRatiosAcrossTheField) {
   for (int k = 1; k < 3; ++k) {
     EXPECT_NEAR(pah_ratio[k] / pah_ratio[0], 1.0, 0.10) << u[k];
     EXPECT_LT(irac_mips[k], 0.8 * irac_mips[k - 1]) << u[k];
-    EXPECT_NEAR(total[k] / u[k] / total[0], 1.0, 0.01) << u[k];
+    EXPECT_NEAR(total[k] / u[k] / total[0], 1.0, 0.02) << u[k];
   }
 }
 }  // namespace
