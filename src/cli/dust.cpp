@@ -493,8 +493,8 @@ int run_dust(const kosmos::cli::Options& o) {
   const int nq = int(small.size());
   StochasticOptions stochastic_options;
   stochastic_options.min_temperature = options.min_temperature;
-  // --bins auto: doubled from 128 until the 3-60 micron band powers of representative cells
-  // change by less than 1 % (refine_bins_for_cells); a number fixes them.
+  // --bins auto: doubled from 128 (up to 4096) until the 3-60 micron band powers of
+  // representative cells change by less than 1 % (refine_bins_for_cells); a number fixes them.
   const bool auto_bins = o.str("bins") == "auto";
   stochastic_options.bins = auto_bins ? 128 : int(o.integer("bins", 8, 4096));
   BinRefinement refinement;
@@ -502,7 +502,7 @@ int run_dust(const kosmos::cli::Options& o) {
   if (nq > 0 && auto_bins) {
     const auto sample = representative_cells<T>(space, generate ? nullptr : &cells, nc, grain_inputs.wavelength,
                                                 std::uint64_t(o.integer("seed", 0, kosmos::cli::Options::largest_integer)));
-    stochastic = refine_bins_for_cells(space, grains, small, sample, options, stochastic_options, 0.01, 2048, &refinement);
+    stochastic = refine_bins_for_cells(space, grains, small, sample, options, stochastic_options, 0.01, 4096, &refinement);
     stochastic_options.bins = refinement.bins;
   } else if (nq > 0) {
     stochastic = prepare_stochastic(space, grains, small, stochastic_options);
@@ -871,7 +871,7 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron",
               "0")
       .option("bins", "M",
-              "temperature bins of each stochastic P(T); auto: doubled from 128 (up to 2048) until the "
+              "temperature bins of each stochastic P(T); auto: doubled from 128 (up to 4096) until the "
               "3-6, 6-12, 12-25 and 25-60 micron band powers of representative cells change by < 1 % "
               "(spectra and bins beyond the fast team scratch go to global memory)",
               "auto")
