@@ -204,6 +204,9 @@ Kokkos::View<T**, Kokkos::LayoutLeft, Space> representative_cells(const Space& s
   return sample;
 }
 
+// --stochastic-below of --dust-model runs (micron): P(T) for every grain smaller than 500 A.
+constexpr double default_model_stochastic_below = 0.05;
+
 // Cells from which --method auto builds the table: its set-up costs about as much as Newton
 // solves for that many cells of the paper's problem (README, "Choosing the method").
 constexpr std::int64_t auto_table_cells = 1000;
@@ -328,7 +331,11 @@ int run_dust(const kosmos::cli::Options& o) {
     d_micron = bin_widths(w_micron);
   }
   const bool model_given = o.has("size-distribution") && !o.str("size-distribution").empty();
-  const double stochastic_below = o.has("stochastic-below") ? o.number("stochastic-below") : 0.0;
+  // A named model's small grains (PAHs above all) are heated stochastically unless told otherwise:
+  // in equilibrium they would show no features.
+  const double stochastic_below = o.given("stochastic-below") ? o.number("stochastic-below")
+                                  : named_model               ? default_model_stochastic_below
+                                                              : 0.0;
   if (!(stochastic_below >= 0)) throw kosmos::cli::usage_error("--stochastic-below must be a radius >= 0 (micron)");
   if (model_given && sizes_given) throw kosmos::cli::usage_error("give --sizes or --size-distribution, not both");
   std::vector<GrainMaterial> materials;
@@ -868,7 +875,8 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "",
               true)
-      .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron",
+      .option("stochastic-below", "RADIUS",
+              "P(T) and its emission for grains below RADIUS micron (default 0; 0.05 with --dust-model)",
               "0")
       .option("bins", "M",
               "temperature bins of each stochastic P(T); auto: doubled from 128 (up to 4096) until the "
