@@ -4,10 +4,26 @@
 // (P(T) of every (cell, small size) and its emission into the SED); the equilibrium stages run
 // once before. Counters: (cell, size) pairs per second.
 //   BM_DustStochastic/<Space>/cells:N
+//
+// End to end with a standard model (issue 25 item 6): `kosmos dust --dust-model dl07` through the
+// CLI's own code on the default execution space: N synthetic cells x 184 DL07 species (PAHs
+// included) x 1208 wavelengths in float, P(T) for every grain below 0.05 micron (130 species) at
+// the bins --bins auto converges to (band powers to 1 %), temperatures, SEDs and IRAC/MIPS/PACS
+// photometry written to HDF5 (not the P(T) themselves: 2048 bins x 130 species per cell) (model
+// loading, bin refinement and files included). Counter: grain P(T) per second (cells x stochastic
+// species / time):
+//   BM_DustDl07EndToEnd/<Space>/cli_to_h5/cells:N
+#include "options.hpp"
+
 #include <benchmark_utils.hpp>
 
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/dust/dust.hpp>
 
+#include <unistd.h>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace {
@@ -58,6 +74,54 @@ void BM_DustStochastic(benchmark::State& state) {
   if (bad) state.SkipWithError("invalid stochastic heating status");
 }
 
+constexpr double kDl07StochasticBelow = 0.05;  // micron
+
+void BM_DustDl07EndToEnd(benchmark::State& state) {
+  if (!kosmos::io::hdf5_enabled()) {
+    state.SkipWithError("built without HDF5");
+    return;
+  }
+  const auto& commands = kosmos::cli::command_registry();
+  const auto dust = std::find_if(commands.begin(), commands.end(),
+                                 [](const auto& c) { return std::string(c.name) == "dust"; });
+  const auto model = load_dust_model("dl07", KOSMOS_DUST_DATA_DIR);
+  const double stochastic =
+      double(std::count_if(model.sizes.radius_micron.begin(), model.sizes.radius_micron.end(),
+                           [](double a) { return a < kDl07StochasticBelow; }));
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("kosmos_dust_dl07_bench_" + std::to_string(::getpid()) + ".h5"))
+                              .string();
+  int code = 0;
+  kosmos_bench::fenced_loop(state, Kokkos::DefaultExecutionSpace(), [&] {
+    std::remove(out.c_str());
+    code |= dust->run({"--dust-model",
+                       "dl07",
+                       "--generate",
+                       std::to_string(state.range(0)),
+                       "--precision",
+                       "float",
+                       "--stochastic-below",
+                       std::to_string(kDl07StochasticBelow),
+                       "--bins",
+                       "auto",
+                       "--temperatures",
+                       out,
+                       "--sed",
+                       out,
+                       "--bands",
+                       "IRAC1,IRAC4,MIPS24,PACS160",
+                       "--photometry",
+                       out,
+                       "--distance",
+                       "1e6",
+                       "--timings"});
+  });
+  std::remove(out.c_str());
+  if (code != 0) state.SkipWithError("kosmos dust exited with an error");
+  state.counters["grain_P(T)/s"] = kosmos_bench::rate(double(state.range(0)) * stochastic);
+  state.counters["cells/s"] = kosmos_bench::rate(double(state.range(0)));
+}
+
 template <class Tag>
 void register_space(Tag) {
   using Space = typename Tag::type;
@@ -71,6 +135,17 @@ void register_space(Tag) {
 
 const int registered = [] {
   kosmos_bench::for_each_parallel_space([](auto tag) { register_space(tag); });
+  const bool gpu =
+      !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                  Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  auto* b = benchmark::RegisterBenchmark(
+      (std::string("BM_DustDl07EndToEnd/") + Kokkos::DefaultExecutionSpace::name() + "/cli_to_h5")
+          .c_str(),
+      BM_DustDl07EndToEnd);
+  b->ArgName("cells")->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(gpu ? 3 : 1);
+  for (std::int64_t n :
+       gpu ? std::vector<std::int64_t>{65536, 262144} : std::vector<std::int64_t>{8, 64})
+    b->Arg(n);
   return 0;
 }();
 }  // namespace

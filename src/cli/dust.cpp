@@ -8,6 +8,7 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/core/threads.hpp>
 #include <kosmos/dust/dust.hpp>
+#include <kosmos/dust/dust_models.hpp>
 #include <kosmos/dust/stream.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <iomanip>
 #include <iostream>
@@ -138,6 +140,75 @@ std::vector<kosmos::dust::GrainMaterial> known_materials(const kosmos::cli::Opti
   return grain_materials(o, table_paths);
 }
 
+// The DustEM data folder: --dust-data, $KOSMOS_DUST_DATA, or the one the build was configured with.
+std::string dust_data_dir(const kosmos::cli::Options& o) {
+  if (o.given("dust-data")) return o.str("dust-data");
+  if (const char* env = std::getenv("KOSMOS_DUST_DATA")) return env;
+#ifdef KOSMOS_DUST_DATA_DIR
+  return KOSMOS_DUST_DATA_DIR;
+#else
+  throw kosmos::cli::usage_error("--dust-model needs --dust-data DIR (or KOSMOS_DUST_DATA)");
+#endif
+}
+
+// --bands: the filters on the wavelength grid, or none.
+std::unique_ptr<kosmos::dust::Photometry> band_photometry(const kosmos::cli::Options& o, const std::vector<double>& w,
+                                                           const std::vector<double>& d) {
+  if (!o.given("bands")) {
+    o.reject_given({"photometry", "distance", "cell-area"}, "needs --bands");
+    return nullptr;
+  }
+  if (!o.given("photometry")) throw kosmos::cli::usage_error("--bands needs --photometry FILE");
+  std::string dir;
+  if (o.given("filter-data")) {
+    dir = o.str("filter-data");
+  } else if (const char* env = std::getenv("KOSMOS_FILTER_DATA")) {
+    dir = env;
+  } else {
+#ifdef KOSMOS_FILTER_DATA_DIR
+    dir = KOSMOS_FILTER_DATA_DIR;
+#else
+    throw kosmos::cli::usage_error("--bands needs --filter-data DIR (or KOSMOS_FILTER_DATA)");
+#endif
+  }
+  std::vector<kosmos::dust::Filter> filters;
+  for (const auto& name : split_list(o.str("bands"))) filters.push_back(kosmos::dust::load_band(name, dir));
+  return std::make_unique<kosmos::dust::Photometry>(std::move(filters), w, d);
+}
+
+// The cells whose P(T) choose the bins of --bins auto: the brightest cell and up to 7 spread over
+// the run (file cells), or the first 8 generated cells; LayoutLeft on the device.
+template <class T, class Space, class Cells, class Wave>
+Kokkos::View<T**, Kokkos::LayoutLeft, Space> representative_cells(const Space& space, const Cells* cells,
+                                                                  std::int64_t nc, const Wave& wavelength,
+                                                                  std::uint64_t seed) {
+  const std::int64_t nl = std::int64_t(wavelength.extent(0)), n = std::min<std::int64_t>(nc, 8);
+  Kokkos::View<T**, Kokkos::LayoutLeft, Space> sample("kosmos::dust::representative_cells", n, nl);
+  if (!cells) {
+    Kokkos::View<T*, Space> mass("kosmos::dust::representative_mass", n);
+    kosmos::dust::synthetic_cells(space, wavelength, sample, mass, seed, 0);
+    space.fence();
+    return sample;
+  }
+  std::int64_t brightest = 0;
+  double most = -1;
+  for (std::int64_t c = 0; c < nc; ++c) {
+    double sum = 0;
+    for (std::int64_t l = 0; l < nl; ++l) sum += double(cells->intensity(c, l));
+    if (sum > most) most = sum, brightest = c;
+  }
+  auto h = Kokkos::create_mirror_view(sample);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t c = k == 0 ? brightest : (k * nc) / n;
+    for (std::int64_t l = 0; l < nl; ++l) h(k, l) = cells->intensity(c, l);
+  }
+  Kokkos::deep_copy(sample, h);
+  return sample;
+}
+
+// --stochastic-below of --dust-model runs (micron): P(T) for every grain smaller than 500 A.
+constexpr double default_model_stochastic_below = 0.05;
+
 // Cells from which --method auto builds the table: its set-up costs about as much as Newton
 // solves for that many cells of the paper's problem (README, "Choosing the method").
 constexpr std::int64_t auto_table_cells = 1000;
@@ -199,10 +270,29 @@ int run_dust(const kosmos::cli::Options& o) {
   auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto t_begin = clock::now();
 
-  // Grain compositions (comma-separated lists) and grid (host).
-  const auto table_paths = split_list(o.str("cross-sections"));
+  // Grain compositions: a named model (its populations), or tables (comma-separated lists).
+  const bool named_model = o.given("dust-model");
+  if (named_model == o.given("cross-sections"))
+    throw kosmos::cli::usage_error("give exactly one of --cross-sections FILE[,FILE] and --dust-model NAME");
+  if (named_model)
+    o.reject_given({"sizes", "size-distribution", "materials", "density"},
+                   "does not apply to --dust-model (the model sets its sizes and materials)");
+  std::unique_ptr<DustModel> model;
+  std::vector<std::string> table_paths;
   std::vector<DraineTable> tables;
-  for (const auto& path : table_paths) tables.push_back(read_draine_table(path));
+  if (named_model) {
+    model = std::make_unique<DustModel>(load_dust_model(o.str("dust-model"), dust_data_dir(o)));
+    for (const auto& pop : model->populations) {
+      table_paths.push_back(pop.type);
+      tables.push_back(pop.optics);
+    }
+    std::cout << std::setprecision(4) << "dust model " << model->name << ": " << model->populations.size()
+              << " populations, dust mass per H nucleus " << model->dust_mass_per_h_g << " g, q_PAH "
+              << 100 * model->pah_mass_fraction << " %\n";
+  } else {
+    table_paths = split_list(o.str("cross-sections"));
+    for (const auto& path : table_paths) tables.push_back(read_draine_table(path));
+  }
   const std::size_t n_comp = tables.size();
   const bool sizes_given = o.has("sizes") && !o.str("sizes").empty();
   const auto size_paths = sizes_given ? split_list(o.str("sizes")) : std::vector<std::string>();
@@ -210,7 +300,11 @@ int run_dust(const kosmos::cli::Options& o) {
     throw kosmos::cli::usage_error("--sizes lists " + std::to_string(size_paths.size()) + " files for " +
                                    std::to_string(n_comp) + " --cross-sections tables");
   // Densities, for the default size distribution: given, or each composition's (Draine & Li 2001).
-  const auto named_materials = known_materials(o, table_paths);
+  std::vector<GrainMaterial> named_materials;
+  if (model)
+    for (const auto& pop : model->populations) named_materials.push_back(pop.material);
+  else
+    named_materials = known_materials(o, table_paths);
   std::vector<double> densities(n_comp, 0.0);
   if (o.has("density") && !o.str("density").empty()) {
     densities = number_list("density", o.str("density"), n_comp, false);
@@ -239,11 +333,18 @@ int run_dust(const kosmos::cli::Options& o) {
     d_micron = bin_widths(w_micron);
   }
   const bool model_given = o.has("size-distribution") && !o.str("size-distribution").empty();
-  const double stochastic_below = o.has("stochastic-below") ? o.number("stochastic-below") : 0.0;
+  // A named model's small grains (PAHs above all) are heated stochastically unless told otherwise:
+  // in equilibrium they would show no features.
+  const double stochastic_below = o.given("stochastic-below") ? o.number("stochastic-below")
+                                  : named_model               ? default_model_stochastic_below
+                                                              : 0.0;
   if (!(stochastic_below >= 0)) throw kosmos::cli::usage_error("--stochastic-below must be a radius >= 0 (micron)");
   if (model_given && sizes_given) throw kosmos::cli::usage_error("give --sizes or --size-distribution, not both");
   std::vector<GrainMaterial> materials;
-  if (model_given || stochastic_below > 0) materials = grain_materials(o, table_paths);
+  if (model)
+    materials = named_materials;
+  else if (model_given || stochastic_below > 0)
+    materials = grain_materials(o, table_paths);
   std::vector<SizeDistribution> model_sizes;  // per kg of dust, the model's mass ratio between compositions
   if (model_given) {
     const std::string name = o.str("size-distribution");
@@ -260,7 +361,11 @@ int run_dust(const kosmos::cli::Options& o) {
   // All species: (composition, radius, number per unit dust mass).
   SizeDistribution sizes;
   std::vector<std::size_t> composition;
-  for (std::size_t k = 0; k < n_comp; ++k) {
+  if (model) {
+    sizes = model->sizes;
+    composition = model->population_of;
+  }
+  for (std::size_t k = 0; k < n_comp && !model; ++k) {
     if (!sizes_given && !model_given && !(densities[k] > 0))
       throw kosmos::cli::usage_error("cannot tell the material of '" + table_paths[k] +
                                      "' from its name: give --density or --materials");
@@ -314,8 +419,8 @@ int run_dust(const kosmos::cli::Options& o) {
     const std::string path = output(name);
     return !path.empty() && !h5_path(path);
   };
-  const bool keep_all =
-      text_output("temperatures") || text_output("status") || text_output("sed") || !cells_out.empty();
+  const bool keep_all = text_output("temperatures") || text_output("status") || text_output("sed") ||
+                        text_output("photometry") || !cells_out.empty();
   using Cells = HostCells<T>;
   const Cells cells = keep_all ? Cells(nc, nl, ns, generate && cells_out.empty() ? Cells::results : Cells::both)
                       : generate ? Cells()
@@ -332,7 +437,7 @@ int run_dust(const kosmos::cli::Options& o) {
     throw kosmos::cli::usage_error("--pt-output '" + pt_out + "' must be an HDF5 file (*.h5 or *.hdf5)");
   if (!pt_out.empty() && !(stochastic_below > 0))
     throw kosmos::cli::usage_error("--pt-output needs --stochastic-below (the grains that get a P(T))");
-  const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) ||
+  const bool any_h5 = h5_path(output("temperatures")) || h5_path(output("status")) || h5_path(output("photometry")) ||
                       h5_path(output("sed")) || h5_path(cells_out) || !pt_out.empty();
   // The result datasets are mapped into memory (H5Writer::RowWrites::concurrent) and chunks are
   // copied in by several threads, each holding one ring slot: on the 16-core GPU machine four
@@ -391,13 +496,26 @@ int run_dust(const kosmos::cli::Options& o) {
   // each chunk the P(T) emission replaces theirs in the SED (pipeline step below).
   std::vector<StochasticSpecies> small;
   for (int s = 0; s < ns; ++s)
-    if (sizes.radius_micron[s] < stochastic_below) small.push_back({s, materials[composition[s]], sizes.radius_micron[s]});
+    if (sizes.radius_micron[s] < stochastic_below)
+      small.push_back({s, materials[composition[s]], sizes.radius_micron[s],
+                       model ? model->populations[composition[s]].heat_capacity : nullptr});
   const int nq = int(small.size());
   StochasticOptions stochastic_options;
   stochastic_options.min_temperature = options.min_temperature;
-  stochastic_options.bins = int(o.integer("bins", 8, 4096));
-  const auto stochastic =
-      nq > 0 ? prepare_stochastic(space, grains, small, stochastic_options) : StochasticModel<Space>();
+  // --bins auto: doubled from 128 (up to 4096) until the 3-60 micron band powers of
+  // representative cells change by less than 1 % (refine_bins_for_cells); a number fixes them.
+  const bool auto_bins = o.str("bins") == "auto";
+  stochastic_options.bins = auto_bins ? 128 : int(o.integer("bins", 8, 4096));
+  BinRefinement refinement;
+  StochasticModel<Space> stochastic;
+  if (nq > 0 && auto_bins) {
+    const auto sample = representative_cells<T>(space, generate ? nullptr : &cells, nc, grain_inputs.wavelength,
+                                                std::uint64_t(o.integer("seed", 0, kosmos::cli::Options::largest_integer)));
+    stochastic = refine_bins_for_cells(space, grains, small, sample, options, stochastic_options, 0.01, 4096, &refinement);
+    stochastic_options.bins = refinement.bins;
+  } else if (nq > 0) {
+    stochastic = prepare_stochastic(space, grains, small, stochastic_options);
+  }
   space.fence();
   const auto t_stochastic = clock::now();
   const double stochastic_seconds = seconds(t1, t_stochastic);
@@ -455,6 +573,35 @@ int run_dust(const kosmos::cli::Options& o) {
     h5_cells->attribute("intensity", "units", "W m^-2 m^-1 sr^-1 (mean intensity, without the CMB)");
     h5_cells->attribute("dust_mass", "units", mass_unit);
   }
+  // Synthetic photometry (--bands): photon-weighted mean L_nu per band, in Jy at --distance or in
+  // MJy/sr over --cell-area.
+  const auto photometry = band_photometry(o, w_micron, d_micron);
+  std::string band_unit;
+  double band_scale = 1;
+  if (photometry) {
+    if (o.given("distance") == o.given("cell-area"))
+      throw kosmos::cli::usage_error("--bands needs exactly one of --distance PC (Jy) and --cell-area PC2 (MJy/sr)");
+    const double v = o.number(o.given("distance") ? "distance" : "cell-area");
+    if (!(v > 0) || !std::isfinite(v)) throw kosmos::cli::usage_error("--distance and --cell-area must be > 0");
+    band_scale = o.given("distance") ? jansky_scale(v) : mjy_per_sr_scale(v);
+    band_unit = std::string(o.given("distance") ? "Jy at " : "MJy/sr over ") + o.str(o.given("distance") ? "distance" : "cell-area") +
+                (o.given("distance") ? " pc" : " pc^2") + " (photon-weighted mean F_nu; dust masses in " + mass_unit + ")";
+  }
+  kosmos::io::H5Writer* const h5_bands = photometry ? h5_output("photometry") : nullptr;
+  if (h5_bands) {
+    std::vector<double> pivot;
+    std::string names;
+    for (const auto& f : photometry->filters()) {
+      pivot.push_back(f.pivot_micron);
+      names += (names.empty() ? "" : ",") + f.name;
+    }
+    h5_bands->write("band_pivot_micron", pivot);
+    h5_bands->attribute("band_pivot_micron", "units", "micron");
+    h5_bands->attribute("band_pivot_micron", "bands", names);
+    h5_bands->create<double>("photometry", {cells_dim, std::size_t(photometry->bands())}, concurrent);
+    h5_bands->attribute("photometry", "units", band_unit);
+    h5_bands->attribute("photometry", "bands", names);
+  }
 
   const auto t_files = clock::now();
   StreamOptions stream_options;
@@ -491,6 +638,12 @@ int run_dust(const kosmos::cli::Options& o) {
     if (h5_pt) {
       h5_pt->write_rows("probability", first, n, rows.probability.data());
       h5_pt->write_rows("bin_temperature", first, n, rows.bin_temperature.data());
+    }
+    if (h5_bands) {
+      std::vector<double> bands(n * std::size_t(photometry->bands()));
+      for (std::size_t c = 0; c < n; ++c)
+        photometry->apply(&rows.sed(c, 0), band_scale, &bands[c * std::size_t(photometry->bands())]);
+      h5_bands->write_rows("photometry", first, n, bands.data());
     }
     if (h5_cells) {  // --write-cells keeps every row: cells.intensity has them
       h5_cells->write_rows("intensity", first, n, &cells.intensity(rows.first_cell, 0));
@@ -541,8 +694,13 @@ int run_dust(const kosmos::cli::Options& o) {
             << "  energy: emitted / absorbed = " << std::setprecision(9) << summary.emitted_over_absorbed()
             << "\n";
   if (nq > 0)
-    std::cout << "  stochastic heating: " << nq << " species below " << stochastic_below << " micron (tables "
-              << std::setprecision(3) << stochastic_seconds << " s, P(T) per chunk in the pipeline); status: ok "
+    std::cout << "  stochastic heating: " << nq << " species below " << stochastic_below << " micron, "
+              << stochastic_options.bins << " bins"
+              << (auto_bins ? std::string(refinement.converged ? " (refined: " : " (NOT converged: ") +
+                                  std::to_string(100 * refinement.change).substr(0, 5) + " % last change)"
+                            : std::string())
+              << " (tables " << std::setprecision(3) << stochastic_seconds
+              << " s, P(T) per chunk in the pipeline); status: ok "
               << stochastic_counts[stochastic_ok] << ", no heating "
               << stochastic_counts[stochastic_no_heating] << ", energy imbalance "
               << stochastic_counts[stochastic_energy_imbalance] << ", invalid heating "
@@ -584,6 +742,21 @@ int run_dust(const kosmos::cli::Options& o) {
       out << '\n' << std::setprecision(std::numeric_limits<T>::max_digits10);
       for (std::int64_t c = 0; c < nc; ++c) {
         for (int l = 0; l < nl; ++l) out << (l ? " " : "") << results.sed(c, l);
+        out << '\n';
+      }
+    });
+  }
+  if (photometry && text_output("photometry")) {
+    kosmos::io::write_atomically(o.str("photometry"), [&](std::ostream& out) {
+      out << "# kosmos dust: synthetic photometry, " << band_unit << ", one line per cell\n# band";
+      for (const auto& f : photometry->filters()) out << ' ' << f.name;
+      out << "\n# pivot_micron" << std::setprecision(6);
+      for (const auto& f : photometry->filters()) out << ' ' << f.pivot_micron;
+      out << '\n' << std::setprecision(9);
+      std::vector<double> bands(std::size_t(photometry->bands()));
+      for (std::int64_t c = 0; c < nc; ++c) {
+        photometry->apply(&results.sed(c, 0), band_scale, bands.data());
+        for (std::size_t b = 0; b < bands.size(); ++b) out << (b ? " " : "") << bands[b];
         out << '\n';
       }
     });
@@ -672,7 +845,13 @@ int run_dust(const kosmos::cli::Options& o) {
 int run_dust_command(const std::vector<std::string>& args) {
   kosmos::cli::Options o("dust", summary());
   o.option("cross-sections", "FILE[,FILE]",
-           "Draine optical-property table(s), one per grain composition")
+           "Draine optical-property table(s), one per grain composition", "", true)
+      .option("dust-model", "NAME[:K=V]",
+              "a named dust model instead of --cross-sections (dl07[:qpah=PERCENT], dustem:GRAIN_FILE)", "", true)
+      .option("dust-data", "DIR",
+              "folder of the DustEM data files (default: $KOSMOS_DUST_DATA, else the source tree's "
+              "data/dust/dustem)",
+              "", true)
       .option("sizes", "FILE[,FILE]",
               "size distribution per composition (default: power law over the table radii)", "",
               true)
@@ -698,12 +877,14 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("tolerance", "TOL", "relative energy-balance tolerance", "1e-3")
       .option("size-distribution", "MODEL", "mrn or wd01 size distribution on the table radii", "",
               true)
-      .option("stochastic-below", "RADIUS", "P(T) and its emission for grains below RADIUS micron",
+      .option("stochastic-below", "RADIUS",
+              "P(T) and its emission for grains below RADIUS micron (default 0; 0.05 with --dust-model)",
               "0")
       .option("bins", "M",
-              "temperature bins of each stochastic P(T) (spectra and bins beyond the fast team "
-              "scratch go to global memory)",
-              "128")
+              "temperature bins of each stochastic P(T); auto: doubled from 128 (up to 4096) until the "
+              "3-6, 6-12, 12-25 and 25-60 micron band powers of representative cells change by < 1 % "
+              "(spectra and bins beyond the fast team scratch go to global memory)",
+              "auto")
       .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
               "", true)
       .option("beta", "B",
@@ -724,6 +905,17 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("sed", "FILE", "write SEDs here", "", true)
       .option("status", "FILE", "write solver statuses here", "", true)
       .option("write-cells", "FILE", "write the cells (e.g. generated ones) here", "", true)
+      .option("bands", "B[,B]",
+              "synthetic photometry in these bands (IRAC1-4, MIPS24/70/160, WISE1-4, PACS70/100/160, "
+              "SPIRE250/350/500, NIRCAM_F150W/F200W/F335M/F444W, MIRI_F560W/F770W/F1000W/F1130W/"
+              "F1280W/F1500W/F1800W/F2100W/F2550W)",
+              "", true)
+      .option("photometry", "FILE", "write the --bands photometry here (text, or HDF5 dataset photometry)", "", true)
+      .option("distance", "PC", "photometry in Jy for cells at this distance", "", true)
+      .option("cell-area", "PC2", "photometry in MJy/sr for cells of this projected area", "", true)
+      .option("filter-data", "DIR",
+              "folder of the filter curves (default: $KOSMOS_FILTER_DATA, else the source tree's data/filters)", "",
+              true)
       .option("pt-output", "FILE.h5",
               "P(T) of the --stochastic-below grains: probability and bin_temperature (cells, "
               "stochastic species, --bins), stochastic_species (their species indices)",
@@ -745,7 +937,7 @@ int run_dust_command(const std::vector<std::string>& args) {
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
     if (o.has(in))
       for (const auto& path : split_list(o.str(in))) inputs.push_back({in, path});
-  for (const char* out : {"temperatures", "sed", "status", "write-cells", "pt-output"})
+  for (const char* out : {"temperatures", "sed", "status", "write-cells", "pt-output", "photometry"})
     if (o.has(out)) outputs.push_back({out, o.str(out)});
   kosmos::cli::check_output_files(inputs, outputs);
   if (precision != "float" && precision != "double")

@@ -113,5 +113,15 @@ std::vector<double> grain_log_enthalpy_table(GrainMaterial material, double radi
         std::log(modes * enthalpy_per_atom(material, std::exp(log_t0 + k * dlog_t)));
   return table;
 }
+std::vector<double> grain_log_enthalpy_table(const HeatCapacityTable& heat, double radius_micron,
+                                             const StochasticOptions& o) {
+  std::vector<double> table(std::size_t(o.table_points));
+  const double log_t0 = std::log(o.min_temperature);
+  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
+  for (int k = 0; k < o.table_points; ++k) table[std::size_t(k)] = std::exp(log_t0 + k * dlog_t);
+  table = table_enthalpies(heat, radius_micron, table);
+  for (auto& e : table) e = std::log(e);
+  return table;
+}
 }  // namespace dust
 }  // namespace kosmos

@@ -23,11 +23,13 @@
 //  unless photons would lift the grain above T_hi (capped at max_temperature): the status says so.
 #pragma once
 
+#include <kosmos/dust/dustem.hpp>
 #include <kosmos/dust/equilibrium.hpp>
 #include <kosmos/dust/size_distribution.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,11 +59,14 @@ struct StochasticOptions {
   double energy_tolerance = 1e-2;  // stochastic_energy_imbalance above this relative mismatch
 };
 
-// One grain species computed stochastically: its index in the GrainModel, material and radius.
+// One grain species computed stochastically: its index in the GrainModel, material and radius;
+// heat capacities from `heat_capacity` where given (e.g. a DustEM C_*.DAT: PAHs), else Draine & Li
+// (2001) for the material.
 struct StochasticSpecies {
   int index;
   GrainMaterial material;
   double radius_micron;
+  std::shared_ptr<const HeatCapacityTable> heat_capacity = nullptr;
 };
 
 // Host: Draine & Li (2001) enthalpy E(T) (J, from 0 K) and heat capacity dE/dT (J/K) per atom
@@ -71,6 +76,9 @@ double heat_capacity_per_atom(GrainMaterial material, double temperature);
 double grain_atoms(GrainMaterial material, double radius_micron);
 // ln E_grain(T_k) at options.table_points temperatures log-spaced over [min, max]_temperature.
 std::vector<double> grain_log_enthalpy_table(GrainMaterial material, double radius_micron,
+                                             const StochasticOptions& options);
+// The same from a heat capacity table (table_enthalpy).
+std::vector<double> grain_log_enthalpy_table(const HeatCapacityTable& table, double radius_micron,
                                              const StochasticOptions& options);
 
 template <class ExecSpace>
@@ -117,7 +125,9 @@ StochasticModel<ExecSpace> prepare_stochastic(
     kosmos::Impl::require(sp.radius_micron > 0 && std::isfinite(sp.radius_micron), where,
                           "species[", q, "].radius_micron = ", sp.radius_micron);
     h_species(q) = sp.index;
-    const auto table = grain_log_enthalpy_table(sp.material, sp.radius_micron, options);
+    const auto table = sp.heat_capacity
+                           ? grain_log_enthalpy_table(*sp.heat_capacity, sp.radius_micron, options)
+                           : grain_log_enthalpy_table(sp.material, sp.radius_micron, options);
     for (int k = 0; k < nk; ++k) h_enthalpy(q, k) = table[std::size_t(k)];
   }
   Kokkos::deep_copy(space, m.species, h_species);
@@ -298,6 +308,34 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
     previous = now;
     options.bins = 2 * nb;
   }
+}
+
+// Band edges (micron) in which the bins of a run are refined by default: the near- and
+// mid-infrared where the emission of stochastically heated grains is (3-6, 6-12, 12-25, 25-60).
+inline std::vector<std::pair<double, double>> default_refinement_bands() {
+  return {{3.0, 6.0}, {6.0, 12.0}, {12.0, 25.0}, {25.0, 60.0}};
+}
+
+// refine_bins for a set of representative cells given by their mean intensity (C, L; e.g. the
+// brightest and a sample of a run's cells): their heating and equilibrium temperatures are solved
+// here (solver), then the bins are doubled from options.bins up to max_bins until no band power
+// in `bands` changes by more than `tolerance`.
+template <class T, class ExecSpace, class Intensity>
+StochasticModel<ExecSpace> refine_bins_for_cells(
+    const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+    const std::vector<StochasticSpecies>& species, const Intensity& intensity,
+    const SolverOptions& solver, const StochasticOptions& options, double tolerance = 0.01,
+    int max_bins = 2048, BinRefinement* report = nullptr,
+    const std::vector<std::pair<double, double>>& bands = default_refinement_bands()) {
+  using device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  const std::size_t nc = intensity.extent(0), ns = std::size_t(g.species());
+  Kokkos::View<T**, Kokkos::LayoutLeft, device> heat("kosmos::dust::refine_heating", nc, ns),
+      t_eq("kosmos::dust::refine_t_eq", nc, ns);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("kosmos::dust::refine_eq_status", nc, ns);
+  heating(space, g, intensity, heat);
+  equilibrium_temperatures(space, g, heat, t_eq, status, solver);
+  return refine_bins(space, g, species, intensity, t_eq, options, bands, tolerance, max_bins,
+                     report);
 }
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,
