@@ -7,11 +7,13 @@
 #include <kosmos/nbody/analysis.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
-#include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/impl/modern_launch.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
-#include <kosmos/nbody/impl/propagators.hpp>
+#include <kosmos/nbody/integrators/mvs.hpp>
+#include <kosmos/nbody/integrators/rkck.hpp>
+#include <kosmos/nbody/integrators/verlet.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
 
 #include <chrono>
@@ -604,7 +606,7 @@ int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_
   return pending;
 }
 
-// The system-per-thread Hermite driver (see hermite_system.hpp): the hand-tuned CUDA kernel on
+// The system-per-thread Hermite driver (see integrators/hermite.hpp): the hand-tuned CUDA kernel on
 // Kokkos::Cuda, a Kokkos RangePolicy kernel elsewhere.
 template <int N, class ExecSpace>
 void launch_hermite_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
@@ -661,7 +663,7 @@ IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<type
   });
 }
 
-// WHFast-class (whfast_system.hpp) and IAS15-class (ias15_system.hpp) integration: Newtonian
+// WHFast-class (integrators/whfast.hpp) and IAS15-class (integrators/ias15.hpp) integration: Newtonian
 // gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs (check_options).
 template <class ExecSpace>
 IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,

@@ -4,9 +4,9 @@
 // stream) of the same device function, or for IAS15 a lane per body (ias15_cuda.hpp).
 #pragma once
 
-#include <kosmos/nbody/impl/ias15_system.hpp>
+#include <kosmos/nbody/integrators/ias15.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
-#include <kosmos/nbody/impl/whfast_system.hpp>
+#include <kosmos/nbody/integrators/whfast.hpp>
 
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
 #include <kosmos/nbody/ias15_cuda.hpp>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <kosmos/core/compensated.hpp>
-#include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 
 namespace kosmos {

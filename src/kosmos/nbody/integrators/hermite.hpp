@@ -1,6 +1,7 @@
-// Hermite in the system-per-thread work model: one thread integrates one system of N bodies
-// (N a compile-time constant, every loop unrolled), its whole state in registers, reading and
-// writing the chunked ensemble once per launch (consecutive threads take consecutive systems of
+// Hermite, both work models (integrators/README.md): HermitePropagator in the team work model,
+// and hermite_system in the system-per-thread work model: one thread integrates one system of N
+// bodies (N a compile-time constant, every loop unrolled), its whole state in registers, reading
+// and writing the chunked ensemble once per launch (consecutive threads take consecutive systems of
 // a chunk: coalesced). No monitors or logs: integrate() uses it only when none are requested.
 // The same device function runs as a Kokkos RangePolicy kernel on any space and, on Kokkos::Cuda,
 // inside the hand-tuned kernel of cuda_specializations/ (hardware rsqrt, launch bounds).
@@ -8,6 +9,7 @@
 
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/team_context.hpp>
 
 namespace kosmos {
 namespace nbody {
@@ -19,8 +21,8 @@ struct PortableRsqrt {
 
 template <int N, class Rsqrt>
 KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double (&x)[3 * N],
-                                              const double (&v)[3 * N], double (&a)[3 * N], double (&j)[3 * N],
-                                              const Rsqrt& rsqrt) {
+                                              const double (&v)[3 * N], double (&a)[3 * N],
+                                              double (&j)[3 * N], const Rsqrt& rsqrt) {
   for (int k = 0; k < 3 * N; ++k) a[k] = j[k] = 0;
   for (int p = 0; p < N; ++p)
     for (int q = p + 1; q < N; ++q) {
@@ -64,7 +66,8 @@ struct LocalCorrectorSums {
 // compensation and landing rule as the team kernel (HermitePropagator).
 template <int N, class Ens, class IterView, class Rsqrt, class Sums>
 KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& iterations, int sys,
-                                           const HermiteSystemParams& p, const Rsqrt& rsqrt, Sums& sums) {
+                                           const HermiteSystemParams& p, const Rsqrt& rsqrt,
+                                           Sums& sums) {
   if (ens.state(sys) != state_active) return;
   double t = ens.time(sys), t_lo = ens.time_lo(sys);
   long long it = iterations(sys);
@@ -157,6 +160,67 @@ struct HermiteSystemKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
     LocalCorrectorSums<N> sums;
     hermite_system<N>(ens, iterations, sys, params, PortableRsqrt(), sums);
+  }
+};
+
+// Time-symmetric 4th-order Hermite, P(EC)^2 (Kokubo, Yoshinaga & Makino 1998; Algorithm 2 of
+// Dindar et al. 2013). Fixed step dt, or adaptive dt = tau [sum |j|^2/|a|^2]^(-1/2) (eq. 5).
+struct HermitePropagator {
+  double dt = 1e-3;
+  double tau = 0;                            // > 0: adaptive
+  static constexpr int extra_per_body = 12;  // x0, v0, a0, j0
+  static constexpr int extra_fixed = 0;
+
+  template <class Ctx, class Force>
+  KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {
+    ctx.forces(force, ctx.L.x, ctx.L.v, ctx.L.a, true);
+  }
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION double proposed_dt(const Ctx& ctx, int s) const {
+    if (!(tau > 0)) return dt;
+    double sum = 0;
+    for (int b = 0; b < ctx.L.n; ++b) {
+      double a2 = 0, j2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        const double a = ctx.at(s, ctx.L.a + 3 * b + c), j = ctx.at(s, ctx.L.j + 3 * b + c);
+        a2 += a * a;
+        j2 += j * j;
+      }
+      if (a2 > 0) sum += j2 / a2;
+    }
+    return sum > 0 ? tau / math::sqrt(sum) : dt;
+  }
+  template <class Ctx, class Force>
+  KOKKOS_INLINE_FUNCTION void advance(const Ctx& ctx, const Force& force) const {
+    const Layout L = ctx.L;
+    const int E = L.extra, n3 = 3 * L.n;
+    ctx.for_live(n3, [&](int s, int bc) {
+      const double h = ctx.sc(s, sc_dt);
+      const double x = ctx.at(s, L.x + bc), v = ctx.at(s, L.v + bc);
+      const double a = ctx.at(s, L.a + bc), j = ctx.at(s, L.j + bc);
+      ctx.at(s, E + bc) = x;
+      ctx.at(s, E + n3 + bc) = v;
+      ctx.at(s, E + 2 * n3 + bc) = a;
+      ctx.at(s, E + 3 * n3 + bc) = j;
+      ctx.at(s, L.x + bc) = x + h * (v + h * (0.5 * a + h * (1.0 / 6.0) * j));
+      ctx.at(s, L.v + bc) = v + h * (a + h * 0.5 * j);
+    });
+    for (int k = 0; k < 2; ++k) {
+      ctx.forces(force, L.x, L.v, L.a, true);
+      ctx.for_live(n3, [&](int s, int bc) {
+        const double h = ctx.sc(s, sc_dt);
+        const double x0 = ctx.at(s, E + bc), v0 = ctx.at(s, E + n3 + bc);
+        const double a0 = ctx.at(s, E + 2 * n3 + bc), j0 = ctx.at(s, E + 3 * n3 + bc);
+        const double a1 = ctx.at(s, L.a + bc), j1 = ctx.at(s, L.j + bc);
+        const double v1 = v0 + 0.5 * h * (a0 + a1) + (h * h / 12.0) * (j0 - j1);
+        ctx.at(s, L.v + bc) = v1;
+        ctx.at(s, L.x + bc) = x0 + 0.5 * h * (v0 + v1) + (h * h / 12.0) * (a0 - a1);
+      });
+    }
+    ctx.for_live(1, [&](int s, int) {
+      ctx.advance_time(s, ctx.sc(s, sc_dt));
+      ctx.flag(s, fl_accept) = 1;
+    });
   }
 };
 
