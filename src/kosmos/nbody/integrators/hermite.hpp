@@ -9,6 +9,7 @@
 
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/carried.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
 
 namespace kosmos {
@@ -48,13 +49,13 @@ KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double
 
 struct HermiteSystemParams {
   double destination = 0, dt = 1e-3, tau = 0;  // tau > 0: adaptive
+  double pause = 0;  // systems stop after the first step that reaches it (no landing step)
   int steps = 1;
   long long max_iterations = 0;
 };
 
 // The corrector's two start-of-step sums per component (see hermite_system), in the thread's own
-// arrays. The CUDA kernel keeps them in shared memory from 6 bodies on (cuda_specializations/),
-// where the 19n doubles of the whole state no longer fit in a thread's 255 registers.
+// arrays.
 template <int N>
 struct LocalCorrectorSums {
   double v_sum[3 * N], x_sum[3 * N];
@@ -62,16 +63,26 @@ struct LocalCorrectorSums {
   KOKKOS_INLINE_FUNCTION double& x(int k) { return x_sum[k]; }
 };
 
+// Values carried between launches (CarriedState), in both work models: a and j of the last
+// corrector iteration (the next step's predictor and, adaptive, its step), 3n each.
+constexpr int hermite_carried_width(int n) {
+  return 6 * n;
+}
+
 // Integrates system `sys` for at most p.steps steps; same scheme, step choice, time
-// compensation and landing rule as the team kernel (HermitePropagator).
-template <int N, class Ens, class IterView, class Rsqrt, class Sums>
+// compensation, landing rule and carried state as the team kernel (HermitePropagator).
+template <int N, class Ens, class IterView, class Rsqrt, class Sums, class Carried>
 KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& iterations, int sys,
                                            const HermiteSystemParams& p, const Rsqrt& rsqrt,
-                                           Sums& sums) {
+                                           Sums& sums, const Carried& carried) {
   if (ens.state(sys) != state_active) return;
   double t = ens.time(sys), t_lo = ens.time_lo(sys);
   long long it = iterations(sys);
-  if (!(time_left(p.destination, t, t_lo) > 0) || it >= p.max_iterations) return;
+  const auto running = [&] {
+    return time_left(p.destination, t, t_lo) > 0 && time_left(p.pause, t, t_lo) > 0 &&
+           it < p.max_iterations;
+  };
+  if (!running()) return;
   double m[N], x[3 * N], v[3 * N], a[3 * N], j[3 * N];
   for (int b = 0; b < N; ++b) {
     m[b] = ens.m(sys, b);
@@ -80,10 +91,20 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
       v[3 * b + c] = ens.v(sys, b, c);
     }
   }
-  register_acc_jerk<N>(m, x, v, a, j, rsqrt);
+  const auto state = [&](int b, int c) {
+    return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : m[b];
+  };
+  if (carried.valid(sys, t, t_lo, N, state)) {
+    for (int k = 0; k < 3 * N; ++k) {
+      a[k] = carried.at(sys, k);
+      j[k] = carried.at(sys, 3 * N + k);
+    }
+  } else {
+    register_acc_jerk<N>(m, x, v, a, j, rsqrt);
+  }
   int reason = reason_none;
   for (int step = 0; step < p.steps; ++step) {
-    if (!(time_left(p.destination, t, t_lo) > 0) || it >= p.max_iterations) break;
+    if (!running()) break;
     double h = p.dt;
     if (p.tau > 0) {
       double sum = 0;
@@ -146,6 +167,13 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
   ens.time(sys) = t;
   ens.time_lo(sys) = t_lo;
   iterations(sys) = it;
+  if (carried.on()) {
+    for (int k = 0; k < 3 * N; ++k) {
+      carried.at(sys, k) = a[k];
+      carried.at(sys, 3 * N + k) = j[k];
+    }
+    carried.seal(sys, t, t_lo, N, state);
+  }
   if (reason != reason_none) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = reason;
@@ -157,9 +185,10 @@ struct HermiteSystemKernel {
   Ensemble<MemorySpace> ens;
   Kokkos::View<long long*, MemorySpace> iterations;
   HermiteSystemParams params;
+  CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
     LocalCorrectorSums<N> sums;
-    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt(), sums);
+    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt(), sums, carried);
   }
 };
 
@@ -170,6 +199,9 @@ struct HermitePropagator {
   double tau = 0;                            // > 0: adaptive
   static constexpr int extra_per_body = 12;  // x0, v0, a0, j0
   static constexpr int extra_fixed = 0;
+  // Carried between launches (impl/carried.hpp), from Layout::a on: a, j of the last corrector
+  // iteration: the next predictor (and step).
+  static constexpr int carried_per_body = 6;
 
   template <class Ctx, class Force>
   KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {

@@ -19,6 +19,9 @@ struct MVSPropagator {
   double dt = 1e-2;
   static constexpr int extra_per_body = 0;
   static constexpr int extra_fixed = 0;
+  // Carried between launches (impl/carried.hpp), from Layout::a on: the planet-planet accelerations
+  // after the last Kepler drift: the next first kick.
+  static constexpr int carried_per_body = 3;
 
   template <class Ctx, class Force>
   KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {

@@ -37,6 +37,9 @@ struct RKCKPropagator {
   double tolerance = 0;                      // > 0: adaptive
   static constexpr int extra_per_body = 42;  // y0 (6 per body) + 6 stages x 6
   static constexpr int extra_fixed = 0;
+  // Carried between launches (impl/carried.hpp), from Layout::a on: none (rkck_adaptive: the next
+  // step, Ensemble::step).
+  static constexpr int carried_per_body = 0;
 
   template <class Ctx, class Force>
   KOKKOS_INLINE_FUNCTION void init(const Ctx&, const Force&) const {}

@@ -13,6 +13,9 @@ struct VerletPropagator {
   double dt = 1e-3;
   static constexpr int extra_per_body = 0;
   static constexpr int extra_fixed = 0;
+  // Carried between launches (impl/carried.hpp), from Layout::a on: none: the accelerations are
+  // those of the stored positions.
+  static constexpr int carried_per_body = 0;
 
   template <class Ctx, class Force>
   KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {
