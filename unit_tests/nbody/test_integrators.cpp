@@ -416,3 +416,100 @@ void check_systems_per_team() {
 TYPED_TEST(NbodyIntegrators, SeveralSystemsPerTeamGiveTheSameResult) { check_systems_per_team<TypeParam>(); }
 
 }  // namespace
+
+namespace {
+// Bit-for-bit equality of two ensembles (positions, velocities, masses, times, steps, states).
+void expect_identical(const HostEnsemble& a, const HostEnsemble& b, const std::string& what) {
+  ASSERT_EQ(a.n_systems(), b.n_systems());
+  for (int s = 0; s < a.n_systems(); ++s) {
+    EXPECT_EQ(a.time(s), b.time(s)) << what << " system " << s;
+    EXPECT_EQ(a.step(s), b.step(s)) << what << " system " << s;
+    EXPECT_EQ(a.state(s), b.state(s)) << what << " system " << s;
+    for (int i = 0; i < a.n_bodies(); ++i) {
+      EXPECT_EQ(a.m(s, i), b.m(s, i)) << what << " system " << s;
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_EQ(a.x(s, i, c), b.x(s, i, c)) << what << " system " << s << " body " << i;
+        EXPECT_EQ(a.v(s, i, c), b.v(s, i, c)) << what << " system " << s << " body " << i;
+      }
+    }
+  }
+}
+
+// One run of every integrator three ways against one call with long launches: launches of 3
+// steps; segments ending every 0.3 (not on the dt grid); and a run stopped by its iteration
+// budget, written to a checkpoint, read back and continued. All must agree bit for bit.
+template <class Space>
+void check_exact_restarts(const IntegrateOptions& options, const std::string& what) {
+  using Mem = typename Space::memory_space;
+  const auto start = generate_planetary_ensemble(5, 3, 1e-3, 0.4, 7);
+  const double destination = 2.005;
+  IntegrationReport one_call;
+  const auto reference = nbody_test::run_on<Space>(start, destination, options, &one_call);
+  ASSERT_EQ(one_call.reached_destination, 5) << what;
+
+  auto short_launches = options;
+  short_launches.integrator.steps_per_launch = 3;
+  expect_identical(reference, nbody_test::run_on<Space>(start, destination, short_launches),
+                   what + ", 3 steps per launch");
+
+  SegmentOptions segments;
+  segments.interval = 0.3;
+  RunState state;
+  auto dev = clone<Mem>(start);
+  integrate_segments(Space(), dev, destination, options, state, segments);
+  expect_identical(reference, clone<Kokkos::HostSpace>(dev), what + ", segments of 0.3");
+
+  const std::string path = ::testing::TempDir() + "kosmos_exact_restart.ckpt";
+  auto budget = options;
+  budget.integrator.max_iterations = one_call.iterations[0] / 2;
+  segments.checkpoint = path;
+  segments.settings = {{"destination", "2.005"}};
+  RunState interrupted;
+  dev = clone<Mem>(start);
+  const auto stopped = integrate_segments(Space(), dev, destination, budget, interrupted, segments);
+  EXPECT_GT(stopped.unfinished, 0) << what;
+  const Checkpoint checkpoint = read_checkpoint(path, {"destination"});
+  EXPECT_EQ(checkpoint.settings.at("destination"), "2.005");
+  auto resumed = clone<Mem>(checkpoint.ensemble);
+  RunState carried = checkpoint.state;
+  std::remove(path.c_str());
+  segments.checkpoint.clear();
+  const auto rep = integrate_segments(Space(), resumed, destination, options, carried, segments);
+  EXPECT_EQ(rep.reached_destination, 5) << what;
+  EXPECT_EQ(rep.iterations, one_call.iterations) << what;
+  expect_identical(reference, clone<Kokkos::HostSpace>(resumed),
+                   what + ", resumed from a checkpoint");
+}
+}  // namespace
+
+TYPED_TEST(NbodyIntegrators, RestartsAreExact) {
+  for (Method m : {Method::hermite, Method::hermite_adaptive, Method::rkck, Method::rkck_adaptive,
+                   Method::mvs, Method::verlet, Method::whfast, Method::ias15}) {
+    auto options = nbody_test::options_for(m, 0.01, 0.02, 1e-10);
+    if (m == Method::whfast) options.integrator.corrector = 11;
+    check_exact_restarts<TypeParam>(options, method_name(m));
+  }
+  for (Method m : {Method::hermite, Method::hermite_adaptive}) {
+    auto options = nbody_test::options_for(m, 0.01, 0.02);
+    options.integrator.work_model = IntegratorConfig::WorkModel::system_per_thread;
+    check_exact_restarts<TypeParam>(options, std::string(method_name(m)) + " (register kernel)");
+  }
+  auto megno = nbody_test::options_for(Method::ias15, 0.01);
+  megno.megno = true;
+  check_exact_restarts<TypeParam>(megno, "ias15 with MEGNO");
+}
+
+TEST(NbodyCheckpoint, MissingSettingIsNamed) {
+  const std::string path = ::testing::TempDir() + "kosmos_missing_setting.ckpt";
+  write_checkpoint(
+      path, Checkpoint{generate_planetary_ensemble(2, 3), RunState(), {{"integrator", "whfast"}}});
+  EXPECT_EQ(read_checkpoint(path, {"integrator"}).settings.at("integrator"), "whfast");
+  try {
+    read_checkpoint(path, {"integrator", "destination"});
+    ADD_FAILURE() << "a checkpoint without destination was read";
+  } catch (const kosmos::file_error& e) {
+    EXPECT_NE(std::string(e.what()).find("lacks the setting 'destination'"), std::string::npos)
+        << e.what();
+  }
+  std::remove(path.c_str());
+}

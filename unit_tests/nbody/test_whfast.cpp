@@ -159,6 +159,31 @@ TYPED_TEST(WHFast, LandsOnTheDestinationAndKeepsStatesAcrossChunks) {
   }
 }
 
+TYPED_TEST(WHFast, LandingStepIsCorrected) {
+  // The outer solar system over 1000 yr with the order-11 corrector, to the last point of the dt
+  // grid and half a step further. The landing half step is a corrected step of its own: the
+  // energy error stays that of the grid point, where an uncorrected half step (the rule before,
+  // run here as a second call without corrector) adds the corrector's O(eps dt^2) offset.
+  const auto init = outer_solar_system(1);
+  const double dt = 0.377, on_grid = std::floor(1000 * 2 * M_PI / dt) * dt;
+  const Real e0 = nbody_test::energy_ld(init, 0);
+  const auto error = [&](const HostEnsemble& ens) {
+    return double(std::fabs((nbody_test::energy_ld(ens, 0) - e0) / e0));
+  };
+  const double at_grid =
+      error(nbody_test::run_on<TypeParam>(init, on_grid, whfast_options(dt, 11)));
+  const double landed =
+      error(nbody_test::run_on<TypeParam>(init, on_grid + dt / 2, whfast_options(dt, 11)));
+  auto ens = clone<typename TypeParam::memory_space>(init);
+  integrate(TypeParam(), ens, on_grid, whfast_options(dt, 11));
+  integrate(TypeParam(), ens, on_grid + dt / 2, whfast_options(dt, 0));
+  const double uncorrected = error(clone<Kokkos::HostSpace>(ens));
+  std::printf("  |dE/E| on the grid %.2e, half a step on: corrected %.2e, uncorrected %.2e\n",
+              at_grid, landed, uncorrected);
+  EXPECT_LT(landed, 2 * at_grid + 1e-14);
+  EXPECT_LT(10 * landed, uncorrected);
+}
+
 TEST(WHFastInput, RejectsWhatItCannotIntegrate) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   auto ens = clone<Space::memory_space>(outer_solar_system(2));

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <kosmos/nbody/hermite_cuda.hpp>
-#include <kosmos/nbody/impl/ias15_system.hpp>
+#include <kosmos/nbody/integrators/ias15.hpp>
 #include <kosmos/nbody/system_cuda.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -38,6 +38,11 @@ struct BodyPerLane {
     return x;
   }
   __device__ bool all(bool x) const { return __all_sync(mask, x); }
+  // Every body's values (w: this lane's body) in every lane of the group.
+  __device__ void gather(const double (&w)[3], double (&all)[3 * N]) const {
+    for (int j = 0; j < N; ++j)
+      for (int c = 0; c < 3; ++c) all[3 * j + c] = __shfl_sync(mask, w[c], j, group);
+  }
   // prs_timescale2 over the group: NaN if any lane's is, else the smallest positive (0: none).
   __device__ double min_timescale2(double x) const {
     const bool nan = !(x >= 0);
@@ -90,25 +95,27 @@ template <int N>
 __global__ void __launch_bounds__(cuda_ias15_lanes_block)
     cuda_ias15_lanes_kernel(Ensemble<Kokkos::CudaSpace> ens,
                             Kokkos::View<long long*, Kokkos::CudaSpace> iterations,
-                            IAS15Params params, int n_systems) {
+                            IAS15Params params, CarriedState<Kokkos::CudaSpace> carried,
+                            int n_systems) {
   using Layout = BodyPerLane<N>;
   const int thread = blockIdx.x * blockDim.x + threadIdx.x, sys = thread / Layout::group;
   if (sys >= n_systems) return;  // the whole group: blocks hold whole groups
   const int lane = threadIdx.x % Layout::group;
   const unsigned mask = ((1u << Layout::group) - 1u) << (threadIdx.x % 32 - lane);
   ias15_system<N>(Layout{lane, mask}, ens, iterations, sys, params, CudaRsqrt(),
-                  MergeState<Kokkos::CudaSpace>());
+                  MergeState<Kokkos::CudaSpace>(), carried);
 }
 
 template <int N>
 void cuda_ias15_lanes_launch(const Kokkos::Cuda& space, const Ensemble<Kokkos::CudaSpace>& ens,
                              const Kokkos::View<long long*, Kokkos::CudaSpace>& iterations,
-                             const IAS15Params& params) {
+                             const IAS15Params& params,
+                             const CarriedState<Kokkos::CudaSpace>& carried) {
   const long long threads = (long long)ens.n_systems() * BodyPerLane<N>::group;
   const int blocks = int((threads + cuda_ias15_lanes_block - 1) / cuda_ias15_lanes_block);
   if (blocks == 0) return;
   cuda_ias15_lanes_kernel<N><<<blocks, cuda_ias15_lanes_block, 0, space.cuda_stream()>>>(
-      ens, iterations, params, ens.n_systems());
+      ens, iterations, params, carried, ens.n_systems());
   check_system_launch("IAS15, a lane per body");
 }
 

@@ -7,17 +7,20 @@
 #include <kosmos/nbody/analysis.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
-#include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/impl/modern_launch.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
-#include <kosmos/nbody/impl/propagators.hpp>
+#include <kosmos/nbody/integrators/mvs.hpp>
+#include <kosmos/nbody/integrators/rkck.hpp>
+#include <kosmos/nbody/integrators/verlet.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
 
 #include <chrono>
 #include <cmath>
-#include <random>
 #include <functional>
+#include <limits>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -86,6 +89,15 @@ struct IntegrateOptions {
   bool megno = false;
   unsigned long long megno_seed = 1;
   std::vector<double> megno_state;
+  // An intermediate stop (a checkpoint or sampling time): each system stops after the first step
+  // that ends at or after pause_at, without shortening a step to land on it, so that where a run
+  // is split does not change its trajectory (steps land only on the destination). Infinity: none.
+  double pause_at = std::numeric_limits<double>::infinity();
+  // The integrator's state carried from an earlier call (IntegrationReport::carried of the call
+  // that left the ensemble as it is now): with it, splitting a run into calls (and checkpoints)
+  // leaves every step as in one call. Opaque; per system a key of its state and settings: a
+  // system changed since, other settings or another integrator start afresh. Empty: none.
+  std::vector<double> carried;
   std::function<void(const LogRecord&)> on_log;  // called on the host after each launch, in order
   std::function<void(double fraction_done)> on_progress;  // after each launch
 };
@@ -96,6 +108,7 @@ struct IntegrationReport {
   int stopped = 0;              // inactive (a monitor condition)
   int disabled = 0;             // disabled (bad input or numerical failure)
   int unfinished = 0;           // active, short of the destination (iteration budget used up)
+  int paused = 0;  // active, at or past IntegrateOptions::pause_at (not at the destination)
   long long launches = 0;
   long long steps = 0;  // propagator steps taken, summed over systems (rejected ones included)
   double seconds = 0;
@@ -111,6 +124,9 @@ struct IntegrationReport {
   // estimate (the least-squares slope of <Y> against time, reb_simulation_lyapunov; 0 before two
   // steps) and the state to pass back in IntegrateOptions::megno_state.
   std::vector<double> megno, lyapunov, megno_state;
+  // The integrator's carried state at the end of the call: pass it in IntegrateOptions::carried
+  // to continue exactly (empty for integrators that carry nothing).
+  std::vector<double> carried;
 };
 
 // Values per system in IntegrateOptions::megno_state after the 6n deviation values.
@@ -157,6 +173,95 @@ MegnoState<typename ExecSpace::memory_space> make_megno_state(
   Kokkos::deep_copy(space, st.delta, delta);
   Kokkos::deep_copy(space, st.sums, sums);
   return st;
+}
+
+// What the integrator of `options` carries between launches for systems of n bodies, and the tag
+// of the settings its values depend on.
+inline CarriedLayout carried_layout(const IntegrateOptions& options, int n) {
+  const IntegratorConfig& cfg = options.integrator;
+  CarriedLayout layout;
+  switch (cfg.method) {
+    case Method::hermite:
+    case Method::hermite_adaptive:
+      layout.width = hermite_carried_width(n);
+      break;
+    case Method::mvs:
+      layout.width = MVSPropagator::carried_per_body * n;
+      break;
+    case Method::whfast:
+      layout.width = whfast_carried_width(n);
+      break;
+    case Method::ias15:
+      layout.width = ias15_carried_width((options.megno ? 6 : 3) * n);
+      break;
+    case Method::rkck:
+    case Method::rkck_adaptive:
+    case Method::verlet:
+      layout.width = 0;
+      break;
+  }
+  StateHash tag;
+  tag.mix(std::uint64_t(cfg.method));
+  tag.mix(cfg.dt);
+  tag.mix(cfg.tau);
+  tag.mix(cfg.tolerance);
+  tag.mix(std::uint64_t(cfg.corrector));
+  tag.mix(std::uint64_t(cfg.coordinates));
+  tag.mix(cfg.epsilon);
+  tag.mix(std::uint64_t(options.megno));
+  layout.tag = tag.h;
+  return layout;
+}
+
+// Per system in IntegrateOptions::carried / IntegrationReport::carried: the key's two 32-bit
+// halves, then the values.
+constexpr int carried_key_words = 2;
+
+// The carried state of a call: options' values when they have this layout, else none (every
+// system starts afresh).
+template <class ExecSpace>
+CarriedState<typename ExecSpace::memory_space> make_carried_state(const ExecSpace& space, int n_sys,
+                                                                  const CarriedLayout& layout,
+                                                                  const IntegrateOptions& options) {
+  using Mem = typename ExecSpace::memory_space;
+  CarriedState<Mem> st;
+  st.tag = layout.tag;
+  if (layout.width == 0) return st;
+  st.values = Kokkos::View<double**, Kokkos::LayoutLeft, Mem>("kosmos::nbody::carried", n_sys,
+                                                              layout.width);
+  st.key = Kokkos::View<std::uint64_t*, Mem>("kosmos::nbody::carried_key", n_sys);
+  const std::size_t per_system = std::size_t(carried_key_words + layout.width);
+  if (options.carried.size() != per_system * std::size_t(n_sys)) return st;
+  const auto values = Kokkos::create_mirror_view(st.values);
+  const auto key = Kokkos::create_mirror_view(st.key);
+  for (int s = 0; s < n_sys; ++s) {
+    const double* from = options.carried.data() + per_system * std::size_t(s);
+    key(s) = (std::uint64_t(from[0]) << 32) | std::uint64_t(from[1]);
+    for (int k = 0; k < layout.width; ++k) values(s, k) = from[carried_key_words + k];
+  }
+  Kokkos::deep_copy(space, st.values, values);
+  Kokkos::deep_copy(space, st.key, key);
+  return st;
+}
+
+template <class ExecSpace>
+void report_carried_state(const ExecSpace& space,
+                          const CarriedState<typename ExecSpace::memory_space>& st,
+                          IntegrationReport& report) {
+  if (!st.on()) return;
+  const auto values = Kokkos::create_mirror_view(st.values);
+  const auto key = Kokkos::create_mirror_view(st.key);
+  Kokkos::deep_copy(space, values, st.values);
+  Kokkos::deep_copy(space, key, st.key);
+  space.fence();
+  const int width = int(values.extent(1));
+  report.carried.clear();
+  report.carried.reserve(values.extent(0) * std::size_t(carried_key_words + width));
+  for (std::size_t s = 0; s < values.extent(0); ++s) {
+    report.carried.push_back(double(key(s) >> 32));
+    report.carried.push_back(double(key(s) & 0xffffffffULL));
+    for (int k = 0; k < width; ++k) report.carried.push_back(values(s, k));
+  }
 }
 
 // MEGNO, the Lyapunov estimate and the state into the report.
@@ -250,6 +355,8 @@ struct IntegrateKernel {
   Layout L;
   int S = 1, level = 0, steps = 1, slots = 0;
   double destination = 0;
+  double pause = 0;  // systems stop after the first step that reaches it (no landing step)
+  CarriedState<memory_space> carried;
   long long max_iterations = 0;
   Kokkos::View<long long*, memory_space> iterations;
   Kokkos::View<double**, Kokkos::LayoutRight, memory_space> log;  // (system * slots + k, 3 + 7n)
@@ -347,19 +454,33 @@ struct IntegrateKernel {
     // Conditions that hold before the first step (bodies that already overlap) stop the system
     // too (or merge its bodies, before the first force evaluation).
     ctx.for_all(S, 1, [&](int s, int) {
-      if (ctx.flag(s, fl_live)) merge_or_stop(ctx, s, first + s);
+      ctx.flag(s, fl_carried) = 0;
+      if (!ctx.flag(s, fl_valid)) return;
+      const int sys = first + s;
+      ctx.flag(s, fl_carried) =
+          carried.valid(sys, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo), n,
+                        [&](int b, int c) { return slot_state(ctx, s, b, c); });
+      if (ctx.flag(s, fl_live)) merge_or_stop(ctx, s, sys);
       ctx.flag(s, fl_merged) = 0;  // prop.init below computes the forces of the merged state
     });
     prop.init(ctx, force);
+    constexpr int carried_per_body = Prop::carried_per_body;
+    if (carried_per_body > 0)
+      ctx.for_all(S, carried_per_body * n, [&](int s, int k) {
+        if (ctx.flag(s, fl_carried)) ctx.at(s, L.a + k) = carried.at(first + s, k);
+      });
     for (int it = 0; it < steps; ++it) {
       ctx.for_all(S, 1, [&](int s, int) {
-        bool live = ctx.flag(s, fl_valid) && ctx.flag(s, fl_state) == state_active && !ctx.flag(s, fl_paused) &&
+        bool live = ctx.flag(s, fl_valid) && ctx.flag(s, fl_state) == state_active &&
+                    !ctx.flag(s, fl_paused) &&
                     time_left(destination, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo)) > 0 &&
+                    time_left(pause, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo)) > 0 &&
                     ctx.sc(s, sc_iter) < double(max_iterations);
         if (live) {
           double dt = prop.proposed_dt(ctx, s);
           const double left = time_left(destination, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo));
-          if (dt > left || left - dt < 1e-9 * dt) dt = left;  // land on the destination, no sliver step
+          if (dt > left || left - dt < 1e-9 * dt)
+            dt = left;  // land on the destination, no sliver step
           if (!(dt > 0) || !math::isfinite(dt)) {
             ctx.flag(s, fl_state) = state_disabled;
             ctx.flag(s, fl_reason) = reason_bad_step;
@@ -422,7 +543,19 @@ struct IntegrateKernel {
       ens.reason(sys) = ctx.flag(s, fl_reason);
       iterations(sys) = (long long)(ctx.sc(s, sc_iter));
       if (merging) merge.removed(sys) = ctx.flag(s, fl_removed);
+      carried.seal(sys, ctx.sc(s, sc_time), ctx.sc(s, sc_time_lo), n,
+                   [&](int b, int c) { return slot_state(ctx, s, b, c); });
     });
+    if (carried_per_body > 0 && carried.on())
+      ctx.for_all(S, carried_per_body * n, [&](int s, int k) {
+        if (first + s < n_sys) carried.at(first + s, k) = ctx.at(s, L.a + k);
+      });
+  }
+
+  // Body b of slot s: c = 0..2 position, 3..5 velocity, 6 mass (the key of impl/carried.hpp).
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION double slot_state(const Ctx& ctx, int s, int b, int c) const {
+    return ctx.at(s, c < 3 ? L.x + 3 * b + c : c < 6 ? L.v + 3 * b + c - 3 : L.m + b);
   }
 
   // The propagator's forces (and whatever init() derives from them) of the systems whose bodies
@@ -498,6 +631,8 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
   if (kernel.merging) kernel.merge = make_merge_state(space, n_sys, n, options);
   kernel.L = Layout::make(n, Prop::extra_per_body, Prop::extra_fixed);
   kernel.destination = destination;
+  kernel.pause = std::fmin(options.pause_at, destination);
+  kernel.carried = make_carried_state(space, n_sys, carried_layout(options, n), options);
   kernel.max_iterations = cfg.max_iterations;
   kernel.steps = cfg.steps_per_launch;
   const bool logging = options.on_log && (options.monitor.log_interval > 0 || options.monitor.log_events);
@@ -563,6 +698,7 @@ IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename Exe
     if (summarize(space, ens, kernel.iterations, destination, cfg.max_iterations, options, report) == 0) break;
   }
   if (kernel.merging) report_merge_state(space, kernel.merge, report);
+  report_carried_state(space, kernel.carried, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
@@ -586,7 +722,8 @@ int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_
   int pending = 0;
   report.steps = 0;
   report.iterations.assign(iter_host.data(), iter_host.data() + n_sys);
-  report.disabled = report.stopped = report.reached_destination = report.unfinished = 0;
+  report.disabled = report.stopped = report.reached_destination = report.unfinished =
+      report.paused = 0;
   for (int sys = 0; sys < n_sys; ++sys) {
     report.steps += iter_host(sys) - (options.prior_iterations.empty() ? 0 : options.prior_iterations[sys]);
     if (state_host(sys) == state_disabled) {
@@ -595,35 +732,40 @@ int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_
       ++report.stopped;
     } else if (!(time_left(destination, time_host(sys), time_lo_host(sys)) > 0)) {
       ++report.reached_destination;
+    } else if (!(time_left(options.pause_at, time_host(sys), time_lo_host(sys)) > 0)) {
+      ++report.paused;
     } else {
       ++report.unfinished;
       if (iter_host(sys) < max_iterations) ++pending;
     }
   }
-  if (options.on_progress) options.on_progress(n_sys ? double(n_sys - report.unfinished) / n_sys : 1.0);
+  if (options.on_progress)
+    options.on_progress(n_sys ? double(n_sys - report.unfinished - report.paused) / n_sys : 1.0);
   return pending;
 }
 
-// The system-per-thread Hermite driver (see hermite_system.hpp): the hand-tuned CUDA kernel on
+// The system-per-thread Hermite driver (see integrators/hermite.hpp): the hand-tuned CUDA kernel on
 // Kokkos::Cuda, a Kokkos RangePolicy kernel elsewhere.
 template <int N, class ExecSpace>
-void launch_hermite_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-                           const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-                           const HermiteSystemParams& params) {
+void launch_hermite_system(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
+    const HermiteSystemParams& params,
+    const CarriedState<typename ExecSpace::memory_space>& carried) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (HasCudaSpecialization<ExecSpace>::value) {
-    cuda_hermite_launch<N>(space, ens, iterations, params);
+    cuda_hermite_launch<N>(space, ens, iterations, params, carried);
     return;
   }
 #endif
-  HermiteSystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params};
+  HermiteSystemKernel<N, typename ExecSpace::memory_space> kernel{ens, iterations, params, carried};
   Kokkos::parallel_for("kosmos::nbody::integrate_hermite_system",
                        Kokkos::RangePolicy<ExecSpace>(space, 0, ens.n_systems()), kernel);
 }
 
-// Relaunches a system-per-thread kernel (`launch(iterations)`, one launch; Newtonian gravity)
-// until every system reached the destination, stopped, or used up its iteration budget, with the
-// energy-sanity check after each launch (energy_offset: what merges took, when merging).
+// Relaunches a system-per-thread kernel (`launch(iterations, carried)`, one launch; Newtonian
+// gravity) until every system reached the destination, stopped, or used up its iteration budget,
+// with the energy-sanity check after each launch (energy_offset: what merges took, when merging).
 template <class ExecSpace, class Launch>
 IntegrationReport run_system_per_thread(
     const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
@@ -633,15 +775,18 @@ IntegrationReport run_system_per_thread(
   IntegrationReport report;
   report.systems = ens.n_systems();
   const auto iterations = make_iterations(space, ens.n_systems(), options);
+  const auto carried =
+      make_carried_state(space, ens.n_systems(), carried_layout(options, ens.n_bodies()), options);
   const EnergyGuard<ExecSpace, Newtonian> guard(space, ens, options.monitor.energy_error_limit,
                                                 options.reference_energy, Newtonian(),
                                                 energy_offset);
   while (ens.n_systems() > 0) {
-    launch(iterations);
+    launch(iterations, carried);
     ++report.launches;
     guard.check();
     if (summarize(space, ens, iterations, destination, options.integrator.max_iterations, options, report) == 0) break;
   }
+  report_carried_state(space, carried, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
@@ -653,15 +798,20 @@ IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<type
   const int n = ens.n_bodies();
   HermiteSystemParams params = base;
   params.destination = destination;
+  params.pause = std::fmin(options.pause_at, destination);
   params.steps = options.integrator.steps_per_launch;
   params.max_iterations = options.integrator.max_iterations;
   using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
-  return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
-    with_body_count(n, [&](auto nb) { launch_hermite_system<decltype(nb)::value>(space, ens, iterations, params); });
-  });
+  using Carried = CarriedState<typename ExecSpace::memory_space>;
+  return run_system_per_thread(
+      space, ens, destination, options, [&](const Iterations& iterations, const Carried& carried) {
+        with_body_count(n, [&](auto nb) {
+          launch_hermite_system<decltype(nb)::value>(space, ens, iterations, params, carried);
+        });
+      });
 }
 
-// WHFast-class (whfast_system.hpp) and IAS15-class (ias15_system.hpp) integration: Newtonian
+// WHFast-class (integrators/whfast.hpp) and IAS15-class (integrators/ias15.hpp) integration: Newtonian
 // gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs (check_options).
 template <class ExecSpace>
 IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
@@ -673,21 +823,29 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   monitor.on = mon.any_stop_condition();
   const int n = ens.n_bodies();
   using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
+  using Carried = CarriedState<typename ExecSpace::memory_space>;
+  const double pause = std::fmin(options.pause_at, destination);
   if (cfg.method == Method::whfast) {
     WHFastParams p;
     p.destination = destination;
+    p.pause = pause;
     p.dt = cfg.dt;
     p.corrector = cfg.corrector;
     p.coordinates = cfg.coordinates;
     p.steps = cfg.steps_per_launch;
     p.max_iterations = cfg.max_iterations;
     p.monitor = monitor;
-    return run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
-      with_body_count(n, [&](auto nb) { launch_whfast_system<decltype(nb)::value>(space, ens, iterations, p); });
-    });
+    return run_system_per_thread(space, ens, destination, options,
+                                 [&](const Iterations& iterations, const Carried& carried) {
+                                   with_body_count(n, [&](auto nb) {
+                                     launch_whfast_system<decltype(nb)::value>(
+                                         space, ens, iterations, p, carried);
+                                   });
+                                 });
   }
   IAS15Params p;
   p.destination = destination;
+  p.pause = pause;
   p.dt = cfg.dt;
   p.step_factor = std::pow(5040 * cfg.epsilon, 1.0 / 7);
   p.steps = cfg.steps_per_launch;
@@ -696,9 +854,13 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   p.k = IAS15Constants::make();
   if (options.megno) {
     const auto megno = make_megno_state(space, ens, options);
-    auto report = run_system_per_thread(space, ens, destination, options, [&](const Iterations& iterations) {
-      with_body_count(n, [&](auto nb) { launch_ias15_megno<decltype(nb)::value>(space, ens, iterations, p, megno); });
-    });
+    auto report = run_system_per_thread(space, ens, destination, options,
+                                        [&](const Iterations& iterations, const Carried& carried) {
+                                          with_body_count(n, [&](auto nb) {
+                                            launch_ias15_megno<decltype(nb)::value>(
+                                                space, ens, iterations, p, megno, carried);
+                                          });
+                                        });
     report_megno_state(space, ens, megno, report);
     return report;
   }
@@ -706,9 +868,9 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   if (mon.merging()) merge = make_merge_state(space, ens.n_systems(), n, options);
   auto report = run_system_per_thread(
       space, ens, destination, options,
-      [&](const Iterations& iterations) {
+      [&](const Iterations& iterations, const Carried& carried) {
         with_body_count(n, [&](auto nb) {
-          launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p, merge);
+          launch_ias15_system<decltype(nb)::value>(space, ens, iterations, p, merge, carried);
         });
       },
       merge.energy_offset);
@@ -807,6 +969,8 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
   kosmos::Impl::require(std::isfinite(destination), "kosmos::nbody::integrate", "destination time ", destination,
                 " is not finite");
   check_options<Force>(options, ens.n_bodies());
+  kosmos::Impl::require(!std::isnan(options.pause_at), "kosmos::nbody::integrate",
+                        "pause_at is NaN");
   const IntegratorConfig& cfg = options.integrator;
   validate(space, ens);
   Impl::require_not_before(space, ens, destination);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <kosmos/nbody/analysis.hpp>
+#include <kosmos/nbody/checkpoint.hpp>
 #include <kosmos/nbody/elements.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/forces.hpp>

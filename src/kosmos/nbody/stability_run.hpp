@@ -5,6 +5,7 @@
 #pragma once
 
 #include <kosmos/nbody/analysis.hpp>
+#include <kosmos/nbody/checkpoint.hpp>
 #include <kosmos/nbody/integrate.hpp>
 #include <kosmos/nbody/stability.hpp>
 
@@ -25,7 +26,7 @@ struct StabilityRun {
 // Integrates the systems of `posterior` to `destination` (time units of 1/k days) with
 // `options` (its energy check measured from the start; with options.megno, MEGNO runs through
 // the segments). The largest eccentricity is sampled at `eccentricity_samples` evenly spaced
-// times, for fixed-step integrators whole multiples of dt (no landing step between segments).
+// times (each system at its first step at or after them: the samples do not change the orbits).
 template <class ExecSpace>
 StabilityRun run_stability(const ExecSpace& space, const RVPosterior& posterior,
                            const StabilitySetup& setup, IntegrateOptions options,
@@ -41,28 +42,16 @@ StabilityRun run_stability(const ExecSpace& space, const RVPosterior& posterior,
   const int n_sys = run.systems.ensemble.n_systems();
   auto dev = clone<Mem>(run.systems.ensemble);
   validate(space, dev);
-  Kokkos::View<double*, Mem> e0("kosmos::nbody::stability_e0", n_sys),
-      max_e("kosmos::nbody::stability_max_e", n_sys);
-  energy(space, dev, e0);
-  const auto e0_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e0);
-  options.reference_energy.assign(e0_host.data(), e0_host.data() + n_sys);
+  Kokkos::View<double*, Mem> max_e("kosmos::nbody::stability_max_e", n_sys);
   const bool jacobi = setup.frame == ElementFrame::jacobi;
   update_max_eccentricity(space, dev, max_e, jacobi);
-  const Method method = options.integrator.method;
-  const bool fixed_step = method != Method::hermite_adaptive && method != Method::rkck_adaptive &&
-                          method != Method::ias15;
-  double spacing = destination / eccentricity_samples;
-  if (fixed_step)
-    spacing = std::max(1.0, std::floor(spacing / options.integrator.dt)) * options.integrator.dt;
-  for (double t = 0; t < destination;) {
-    const double end = std::min(destination, t + spacing);
-    run.report = integrate(space, dev, end, options);
-    options.prior_iterations = run.report.iterations;  // one iteration budget
-    options.megno_state = run.report.megno_state;
+  SegmentOptions segments;
+  segments.interval = destination / eccentricity_samples;
+  segments.after_segment = [&](const IntegrationReport&, std::map<std::string, std::string>&) {
     update_max_eccentricity(space, dev, max_e, jacobi);
-    t = end;
-    if (run.report.unfinished > 0) break;
-  }
+  };
+  RunState state;  // the energy check from the start, one iteration budget, MEGNO throughout
+  run.report = integrate_segments(space, dev, destination, options, state, segments);
   run.final_state = clone<Kokkos::HostSpace>(dev);
   const auto max_e_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
   run.outcomes.max_eccentricity.assign(max_e_host.data(), max_e_host.data() + n_sys);

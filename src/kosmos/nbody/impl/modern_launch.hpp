@@ -4,9 +4,9 @@
 // stream) of the same device function, or for IAS15 a lane per body (ias15_cuda.hpp).
 #pragma once
 
-#include <kosmos/nbody/impl/ias15_system.hpp>
+#include <kosmos/nbody/integrators/ias15.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
-#include <kosmos/nbody/impl/whfast_system.hpp>
+#include <kosmos/nbody/integrators/whfast.hpp>
 
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
 #include <kosmos/nbody/ias15_cuda.hpp>
@@ -81,37 +81,43 @@ void launch_system(const char* label, const ExecSpace& space,
   launch_system_generic<SystemKernel, N>(label, space, ens, iterations, params, extra...);
 }
 
+// carried: the state carried between launches (impl/carried.hpp; empty: none).
 template <int N, class ExecSpace, class Iterations>
-void launch_whfast_system_generic(const ExecSpace& space,
-                                  const Ensemble<typename ExecSpace::memory_space>& ens,
-                                  const Iterations& iterations, const WHFastParams& params) {
+void launch_whfast_system_generic(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Iterations& iterations, const WHFastParams& params,
+    const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system_generic<WHFastSystemKernel, N>("kosmos::nbody::integrate_whfast", space, ens,
-                                               iterations, params);
+                                               iterations, params, carried);
 }
 template <int N, class ExecSpace, class Iterations>
 void launch_whfast_system(const ExecSpace& space,
                           const Ensemble<typename ExecSpace::memory_space>& ens,
-                          const Iterations& iterations, const WHFastParams& params) {
+                          const Iterations& iterations, const WHFastParams& params,
+                          const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system<WHFastSystemKernel, N>("kosmos::nbody::integrate_whfast", space, ens, iterations,
-                                       params);
+                                       params, carried);
 }
 // merge: the merge state when params.monitor.config.merging() (else unused).
 template <int N, class ExecSpace, class Iterations>
-void launch_ias15_system_generic(const ExecSpace& space,
-                                 const Ensemble<typename ExecSpace::memory_space>& ens,
-                                 const Iterations& iterations, const IAS15Params& params,
-                                 const MergeState<typename ExecSpace::memory_space>& merge = {}) {
+void launch_ias15_system_generic(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Iterations& iterations, const IAS15Params& params,
+    const MergeState<typename ExecSpace::memory_space>& merge = {},
+    const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system_generic<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens,
-                                              iterations, params, merge);
+                                              iterations, params, merge, carried);
 }
 // MEGNO runs (the bodies and their variational equations) on every space through the generic
 // kernel: the CUDA specializations do not integrate variational equations.
 template <int N, class ExecSpace, class Iterations>
-void launch_ias15_megno(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+void launch_ias15_megno(const ExecSpace& space,
+                        const Ensemble<typename ExecSpace::memory_space>& ens,
                         const Iterations& iterations, const IAS15Params& params,
-                        const MegnoState<typename ExecSpace::memory_space>& megno) {
+                        const MegnoState<typename ExecSpace::memory_space>& megno,
+                        const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system_generic<IAS15MegnoKernel, N>("kosmos::nbody::integrate_ias15_megno", space, ens,
-                                             iterations, params, megno);
+                                             iterations, params, megno, carried);
 }
 // On Kokkos::Cuda (with the CUDA specializations) a lane per body (ias15_cuda.hpp), or, when
 // bodies may merge, the hand-tuned system-per-thread launch.
@@ -119,17 +125,18 @@ template <int N, class ExecSpace, class Iterations>
 void launch_ias15_system(const ExecSpace& space,
                          const Ensemble<typename ExecSpace::memory_space>& ens,
                          const Iterations& iterations, const IAS15Params& params,
-                         const MergeState<typename ExecSpace::memory_space>& merge = {}) {
+                         const MergeState<typename ExecSpace::memory_space>& merge = {},
+                         const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (HasCudaSpecialization<ExecSpace>::value) {
     if (!params.monitor.config.merging()) {
-      cuda_ias15_lanes_launch<N>(space, ens, iterations, params);
+      cuda_ias15_lanes_launch<N>(space, ens, iterations, params, carried);
       return;
     }
   }
 #endif
   launch_system<IAS15SystemKernel, N>("kosmos::nbody::integrate_ias15", space, ens, iterations,
-                                      params, merge);
+                                      params, merge, carried);
 }
 
 }  // namespace Impl

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <kosmos/core/compensated.hpp>
-#include <kosmos/nbody/impl/hermite_system.hpp>
+#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 
 namespace kosmos {
@@ -11,11 +11,12 @@ namespace nbody {
 namespace Impl {
 
 // Time of a system: a double-double (Ensemble::time, time_lo), so millions of steps over many
-// launches do not drift; a step that reaches the destination lands on it exactly.
+// launches do not drift; a step that reaches the destination lands on it exactly. At `pause`
+// (<= destination) the system stops after the step that reaches it, without landing on it.
 struct SystemClock {
-  double t = 0, lo = 0, destination = 0;
+  double t = 0, lo = 0, destination = 0, pause = 0;
   KOKKOS_INLINE_FUNCTION double left() const { return time_left(destination, t, lo); }
-  KOKKOS_INLINE_FUNCTION bool running() const { return left() > 0; }
+  KOKKOS_INLINE_FUNCTION bool running() const { return left() > 0 && time_left(pause, t, lo) > 0; }
   KOKKOS_INLINE_FUNCTION void advance(double h) {
     if (h >= left()) {
       t = destination;

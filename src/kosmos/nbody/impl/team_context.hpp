@@ -50,17 +50,18 @@ enum Scalar : int {
 
 // Flags of a system (ints).
 enum Flag : int {
-  fl_live = 0,     // integrated in the current iteration
-  fl_fail = 1,     // StopReason of a numerical failure in this step (0: none)
-  fl_valid = 2,    // slot holds a system
-  fl_state = 3,    // SystemState
-  fl_reason = 4,   // StopReason
-  fl_paused = 5,   // log slots exhausted: wait for the next launch
-  fl_logs = 6,     // log records written in this launch
-  fl_accept = 7,   // the step was accepted (adaptive Runge-Kutta may reject)
-  fl_removed = 8,  // bits of the bodies merged away (is_removed): no forces on or from them
-  fl_merged = 9,   // bodies merged after this step: the propagator's forces need an update
-  n_flags = 10
+  fl_live = 0,      // integrated in the current iteration
+  fl_fail = 1,      // StopReason of a numerical failure in this step (0: none)
+  fl_valid = 2,     // slot holds a system
+  fl_state = 3,     // SystemState
+  fl_reason = 4,    // StopReason
+  fl_paused = 5,    // log slots exhausted: wait for the next launch
+  fl_logs = 6,      // log records written in this launch
+  fl_accept = 7,    // the step was accepted (adaptive Runge-Kutta may reject)
+  fl_removed = 8,   // bits of the bodies merged away (is_removed): no forces on or from them
+  fl_merged = 9,    // bodies merged after this step: the propagator's forces need an update
+  fl_carried = 10,  // the system continues from its carried values (impl/carried.hpp)
+  n_flags = 11
 };
 
 // Bits of the bodies merged away in a system (bit b: body b). A removed body has mass 0, velocity

@@ -18,12 +18,14 @@
 //    (to round-off) as in Jacobi coordinates, and every planet is treated alike.
 // Symplectic correctors of order 3, 5, 7, 11 (Wisdom, Holman & Touma 1996; coefficients as
 // tabulated to 50 digits by Rein & Tamayo 2015 and in REBOUND): applied once when a run of
-// full steps starts and inverted when it stops (end of a launch, or before a shortened step
-// that lands on the destination), so the stored state is always the real (uncorrected) one.
+// full steps starts and inverted for the stored (real) state at the end of a launch; the
+// corrected state itself is carried to the next launch (impl/carried.hpp). A shortened step that
+// lands on the destination is a corrected step of its own length.
 // The Kepler drift is kepler_drift() (universal variables, any eccentricity).
 #pragma once
 
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/carried.hpp>
 #include <kosmos/nbody/impl/system_common.hpp>
 #include <kosmos/nbody/kepler_drift.hpp>
 
@@ -37,6 +39,7 @@ namespace Impl {
 
 struct WHFastParams {
   double destination = 0, dt = 1e-2;
+  double pause = 0;   // systems stop after the first step that reaches it (no landing step)
   int corrector = 0;  // 0 (none), 3, 5, 7 or 11; Jacobi coordinates only
   WHCoordinates coordinates = WHCoordinates::jacobi;
   int steps = 1;
@@ -250,12 +253,23 @@ struct WHSystem {
   }
 };
 
-// Integrates system `sys` for at most p.steps steps (one launch).
-template <int N, class Ens, class IterView, class Rsqrt>
+// Values carried between launches (CarriedState): Q, V, the pending half drift and whether the
+// corrector is applied, so that a launch continues exactly where the last one stopped.
+constexpr int whfast_carried_width(int n) {
+  return 6 * n + 2;
+}
+
+// Integrates system `sys` for at most p.steps steps (one launch). Landing rule: every step is dt
+// except the last one before p.destination, which is what is left (a step within 1e-9 dt of the
+// destination reaches it); with a corrector that step is a corrected step of its own length:
+// the dt corrector is undone, the state synchronized, and C(h)^-1 K(h) C(h) applied (Wisdom et
+// al. 1996's corrector holds for any step). Steps stop without landing at p.pause.
+template <int N, class Ens, class IterView, class Rsqrt, class Carried>
 KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterations, int sys,
-                                          const WHFastParams& p, const Rsqrt& rsqrt) {
+                                          const WHFastParams& p, const Rsqrt& rsqrt,
+                                          const Carried& carried) {
   if (ens.state(sys) != state_active) return;
-  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
   long long it = iterations(sys);
   if (!clock.running() || it >= p.max_iterations) return;
   WHSystem<N, Rsqrt> w;
@@ -270,6 +284,9 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
       v[3 * b + c] = ens.v(sys, b, c);
     }
   }
+  const auto state = [&](int b, int c) {
+    return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : w.m[b];
+  };
   // Conditions that hold before the first step (bodies that already overlap) stop the system too.
   int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
   if (stop != reason_none) {
@@ -279,18 +296,35 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   }
   w.load(x, v);
   bool corrected = false;
+  if (carried.valid(sys, clock.t, clock.lo, N, state)) {
+    for (int k = 0; k < 3 * N; ++k) {
+      w.Q[k] = carried.at(sys, k);
+      w.V[k] = carried.at(sys, 3 * N + k);
+    }
+    w.pending = carried.at(sys, 6 * N);
+    corrected = carried.at(sys, 6 * N + 1) != 0;
+  }
   for (int step = 0;
        step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
        ++step) {
     const double h = landing_step(p.dt, clock.left());
-    // The corrector belongs to the map of step dt: a shortened landing step runs uncorrected.
     const bool full = !(h < p.dt * (1 - 1e-9));
-    if (p.corrector != 0 && full != corrected) {
+    if (p.corrector != 0 && full && !corrected) {
       w.sync();
-      w.correct(full ? 1.0 : -1.0, p.dt, p.corrector);
-      corrected = full;
+      w.correct(1.0, p.dt, p.corrector);
+      corrected = true;
     }
-    w.step(h);
+    if (p.corrector != 0 && !full) {
+      w.sync();
+      if (corrected) w.correct(-1.0, p.dt, p.corrector);
+      w.correct(1.0, h, p.corrector);
+      w.step(h);
+      w.sync();
+      w.correct(-1.0, h, p.corrector);
+      corrected = false;
+    } else {
+      w.step(h);
+    }
     clock.advance(h);
     ++it;
     if (p.monitor.on) {
@@ -299,6 +333,14 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
       w.store(x, v);
       stop = p.monitor.reason<N>(w.m, x, v);
     }
+  }
+  if (carried.on()) {
+    for (int k = 0; k < 3 * N; ++k) {
+      carried.at(sys, k) = w.Q[k];
+      carried.at(sys, 3 * N + k) = w.V[k];
+    }
+    carried.at(sys, 6 * N) = w.pending;
+    carried.at(sys, 6 * N + 1) = corrected ? 1.0 : 0.0;
   }
   w.sync();
   if (corrected) w.correct(-1.0, p.dt, p.corrector);
@@ -313,6 +355,7 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   ens.time(sys) = clock.t;
   ens.time_lo(sys) = clock.lo;
   iterations(sys) = it;
+  carried.seal(sys, clock.t, clock.lo, N, state);
   if (!w.ok || !finite) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = !w.ok ? reason_kepler_failure : reason_nonfinite;
@@ -327,8 +370,9 @@ struct WHFastSystemKernel {
   Ensemble<MemorySpace> ens;
   Kokkos::View<long long*, MemorySpace> iterations;
   WHFastParams params;
+  CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    whfast_system<N>(ens, iterations, sys, params, Rsqrt());
+    whfast_system<N>(ens, iterations, sys, params, Rsqrt(), carried);
   }
 };
 

@@ -1,6 +1,7 @@
-// Hermite in the system-per-thread work model: one thread integrates one system of N bodies
-// (N a compile-time constant, every loop unrolled), its whole state in registers, reading and
-// writing the chunked ensemble once per launch (consecutive threads take consecutive systems of
+// Hermite, both work models (integrators/README.md): HermitePropagator in the team work model,
+// and hermite_system in the system-per-thread work model: one thread integrates one system of N
+// bodies (N a compile-time constant, every loop unrolled), its whole state in registers, reading
+// and writing the chunked ensemble once per launch (consecutive threads take consecutive systems of
 // a chunk: coalesced). No monitors or logs: integrate() uses it only when none are requested.
 // The same device function runs as a Kokkos RangePolicy kernel on any space and, on Kokkos::Cuda,
 // inside the hand-tuned kernel of cuda_specializations/ (hardware rsqrt, launch bounds).
@@ -8,6 +9,8 @@
 
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/carried.hpp>
+#include <kosmos/nbody/impl/team_context.hpp>
 
 namespace kosmos {
 namespace nbody {
@@ -19,8 +22,8 @@ struct PortableRsqrt {
 
 template <int N, class Rsqrt>
 KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double (&x)[3 * N],
-                                              const double (&v)[3 * N], double (&a)[3 * N], double (&j)[3 * N],
-                                              const Rsqrt& rsqrt) {
+                                              const double (&v)[3 * N], double (&a)[3 * N],
+                                              double (&j)[3 * N], const Rsqrt& rsqrt) {
   for (int k = 0; k < 3 * N; ++k) a[k] = j[k] = 0;
   for (int p = 0; p < N; ++p)
     for (int q = p + 1; q < N; ++q) {
@@ -46,13 +49,13 @@ KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double
 
 struct HermiteSystemParams {
   double destination = 0, dt = 1e-3, tau = 0;  // tau > 0: adaptive
+  double pause = 0;  // systems stop after the first step that reaches it (no landing step)
   int steps = 1;
   long long max_iterations = 0;
 };
 
 // The corrector's two start-of-step sums per component (see hermite_system), in the thread's own
-// arrays. The CUDA kernel keeps them in shared memory from 6 bodies on (cuda_specializations/),
-// where the 19n doubles of the whole state no longer fit in a thread's 255 registers.
+// arrays.
 template <int N>
 struct LocalCorrectorSums {
   double v_sum[3 * N], x_sum[3 * N];
@@ -60,15 +63,26 @@ struct LocalCorrectorSums {
   KOKKOS_INLINE_FUNCTION double& x(int k) { return x_sum[k]; }
 };
 
+// Values carried between launches (CarriedState), in both work models: a and j of the last
+// corrector iteration (the next step's predictor and, adaptive, its step), 3n each.
+constexpr int hermite_carried_width(int n) {
+  return 6 * n;
+}
+
 // Integrates system `sys` for at most p.steps steps; same scheme, step choice, time
-// compensation and landing rule as the team kernel (HermitePropagator).
-template <int N, class Ens, class IterView, class Rsqrt, class Sums>
+// compensation, landing rule and carried state as the team kernel (HermitePropagator).
+template <int N, class Ens, class IterView, class Rsqrt, class Sums, class Carried>
 KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& iterations, int sys,
-                                           const HermiteSystemParams& p, const Rsqrt& rsqrt, Sums& sums) {
+                                           const HermiteSystemParams& p, const Rsqrt& rsqrt,
+                                           Sums& sums, const Carried& carried) {
   if (ens.state(sys) != state_active) return;
   double t = ens.time(sys), t_lo = ens.time_lo(sys);
   long long it = iterations(sys);
-  if (!(time_left(p.destination, t, t_lo) > 0) || it >= p.max_iterations) return;
+  const auto running = [&] {
+    return time_left(p.destination, t, t_lo) > 0 && time_left(p.pause, t, t_lo) > 0 &&
+           it < p.max_iterations;
+  };
+  if (!running()) return;
   double m[N], x[3 * N], v[3 * N], a[3 * N], j[3 * N];
   for (int b = 0; b < N; ++b) {
     m[b] = ens.m(sys, b);
@@ -77,10 +91,20 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
       v[3 * b + c] = ens.v(sys, b, c);
     }
   }
-  register_acc_jerk<N>(m, x, v, a, j, rsqrt);
+  const auto state = [&](int b, int c) {
+    return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : m[b];
+  };
+  if (carried.valid(sys, t, t_lo, N, state)) {
+    for (int k = 0; k < 3 * N; ++k) {
+      a[k] = carried.at(sys, k);
+      j[k] = carried.at(sys, 3 * N + k);
+    }
+  } else {
+    register_acc_jerk<N>(m, x, v, a, j, rsqrt);
+  }
   int reason = reason_none;
   for (int step = 0; step < p.steps; ++step) {
-    if (!(time_left(p.destination, t, t_lo) > 0) || it >= p.max_iterations) break;
+    if (!running()) break;
     double h = p.dt;
     if (p.tau > 0) {
       double sum = 0;
@@ -143,6 +167,13 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
   ens.time(sys) = t;
   ens.time_lo(sys) = t_lo;
   iterations(sys) = it;
+  if (carried.on()) {
+    for (int k = 0; k < 3 * N; ++k) {
+      carried.at(sys, k) = a[k];
+      carried.at(sys, 3 * N + k) = j[k];
+    }
+    carried.seal(sys, t, t_lo, N, state);
+  }
   if (reason != reason_none) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = reason;
@@ -154,9 +185,74 @@ struct HermiteSystemKernel {
   Ensemble<MemorySpace> ens;
   Kokkos::View<long long*, MemorySpace> iterations;
   HermiteSystemParams params;
+  CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
     LocalCorrectorSums<N> sums;
-    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt(), sums);
+    hermite_system<N>(ens, iterations, sys, params, PortableRsqrt(), sums, carried);
+  }
+};
+
+// Time-symmetric 4th-order Hermite, P(EC)^2 (Kokubo, Yoshinaga & Makino 1998; Algorithm 2 of
+// Dindar et al. 2013). Fixed step dt, or adaptive dt = tau [sum |j|^2/|a|^2]^(-1/2) (eq. 5).
+struct HermitePropagator {
+  double dt = 1e-3;
+  double tau = 0;                            // > 0: adaptive
+  static constexpr int extra_per_body = 12;  // x0, v0, a0, j0
+  static constexpr int extra_fixed = 0;
+  // Carried between launches (impl/carried.hpp), from Layout::a on: a, j of the last corrector
+  // iteration: the next predictor (and step).
+  static constexpr int carried_per_body = 6;
+
+  template <class Ctx, class Force>
+  KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {
+    ctx.forces(force, ctx.L.x, ctx.L.v, ctx.L.a, true);
+  }
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION double proposed_dt(const Ctx& ctx, int s) const {
+    if (!(tau > 0)) return dt;
+    double sum = 0;
+    for (int b = 0; b < ctx.L.n; ++b) {
+      double a2 = 0, j2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        const double a = ctx.at(s, ctx.L.a + 3 * b + c), j = ctx.at(s, ctx.L.j + 3 * b + c);
+        a2 += a * a;
+        j2 += j * j;
+      }
+      if (a2 > 0) sum += j2 / a2;
+    }
+    return sum > 0 ? tau / math::sqrt(sum) : dt;
+  }
+  template <class Ctx, class Force>
+  KOKKOS_INLINE_FUNCTION void advance(const Ctx& ctx, const Force& force) const {
+    const Layout L = ctx.L;
+    const int E = L.extra, n3 = 3 * L.n;
+    ctx.for_live(n3, [&](int s, int bc) {
+      const double h = ctx.sc(s, sc_dt);
+      const double x = ctx.at(s, L.x + bc), v = ctx.at(s, L.v + bc);
+      const double a = ctx.at(s, L.a + bc), j = ctx.at(s, L.j + bc);
+      ctx.at(s, E + bc) = x;
+      ctx.at(s, E + n3 + bc) = v;
+      ctx.at(s, E + 2 * n3 + bc) = a;
+      ctx.at(s, E + 3 * n3 + bc) = j;
+      ctx.at(s, L.x + bc) = x + h * (v + h * (0.5 * a + h * (1.0 / 6.0) * j));
+      ctx.at(s, L.v + bc) = v + h * (a + h * 0.5 * j);
+    });
+    for (int k = 0; k < 2; ++k) {
+      ctx.forces(force, L.x, L.v, L.a, true);
+      ctx.for_live(n3, [&](int s, int bc) {
+        const double h = ctx.sc(s, sc_dt);
+        const double x0 = ctx.at(s, E + bc), v0 = ctx.at(s, E + n3 + bc);
+        const double a0 = ctx.at(s, E + 2 * n3 + bc), j0 = ctx.at(s, E + 3 * n3 + bc);
+        const double a1 = ctx.at(s, L.a + bc), j1 = ctx.at(s, L.j + bc);
+        const double v1 = v0 + 0.5 * h * (a0 + a1) + (h * h / 12.0) * (j0 - j1);
+        ctx.at(s, L.v + bc) = v1;
+        ctx.at(s, L.x + bc) = x0 + 0.5 * h * (v0 + v1) + (h * h / 12.0) * (a0 - a1);
+      });
+    }
+    ctx.for_live(1, [&](int s, int) {
+      ctx.advance_time(s, ctx.sc(s, sc_dt));
+      ctx.flag(s, fl_accept) = 1;
+    });
   }
 };
 

@@ -21,6 +21,7 @@
 
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/impl/carried.hpp>
 #include <kosmos/nbody/impl/megno.hpp>
 #include <kosmos/nbody/impl/system_common.hpp>
 
@@ -94,6 +95,7 @@ struct IAS15Constants {
 
 struct IAS15Params {
   double destination = 0, dt = 1e-3;  // dt: first step of systems without a carried one
+  double pause = 0;        // systems stop after the first step that reaches it (no landing step)
   double step_factor = 0;  // (5040 epsilon)^(1/7): PRS23's step in time scales (REBOUND's scaling)
   int steps = 1;
   long long max_iterations = 0;
@@ -144,6 +146,14 @@ KOKKOS_INLINE_FUNCTION double prs_timescale2(const double (&a0)[Len], const doub
   return min_timescale2;
 }
 
+// Values carried between launches (CarriedState) per coordinate (3n, with the deviation of MEGNO
+// runs 6n): the predicted b and the prediction e (7 each), x and v as double-words (hi, lo); then
+// whether b holds a prediction. The step itself is Ensemble::step.
+constexpr int ias15_carried_per_coordinate = 18;
+constexpr int ias15_carried_width(int coordinates) {
+  return ias15_carried_per_coordinate * coordinates + 1;
+}
+
 // The generic work model: one thread holds all 3N coordinates of its system (a Layout of
 // ias15_system; the other is the CUDA specialization's BodyPerLane). A Layout says which bodies a
 // thread holds (body(i) of its `bodies`, >= N: none), combines per-thread values over the threads
@@ -157,6 +167,10 @@ struct SystemPerThread {
   KOKKOS_INLINE_FUNCTION double max(double x) const { return x; }
   KOKKOS_INLINE_FUNCTION bool all(bool x) const { return x; }
   KOKKOS_INLINE_FUNCTION double min_timescale2(double x) const { return x; }
+  // The values of every body (w: this thread's).
+  KOKKOS_INLINE_FUNCTION void gather(const double (&w)[3 * N], double (&all)[3 * N]) const {
+    for (int k = 0; k < 3 * N; ++k) all[k] = w[k];
+  }
   template <class Rsqrt>
   KOKKOS_INLINE_FUNCTION void accelerations(const double (&m)[N], const double (&x)[3 * N],
                                             double (&a)[3 * N], const Rsqrt& rsqrt,
@@ -183,17 +197,17 @@ struct SystemPerThread {
 // predictor-corrector, and the MEGNO sums accumulate Gauss-Radau quadratures of 2 t rate over
 // each step, as REBOUND's IAS15 does.
 template <int N, bool Variational = false, class Layout, class Ens, class IterView, class Rsqrt,
-          class Merge, class Megno = MegnoState<typename Ens::memory_space>>
+          class Merge, class Carried, class Megno = MegnoState<typename Ens::memory_space>>
 KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
                                          const IterView& iterations, int sys, const IAS15Params& p,
                                          const Rsqrt& rsqrt, const Merge& merge,
-                                         const Megno& megno = {}) {
+                                         const Carried& carried, const Megno& megno = {}) {
   static_assert(!Variational || Layout::bodies == N,
                 "ias15_system: variational equations need the whole system in one thread");
   constexpr int n3r = 3 * Layout::bodies;          // coordinates of the bodies in this thread
   constexpr int n3 = Variational ? 2 * n3r : n3r;  // with the deviation
   if (ens.state(sys) != state_active) return;
-  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination};
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
   long long it = iterations(sys);
   if (!clock.running() || it >= p.max_iterations) return;
   const IAS15Constants& K = p.k;
@@ -246,6 +260,47 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
   for (int j = 0; j < 7; ++j)
     for (int q = 0; q < n3; ++q) b[j][q] = g[j][q] = e[j][q] = 0;
   bool predicted = false;  // e holds the prediction of the current b
+  // Coordinate q of this thread in the carried values (the deviation after the 3N bodies).
+  constexpr int carried_coordinates = Variational ? 6 * N : 3 * N;
+  const auto carried_index = [&](int q, int k) {
+    const int r = q % n3r;
+    return k * carried_coordinates + (q >= n3r ? 3 * N : 0) + 3 * layout.body(r / 3) + r % 3;
+  };
+  // The key covers the bodies and, in MEGNO runs, the deviation of each coordinate (folded into
+  // the coordinate's own word).
+  const auto fold = [](double own, double deviation) {
+    StateHash mixed;
+    mixed.mix(own);
+    mixed.mix(deviation);
+    double folded;
+    memcpy(&folded, &mixed.h, sizeof folded);
+    return folded;
+  };
+  const auto start_state = [&](int b, int c) {
+    const double own = c < 3 ? ens.x(sys, b, c) : c < 6 ? ens.v(sys, b, c - 3) : ens.m(sys, b);
+    if constexpr (Variational)
+      if (c < 6) return fold(own, megno.delta(sys, 3 * b + c % 3 + (c < 3 ? 0 : 3 * N)));
+    return own;
+  };
+  if (carried.valid(sys, clock.t, clock.lo, N, start_state)) {
+    for (int q = 0; q < n3; ++q) {
+      if (layout.body((q % n3r) / 3) >= N) continue;
+      for (int j = 0; j < 7; ++j) {
+        b[j][q] = carried.at(sys, carried_index(q, j));
+        e[j][q] = carried.at(sys, carried_index(q, 7 + j));
+      }
+      x[q] = CompensatedSum<double>{carried.at(sys, carried_index(q, 14)),
+                                    carried.at(sys, carried_index(q, 15))};
+      v[q] = CompensatedSum<double>{carried.at(sys, carried_index(q, 16)),
+                                    carried.at(sys, carried_index(q, 17))};
+      for (int j = 0; j < 7; ++j) {
+        double gj = 0;
+        for (int k = j; k < 7; ++k) gj += K.d[j][k] * b[k][q];
+        g[j][q] = gj;
+      }
+    }
+    predicted = carried.at(sys, carried_coordinates * ias15_carried_per_coordinate) != 0;
+  }
   for (int q = 0; q < n3; ++q) xs[q] = x[q].value();
   double vs[n3];
   for (int q = 0; q < n3; ++q) vs[q] = v[q].value();
@@ -453,6 +508,37 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
     }
     for (int k = 0; k < int(megno_sums); ++k) megno.sums(sys, k) = ysum[k];
   }
+  if (carried.on()) {
+    for (int q = 0; q < n3; ++q) {
+      if (layout.body((q % n3r) / 3) >= N) continue;
+      for (int j = 0; j < 7; ++j) {
+        carried.at(sys, carried_index(q, j)) = b[j][q];
+        carried.at(sys, carried_index(q, 7 + j)) = e[j][q];
+      }
+      carried.at(sys, carried_index(q, 14)) = x[q].hi;
+      carried.at(sys, carried_index(q, 15)) = x[q].lo;
+      carried.at(sys, carried_index(q, 16)) = v[q].hi;
+      carried.at(sys, carried_index(q, 17)) = v[q].lo;
+    }
+    double own_x[n3r], own_v[n3r], all_x[3 * N], all_v[3 * N];
+    for (int q = 0; q < n3r; ++q) {
+      own_x[q] = x[q].value();
+      own_v[q] = v[q].value();
+    }
+    layout.gather(own_x, all_x);
+    layout.gather(own_v, all_v);
+    const auto end_state = [&](int b, int c) {
+      const double own = c < 3 ? all_x[3 * b + c] : c < 6 ? all_v[3 * b + c - 3] : m[b];
+      if constexpr (Variational)
+        if (c < 6)
+          return fold(own, c < 3 ? x[n3r + 3 * b + c].value() : v[n3r + 3 * b + c - 3].value());
+      return own;
+    };
+    if (layout.leader()) {
+      carried.at(sys, carried_coordinates * ias15_carried_per_coordinate) = predicted ? 1.0 : 0.0;
+      carried.seal(sys, clock.t, clock.lo, N, end_state);
+    }
+  }
   if (!layout.leader()) return;
   if (merging) merge.removed(sys) = removed;
   ens.time(sys) = clock.t;
@@ -474,8 +560,9 @@ struct IAS15SystemKernel {
   Kokkos::View<long long*, MemorySpace> iterations;
   IAS15Params params;
   MergeState<MemorySpace> merge;  // used when params.monitor.config.merging()
+  CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    ias15_system<N>(SystemPerThread<N>(), ens, iterations, sys, params, Rsqrt(), merge);
+    ias15_system<N>(SystemPerThread<N>(), ens, iterations, sys, params, Rsqrt(), merge, carried);
   }
 };
 
@@ -486,9 +573,10 @@ struct IAS15MegnoKernel {
   Kokkos::View<long long*, MemorySpace> iterations;
   IAS15Params params;
   MegnoState<MemorySpace> megno;
+  CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
     ias15_system<N, true>(SystemPerThread<N>(), ens, iterations, sys, params, Rsqrt(),
-                          MergeState<MemorySpace>(), megno);
+                          MergeState<MemorySpace>(), carried, megno);
   }
 };
 
