@@ -18,30 +18,7 @@ struct GLSFunctor {
   double f0, df;
   int n;
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    const double omega = math::two_pi<double>() * (f0 + i * df);
-    double Y = 0, C = 0, S = 0, YY = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
-    for (int k = 0; k < n; ++k) {
-      const double c = math::cos(omega * t(k)), s = math::sin(omega * t(k)), wk = w(k), yk = y(k);
-      Y += wk * yk;
-      C += wk * c;
-      S += wk * s;
-      YY += wk * yk * yk;
-      YC += wk * yk * c;
-      YS += wk * yk * s;
-      CC += wk * c * c;
-      SS += wk * s * s;
-      CS += wk * c * s;
-    }
-    YY -= Y * Y;
-    YC -= Y * C;
-    YS -= Y * S;
-    CC -= C * C;
-    SS -= S * S;
-    CS -= C * S;
-    const double D = CC * SS - CS * CS;
-    power(i) = D > 0 && YY > 0 ? (SS * YC * YC + CC * YS * YS - 2 * CS * YC * YS) / (YY * D) : 0.0;
-    a(i) = D > 0 ? (YC * SS - YS * CS) / D : 0.0;
-    b(i) = D > 0 ? (YS * CC - YC * CS) / D : 0.0;
+    gls_at(math::two_pi<double>() * (f0 + i * df), t, y, w, 0, n, power(i), a(i), b(i));
   }
 };
 
