@@ -43,8 +43,7 @@ KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec& m, const ModelsT& models,
   m.stage(models, r, proposal, inside_prior);
 }
 template <class Spec>
-KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec&, const NoStaging&, int, const double*,
-                                           bool) {}
+KOKKOS_INLINE_FUNCTION void stage_proposal(const Spec&, const NoStaging&, int, const double*, bool) {}
 
 template <class Space>
 class DeMcmcChains {
