@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -370,6 +371,35 @@ TEST(KeplerSearch, SurveyBatchedSearchMatchesOneStarSearch) {
           << "star " << s << ", " << c << " planet(s)";
     EXPECT_EQ(one.planets, r.planets);
   }
+  // The survey's outputs: the parameter table (every column of every star) and one HDF5 file
+  // with a group per star.
+  std::ostringstream table;
+  write_survey_table(table, stars, results);
+  std::size_t lines = 0;
+  for (const auto& r : results) lines += r.columns.size();
+  const std::string text = table.str();
+  EXPECT_EQ(std::size_t(std::count(text.begin(), text.end(), '\n')), lines + 2);
+  EXPECT_NE(text.find("synthetic 2 Tc_c "), std::string::npos);
+  EXPECT_NE(text.find("synthetic 0 jitter_B "), std::string::npos);
+  if (!kosmos::io::hdf5_enabled()) GTEST_SKIP() << "built without HDF5 (KOSMOS_ENABLE_HDF5=OFF)";
+  const std::string path = ::testing::TempDir() + "kosmos_survey_posteriors.h5";
+  write_survey_samples(path, stars, results);
+  kosmos::io::H5Reader h5(path);
+  EXPECT_EQ(h5.read_strings("stars"),
+            (std::vector<std::string>{survey_group(0), survey_group(1), survey_group(2)}));
+  for (std::size_t s = 0; s < results.size(); ++s) {
+    const std::string group = survey_group(s);
+    std::vector<std::size_t> dims;
+    const auto flat = h5.read<double>(group + "/samples", &dims);
+    ASSERT_EQ(dims,
+              (std::vector<std::size_t>{results[s].samples.size(), results[s].columns.size()}));
+    EXPECT_EQ(flat.back(), results[s].samples.back().back());
+    EXPECT_EQ(h5.read_strings(group + "/columns"), results[s].columns);
+    EXPECT_EQ(h5.attribute_integer("/" + group, "planets"), results[s].planets);
+  }
+  std::remove(path.c_str());
+  EXPECT_THROW(write_survey_samples(::testing::TempDir() + "survey.txt", stars, results),
+               kosmos::invalid_input);
 }
 
 // The DE-MCMC against an exactly known posterior: with the jitters fixed, a model linear in its
