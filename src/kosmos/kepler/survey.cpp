@@ -16,35 +16,35 @@ namespace kepler {
 namespace Impl {
 // The DE-MCMC of many prepared stars of one planet count in shared launches, then each star's
 // summaries (left in the fits' results).
+HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
+                             std::vector<int>& count) {
+  HostObservations obs;
+  for (const StarFit* fit : fits) {
+    const RVData& d = *fit->data;
+    begin.push_back(int(obs.t.size()));
+    count.push_back(int(d.size()));
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      obs.t.push_back(d.time[k] - fit->epoch);  // each star about its own epoch
+      obs.v.push_back(d.velocity[k]);
+      obs.sigma.push_back(d.sigma[k]);
+      obs.inst.push_back(d.instrument[k]);
+    }
+    obs.n_inst = std::max(obs.n_inst, d.n_instruments());
+  }
+  return obs;
+}
+
 void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                    std::mt19937_64& rng, Progress& progress, bool refine) {
   constexpr const char* where = "kosmos::kepler::survey";
-  std::vector<double> t, v, sig;
-  std::vector<int> inst, begin, count;
+  std::vector<int> begin, count;
   std::vector<Model> models;
-  int n_inst = 1;
-  for (StarFit* star : fits) {
-    StarFit& fit = *star;
-    const RVData& d = *fit.data;
-    kosmos::Impl::require(fit.model->L.n_pl == fits.front()->model->L.n_pl, where,
-                          "every star needs the same planet count (", d.path, ")");
-    begin.push_back(int(t.size()));
-    count.push_back(int(d.size()));
-    for (std::size_t k = 0; k < d.size(); ++k) {
-      t.push_back(d.time[k] - fit.epoch);  // each star about its own epoch
-      v.push_back(d.velocity[k]);
-      sig.push_back(d.sigma[k]);
-      inst.push_back(d.instrument[k]);
-    }
-    n_inst = std::max(n_inst, d.n_instruments());
-    models.push_back(*fit.model);
+  for (const StarFit* fit : fits) {
+    kosmos::Impl::require(fit->model->L.n_pl == fits.front()->model->L.n_pl, where,
+                          "every star needs the same planet count (", fit->data->path, ")");
+    models.push_back(*fit->model);
   }
-  HostObservations obs;
-  obs.t = std::move(t);
-  obs.v = std::move(v);
-  obs.sigma = std::move(sig);
-  obs.inst = std::move(inst);
-  obs.n_inst = n_inst;
+  const HostObservations obs = concatenate(fits, begin, count);
   auto lik = make_likelihood(obs, models, begin, count, opt);
   sample_stars(fits, *lik, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());

@@ -30,7 +30,8 @@ bool batched_search_supports(const SearchOptions& opt) {
   return true;
 }
 
-namespace {
+// Not in an unnamed namespace, and every member function public: nvcc's extended lambdas may not
+// be defined in private member functions.
 constexpr int kPeaks = 3;              // periodogram peaks seeding each planet, as in search()
 constexpr int kShrinkCheckEvery = 16;  // Nelder-Mead iterations between convergence checks
 
@@ -56,7 +57,10 @@ class BatchedSearch {
         seed_(seed),
         progress_(progress),
         n_stars_(int(fits.size())),
-        evaluator_(Space(), concatenated(fits), chi2_options(opt)) {
+        obs_(concatenated(fits)),
+        evaluator_(Space(),
+                   Observations<Space>(obs_.t, obs_.v, obs_.sigma, obs_.inst, obs_.n_inst, 0.0),
+                   chi2_options(opt)) {
     for (const auto& f : fits) n_inst_ = std::max(n_inst_, f.data->n_instruments());
     width_ = 5 * opt.planets + 2 * n_inst_ + opt.trend;
     setups_.resize(fits.size());
@@ -73,8 +77,6 @@ class BatchedSearch {
         p_limits_ = Rows("kosmos::kepler::survey::period_limits", n_stars_, 2));
     auto freq_begin = Kokkos::create_mirror_view(
         freq_begin_ = Index("kosmos::kepler::survey::freq_begin", n_stars_ + 1));
-    std::vector<double> t, v, sigma;
-    std::vector<int> inst;
     long long frequencies = 0;
     for (int s = 0; s < n_stars_; ++s) {
       const StarFit& fit = fits[std::size_t(s)];
@@ -85,14 +87,8 @@ class BatchedSearch {
                       opt.jitter_max};
       setup.priors = bind_priors(opt.priors, d.instrument_names, opt.planets, opt.trend);
       setup.n_inst = d.n_instruments();
-      begin(s) = int(t.size());
+      begin(s) = s == 0 ? 0 : begin(s - 1) + count(s - 1);
       count(s) = int(d.size());
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        t.push_back(d.time[k] - fit.epoch);
-        v.push_back(d.velocity[k]);
-        sigma.push_back(d.sigma[k]);
-        inst.push_back(d.instrument[k]);
-      }
       baseline(s) = fit.baseline;
       p_limits(s, 0) = opt.period_min;
       p_limits(s, 1) = p_max;
@@ -105,12 +101,12 @@ class BatchedSearch {
                           "the periodograms of ", n_stars_, " stars would scan ", frequencies,
                           " frequencies; at most 2^31 in one survey: raise period_min");
     freq_begin(n_stars_) = int(frequencies);
-    t_ = copy_to_device<double>(t, "kosmos::kepler::survey::t");
-    v_ = copy_to_device<double>(v, "kosmos::kepler::survey::v");
-    sigma_ = copy_to_device<double>(sigma, "kosmos::kepler::survey::sigma");
-    inst_ = copy_to_device<int>(inst, "kosmos::kepler::survey::instrument");
-    y_ = Column("kosmos::kepler::survey::residual", t.size());
-    w_ = Column("kosmos::kepler::survey::weight", t.size());
+    t_ = copy_to_device<double>(obs_.t, "kosmos::kepler::survey::t");
+    v_ = copy_to_device<double>(obs_.v, "kosmos::kepler::survey::v");
+    sigma_ = copy_to_device<double>(obs_.sigma, "kosmos::kepler::survey::sigma");
+    inst_ = copy_to_device<int>(obs_.inst, "kosmos::kepler::survey::instrument");
+    y_ = Column("kosmos::kepler::survey::residual", obs_.t.size());
+    w_ = Column("kosmos::kepler::survey::weight", obs_.t.size());
     Kokkos::deep_copy(begin_, begin);
     Kokkos::deep_copy(count_, count);
     Kokkos::deep_copy(baseline_, baseline);
@@ -137,7 +133,6 @@ class BatchedSearch {
     finish();
   }
 
- private:
   template <class T>
   static Kokkos::View<T*, Space> copy_to_device(const std::vector<T>& host, const char* label) {
     Kokkos::View<T*, Space> view(std::string(label), host.size());
@@ -153,21 +148,11 @@ class BatchedSearch {
     o.solver.solver = opt.solver;
     return o;
   }
-  static Observations<Space> concatenated(const std::vector<StarFit>& fits) {
-    std::vector<double> t, v, sigma;
-    std::vector<int> inst;
-    int n_inst = 1;
-    for (const auto& fit : fits) {
-      const RVData& d = *fit.data;
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        t.push_back(d.time[k] - fit.epoch);  // each star about its own epoch
-        v.push_back(d.velocity[k]);
-        sigma.push_back(d.sigma[k]);
-        inst.push_back(d.instrument[k]);
-      }
-      n_inst = std::max(n_inst, d.n_instruments());
-    }
-    return Observations<Space>(t, v, sigma, inst, n_inst, 0.0);
+  static HostObservations concatenated(std::vector<StarFit>& fits) {
+    std::vector<StarFit*> pointers;
+    for (auto& fit : fits) pointers.push_back(&fit);
+    std::vector<int> begin, count;
+    return concatenate(pointers, begin, count);
   }
 
   static constexpr bool on_host =
@@ -822,6 +807,7 @@ class BatchedSearch {
   std::vector<StarSetup> setups_;
   std::vector<int> free_;
   std::vector<std::vector<std::vector<double>>> optimum_of_count_;
+  HostObservations obs_;  // all stars' (before evaluator_, which is made from them)
   Chi2Evaluator<Double, Space> evaluator_;
   std::map<int, Buffers> buffers_;
   Column t_, v_, sigma_, y_, w_, baseline_, f_min_, df_, power_, amp_a_, amp_b_, current_fit_;
@@ -830,7 +816,6 @@ class BatchedSearch {
   Kokkos::View<ModelSpec*, Space> spec_;
   Kokkos::View<PriorTerm*, Space> terms_;
 };
-}  // namespace
 
 void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::uint64_t seed,
                     Progress& progress) {
