@@ -4,6 +4,7 @@
 
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
+#include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
 #include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/search.hpp>
@@ -140,20 +141,19 @@ std::vector<std::string> batch_files(const std::string& source) {
   return files;
 }
 
-// `--batch`: one survey over every star, one summary line each.
+// `--batch`: one survey over every star, one summary line each; --summary: every parameter of
+// every star (kosmos::kepler::write_survey_table); --output: the posteriors, a group per star.
 int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& so,
-               const kosmos::cli::Options& options) {
-  if (so.min_planets >= 0)
-    throw kosmos::cli::usage_error("--batch fits one planet count: --planets N");
+               const kosmos::cli::Options& options, const std::string& output) {
   if (so.trend < 0)
     throw kosmos::cli::usage_error("--batch fits one trend order: --trend 0, 1 or 2");
   std::vector<kosmos::kepler::RVData> stars;
   for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
   const auto config = kosmos::current_configuration();
-  std::cout << "kosmos rv --batch: " << stars.size() << " stars, " << so.planets
-            << " planet(s), trend " << so.trend << ", " << so.chains << " DE-MCMC chains per star ("
-            << so.chains * stars.size() << " per launch pair), on " << config.backend << " ("
-            << config.device << ")\n";
+  std::cout << "kosmos rv --batch: " << stars.size() << " stars, "
+            << (so.min_planets >= 0 ? std::to_string(so.min_planets) + ".." : std::string())
+            << so.planets << " planet(s), trend " << so.trend << ", " << so.chains
+            << " DE-MCMC chains per star, on " << config.backend << " (" << config.device << ")\n";
   const auto start = std::chrono::steady_clock::now();
   const auto results = kosmos::kepler::survey(stars, so);
   for (std::size_t s = 0; s < stars.size(); ++s)
@@ -161,31 +161,38 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string letters = "bcdefghi";
-  std::ostringstream header;
-  header << "star n_obs";
+  std::cout << "star n_obs planets";
   for (int j = 0; j < so.planets; ++j)
     for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
-      header << " " << q << "_" << letters[j];
-  header << " lnL_MAP max_rhat min_ess";
-  std::ostringstream table;
-  table << header.str() << "\n";
+      std::cout << " " << q << "_" << letters[j];
+  std::cout << " lnL_MAP max_rhat min_ess\n";
   for (std::size_t s = 0; s < stars.size(); ++s) {
     const auto& r = results[s];
-    table << stars[s].path << " " << r.n_obs << std::setprecision(10);
+    std::cout << stars[s].path << " " << r.n_obs << " " << r.planets << std::setprecision(10);
     for (int j = 0; j < so.planets; ++j)
       for (const char* q : {"P_", "K_", "e_"}) {
+        if (j >= r.planets) {  // a count below the range's top: no such planet
+          std::cout << " - -";
+          continue;
+        }
         const auto& p = r.get(q + std::string(1, letters[j]));
-        table << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
-              << std::setprecision(10);
+        std::cout << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
+                  << std::setprecision(10);
       }
-    table << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
-          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
+    std::cout << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
+              << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
   }
-  std::cout << table.str() << "done in " << std::setprecision(3) << seconds << " s ("
-            << stars.size() / seconds << " stars/s)\n";
+  std::cout << "done in " << std::setprecision(3) << seconds << " s (" << stars.size() / seconds
+            << " stars/s)\n";
   if (options.has("summary") && !options.str("summary").empty())
-    kosmos::io::write_atomically(options.str("summary"),
-                                 [&](std::ostream& out) { out << table.str(); });
+    kosmos::io::write_atomically(options.str("summary"), [&](std::ostream& out) {
+      kosmos::kepler::write_survey_table(out, stars, results);
+    });
+  if (!output.empty()) {
+    kosmos::kepler::write_survey_samples(output, stars, results);
+    std::cout << "posteriors of " << stars.size() << " stars (a group each) written to " << output
+              << "\n";
+  }
   return 0;
 }
 
@@ -206,8 +213,9 @@ int run_rv(const std::vector<std::string>& args) {
       "batch", "DIR|LIST",
       "survey mode: fit every RV file (.txt, .csv, .dat) of a directory, or listed one per line in "
       "a text file (paths "
-      "relative to it), with --planets N; the DE-MCMC of all stars shares its kernel launches; one "
-      "summary line per star",
+      "relative to it): with white noise every stage (periodograms, random search, DE, "
+      "Nelder-Mead) runs for all stars in shared kernel launches; --planets A..B compares the "
+      "counts per star (BIC) and samples each count's stars together; one summary line per star",
       "", true);
   options.option("planets", "auto|N|A..B",
                  "auto: compare 0..--max-planets planets by their evidence (ln Z per count, odds, "
@@ -274,10 +282,13 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("seed", "N", "random seed", "1");
   options.option("output", "FILE",
                  "posterior samples file (HDF5 when it ends in .h5 or .hdf5, else text; default "
-                 "rv_posterior.txt; not with --batch, whose table goes to stdout and --summary)",
+                 "rv_posterior.txt); with --batch: one HDF5 file, a group per star (default: none)",
                  "", true);
   options.option("summary", "FILE",
-                 "also write 'name median lower upper MAP ess rhat' lines to FILE", "", true);
+                 "also write 'name median lower upper MAP ess rhat' lines to FILE (with --batch: "
+                 "'star planets parameter median lower upper map rhat ess_bulk ess_tail', every "
+                 "parameter of every star)",
+                 "", true);
   options.flag("evidence",
                "compare the planet counts of --planets by their evidence (thermodynamic "
                "integration over parallel-tempered DE-MCMC; offsets and trend without a prior "
@@ -401,20 +412,20 @@ int run_rv(const std::vector<std::string>& args) {
   if (!(odds_threshold >= 0))
     throw kosmos::cli::usage_error("--odds-threshold " + options.str("odds-threshold") +
                                    " must be >= 0");
-  if (batch && output_given)
-    throw kosmos::cli::usage_error(
-        "--output (one star's posterior samples) does not apply to --batch: its "
-        "table goes to stdout and to --summary FILE");
-  const std::string output = batch          ? std::string()
-                             : output_given ? options.str("output")
-                                            : "rv_posterior.txt";
+  if (batch && output_given && !kosmos::io::is_hdf5_path(options.str("output")))
+    throw kosmos::cli::usage_error("--output " + options.str("output") +
+                                   ": with --batch the posteriors of all stars go to one HDF5 "
+                                   "file (.h5 or .hdf5), a group per star");
+  const std::string output = output_given ? options.str("output")
+                             : batch      ? std::string()
+                                          : "rv_posterior.txt";
   kosmos::cli::check_output_files(
       {{"data", path}, {"priors", options.has("priors") ? options.str("priors") : ""}},
       {{"output", output}, {"summary", options.has("summary") ? options.str("summary") : ""}});
   if (!options.is_set("quiet"))
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
-  if (batch) return run_survey(options.str("batch"), so, options);
+  if (batch) return run_survey(options.str("batch"), so, options, output);
   const auto data = kosmos::kepler::read_rv_file(path);
   const auto config = kosmos::current_configuration();
   std::cout << "kosmos rv: " << path << ": " << data.size() << " observations, "

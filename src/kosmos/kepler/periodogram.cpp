@@ -11,37 +11,6 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
-// Generalized Lomb-Scargle power (Zechmeister & Kuerster 2009) at angular frequency omega of
-// n observations (t(k), y(k)) with weights w(k) summing to 1, and the sinusoid's cos/sin
-// amplitudes.
-template <class Array>
-KOKKOS_INLINE_FUNCTION void gls_at(const Array& t, const Array& y, const Array& w, int n,
-                                   double omega, double& power, double& a, double& b) {
-  double Y = 0, C = 0, S = 0, YY = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
-  for (int k = 0; k < n; ++k) {
-    const double c = math::cos(omega * t(k)), s = math::sin(omega * t(k)), wk = w(k), yk = y(k);
-    Y += wk * yk;
-    C += wk * c;
-    S += wk * s;
-    YY += wk * yk * yk;
-    YC += wk * yk * c;
-    YS += wk * yk * s;
-    CC += wk * c * c;
-    SS += wk * s * s;
-    CS += wk * c * s;
-  }
-  YY -= Y * Y;
-  YC -= Y * C;
-  YS -= Y * S;
-  CC -= C * C;
-  SS -= S * S;
-  CS -= C * S;
-  const double D = CC * SS - CS * CS;
-  power = D > 0 && YY > 0 ? (SS * YC * YC + CC * YS * YS - 2 * CS * YC * YS) / (YY * D) : 0.0;
-  a = D > 0 ? (YC * SS - YS * CS) / D : 0.0;
-  b = D > 0 ? (YS * CC - YC * CS) / D : 0.0;
-}
-
 // The GLS on a frequency grid; one frequency per work item.
 template <class Space>
 struct GLSFunctor {
@@ -50,7 +19,7 @@ struct GLSFunctor {
   double f0, df;
   int n;
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    gls_at(t, y, w, n, math::two_pi<double>() * (f0 + i * df), power(i), a(i), b(i));
+    gls_at(math::two_pi<double>() * (f0 + i * df), t, y, w, 0, n, power(i), a(i), b(i));
   }
 };
 
@@ -67,8 +36,8 @@ double gls_power(const std::vector<double>& t, const std::vector<double>& y,
   std::vector<double> wn(w.size());
   for (std::size_t k = 0; k < w.size(); ++k) wn[k] = w[k] / wsum;
   double power = 0, a = 0, b = 0;
-  gls_at(HostArray{t.data()}, HostArray{y.data()}, HostArray{wn.data()}, int(t.size()),
-         math::two_pi<double>() * frequency, power, a, b);
+  gls_at(math::two_pi<double>() * frequency, HostArray{t.data()}, HostArray{y.data()},
+         HostArray{wn.data()}, 0, int(t.size()), power, a, b);
   return power;
 }
 }  // namespace Impl

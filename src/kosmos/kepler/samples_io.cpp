@@ -3,43 +3,57 @@
 #include <kosmos/core/io.hpp>
 #include <kosmos/kepler/search.hpp>
 
+#include <kosmos/core/validation.hpp>
+
 #include <algorithm>
 #include <iomanip>
+#include <ostream>
+#include <sstream>
 
 namespace kosmos {
 namespace kepler {
+namespace {
+// One star's posterior into `group` ("/" or a group per star): datasets samples, columns, chain
+// and the attributes of write_samples.
+void write_posterior(io::H5Writer& out, const std::string& group, const SearchResult& result,
+                     const RVData& data) {
+  const std::string prefix = group == "/" ? "" : group + "/";
+  const std::size_t rows = result.samples.size(), cols = result.columns.size();
+  std::vector<double> flat;
+  flat.reserve(rows * cols);
+  for (const auto& row : result.samples) flat.insert(flat.end(), row.begin(), row.end());
+  out.write<double>(prefix + "samples", flat.data(), {rows, cols});
+  out.write_strings(prefix + "columns", result.columns);
+  out.write(prefix + "chain",
+            std::vector<std::int32_t>(result.sample_chain.begin(), result.sample_chain.end()));
+  out.attribute(group, "data", data.path);
+  out.attribute(group, "epoch", result.epoch);
+  out.attribute(group, "planets", (long long)result.planets);
+  out.attribute(group, "trend", (long long)result.trend);
+  out.attribute(group, "n_obs", (long long)result.n_obs);
+  out.attribute(group, "max_rhat", result.max_rhat);
+  out.attribute(group, "acceptance", result.acceptance);
+  out.attribute(group, "map_loglike", result.best_loglike);
+  // The MAP model (the polished optimum), which plots draw: orbits as rows P K e omega M0
+  // (days, m/s, -, radians, radians at the epoch), offsets and jitters in instrument order.
+  std::vector<double> orbits;
+  for (const auto& o : result.best_orbits) orbits.insert(orbits.end(), {o.P, o.K, o.e, o.omega, o.M0});
+  out.write<double>(prefix + "map_orbits", orbits.data(), {result.best_orbits.size(), 5});
+  out.write(prefix + "map_offsets", result.best_offsets);
+  out.write(prefix + "map_jitters", result.best_jitters);
+  out.write(prefix + "map_trend", result.best_trend);
+  out.write_strings(prefix + "instruments", result.instruments);
+}
+constexpr const char* kUnits =
+    "angles in degrees, times in the data's units; M0 at the epoch; Tc, Tp: conjunction and "
+    "periastron; dvdt [m/s/d], curv [m/s/d^2] about the epoch";
+}  // namespace
+
 void write_samples(const std::string& path, const SearchResult& result, const RVData& data) {
   if (io::is_hdf5_path(path)) {
     io::H5Writer out(path);
-    const std::size_t rows = result.samples.size(), cols = result.columns.size();
-    std::vector<double> flat;
-    flat.reserve(rows * cols);
-    for (const auto& row : result.samples) flat.insert(flat.end(), row.begin(), row.end());
-    out.write<double>("samples", flat.data(), {rows, cols});
-    out.write_strings("columns", result.columns);
-    out.write(std::string("chain"),
-              std::vector<std::int32_t>(result.sample_chain.begin(), result.sample_chain.end()));
-    out.attribute("/", "data", data.path);
-    out.attribute("/", "epoch", result.epoch);
-    out.attribute("/", "planets", (long long)result.planets);
-    out.attribute("/", "trend", (long long)result.trend);
-    out.attribute("/", "n_obs", (long long)result.n_obs);
-    out.attribute("/", "max_rhat", result.max_rhat);
-    out.attribute("/", "acceptance", result.acceptance);
-    out.attribute("/", "map_loglike", result.best_loglike);
-    // The MAP model (the polished optimum), which plots draw: orbits as rows P K e omega M0
-    // (days, m/s, -, radians, radians at the epoch), offsets and jitters in instrument order.
-    std::vector<double> orbits;
-    for (const auto& o : result.best_orbits) orbits.insert(orbits.end(), {o.P, o.K, o.e, o.omega, o.M0});
-    out.write<double>("map_orbits", orbits.data(), {result.best_orbits.size(), 5});
-    out.write(std::string("map_offsets"), result.best_offsets);
-    out.write(std::string("map_jitters"), result.best_jitters);
-    out.write(std::string("map_trend"), result.best_trend);
-    out.write_strings("instruments", result.instruments);
-    out.attribute(
-        "/", "units",
-        "angles in degrees, times in the data's units; M0 at the epoch; Tc, Tp: conjunction and "
-        "periastron; dvdt [m/s/d], curv [m/s/d^2] about the epoch");
+    write_posterior(out, "/", result, data);
+    out.attribute("/", "units", kUnits);
     out.commit();
     return;
   }
@@ -47,9 +61,7 @@ void write_samples(const std::string& path, const SearchResult& result, const RV
     out << "# kosmos rv posterior samples (DE-MCMC): data " << data.path << ", epoch "
         << std::setprecision(17) << result.epoch << ", " << result.samples.size() << " samples, "
         << result.planets << " planet(s), trend " << result.trend << "\n";
-    out << "# angles in degrees, times in the data's units; M0 at the epoch; Tc, Tp: conjunction "
-           "and periastron; "
-           "dvdt [m/s/d], curv [m/s/d^2] about the epoch\n";
+    out << "# " << kUnits << "\n";
     const int chains =
         result.sample_chain.empty()
             ? 0
@@ -81,6 +93,46 @@ void write_samples(const std::string& path, const SearchResult& result, const RV
       out << "\n";
     }
   });
+}
+
+void write_survey_samples(const std::string& path, const std::vector<RVData>& stars,
+                          const std::vector<SearchResult>& results) {
+  kosmos::Impl::require(io::is_hdf5_path(path), "kosmos::kepler::write_survey_samples", "'", path,
+                        "': a survey's posteriors go to one HDF5 file (.h5 or .hdf5)");
+  kosmos::Impl::require(stars.size() == results.size(), "kosmos::kepler::write_survey_samples",
+                        stars.size(), " stars and ", results.size(), " results");
+  io::H5Writer out(path);
+  std::vector<std::string> groups;
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    groups.push_back(survey_group(s));
+    write_posterior(out, "/" + groups.back(), results[s], stars[s]);
+  }
+  out.write_strings("stars", groups);
+  std::vector<std::string> paths;
+  for (const auto& d : stars) paths.push_back(d.path);
+  out.write_strings("data", paths);
+  out.attribute("/", "units", kUnits);
+  out.commit();
+}
+
+std::string survey_group(std::size_t star) {
+  std::ostringstream name;
+  name << "star_" << std::setw(5) << std::setfill('0') << star;
+  return name.str();
+}
+
+void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,
+                        const std::vector<SearchResult>& results) {
+  out << "# star planets parameter median lower upper map rhat ess_bulk ess_tail (lower, upper: "
+         "15.87 and 84.13 percentiles; "
+      << kUnits << ")\n";
+  out << "star planets parameter median lower upper map rhat ess_bulk ess_tail\n";
+  for (std::size_t s = 0; s < stars.size() && s < results.size(); ++s)
+    for (const auto& p : results[s].summary)
+      out << stars[s].path << " " << results[s].planets << " " << p.name << " "
+          << std::setprecision(10) << p.median << " " << p.lower << " " << p.upper << " " << p.best
+          << " " << std::setprecision(4) << p.rhat << " " << std::setprecision(6) << p.ess << " "
+          << p.ess_tail << "\n";
 }
 }  // namespace kepler
 }  // namespace kosmos

@@ -20,7 +20,7 @@ namespace kosmos {
 namespace kepler {
 namespace Impl {
 void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
-                   Progress& progress) {
+                   Progress& progress, bool checks_only) {
   const RVData& data = *fit.data;
   constexpr const char* where = "kosmos::kepler::search";
   fit.start = std::chrono::steady_clock::now();
@@ -94,6 +94,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
         "a fixed value lies outside the search bounds (period range, K <= k_max, e < e_max, "
         "0 <= jitter <= jitter_max)");
   }
+  if (checks_only) return;
   const HostObservations obs(data, epoch);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> gauss(0.0, 1.0);

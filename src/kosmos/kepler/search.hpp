@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <limits>
 #include <string>
 #include <vector>
@@ -253,5 +254,19 @@ PlanetMass minimum_mass(const Orbit& orbit, double stellar_mass);
 // trend, n_obs, max_rhat, acceptance, map_loglike, units), else a text table (header line with the
 // column names).
 void write_samples(const std::string& path, const SearchResult& result, const RVData& data);
+
+// A survey's posteriors in one HDF5 file: a group per star (survey_group(s): "star_00000", ...)
+// holding write_samples' datasets (samples, columns, chain) and attributes; datasets "stars"
+// (the group names) and "data" (each star's file) at the root. kosmos::invalid_input unless the
+// path ends in .h5 / .hdf5.
+void write_survey_samples(const std::string& path, const std::vector<RVData>& stars,
+                          const std::vector<SearchResult>& results);
+std::string survey_group(std::size_t star);
+// A survey's parameter table, one line per (star, posterior column): star planets parameter
+// median lower upper map rhat ess_bulk ess_tail, columns as SearchResult::columns (P, K, e,
+// omega_deg, M0_deg, Tc, Tp [, msini_jup, msini_earth, a_au] per planet; gamma and jitter per
+// instrument; dvdt, curv; lnL).
+void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,
+                        const std::vector<SearchResult>& results);
 }  // namespace kepler
 }  // namespace kosmos

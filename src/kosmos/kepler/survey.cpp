@@ -1,8 +1,10 @@
-// Survey mode: many stars optimized one at a time, then one DE-MCMC for all of them in shared
-// kernel launches; survey_from starts that DE-MCMC from given models.
+// Survey mode: many stars optimized together (optimize_stars) or one at a time, then one DE-MCMC
+// per planet count for all of its stars in shared kernel launches; survey_from starts that
+// DE-MCMC from given models.
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
 #include <kosmos/kepler/impl/search_stages.hpp>
+#include <kosmos/kepler/impl/survey_search.hpp>
 #include <kosmos/kepler/impl/warnings.hpp>
 
 #include <algorithm>
@@ -12,50 +14,65 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
-// The DE-MCMC of many prepared stars in shared launches, then each star's summaries.
-std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const SearchOptions& opt,
-                                        std::mt19937_64& rng, Progress& progress, bool refine) {
-  constexpr const char* where = "kosmos::kepler::survey";
-  std::vector<double> t, v, sig;
-  std::vector<int> inst, begin, count;
-  std::vector<Model> models;
-  std::vector<StarFit*> pointers;
-  int n_inst = 1;
-  for (auto& fit : fits) {
-    const RVData& d = *fit.data;
-    kosmos::Impl::require(fit.model->L.n_pl == fits.front().model->L.n_pl, where,
-                          "every star needs the same planet count (", d.path, ")");
-    begin.push_back(int(t.size()));
+// The DE-MCMC of many prepared stars of one planet count in shared launches, then each star's
+// summaries (left in the fits' results).
+HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
+                             std::vector<int>& count) {
+  HostObservations obs;
+  for (const StarFit* fit : fits) {
+    const RVData& d = *fit->data;
+    begin.push_back(int(obs.t.size()));
     count.push_back(int(d.size()));
     for (std::size_t k = 0; k < d.size(); ++k) {
-      t.push_back(d.time[k] - fit.epoch);  // each star about its own epoch
-      v.push_back(d.velocity[k]);
-      sig.push_back(d.sigma[k]);
-      inst.push_back(d.instrument[k]);
+      obs.t.push_back(d.time[k] - fit->epoch);  // each star about its own epoch
+      obs.v.push_back(d.velocity[k]);
+      obs.sigma.push_back(d.sigma[k]);
+      obs.inst.push_back(d.instrument[k]);
     }
-    n_inst = std::max(n_inst, d.n_instruments());
-    models.push_back(*fit.model);
-    pointers.push_back(&fit);
+    obs.n_inst = std::max(obs.n_inst, d.n_instruments());
   }
-  HostObservations obs;
-  obs.t = std::move(t);
-  obs.v = std::move(v);
-  obs.sigma = std::move(sig);
-  obs.inst = std::move(inst);
-  obs.n_inst = n_inst;
+  return obs;
+}
+
+void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
+                   std::mt19937_64& rng, Progress& progress, bool refine) {
+  constexpr const char* where = "kosmos::kepler::survey";
+  std::vector<int> begin, count;
+  std::vector<Model> models;
+  for (const StarFit* fit : fits) {
+    kosmos::Impl::require(fit->model->L.n_pl == fits.front()->model->L.n_pl, where,
+                          "every star needs the same planet count (", fit->data->path, ")");
+    models.push_back(*fit->model);
+  }
+  const HostObservations obs = concatenate(fits, begin, count);
   auto lik = make_likelihood(obs, models, begin, count, opt);
-  sample_stars(pointers, *lik, opt, rng, progress);
+  sample_stars(fits, *lik, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());
   for (std::size_t s = 0; s < fits.size(); ++s) {
     star_rng[s].seed(rng());
-    fits[s].evaluations +=
+    fits[s]->evaluations +=
         lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
-  auto finish = [&](const std::size_t s) { finish_star(fits[s], opt, star_rng[s], refine); };
+  auto finish = [&](const std::size_t s) { finish_star(*fits[s], opt, star_rng[s], refine); };
   if (refine)  // polishing launches kernels of its own: one star at a time
     for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
   else
     host_for("kosmos::kepler::survey::finish", fits.size(), finish);
+}
+
+// Samples each planet count's stars together; the results in the order of `fits`.
+std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const SearchOptions& opt,
+                                          std::mt19937_64& rng, Progress& progress, bool refine) {
+  for (int count = 0; count <= kMaxPlanets; ++count) {
+    std::vector<StarFit*> group;
+    for (auto& fit : fits)
+      if (fit.model->L.n_pl == count) group.push_back(&fit);
+    if (group.empty()) continue;
+    std::ostringstream m;
+    m << "sampling " << group.size() << " star(s) with " << count << " planet(s) together";
+    progress.message(m.str());
+    sample_survey(group, opt, rng, progress, refine);
+  }
   std::vector<SearchResult> out;
   for (auto& fit : fits) out.push_back(std::move(fit.result));
   return out;
@@ -66,14 +83,17 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
   using namespace Impl;
   kosmos::Impl::ScopedRegion region("kosmos::kepler::survey");
   kosmos::Impl::require(!stars.empty(), "kosmos::kepler::survey", "no stars");
-  kosmos::Impl::require(opt.min_planets < 0, "kosmos::kepler::survey",
-                        "a survey fits one planet count (min_planets must be < 0)");
   Progress progress(opt.progress);
   Progress quiet(nullptr);
   std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) fits[s].data = &stars[s];
+  if (batched_search_supports(opt)) {
+    optimize_stars(fits, opt, rng(), progress);
+    // the MAP: the batched polish's optimum or a better sample (no per-star polish after sampling)
+    return sample_by_count(fits, opt, rng, progress, false);
+  }
   for (std::size_t s = 0; s < stars.size(); ++s) {
-    fits[s].data = &stars[s];
     try {
       optimize_star(fits[s], opt, rng, quiet);
     } catch (const kosmos::invalid_input& e) {  // which star of the survey
@@ -83,7 +103,7 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
     m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
     progress.message(m.str());
   }
-  return sample_survey(fits, opt, rng, progress, true);
+  return sample_by_count(fits, opt, rng, progress, true);
 }
 
 std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
@@ -144,7 +164,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                           "chains = ", opt.chains,
                           " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
   }
-  return sample_survey(fits, opt, rng, progress, false);
+  return sample_by_count(fits, opt, rng, progress, false);
 }
 }  // namespace kepler
 }  // namespace kosmos

@@ -2,6 +2,10 @@
 // execution space and its strongest distinct peaks: the seeds of each planet's search.
 #pragma once
 
+#include <kosmos/core/compat.hpp>
+
+#include <Kokkos_Core.hpp>
+
 #include <vector>
 
 namespace kosmos {
@@ -17,6 +21,39 @@ constexpr double max_periodogram_frequencies = 1e7;
 struct Peak {
   double period, power, amplitude, phase;  // y ~ amplitude cos(2 pi t / P + phase)
 };
+
+// Generalized Lomb-Scargle power at angular frequency omega of observations t(k), y(k), w(k)
+// (weights summing to 1), k in [begin, begin + n), and the sinusoid's cos / sin amplitudes a, b:
+// the sums of one frequency, shared by the one-star and the survey periodograms.
+template <class TView, class YView, class WView>
+KOKKOS_INLINE_FUNCTION void gls_at(double omega, const TView& t, const YView& y, const WView& w,
+                                   int begin, int n, double& power, double& a, double& b) {
+  double Y = 0, C = 0, S = 0, YY = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0;
+  for (int k = begin; k < begin + n; ++k) {
+    double s, c;
+    math::sincos(omega * t(k), &s, &c);
+    const double wk = w(k), yk = y(k);
+    Y += wk * yk;
+    C += wk * c;
+    S += wk * s;
+    YY += wk * yk * yk;
+    YC += wk * yk * c;
+    YS += wk * yk * s;
+    CC += wk * c * c;
+    SS += wk * s * s;
+    CS += wk * c * s;
+  }
+  YY -= Y * Y;
+  YC -= Y * C;
+  YS -= Y * S;
+  CC -= C * C;
+  SS -= S * S;
+  CS -= C * S;
+  const double D = CC * SS - CS * CS;
+  power = D > 0 && YY > 0 ? (SS * YC * YC + CC * YS * YS - 2 * CS * YC * YS) / (YY * D) : 0.0;
+  a = D > 0 ? (YC * SS - YS * CS) / D : 0.0;
+  b = D > 0 ? (YS * CC - YC * CS) / D : 0.0;
+}
 
 // The max_peaks strongest local maxima of the power over [f_min, f_max] in steps df, at least
 // 1.5 / baseline apart in frequency; w are weights (any scale). host_space: on the default host

@@ -12,9 +12,10 @@ namespace kepler {
 namespace Impl {
 // Checks the options against the star's data, runs the optimization stages and the planet-count
 // comparison; leaves fit.model (the count to sample), fit.current (its MAP) and fit.result's
-// optimization fields.
-void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
-                   Progress& progress);
+// optimization fields. checks_only: stop after the checks (fit.epoch, fit.baseline and the
+// result's warnings set), the batched survey search's first step.
+void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, Progress& progress,
+                   bool checks_only = false);
 
 // DE-MCMC (ter Braak 2006) for every star at once, started from each star's MAP scattered by
 // the curvature of its ln posterior; every generation on the execution space.

@@ -1,0 +1,34 @@
+// The optimization stages of search() for every star of a survey at once on the execution space.
+#pragma once
+
+#include <kosmos/kepler/impl/search_stages.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+// Whether optimize_stars handles these options: white noise and no prior on a period or a time of
+// conjunction (those seed the candidates from the prior on the host); the survey runs
+// optimize_star per star otherwise.
+bool batched_search_supports(const SearchOptions& opt);
+
+// The observations of many stars concatenated (survey.cpp), each star's times about its own
+// epoch; appends each star's first row and row count to begin and count.
+HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
+                             std::vector<int>& count);
+
+// optimize_star's stages (no planet, then per planet a periodogram of the residuals, a random
+// search, differential evolution and a Nelder-Mead polish) for every star of `fits` at once: each
+// stage is one sequence of kernel launches for all stars (the periodogram one work item per
+// (star, frequency); the candidates, the DE population and the simplexes of all stars in shared
+// likelihood launches), with one small transfer per stage and none per star. The candidates
+// seed the DE population by the best of equal groups (not the overall best: the population keeps
+// several periodogram peaks). Leaves what optimize_star leaves (fit.model, fit.current, the
+// result's optimization fields; with opt.min_planets >= 0 the comparison of the counts).
+void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::uint64_t seed,
+                    Progress& progress);
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos
