@@ -258,26 +258,12 @@ KOKKOS_INLINE_FUNCTION void whfast_megno_system(const Ens& ens, const IterView& 
   for (int k = 0; k < 3 * N; ++k)
     finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]) && math::isfinite(dx[k]) &&
              math::isfinite(dv[k]);
-  for (int b = 0; b < N; ++b)
-    for (int c = 0; c < 3; ++c) {
-      ens.x(sys, b, c) = x[3 * b + c];
-      ens.v(sys, b, c) = v[3 * b + c];
-    }
   for (int q = 0; q < 3 * N; ++q) {
     megno.delta(sys, q) = dx[q];
     megno.delta(sys, 3 * N + q) = dv[q];
   }
   for (int k = 0; k < int(megno_sums); ++k) megno.sums(sys, k) = ysum[k];
-  ens.time(sys) = clock.t;
-  ens.time_lo(sys) = clock.lo;
-  iterations(sys) = it;
-  if (!w.ok || !finite) {
-    ens.state(sys) = state_disabled;
-    ens.reason(sys) = !w.ok ? reason_kepler_failure : reason_nonfinite;
-  } else if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
-  }
+  store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop);
 }
 
 template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>
