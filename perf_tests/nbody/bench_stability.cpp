@@ -5,11 +5,16 @@
 // sampled 100 times, and written as the joined table (text). The timed region is all of that;
 // writing the posterior file is not. Counter "draws/s".
 //  - BM_nbody_StabilityPosterior_WHFast/<space>/draws:D/orbits:O: WHFast, Jacobi, dt = 1/20 of
-//    the inner period, no MEGNO (WHFast has no variational equations yet).
+//    the inner period, no MEGNO.
+//  - BM_nbody_StabilityPosterior_WHFast_MEGNO/<space>/draws:D/orbits:O: the same with the
+//    variational equations and MEGNO (synchronized every step); counter "median_megno".
 //  - BM_nbody_StabilityPosterior_IAS15_MEGNO/<space>/draws:D/orbits:O: IAS15 (epsilon 1e-9) with
 //    MEGNO; counter "median_megno".
 // Sizes: 1024 draws x 100 orbits (a small machine) and 1e5 draws (the GPU machine) x 1e4 orbits
-// (WHFast: the scale) or 1e3 orbits (IAS15 + MEGNO).
+// (WHFast, WHFast + MEGNO: the scale) or 1e3 orbits (IAS15 + MEGNO); pick one with
+// --benchmark_filter (e.g. 'WHFast_MEGNO/Cuda/draws:100000').
+// KOSMOS_BENCH_INITIAL_ENSEMBLE=FILE writes the systems' initial state (kosmos text ensemble,
+// untimed) for perf_tests/nbody/rebound_whfast_megno.c, REBOUND's one-core timing on them.
 #include <benchmark_utils.hpp>
 
 #include <kosmos/kepler/search.hpp>
@@ -18,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -53,19 +59,24 @@ std::string write_posterior(int draws) {
   return path;
 }
 
+enum class Variant { whfast, whfast_megno, ias15_megno };
+
 template <class Space>
-void BM_StabilityPosterior(benchmark::State& state, bool megno) {
+void BM_StabilityPosterior(benchmark::State& state, Variant variant) {
+  const bool megno = variant != Variant::whfast;
   const int draws = int(state.range(0)), orbits = int(state.range(1));
   const std::string posterior_path = write_posterior(draws),
                     table = posterior_path + ".stability.txt";
   const double inner_period = inner_period_days / days_per_time_unit;
   IntegrateOptions o;
-  o.integrator.method = megno ? Method::ias15 : Method::whfast;
+  o.integrator.method = variant == Variant::ias15_megno ? Method::ias15 : Method::whfast;
   o.integrator.dt = inner_period / 20;
   o.integrator.epsilon = 1e-9;
   o.integrator.steps_per_launch = 1 << 30;
   o.monitor.close_encounter_hill = 3;
   o.megno = megno;
+  if (const char* initial = std::getenv("KOSMOS_BENCH_INITIAL_ENSEMBLE"))
+    write_text(initial, ensemble_from_rv_posterior(read_rv_posterior(posterior_path), StabilitySetup()));
   StabilityRun run;
   kosmos_bench::fenced_loop(state, Space(), [&] {
     const auto posterior = read_rv_posterior(posterior_path);
@@ -88,14 +99,18 @@ void BM_StabilityPosterior(benchmark::State& state, bool megno) {
 const bool registered = [] {
   kosmos_bench::for_each_parallel_space([](auto tag) {
     using Space = typename decltype(tag)::type;
-    for (const bool megno : {false, true}) {
+    for (const Variant variant : {Variant::whfast, Variant::whfast_megno, Variant::ias15_megno}) {
       const std::string name = std::string("BM_nbody_StabilityPosterior_") +
-                               (megno ? "IAS15_MEGNO/" : "WHFast/") + Space::name();
+                               (variant == Variant::whfast         ? "WHFast/"
+                                : variant == Variant::whfast_megno ? "WHFast_MEGNO/"
+                                                                   : "IAS15_MEGNO/") +
+                               Space::name();
       benchmark::RegisterBenchmark(
-          name.c_str(), [megno](benchmark::State& s) { BM_StabilityPosterior<Space>(s, megno); })
+          name.c_str(), [variant](benchmark::State& s) { BM_StabilityPosterior<Space>(s, variant); })
           ->ArgNames({"draws", "orbits"})
           ->Args({1024, 100})
-          ->Args({100000, megno ? 1000 : 10000})  // IAS15 + MEGNO: ~10x the work per orbit
+          // IAS15 + MEGNO: ~10x the work per orbit
+          ->Args({100000, variant == Variant::ias15_megno ? 1000 : 10000})
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kSecond);

@@ -255,6 +255,54 @@ Comparison compare(const HostEnsemble& a, const HostEnsemble& b) {
   return c;
 }
 
+// --stability-map FILE: the map over --map-x and --map-y of --input's first system, with MEGNO
+// (kosmos::nbody::run_stability_map), written to FILE; a summary on stdout.
+int run_stability_map_mode(const kosmos::cli::Options& o, const std::map<std::string, std::string>& settings) {
+  for (const char* needed : {"input", "map-x", "map-y"})
+    if (!o.has(needed)) throw usage_error(std::string("--stability-map needs --") + needed);
+  o.reject_given({"generate", "stability", "resume", "checkpoint", "log", "output", "report", "stability-output",
+                  "elements-output", "test"},
+                 "does not apply to --stability-map (the map file is its output)");
+  kosmos::cli::check_output_files({{"input", o.str("input")}}, {{"stability-map", o.str("stability-map")}});
+  StabilityMapSetup setup;
+  IntegrateOptions options = options_from(settings);
+  options.megno = true;
+  try {
+    setup.x = parse_map_axis(o.str("map-x"));
+    setup.y = parse_map_axis(o.str("map-y"));
+    setup.frame = element_frame_from_name(o.str("frame"));
+    check_options(options, read_ensemble(o.str("input")).n_bodies());
+  } catch (const kosmos::invalid_input& e) {
+    throw usage_error(e.what());
+  }
+  double destination = 0;
+  if (!kosmos::io::parse_double(settings.at("destination"), destination) || !(destination > 0))
+    throw usage_error("--destination '" + settings.at("destination") + "' must be a positive number");
+  const HostEnsemble base = read_ensemble(o.str("input"));
+  const StabilityMap map = run_stability_map(Space(), base, 0, setup, options, destination);
+  write_stability_map(o.str("stability-map"), map);
+  std::vector<double> sorted;
+  for (int s = 0; s < map.final_state.n_systems(); ++s)
+    if (map.final_state.state(s) != state_disabled) sorted.push_back(map.megno[std::size_t(s)]);
+  std::sort(sorted.begin(), sorted.end());
+  int chaotic = 0;
+  for (double y : sorted) chaotic += y > 4;
+  const int failed = map.final_state.n_systems() - int(sorted.size());
+  std::printf("stability map: %d x %d points (%s of body %d, %s of body %d) to t = %s in %.3f s\n",
+              setup.x.count, setup.y.count, map_element_name(setup.x.element), setup.x.body,
+              map_element_name(setup.y.element), setup.y.body, fmt(destination).c_str(), map.report.seconds);
+  if (!sorted.empty())
+    std::printf("MEGNO <Y>: median %s, range %s to %s; %d point(s) with <Y> > 4 (chaotic)\n",
+                fmt(sorted[sorted.size() / 2]).c_str(), fmt(sorted.front()).c_str(), fmt(sorted.back()).c_str(),
+                chaotic);
+  std::printf("%d stopped, %d failed; written to %s\n", map.report.stopped, failed, o.str("stability-map").c_str());
+  if (failed > 0 && !o.is_set("allow-failures")) {
+    std::fprintf(stderr, "kosmos nbody: %d of %d system(s) failed\n", failed, map.final_state.n_systems());
+    return 1;
+  }
+  return 0;
+}
+
 int run_nbody(const std::vector<std::string>& args) {
   kosmos::cli::Options o("nbody",
                          "Integrate an ensemble of few-body systems (G = 1; AU, solar masses, year = 2 pi) with\n"
@@ -308,9 +356,13 @@ int run_nbody(const std::vector<std::string>& args) {
               "largest eccentricity is sampled",
               "100")
       .option("samples", "N", "stability mode: use the first N posterior samples (0: all)", "0")
-      .option("frame", "NAME",
-              "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)",
-              "jacobi")
+      .option("stability-map", "FILE", "stability map mode: vary two elements of --input's first system over the grid "
+              "of --map-x and --map-y, integrate every point with MEGNO and write the map (ix iy x y megno "
+              "lyapunov_time state reason time; HDF5 if FILE ends in .h5/.hdf5)", "", true)
+      .option("map-x", "SPEC", "stability map: ELEMENT:BODY:MIN:MAX:COUNT, ELEMENT a, e, inc, Omega, omega, M "
+              "(angles in degrees) or mass, BODY 1 for the first planet, in --frame (e.g. a:2:1.3:1.7:40)", "", true)
+      .option("map-y", "SPEC", "stability map: the second axis, as --map-x (e.g. e:2:0:0.3:30)", "", true)
+      .option("frame", "NAME", "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)", "jacobi")
       .option("bodies", "N", "bodies per generated system (star + N-1 planets)", "3")
       .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
       .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
@@ -331,9 +383,9 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)",
               "1e-9")
       .flag("megno",
-            "ias15: integrate the variational equations and report MEGNO <Y> (2: quasi-periodic, "
-            "growing: "
-            "chaotic) and the Lyapunov time per system (in --report and --stability-output)")
+            "ias15, whfast (jacobi): integrate the variational equations and report MEGNO <Y> (2: "
+            "quasi-periodic, growing: chaotic) and the Lyapunov time per system (in --report and "
+            "--stability-output)")
       .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)",
               "0.017")
       .option("tolerance", "EPS",
@@ -409,6 +461,9 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
       .option("time-threshold", "T", "test mode: time tolerance", "1e-10");
   if (!o.parse(args)) return 0;
+  if (o.has("stability-map")) return run_stability_map_mode(o, settings_from(o));
+  for (const char* map_only : {"map-x", "map-y"})
+    if (o.has(map_only)) throw usage_error(std::string("--") + map_only + " belongs to --stability-map FILE");
 
   // Ensemble and settings.
   std::map<std::string, std::string> settings = settings_from(o);

@@ -273,3 +273,85 @@ TEST(NbodyStability, RunStabilityInSegments) {
 }
 
 }  // namespace
+
+namespace {
+// Stability map over a and e of the outer of two Jupiter-mass planets (the inner at a = 1, e = 0):
+// the grid's systems are the base system with just those two elements changed (checked against
+// the elements read back), a = 1.25 is chaotic and a = 1.8 regular (REBOUND's WHFast + MEGNO on
+// the same elements, M = 3 rad, dt = 2 pi / 50, 100 inner orbits: <Y> 12.6, 25.3, 19.2 at
+// e = 0, 0.05, 0.1 and a = 1.25, Lyapunov times 25 to 57; 2.05, 1.97, 1.99 at a = 1.8), and
+// both files hold the grid, x fastest.
+TEST(NbodyStabilityMap, GridOverTwoElementsWithMegno) {
+  HostEnsemble base(1, 3, 0);
+  OrbitalElements inner, outer;
+  outer.a = 1.5;
+  outer.e = 0.1;
+  outer.M = 3.0;
+  set_system_from_elements(base, 0, 1.0, {1e-3, 1e-3}, {inner, outer}, ElementFrame::jacobi);
+  StabilityMapSetup setup;
+  setup.x = parse_map_axis("a:2:1.25:1.8:2");
+  setup.y = parse_map_axis("e:2:0:0.1:3");
+  const HostEnsemble grid = stability_map_ensemble(base, 0, setup);
+  ASSERT_EQ(grid.n_systems(), 6);
+  for (int iy = 0; iy < 3; ++iy)
+    for (int ix = 0; ix < 2; ++ix) {
+      const auto el = system_elements(grid, ix + 2 * iy, ElementFrame::jacobi);
+      EXPECT_NEAR(el[1].a, ix == 0 ? 1.25 : 1.8, 1e-12);
+      EXPECT_NEAR(el[1].e, 0.05 * iy, 1e-12);
+      if (iy > 0) {  // (e = 0: M counts from the node instead)
+        EXPECT_NEAR(el[1].M, 3.0, 1e-9);
+      }
+      EXPECT_NEAR(el[0].a, 1.0, 1e-12);
+    }
+  IntegrateOptions o;
+  o.integrator.method = Method::whfast;
+  o.integrator.dt = 2 * M_PI / 50;
+  const StabilityMap map = run_stability_map(Space(), base, 0, setup, o, 2 * M_PI * 100);
+  for (int iy = 0; iy < 3; ++iy) {
+    std::printf("  e2 = %.2f: <Y> %.4g at a2 = 1.25 (Lyapunov time %.3g), %.4g at a2 = 1.8\n",
+                0.05 * iy, map.megno[std::size_t(2 * iy)], map.lyapunov_time[std::size_t(2 * iy)],
+                map.megno[std::size_t(2 * iy + 1)]);
+    EXPECT_GT(map.megno[std::size_t(2 * iy)], 4.0);
+    EXPECT_LT(map.lyapunov_time[std::size_t(2 * iy)], 300.0);
+    EXPECT_NEAR(map.megno[std::size_t(2 * iy + 1)], 2.0, 0.15);
+  }
+  const std::string text = "stability_map_test.txt", h5 = "stability_map_test.h5";
+  write_stability_map(text, map);
+  std::ifstream in(text);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#' && line[0] != 'i') {
+      std::istringstream row(line);
+      int ix, iy;
+      double x, y, megno;
+      row >> ix >> iy >> x >> y >> megno;
+      EXPECT_EQ(ix + 2 * iy, rows);
+      EXPECT_NEAR(x, ix == 0 ? 1.25 : 1.8, 1e-15);
+      EXPECT_EQ(megno, map.megno[std::size_t(rows)]);
+      ++rows;
+    }
+  EXPECT_EQ(rows, 6);
+  write_stability_map(h5, map);
+  const kosmos::io::H5Reader file(h5);
+  std::vector<std::size_t> dims;
+  EXPECT_EQ(file.read<double>("megno", &dims), map.megno);
+  EXPECT_EQ(dims, (std::vector<std::size_t>{3, 2}));
+  std::remove(text.c_str());
+  std::remove(h5.c_str());
+}
+
+TEST(NbodyStabilityMap, RefusesBadAxes) {
+  HostEnsemble base(1, 3, 0);
+  set_system_from_elements(base, 0, 1.0, {1e-3, 1e-3}, {OrbitalElements{}, OrbitalElements{1.5}},
+                           ElementFrame::jacobi);
+  for (const char* bad : {"a:2:1.3:1.8", "b:2:0:1:3", "a:0:1:2:3", "a:2:1:2:0", "a:2:x:2:3"})
+    EXPECT_THROW(parse_map_axis(bad), kosmos::invalid_input) << bad;
+  StabilityMapSetup setup;
+  setup.y = parse_map_axis("e:2:0:0.1:2");
+  for (const char* bad : {"a:3:1:2:2", "e:1:0:1:2", "a:1:-1:1:2", "mass:1:-1e-3:0:2"}) {
+    setup.x = parse_map_axis(bad);
+    EXPECT_THROW(stability_map_ensemble(base, 0, setup), kosmos::invalid_input) << bad;
+  }
+}
+}  // namespace

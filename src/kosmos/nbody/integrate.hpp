@@ -15,6 +15,7 @@
 #include <kosmos/nbody/integrators/rkck.hpp>
 #include <kosmos/nbody/integrators/verlet.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
+#include <kosmos/nbody/impl/whfast_variational.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -80,8 +81,9 @@ struct IntegrateOptions {
   std::vector<double> energy_offset;
   std::vector<int> removed;
   std::vector<double> radii;
-  // MEGNO (ias15): the first-order variational equations of Newtonian gravity integrated with the
-  // bodies (a deviation dx, dv of every body), MEGNO <Y> and the Lyapunov estimate per system in
+  // MEGNO (ias15, whfast with Jacobi coordinates): the first-order variational equations of
+  // Newtonian gravity integrated with the bodies (a deviation dx, dv of every body; whfast: the
+  // tangent map of its splitting, whfast_variational.hpp), MEGNO <Y> and the Lyapunov estimate per system in
   // the report, as REBOUND computes them. megno_state: an earlier call's
   // IntegrationReport::megno_state, to go on (per system its 6n deviation values, then
   // megno_state_sums sums); empty: per system a deviation of random direction (megno_seed and the
@@ -811,6 +813,21 @@ IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<type
       });
 }
 
+// run_system_per_thread with the MEGNO state (variational equations):
+// `launch(iterations, carried, megno)`.
+template <class ExecSpace, class Launch>
+IntegrationReport run_with_megno(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                                 double destination, const IntegrateOptions& options, const Launch& launch) {
+  const auto megno = make_megno_state(space, ens, options);
+  using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
+  using Carried = CarriedState<typename ExecSpace::memory_space>;
+  auto report = run_system_per_thread(
+      space, ens, destination, options,
+      [&](const Iterations& iterations, const Carried& carried) { launch(iterations, carried, megno); });
+  report_megno_state(space, ens, megno, report);
+  return report;
+}
+
 // WHFast-class (integrators/whfast.hpp) and IAS15-class (integrators/ias15.hpp) integration: Newtonian
 // gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs (check_options).
 template <class ExecSpace>
@@ -835,6 +852,13 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
     p.steps = cfg.steps_per_launch;
     p.max_iterations = cfg.max_iterations;
     p.monitor = monitor;
+    if (options.megno)
+      return run_with_megno(space, ens, destination, options,
+                            [&](const Iterations& iterations, const Carried&, const auto& megno) {
+                              with_body_count(n, [&](auto nb) {
+                                launch_whfast_megno<decltype(nb)::value>(space, ens, iterations, p, megno);
+                              });
+                            });
     return run_system_per_thread(space, ens, destination, options,
                                  [&](const Iterations& iterations, const Carried& carried) {
                                    with_body_count(n, [&](auto nb) {
@@ -852,18 +876,13 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   p.max_iterations = cfg.max_iterations;
   p.monitor = monitor;
   p.k = IAS15Constants::make();
-  if (options.megno) {
-    const auto megno = make_megno_state(space, ens, options);
-    auto report = run_system_per_thread(space, ens, destination, options,
-                                        [&](const Iterations& iterations, const Carried& carried) {
-                                          with_body_count(n, [&](auto nb) {
-                                            launch_ias15_megno<decltype(nb)::value>(
-                                                space, ens, iterations, p, megno, carried);
-                                          });
-                                        });
-    report_megno_state(space, ens, megno, report);
-    return report;
-  }
+  if (options.megno)
+    return run_with_megno(space, ens, destination, options,
+                          [&](const Iterations& iterations, const Carried& carried, const auto& megno) {
+                            with_body_count(n, [&](auto nb) {
+                              launch_ias15_megno<decltype(nb)::value>(space, ens, iterations, p, megno, carried);
+                            });
+                          });
   MergeState<typename ExecSpace::memory_space> merge;
   if (mon.merging()) merge = make_merge_state(space, ens.n_systems(), n, options);
   auto report = run_system_per_thread(
@@ -950,7 +969,10 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
     require(cfg.corrector == 0 || cfg.coordinates == WHCoordinates::jacobi, "symplectic corrector ",
             cfg.corrector, " needs Jacobi coordinates");
   }
-  require(!options.megno || cfg.method == Method::ias15, "megno is supported by ias15, not ", name);
+  require(!options.megno || cfg.method == Method::ias15 || cfg.method == Method::whfast,
+          "megno is supported by ias15 and whfast, not ", name);
+  require(!options.megno || cfg.method != Method::whfast || cfg.coordinates == WHCoordinates::jacobi,
+          "megno with whfast needs Jacobi coordinates (its variational equations are Jacobi's)");
   require(!options.megno || !mon.merging(), "megno runs without merging (on_collision = merge)");
   if (cfg.method == Method::ias15)
     require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "epsilon = ", cfg.epsilon,

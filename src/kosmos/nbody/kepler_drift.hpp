@@ -32,9 +32,18 @@ KOKKOS_INLINE_FUNCTION void stumpff(double x, double& c0, double& c1, double& c2
   }
 }
 
+// The universal anomaly s of a drift (r0 s + eta G2(s) + zeta G3(s) = dt, G_k = s^k c_k(beta s^2))
+// and beta = 2 mu / r0 - v0^2: what the drift's derivative (whfast_variational.hpp) needs.
+struct KeplerDriftSolution {
+  double s = 0, beta = 0;
+};
+
 // Advances (r, v) about a centre of gravitational parameter mu by dt. Returns false (and leaves
-// r, v unchanged) if the iteration does not converge or the input is degenerate.
-KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], double v[3]) {
+// r, v unchanged) if the iteration does not converge or the input is degenerate. With `solution`,
+// also its s and beta (and dt is not reduced modulo the period, so that s is the anomaly of dt
+// itself, as the derivative with respect to the initial state needs).
+KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], double v[3],
+                                         KeplerDriftSolution* solution = nullptr) {
   const double r0 = math::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
   const double v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
   const double eta = r[0] * v[0] + r[1] * v[1] + r[2] * v[2];
@@ -44,7 +53,7 @@ KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], doub
   const double zeta = mu - beta * r0;
   // For bound orbits, drift by dt modulo the period (keeps s small and the iteration easy).
   double t = dt;
-  if (beta > 0) {
+  if (beta > 0 && solution == nullptr) {
     const double period = math::two_pi<double>() * mu / (beta * math::sqrt(beta));
     if (math::fabs(t) > period) t = math::fmod(t, period);
   }
@@ -85,6 +94,7 @@ KOKKOS_INLINE_FUNCTION bool kepler_drift(double mu, double dt, double r[3], doub
   const double g1 = s * c1, g2 = s * s * c2, g3 = s * s * s * c3;
   rs = r0 * c0 + eta * g1 + mu * g2;
   if (!(rs > 0)) return false;
+  if (solution != nullptr) *solution = KeplerDriftSolution{s, beta};
   // Lagrange f and g functions, applied as increments (f - 1, g, f', g' - 1: less rounding).
   const double fm1 = -mu * g2 / r0;
   const double gg = t - mu * g3;

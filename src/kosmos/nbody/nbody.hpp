@@ -13,4 +13,5 @@
 #include <kosmos/nbody/reference.hpp>
 #include <kosmos/nbody/solar_system.hpp>
 #include <kosmos/nbody/stability.hpp>
+#include <kosmos/nbody/stability_map.hpp>
 #include <kosmos/nbody/stability_run.hpp>

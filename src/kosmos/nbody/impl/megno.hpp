@@ -35,15 +35,19 @@ struct MegnoState {
 
 // The variational accelerations of Newtonian gravity: for every interacting pair (as
 // pair_accelerations: no pair of test particles) with d = x_j - x_i and dd = dx_j - dx_i,
-// da_i += m_j (dd / r^3 - 3 d (d . dd) / r^5) and da_j -= m_i (the same).
+// da_i += m_j (dd / r^3 - 3 d (d . dd) / r^5) and da_j -= m_i (the same); `skip` leaves pairs
+// out as in pair_accelerations (WHFast's Jacobi kick: the 0-1 pair).
 template <int N, class Rsqrt>
 KOKKOS_INLINE_FUNCTION void variational_accelerations(const double (&m)[N], const double* x,
                                                       const double* dx, double* da,
-                                                      const Rsqrt& rsqrt) {
+                                                      const Rsqrt& rsqrt,
+                                                      PairSkip skip = PairSkip::none) {
   for (int k = 0; k < 3 * N; ++k) da[k] = 0;
   for (int p = 0; p < N; ++p)
     for (int q = p + 1; q < N; ++q) {
       if (m[p] == 0 && m[q] == 0) continue;
+      if (skip == PairSkip::central_body && p == 0) continue;
+      if (skip == PairSkip::first_pair && p == 0 && q == 1) continue;
       double d[3], dd[3], d_dd = 0, r2 = 0;
       for (int c = 0; c < 3; ++c) {
         d[c] = x[3 * q + c] - x[3 * p + c];

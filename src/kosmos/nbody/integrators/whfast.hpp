@@ -253,6 +253,30 @@ struct WHSystem {
   }
 };
 
+// The end of a launch: the state, time and steps of system `sys` written back, and the system
+// disabled (a failed Kepler drift, kepler_ok false, or a non-finite state) or stopped (stop).
+template <int N, class Ens, class IterView>
+KOKKOS_INLINE_FUNCTION void store_whfast_result(const Ens& ens, const IterView& iterations, int sys,
+                                                const double (&x)[3 * N], const double (&v)[3 * N],
+                                                const SystemClock& clock, long long it,
+                                                bool kepler_ok, bool finite, int stop) {
+  for (int b = 0; b < N; ++b)
+    for (int c = 0; c < 3; ++c) {
+      ens.x(sys, b, c) = x[3 * b + c];
+      ens.v(sys, b, c) = v[3 * b + c];
+    }
+  ens.time(sys) = clock.t;
+  ens.time_lo(sys) = clock.lo;
+  iterations(sys) = it;
+  if (!kepler_ok || !finite) {
+    ens.state(sys) = state_disabled;
+    ens.reason(sys) = !kepler_ok ? reason_kepler_failure : reason_nonfinite;
+  } else if (stop != reason_none) {
+    ens.state(sys) = state_inactive;
+    ens.reason(sys) = stop;
+  }
+}
+
 // Values carried between launches (CarriedState): Q, V, the pending half drift and whether the
 // corrector is applied, so that a launch continues exactly where the last one stopped.
 constexpr int whfast_carried_width(int n) {
@@ -347,22 +371,8 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   w.store(x, v);
   bool finite = true;
   for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
-  for (int b = 0; b < N; ++b)
-    for (int c = 0; c < 3; ++c) {
-      ens.x(sys, b, c) = x[3 * b + c];
-      ens.v(sys, b, c) = v[3 * b + c];
-    }
-  ens.time(sys) = clock.t;
-  ens.time_lo(sys) = clock.lo;
-  iterations(sys) = it;
+  store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop);
   carried.seal(sys, clock.t, clock.lo, N, state);
-  if (!w.ok || !finite) {
-    ens.state(sys) = state_disabled;
-    ens.reason(sys) = !w.ok ? reason_kepler_failure : reason_nonfinite;
-  } else if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
-  }
 }
 
 template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>

@@ -1,0 +1,95 @@
+// One-core REBOUND WHFast + MEGNO timing on the initial conditions of bench_stability.cpp (not
+// built by Kosmos). With REBOUND's C library (github.com/hannorein/rebound, src/: make), build
+//   cc -O3 -I rebound/src rebound_whfast_megno.c -L rebound/src -lrebound -lm -o
+//   rebound_whfast_megno
+// and write the systems with the benchmark (KOSMOS_BENCH_INITIAL_ENSEMBLE=initial.txt, see
+// bench_stability.cpp). Usage: rebound_whfast_megno ENSEMBLE.txt DT T [SYSTEMS]: integrates the
+// first SYSTEMS (default all) systems of the kosmos text ensemble one after the other with WHFast
+// (Jacobi coordinates, step DT, safe mode as MEGNO needs, no corrector, exact finish time) and
+// MEGNO to time T, and prints the seconds taken (building, integrating, reading MEGNO; not the file
+// reading), systems per second and the median MEGNO.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "rebound.h"
+
+static int by_value(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s ENSEMBLE.txt DT T [SYSTEMS]\n", argv[0]);
+    return 2;
+  }
+  FILE* in = fopen(argv[1], "r");
+  if (!in) {
+    fprintf(stderr, "%s: cannot open\n", argv[1]);
+    return 1;
+  }
+  const double dt = atof(argv[2]), T = atof(argv[3]);
+  char line[4096];
+  long systems = -1, bodies = -1, attributes = -1;
+  while (fgets(line, sizeof line, in))
+    if (sscanf(line, "systems %ld bodies %ld attributes %ld", &systems, &bodies, &attributes) == 3)
+      break;
+  if (systems < 1 || bodies < 2) {
+    fprintf(stderr, "%s: not a kosmos nbody text ensemble\n", argv[1]);
+    return 1;
+  }
+  if (argc > 4 && atol(argv[4]) < systems) systems = atol(argv[4]);
+  double* state = malloc(sizeof(double) * 7 * bodies * systems);
+  for (long s = 0; s < systems; ++s) {
+    if (!fgets(line, sizeof line, in) || strncmp(line, "system ", 7) != 0) {
+      fprintf(stderr, "%s: system %ld: expected its header line\n", argv[1], s);
+      return 1;
+    }
+    for (long b = 0; b < bodies; ++b) {
+      double* p = state + 7 * (bodies * s + b);
+      if (!fgets(line, sizeof line, in) || sscanf(line, "%lf %lf %lf %lf %lf %lf %lf", p, p + 1,
+                                                  p + 2, p + 3, p + 4, p + 5, p + 6) != 7) {
+        fprintf(stderr, "%s: system %ld body %ld: expected m x y z vx vy vz\n", argv[1], s, b);
+        return 1;
+      }
+    }
+  }
+  fclose(in);
+  double* megno = malloc(sizeof(double) * systems);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long s = 0; s < systems; ++s) {
+    struct reb_simulation* r = reb_simulation_create();
+    struct reb_integrator_whfast_state* whfast = reb_simulation_set_integrator(r, "whfast");
+    whfast->coordinates = REB_INTEGRATOR_WHFAST_COORDINATES_JACOBI;
+    whfast->safe_mode = 1;
+    r->dt = dt;
+    for (long b = 0; b < bodies; ++b) {
+      const double* p = state + 7 * (bodies * s + b);
+      struct reb_particle q = {0};
+      q.m = p[0];
+      q.x = p[1];
+      q.y = p[2];
+      q.z = p[3];
+      q.vx = p[4];
+      q.vy = p[5];
+      q.vz = p[6];
+      reb_simulation_add(r, q);
+    }
+    reb_simulation_init_megno_seed(r, (unsigned int)(s + 1));
+    reb_simulation_integrate(r, T);
+    megno[s] = reb_simulation_megno(r);
+    reb_simulation_free(r);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double seconds = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+  qsort(megno, systems, sizeof(double), by_value);
+  printf(
+      "REBOUND WHFast + MEGNO, one core: %ld systems of %ld bodies to T = %g (dt %g): %.3f s, "
+      "%.2f systems/s, median MEGNO %.6g\n",
+      systems, bodies, T, dt, seconds, systems / seconds, megno[systems / 2]);
+  free(state);
+  free(megno);
+  return 0;
+}
