@@ -1,6 +1,6 @@
 # This session's GPU round (little device time: only what is built here runs): the CUDA Python
 # package and its tests, the call-overhead benchmark, and the workflow benchmarks named in
-# KOSMOS_ROUND_BENCHES ("exe:filter:name:seconds" items), CUDA and the 16-core OpenMP baseline.
+# KOSMOS_ROUND_BENCHES ("exe,filter,name,seconds" items), CUDA and the 16-core OpenMP baseline.
 set -u
 export KOSMOS_CACHE=/root/.cache/kosmos
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ if [ -f $build/python/kosmos/_kosmos*.so ] || ls $build/python/kosmos/_kosmos*.s
 fi
 export OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=$(nproc)
 for item in ${KOSMOS_ROUND_BENCHES:-}; do
-  IFS=: read -r exe filter name seconds <<<"$item"
+  IFS=, read -r exe filter name seconds <<<"$item"
   timeout "${seconds:-300}" stdbuf -oL $build/perf_tests/$exe --benchmark_filter="$filter" --benchmark_counters_tabular=true \
     --benchmark_out="$OUT/bench_$name.json" --benchmark_out_format=json 2>&1 | tee "$OUT/bench_$name.txt"
   echo "== bench $name rc=${PIPESTATUS[0]} after $(( $(date +%s) - t0 )) s"
