@@ -20,7 +20,7 @@
 
 #include <kosmos/nbody/impl/megno.hpp>
 #include <kosmos/nbody/impl/modern_launch.hpp>
-#include <kosmos/nbody/impl/whfast_system.hpp>
+#include <kosmos/nbody/integrators/whfast.hpp>
 
 namespace kosmos {
 namespace nbody {
