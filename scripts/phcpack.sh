@@ -68,21 +68,25 @@ if [[ -x $phc ]]; then
     exit 0
 fi
 
+# An interrupted build resumes: the sources are copied once (stamp), gprbuild skips what it built.
 build=$prefix/build
-rm -rf "$build"
-mkdir -p "$build"
-for part in "${parts[@]}"; do
-    mkdir -p "$build/$(dirname "$part")"
-    cp -r "$tree/$part" "$build/$part"
-done
-# The crate's configuration names Windows; the Linux sources (Unix timer) instead.
-sed -i 's/^ *Alire_Host_OS := "windows";/   Alire_Host_OS := "linux";/' \
-    "$build/config/phcpack_config.gpr"
-grep -q 'Alire_Host_OS := "linux";' "$build/config/phcpack_config.gpr" ||
-    die "config/phcpack_config.gpr has no Alire_Host_OS line to set to linux"
+if [[ ! -f $build/.sources-copied ]]; then
+    rm -rf "$build"
+    mkdir -p "$build"
+    for part in "${parts[@]}"; do
+        mkdir -p "$build/$(dirname "$part")"
+        cp -r "$tree/$part" "$build/$part"
+    done
+    # The crate's configuration names Windows; the Linux sources (Unix timer) instead.
+    sed -i 's/^ *Alire_Host_OS := "windows";/   Alire_Host_OS := "linux";/' \
+        "$build/config/phcpack_config.gpr"
+    grep -q 'Alire_Host_OS := "linux";' "$build/config/phcpack_config.gpr" ||
+        die "config/phcpack_config.gpr has no Alire_Host_OS line to set to linux"
+    touch "$build/.sources-copied"
+fi
 
 log "building phc in $build (log: $prefix/build.log); this takes a while"
-(cd "$build" && gprbuild -p -j"$jobs" -P main.gpr) >"$prefix/build.log" 2>&1 ||
+(cd "$build" && gprbuild -p -j"$jobs" -P main.gpr) >>"$prefix/build.log" 2>&1 ||
     die "the build failed; see $prefix/build.log"
 
 mkdir -p "$prefix/bin"
