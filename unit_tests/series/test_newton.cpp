@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <complex>
-#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -523,8 +522,5 @@ TYPED_TEST(SeriesNewtonTest, ErrorEstimateFollowsTheCoefficientErrors) {
   ::testing::Test::RecordProperty("error", std::to_string(error));
   ::testing::Test::RecordProperty("error_estimate", std::to_string(run.result.error));
   ::testing::Test::RecordProperty("residual", std::to_string(run.result.residual));
-  std::printf("cond %g error %g estimate %g residual %g radius %g\n", condition, error,
-              run.result.error, run.result.residual,
-              *std::min_element(run.result.radius.begin(), run.result.radius.end()));
 }
 }  // namespace
