@@ -65,7 +65,10 @@ def evaluate(system, *, kernels="automatic"):
 
 class NewtonSolution:
     """x: (degree + 1, variables, limbs) series coefficients of x(t) (a view of the library's
-    result); residual, start_residual, coefficient_ratio (|c_(d-1) / c_d| per variable), steps."""
+    result); residual (of x), condition (cond_1 of the Jacobian at t = 0), error (estimated
+    largest coefficient error), start_residual, start_shift (how far Newton moved the start),
+    coefficient_ratio (|c_(d-1) / c_d| per variable), radius (Pade pole radius per variable,
+    degree >= 3), steps."""
 
     def __init__(self, d):
         self.__dict__.update(d)
@@ -75,11 +78,12 @@ class NewtonSolution:
         return to_string(np.ascontiguousarray(self.x[:, variable, :]), digits)
 
 
-def newton(system, degree, *, start=None, kernels="automatic"):
+def newton(system, degree, *, start=None, kernels="automatic", refine_start=False):
     """Series solution x(t) of the square homotopy H(x, t) = 0 to `degree` by Newton's method
     (``kosmos series --newton``): start is one decimal per variable (complex 're,im'), default
-    the system's point."""
-    return NewtonSolution(_s.newton(system, int(degree), [str(s) for s in (start or [])], kernels))
+    the system's point; a start that is not a root is refused unless refine_start."""
+    return NewtonSolution(_s.newton(system, int(degree), [str(s) for s in (start or [])], kernels,
+                                    bool(refine_start)))
 
 
 def symbolic(text, precision=2):

@@ -109,11 +109,11 @@ py::dict evaluate(const PySystem& s, const std::string& kernels) {
 
 // x: (d + 1, variables, limbs) of the series solution; steps, residuals, ratios.
 py::dict newton(const PySystem& s, int degree, const std::vector<std::string>& start,
-                const std::string& kernels) {
+                const std::string& kernels, bool refine_start) {
   auto r = std::make_shared<ks::NewtonSolution>();
   {
     py::gil_scoped_release unlocked;
-    *r = ks::solve_newton(s.system, degree, start, kernels_from(kernels));
+    *r = ks::solve_newton(s.system, degree, start, kernels_from(kernels), nullptr, refine_start);
   }
   const auto base = owner(r);
   py::list steps;
@@ -124,6 +124,8 @@ py::dict newton(const PySystem& s, int degree, const std::vector<std::string>& s
       py::arg("precision") = r->precision, py::arg("complex") = r->complex,
       py::arg("degree") = r->degree, py::arg("residual") = r->result.residual,
       py::arg("start_residual") = r->result.start_residual,
+      py::arg("start_shift") = r->result.start_shift, py::arg("condition") = r->result.condition,
+      py::arg("error") = r->result.error, py::arg("radius") = r->result.radius,
       py::arg("coefficient_ratio") = r->result.coefficient_ratio, py::arg("steps") = steps);
 }
 PySystem symbolic(const std::string& text, int precision) {
@@ -218,7 +220,7 @@ void bind_series(py::module_& parent) {
         py::arg("seed"), py::arg("precision"));
   m.def("evaluate", &evaluate, py::arg("system"), py::arg("kernels"));
   m.def("newton", &newton, py::arg("system"), py::arg("degree"), py::arg("start"),
-        py::arg("kernels"));
+        py::arg("kernels"), py::arg("refine_start"));
   m.def("symbolic", &symbolic, py::arg("text"), py::arg("precision"));
   m.def("example", &example, py::arg("name"), py::arg("n"), py::arg("seed"));
   m.def("track", &track, py::arg("system"), py::arg("options"));

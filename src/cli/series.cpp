@@ -58,11 +58,15 @@ const char* kSummary =
     "constant terms of the point lines), with H(x0, 0) = 0 and the Jacobian of H at (x0, 0)\n"
     "invertible, Newton steps on truncated series at degrees 1, 3, 7, ..., --degree give the\n"
     "series solution x(t). Output: 'x<j> : c_0 ... c_d' per variable (printed as above),\n"
-    "'residual : r' (the largest coefficient of H(x(t), t) up to t^d) and, for d >= 1,\n"
-    "'ratio x<j> : |c_(d-1) / c_d|' (an estimate of the radius of convergence, as PHCpack reports\n"
-    "it: trust the series well inside it); .h5 --output: layout in pipeline.hpp. Exit 1 with a\n"
-    "message when the Jacobian at the start point is singular, a result is not finite or the\n"
-    "steps do not converge (a start near a root is refined to it; one that is no root fails).\n"
+    "'residual : r' (the largest coefficient of H(x(t), t) up to t^d, of the printed series),\n"
+    "'condition : c' (cond_1 of the Jacobian at t = 0), 'error : e' (estimated largest error of\n"
+    "a coefficient: one more Newton correction, at least c u |x|), for d >= 1\n"
+    "'ratio x<j> : |c_(d-1) / c_d|' (as PHCpack reports it) and for d >= 3 'radius x<j> : R'\n"
+    "(radius of convergence from the poles of a Pade approximant of the last coefficients:\n"
+    "trust the series well inside it); .h5 --output: layout in pipeline.hpp. Exit 1 with a\n"
+    "message naming the step when a Jacobian is singular, when a result is not finite, the\n"
+    "steps do not converge, or the start is not a root of H(x, 0): Newton would move it by more\n"
+    "than 1e-6 max(1, |x0|); --refine-start lets it move to a root ('start_shift : s' then).\n"
     "Example: x^2 - 1 - t (variables 1, degree 1, 'constant : -1 -1', 'term x1^2 : 1 0',\n"
     "'point x1 : 1 0') with --newton FILE --degree 4 gives sqrt(1 + t) = 1 + t/2 - t^2/8 + ...\n"
     "\n"
@@ -116,7 +120,8 @@ int run_newton(const kosmos::cli::Options& options, KernelChoice kernels) {
                                    std::to_string(sys.num_variables) + ")");
   const int degree = int(options.integer("degree", 0, kosmos::series::max_degree));
   const NewtonSolution solution =
-      solve_newton(sys, degree, start, kernels, options.is_set("timing") ? &std::cerr : nullptr);
+      solve_newton(sys, degree, start, kernels, options.is_set("timing") ? &std::cerr : nullptr,
+                   options.is_set("refine-start"));
   if (kosmos::io::is_hdf5_path(output)) {
     write_newton_h5(output, solution, system);
     return 0;
@@ -138,8 +143,9 @@ int run_track(const kosmos::cli::Options& options) {
   const std::string system = options.str("track"), output = options.str("output");
   if (!options.str("input").empty())
     throw kosmos::cli::usage_error("--track takes the system file as its value, no <input>");
-  options.reject_given({"newton", "start", "degree", "kernels", "complex", "timing"},
-                       "does not apply to --track");
+  options.reject_given(
+      {"newton", "start", "refine-start", "degree", "kernels", "complex", "timing"},
+      "does not apply to --track");
   const std::string generic = options.has("generic") ? options.str("generic") : "";
   if (generic.empty())
     kosmos::cli::check_output_files({{"track", system}}, {{"output", output}});
@@ -228,13 +234,15 @@ int run_series(const std::vector<std::string>& args) {
       .option("degree", "D",
               "with --generate: truncation degree; with --newton: degree of the solution", "8")
       .option("seed", "S", "with --generate or --track (gamma): random seed, 0..4294967295", "1")
+      .flag("refine-start",
+            "with --newton: let Newton move a start that is not a root to a root (else refused)")
       .flag("complex", "with --generate: complex coefficients")
       .flag("timing", "print job counts and stage times to standard error");
   if (!options.parse(args)) return 0;
   const std::string input = options.str("input"), output = options.str("output");
   if (options.has("generate") && !options.str("generate").empty()) {
     if (!input.empty()) throw kosmos::cli::usage_error("--generate takes no input file");
-    options.reject_given({"newton", "start", "digits", "kernels", "timing"},
+    options.reject_given({"newton", "start", "refine-start", "digits", "kernels", "timing"},
                          "does not apply to --generate");
     const std::string name = options.str("generate");
     if (name != "p1" && name != "p2" && name != "p3")
@@ -264,7 +272,7 @@ int run_series(const std::vector<std::string>& args) {
       kernels_name == "auto" ? KernelChoice::automatic : KernelChoice::generic;
   options.reject_given({"seed", "complex"}, "applies to --generate only");
   if (options.has("newton") && !options.str("newton").empty()) return run_newton(options, kernels);
-  options.reject_given({"degree", "start"},
+  options.reject_given({"degree", "start", "refine-start"},
                        "applies to --generate and --newton, not to evaluating a system file");
   if (input.empty())
     throw kosmos::cli::usage_error(

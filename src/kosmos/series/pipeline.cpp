@@ -197,9 +197,16 @@ void write_values_h5(const std::string& path, const SystemValues& values,
 }
 
 namespace {
+// "%.<digits>e": the diagnostics are estimates, printed with few digits.
+std::string scientific(double value, int digits = 3) {
+  char number[40];
+  std::snprintf(number, sizeof number, "%.*e", digits, value);
+  return number;
+}
+
 template <int N, bool Complex>
 NewtonSolution newton_in(const NumericSystem& sys, int degree, const std::vector<double>& x0,
-                         KernelChoice kernels, std::ostream* timing) {
+                         KernelChoice kernels, bool refine_start, std::ostream* timing) {
   constexpr std::size_t L = Complex ? 2 * N : N;
   const std::size_t d1 = std::size_t(degree) + 1, n1 = std::size_t(sys.degree) + 1,
                     n = std::size_t(sys.num_variables);
@@ -224,7 +231,10 @@ NewtonSolution newton_in(const NumericSystem& sys, int degree, const std::vector
   for (std::size_t row = 0; row < n * L; ++row) out.x[d1 * row] = x0[row];
   const DeviceSeries x = upload(out.x, d1, n, L, "kosmos::series::newton::x");
   SeriesNewton<N, Complex, Space> newton(space, structures, degree, kernels);
-  out.result = newton.solve(space, coefficients, x, timing != nullptr);
+  NewtonOptions options;
+  options.refine_start = refine_start;
+  options.timed = timing != nullptr;
+  out.result = newton.solve(space, coefficients, x, options);
   Kokkos::deep_copy(
       space,
       Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
@@ -244,7 +254,7 @@ NewtonSolution newton_in(const NumericSystem& sys, int degree, const std::vector
 
 NewtonSolution solve_newton(const NumericSystem& sys, int degree,
                             const std::vector<std::string>& start, KernelChoice kernels,
-                            std::ostream* timing) {
+                            std::ostream* timing, bool refine_start) {
   const std::string at = where(sys.source, 0) + ": ";
   const std::size_t n = std::size_t(sys.num_variables), n1 = std::size_t(sys.degree) + 1;
   if (sys.polynomials.size() != n)
@@ -279,25 +289,40 @@ NewtonSolution solve_newton(const NumericSystem& sys, int degree,
     }
   }
   NewtonSolution solution = dispatch_precision(N, sys.complex, "solve_newton", [&](auto p, auto c) {
-    return newton_in<decltype(p)::value, decltype(c)::value>(sys, degree, x0, kernels, timing);
+    return newton_in<decltype(p)::value, decltype(c)::value>(sys, degree, x0, kernels, refine_start,
+                                                             timing);
   });
   const NewtonResult& result = solution.result;
-  if (result.status == NewtonStatus::singular_jacobian)
-    throw invalid_input(at + "the Jacobian at the start point is singular (no pivot in column " +
+  const std::size_t step = result.steps.size();
+  const std::string at_step =
+      "Newton step " + std::to_string(step) + " (degree " +
+      std::to_string(result.steps.empty() ? 0 : result.steps.back().degree) + ")";
+  if (result.status == NewtonStatus::singular_jacobian) {
+    if (step == 1)
+      throw invalid_input(at + "the Jacobian at the start point is singular (no pivot in column " +
+                          std::to_string(result.singular_column + 1) +
+                          " at this precision): the solution is no power series there");
+    throw invalid_input(at + at_step + " met a singular Jacobian J(0) (no pivot in column " +
                         std::to_string(result.singular_column + 1) +
-                        " at this precision): the solution is no power series there");
-  if (result.status == NewtonStatus::not_finite)
-    throw invalid_input(at + "a NaN or infinity appeared at step " +
-                        std::to_string(result.steps.size()) + " (degree " +
-                        std::to_string(result.steps.back().degree) + ")");
-  if (result.status == NewtonStatus::not_converged) {
-    char numbers[96];
-    std::snprintf(numbers, sizeof numbers, "%.3e; max |H_i(x0, 0)| at the start point is %.3e",
-                  result.steps.back().update, result.start_residual);
-    throw invalid_input(at + "Newton's method did not converge: after " +
-                        std::to_string(result.steps.size()) + " steps the last update is still " +
-                        numbers + " (is the start a root of H(x, 0)?)");
+                        " at this precision) at an iterate whose constant term moved by up to " +
+                        scientific(result.start_shift) +
+                        " from the start; the Jacobian at the start point was regular");
   }
+  if (result.status == NewtonStatus::not_finite)
+    throw invalid_input(at + "a NaN or infinity appeared at " + at_step);
+  if (result.status == NewtonStatus::start_not_root)
+    throw invalid_input(
+        at + "the start point is not a root of H(x, 0): max |H_i(x0, 0)| is " +
+        scientific(result.start_residual) + " and by " + at_step + " Newton moved it by " +
+        scientific(result.start_shift) + ", beyond the tolerance " +
+        scientific(NewtonOptions().start_tolerance) +
+        " x max(1, |x0|); give a root, or --refine-start to let Newton move it to a root");
+  if (result.status == NewtonStatus::not_converged)
+    throw invalid_input(at + "Newton's method did not converge: after " + std::to_string(step) +
+                        " steps the last update is still " +
+                        scientific(result.steps.back().update) +
+                        "; max |H_i(x0, 0)| at the start point is " +
+                        scientific(result.start_residual) + " (is the start a root of H(x, 0)?)");
   return solution;
 }
 
@@ -308,13 +333,16 @@ void write_newton(std::ostream& out, const NewtonSolution& solution, int digits)
     write_series(out, solution.x, v, n, solution.degree, solution.precision, solution.complex,
                  digits);
   }
-  char number[32];
-  std::snprintf(number, sizeof number, "%.3e", solution.result.residual);
-  out << "residual : " << number << "\n";
-  for (std::size_t v = 0; v < solution.result.coefficient_ratio.size(); ++v) {
-    std::snprintf(number, sizeof number, "%.6e", solution.result.coefficient_ratio[v]);
-    out << "ratio x" << v + 1 << " : " << number << "\n";
-  }
+  const NewtonResult& result = solution.result;
+  out << "residual : " << scientific(result.residual) << "\n";
+  out << "condition : " << scientific(result.condition) << "\n";
+  out << "error : " << scientific(result.error) << "\n";
+  if (result.start_shift > NewtonOptions().start_tolerance)
+    out << "start_shift : " << scientific(result.start_shift) << "\n";
+  for (std::size_t v = 0; v < result.coefficient_ratio.size(); ++v)
+    out << "ratio x" << v + 1 << " : " << scientific(result.coefficient_ratio[v], 6) << "\n";
+  for (std::size_t v = 0; v < result.radius.size(); ++v)
+    out << "radius x" << v + 1 << " : " << scientific(result.radius[v], 6) << "\n";
 }
 
 void write_newton_h5(const std::string& path, const NewtonSolution& solution,
@@ -328,11 +356,16 @@ void write_newton_h5(const std::string& path, const NewtonSolution& solution,
   out.attribute("/", "complex", (long long)solution.complex);
   out.attribute("/", "steps", (long long)solution.result.steps.size());
   out.attribute("/", "residual", solution.result.residual);
+  out.attribute("/", "condition", solution.result.condition);
+  out.attribute("/", "error", solution.result.error);
+  out.attribute("/", "start_shift", solution.result.start_shift);
   const std::size_t n = std::size_t(solution.num_variables);
   out.write<double>("x", solution.x.data(),
                     {std::size_t(solution.limbs()), n, std::size_t(solution.degree) + 1});
   if (!solution.result.coefficient_ratio.empty())
     out.write<double>("ratio", solution.result.coefficient_ratio.data(), {n});
+  if (!solution.result.radius.empty())
+    out.write<double>("radius", solution.result.radius.data(), {n});
   out.commit();
 }
 

@@ -11,9 +11,11 @@
 //
 // HDF5 layout of a Newton solution file (--newton, C order as above):
 //   attributes on "/": format = "kosmos series newton", source, variables, degree (of the
-//                      solution), precision, complex, steps, residual (double)
-//   x      double (limbs, variables, d + 1)   the series solution x(t)
-//   ratio  double (variables)                 |x_(d-1)| / |x_d| (only for d >= 1)
+//                      solution), precision, complex, steps, residual, condition, error,
+//                      start_shift (double; newton.hpp)
+//   x       double (limbs, variables, d + 1)   the series solution x(t)
+//   ratio   double (variables)                 |x_(d-1)| / |x_d| (only for d >= 1)
+//   radius  double (variables)                 pade_radius (newton.hpp; only for d >= 3)
 #pragma once
 
 #include <kosmos/series/evaluate.hpp>
@@ -84,16 +86,20 @@ struct NewtonSolution {
 // The series solution x(t) to `degree` from the start point `start` (one decimal per variable,
 // complex: re,im; empty: the constant terms of the system's point), correctly rounded to the
 // precision. kosmos::invalid_input "<source>: ..." for a system that is not square, a bad start
-// value, a singular Jacobian at the start point, a result that is not finite or one that did not
-// converge (a start that is no root of H(x, 0); one near a root is refined, see newton.hpp).
-// `timing` (optional) receives one line per Newton step with fenced stage times.
+// value, a singular Jacobian (naming the step that met it: "at the start point" only for the
+// first), a result that is not finite, a start that is not a root of H(x, 0) (unless
+// refine_start: then Newton may move it to a root, NewtonResult::start_shift says how far) or
+// steps that did not converge. `timing` (optional) receives one line per Newton step with
+// fenced stage times.
 NewtonSolution solve_newton(const NumericSystem& system, int degree,
                             const std::vector<std::string>& start = {},
                             KernelChoice kernels = KernelChoice::automatic,
-                            std::ostream* timing = nullptr);
+                            std::ostream* timing = nullptr, bool refine_start = false);
 
 // Text: "x<v> : c_0 ... c_d" per variable (correctly rounded like write_values), then
-// "residual : r" and, for d >= 1, "ratio x<v> : |c_(d-1) / c_d|".
+// "residual : r", "condition : cond_1(J_0)", "error : e" (newton.hpp), "start_shift : s" when
+// Newton moved the start (refine_start), for d >= 1 "ratio x<v> : |c_(d-1) / c_d|" and for
+// d >= 3 "radius x<v> : R" (pade_radius).
 void write_newton(std::ostream& out, const NewtonSolution& solution, int digits);
 void write_newton_h5(const std::string& path, const NewtonSolution& solution,
                      const std::string& source);

@@ -1,6 +1,6 @@
 // Kernels of Newton's method on power series (kosmos/series/newton.hpp): multi-double scalars
-// (real or complex), LU with partial pivoting of the leading Jacobian block and its inverse, and the forward
-// substitution over the series degrees of the block lower-triangular Toeplitz system.
+// (real or complex), LU with partial pivoting of the leading Jacobian block and its inverse, and
+// the forward substitution over the series degrees of the block lower-triangular Toeplitz system.
 //
 // Storage (LayoutLeft, last extent = limbs L, the real part in limbs 0..N-1, the imaginary part
 // of complex numbers in limbs N..2N-1, as everywhere in the series module):
@@ -218,7 +218,7 @@ struct InvertLeadingBlock {
       one_at = one_at == c ? p : (one_at == p ? c : one_at);
     }
     for (int i = 0; i < m; ++i) {  // y := L^{-1} e_{one_at} (L unit lower triangular)
-      Scalar y;  // zero
+      Scalar y;                    // zero
       if (i == one_at) y = one();
       for (int k = one_at; k < i; ++k) {
         Scalar l, yk;
@@ -315,6 +315,29 @@ struct LargestCoefficient {
     const double mag = magnitude(a);
     const bool finite = kosmos::math::isfinite(mag);
     biggest = finite ? (mag > biggest ? mag : biggest) : infinite_magnitude();
+  }
+};
+
+// Largest column sum of |J(0)| (of_jacobian) or of |inverse|, one column per work item: the
+// 1-norms whose product is cond_1(J(0)) (|re| + |im| as the modulus).
+template <int N, bool Complex, class ExecSpace>
+struct LargestColumnSum {
+  using Scalar = NewtonScalar<N, Complex>;
+  typename NewtonViews<ExecSpace>::Jacobian jacobian;
+  typename NewtonViews<ExecSpace>::Matrix inverse;
+  int n = 0;
+  bool of_jacobian = true;
+  KOKKOS_INLINE_FUNCTION void operator()(const int j, double& biggest) const {
+    double sum = 0;
+    for (int i = 0; i < n; ++i) {
+      Scalar a;
+      if (of_jacobian)
+        load(a, jacobian, 0, i, j);
+      else
+        load(a, inverse, i, j);
+      sum += magnitude(a);
+    }
+    biggest = kosmos::math::isfinite(sum) ? (sum > biggest ? sum : biggest) : infinite_magnitude();
   }
 };
 }  // namespace Impl

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds PHCpack's `phc` executable (the oracle of perf_tests/series/compare_phcpack.py) from its
+# sources, outside the clone, and prints the path of the binary.
+#
+#   scripts/phcpack.sh            build phc once (cached) and print its path
+#   scripts/phcpack.sh system     install the Debian packages the build needs (gnat, gprbuild;
+#                                 needs root)
+#
+# Environment:
+#   PHCPACK_SOURCE   a git URL, a git directory (bare or not) or an unpacked source tree
+#                    (default https://github.com/janverschelde/PHCpack)
+#   PHCPACK_COMMIT   the commit to build from a git source (default HEAD)
+#   KOSMOS_CACHE     the cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/kosmos); the build
+#                    lands in $KOSMOS_CACHE/phcpack/<commit>/
+#   KOSMOS_JOBS      parallel compilations (default nproc)
+#
+# The build is PHCpack's own project main.gpr (its Alire crate: Ada and C, main phctop.adb ->
+# phc, -O3 -gnatp) with gprbuild, configured for Linux instead of the crate's default Windows.
+# The binary links libgcc and the GNAT runtime statically, so it can be carried to another
+# x86-64 Linux machine without GNAT.
+set -euo pipefail
+
+cache=${KOSMOS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kosmos}
+jobs=${KOSMOS_JOBS:-$(nproc)}
+source=${PHCPACK_SOURCE:-https://github.com/janverschelde/PHCpack}
+commit=${PHCPACK_COMMIT:-HEAD}
+
+log() { printf '[kosmos phcpack] %s\n' "$*" >&2; }
+die() {
+    printf '[kosmos phcpack] error: %s\n' "$*" >&2
+    exit 1
+}
+
+if [[ ${1:-} == system ]]; then
+    apt-get install -y --no-install-recommends gnat gprbuild
+    exit 0
+fi
+[[ $# -eq 0 ]] || die "unknown argument '$1' (expected none or 'system')"
+command -v gprbuild >/dev/null || die "gprbuild not found: run '$0 system' (Debian gnat, gprbuild)"
+
+# The parts of the source tree the build reads (the rest holds large demos and documentation).
+parts=(main.gpr config src/Ada src/Feedback)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ -d $source && ! -d $source/.git && ! -f $source/HEAD ]]; then
+    id=tree-$(cd "$source" && find "${parts[@]}" -type f | sort | xargs cat | sha256sum | cut -c1-16)
+    tree=$source
+else
+    if [[ -d $source ]]; then
+        gitdir=$source
+        [[ -d $source/.git ]] && gitdir=$source/.git
+    else
+        gitdir=$work/repo.git
+        log "cloning $source"
+        git clone --quiet --bare --filter=blob:none "$source" "$gitdir"
+    fi
+    id=$(git --git-dir="$gitdir" rev-parse "$commit^{commit}")
+    tree=$work/tree
+    mkdir -p "$tree"
+    git --git-dir="$gitdir" archive "$id" "${parts[@]}" | tar -x -C "$tree"
+fi
+
+prefix=$cache/phcpack/$id
+phc=$prefix/bin/phc
+if [[ -x $phc ]]; then
+    echo "$phc"
+    exit 0
+fi
+
+# An interrupted build resumes: the sources are copied once (stamp), gprbuild skips what it built.
+build=$prefix/build
+if [[ ! -f $build/.sources-copied ]]; then
+    rm -rf "$build"
+    mkdir -p "$build"
+    for part in "${parts[@]}"; do
+        mkdir -p "$build/$(dirname "$part")"
+        cp -r "$tree/$part" "$build/$part"
+    done
+    # The crate's configuration names Windows; the Linux sources (Unix timer) instead.
+    sed -i 's/^ *Alire_Host_OS := "windows";/   Alire_Host_OS := "linux";/' \
+        "$build/config/phcpack_config.gpr"
+    grep -q 'Alire_Host_OS := "linux";' "$build/config/phcpack_config.gpr" ||
+        die "config/phcpack_config.gpr has no Alire_Host_OS line to set to linux"
+    touch "$build/.sources-copied"
+fi
+
+log "building phc in $build (log: $prefix/build.log); this takes a while"
+(cd "$build" && gprbuild -p -j"$jobs" -P main.gpr) >>"$prefix/build.log" 2>&1 ||
+    die "the build failed; see $prefix/build.log"
+
+mkdir -p "$prefix/bin"
+cp "$build/bin/phc" "$phc"
+rm -rf "$build"
+log "built $phc"
+echo "$phc"
