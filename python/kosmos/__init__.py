@@ -39,7 +39,7 @@ __all__ = ["kepler", "nbody", "series", "dust", "plot", "InvalidInput", "FileErr
 
 def __getattr__(name):
     # kosmos.plot imports matplotlib: only when used.
-    if name == "plot":
-        from . import plot
-        return plot
+    if name == "plot":  # import_module: `from . import plot` would ask this hook again
+        import importlib
+        return importlib.import_module(".plot", __name__)
     raise AttributeError(f"module 'kosmos' has no attribute {name!r}")
