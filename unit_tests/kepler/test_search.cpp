@@ -289,7 +289,10 @@ TEST(KeplerSearch, SurveySamplesManyStarsTogether) {
   for (int s = 0; s < 3; ++s) {
     stars.push_back(synthetic({truths[std::size_t(s)]}, epoch + 100 * s, 0.0, 0.0, 60 + 20 * s,
                               21 + s, offsets, jitters));
+    // The start's mean anomaly is at the star's mid time, the epoch survey_from() takes when
+    // options.epoch is 0; the data's is at epoch + 100 s.
     Orbit start = truths[std::size_t(s)];
+    start.M0 += 2 * M_PI * (stars.back().mid_time() - (epoch + 100 * s)) / start.P;
     start.P *= 1.0005;
     start.K *= 0.9;
     starts.push_back({{start}, {0.0, 0.0}, {1.0, 1.0}, {}});
