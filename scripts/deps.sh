@@ -280,8 +280,10 @@ gtest() {
 
 # Debian build packages on the host (CI and developer machines).
 system() {
+  # libopenmpi-dev + openmpi-bin: KOSMOS_ENABLE_MPI (on when found) and its mpiexec tests.
   local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev libhdf5-dev
-              pybind11-dev python3-dev python3-numpy python3-matplotlib python3-pytest)
+              pybind11-dev python3-dev python3-numpy python3-matplotlib python3-pytest
+              libopenmpi-dev openmpi-bin)
   local missing=()
   local p
   for p in "${pkgs[@]}"; do

@@ -2,6 +2,7 @@
 // (Jonsson & Primack 2010), from Draine cross-section tables, a size distribution and a cells
 // file, or for the paper's benchmark problem with synthetic MMP83-based radiation fields.
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
@@ -727,6 +728,9 @@ int run_dust_command(const std::vector<std::string>& args) {
               "stochastic species, --bins), stochastic_species (their species indices)",
               "", true);
   if (!o.parse(args)) return 0;
+  if (kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error(
+        "runs on one rank: its cells are not split over MPI ranks yet (run it without mpirun)");
   const std::string precision = o.str("precision");
   std::vector<kosmos::cli::FileArgument> inputs, outputs;
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})

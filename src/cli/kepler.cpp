@@ -1,5 +1,6 @@
 // `kosmos rv`: global search and DE-MCMC posterior of n-planet Keplerian models for an RV file.
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
@@ -112,12 +113,44 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
             << so.chains * stars.size() << " per launch pair), on " << config.backend << " ("
             << config.device << ")\n";
   const auto start = std::chrono::steady_clock::now();
-  const auto results = kosmos::kepler::survey(stars, so);
-  for (std::size_t s = 0; s < stars.size(); ++s)
-    print_warnings(stars[s].path + ": ", results[s].warnings);
+  const std::string letters = "bcdefghi";
+  // Per star its warnings and its table row; under mpirun each rank fits its chunks of the stars
+  // (a survey each: the stars of a chunk share kernel launches) and rank 0 prints them in order.
+  std::vector<std::string> warnings, rows;
+  auto fit_chunk = [&](const kosmos::distributed::IndexRange& range) {
+    const std::vector<kosmos::kepler::RVData> part(stars.begin() + range.begin,
+                                                   stars.begin() + range.end);
+    const auto results = kosmos::kepler::survey(part, so, range.begin);
+    for (std::size_t s = 0; s < part.size(); ++s) {
+      const auto& r = results[s];
+      std::ostringstream w;
+      for (const auto& text : r.warnings) w << "warning: " << part[s].path << ": " << text << "\n";
+      warnings.push_back(w.str());
+      std::ostringstream row;
+      row << part[s].path << " " << r.n_obs << std::setprecision(10);
+      for (int j = 0; j < so.planets; ++j)
+        for (const char* q : {"P_", "K_", "e_"}) {
+          const auto& p = r.get(q + std::string(1, letters[j]));
+          row << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
+              << std::setprecision(10);
+        }
+      row << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
+          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
+      rows.push_back(row.str());
+    }
+  };
+  const std::int64_t n = std::int64_t(stars.size());
+  const auto done = kosmos::cli::run_chunks(
+      n,
+      kosmos::cli::schedule_from(
+          options.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer), 1),
+      fit_chunk);
+  warnings = kosmos::cli::gather_strings(done, warnings, n);
+  rows = kosmos::cli::gather_strings(done, rows, n);
+  if (!kosmos::cli::is_root()) return 0;  // rank 0 prints and writes
+  for (const auto& w : warnings) std::cout << w;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string letters = "bcdefghi";
   std::ostringstream header;
   header << "star n_obs";
   for (int j = 0; j < so.planets; ++j)
@@ -126,18 +159,7 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   header << " lnL_MAP max_rhat min_ess";
   std::ostringstream table;
   table << header.str() << "\n";
-  for (std::size_t s = 0; s < stars.size(); ++s) {
-    const auto& r = results[s];
-    table << stars[s].path << " " << r.n_obs << std::setprecision(10);
-    for (int j = 0; j < so.planets; ++j)
-      for (const char* q : {"P_", "K_", "e_"}) {
-        const auto& p = r.get(q + std::string(1, letters[j]));
-        table << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
-              << std::setprecision(10);
-      }
-    table << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
-          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
-  }
+  for (const auto& row : rows) table << row;
   std::cout << table.str() << "done in " << std::setprecision(3) << seconds << " s ("
             << stars.size() / seconds << " stars/s)\n";
   if (options.has("summary") && !options.str("summary").empty())
@@ -213,6 +235,11 @@ int run_rv(const std::vector<std::string>& args) {
                      " (white: jitter per instrument; see the kepler README for the GP models)",
                  "white");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
+  options.option(
+      "mpi-chunk", "N",
+      "--batch under mpirun: stars per chunk of the ranks' work queue (0: each rank's share "
+      "in one chunk, one survey)",
+      "0");
   options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)",
                  "auto");
   options.option("solver", "S", "Kepler solver: markley or danby", "markley");
@@ -332,6 +359,9 @@ int run_rv(const std::vector<std::string>& args) {
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
   if (batch) return run_survey(options.str("batch"), so, options);
+  if (kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error(
+        "one star's fit runs on one rank: under mpirun, --batch splits a survey's stars");
   const auto data = kosmos::kepler::read_rv_file(path);
   const auto config = kosmos::current_configuration();
   std::cout << "kosmos rv: " << path << ": " << data.size() << " observations, "

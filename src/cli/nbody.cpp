@@ -3,6 +3,7 @@
 // final ensemble, logs and checkpoints; and a test mode (Section 5.2.1) comparing against a second
 // integrator or against reference final conditions.
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
@@ -65,6 +66,42 @@ std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) 
   m["crossing-orbits"] = o.is_set("crossing-orbits") ? "1" : "0";
   m["stability"] = o.has("stability") ? "1" : "0";
   return m;
+}
+
+// Under several ranks a checkpoint comes in parts: FILE holds the ensemble as the run started, the
+// number of parts and a run id; FILE.part<r> the systems rank r has integrated so far (at the end
+// of their latest segment), each with its index in the ensemble as one more attribute. A resumed
+// run, on any number of ranks, puts the parts of the same run over FILE.
+std::string part_path(const std::string& checkpoint, int part) {
+  return checkpoint + ".part" + std::to_string(part);
+}
+
+void overlay_checkpoint_parts(const std::string& checkpoint,
+                              const std::map<std::string, std::string>& meta, HostEnsemble& host) {
+  const auto parts = meta.find("parts");
+  if (parts == meta.end()) return;  // one process wrote it whole
+  const int n_parts = int(kosmos::cli::parse_integer("parts", parts->second, 1, 1 << 24));
+  for (int k = 0; k < n_parts; ++k) {
+    const std::string path = part_path(checkpoint, k);
+    if (!std::filesystem::exists(path)) continue;  // that rank had not finished a segment
+    std::map<std::string, std::string> part_meta;
+    const HostEnsemble part = read_binary(path, &part_meta);
+    if (part_meta["run"] != meta.at("run")) continue;  // left by an earlier run with more ranks
+    const int index = host.n_attributes();
+    if (part.n_bodies() != host.n_bodies() || part.n_attributes() != index + 1)
+      throw kosmos::file_error(path + ": a checkpoint part of " + std::to_string(part.n_bodies()) +
+                               " bodies and " + std::to_string(part.n_attributes()) +
+                               " attributes, expected " + std::to_string(host.n_bodies()) +
+                               " and " + std::to_string(index + 1));
+    for (int s = 0; s < part.n_systems(); ++s) {
+      const double g = part.attributes(s, index);
+      if (!(g >= 0 && g < host.n_systems() && g == std::floor(g)))
+        throw kosmos::file_error(path + ": system " + std::to_string(s) + " names system " +
+                                 fmt(g, 17) + " of an ensemble of " +
+                                 std::to_string(host.n_systems()));
+      copy_system(part, s, host, int(g));
+    }
+  }
 }
 
 // --radius: one radius for every body, or a comma-separated radius per body (0: no collisions).
@@ -256,63 +293,136 @@ int run_nbody(const std::vector<std::string>& args) {
                          "States and reasons in the report: active; inactive (close_encounter, ejection, crossing_orbits,\n"
                          "collision); disabled (nonpositive_mass, nonfinite, coincident_bodies, kepler_failure,\n"
                          "step_underflow, bad_step, energy_error, central_not_first: mvs needs the star as body 0).");
-  o.option("input", "FILE", "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "", true)
-      .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "", true)
-      .option("stability", "FILE", "stability mode: one system per posterior sample of `kosmos rv` (its text or .h5 samples file)", "", true)
-      .option("stellar-mass", "M", "stability mode: stellar mass (solar masses) for every sample, overriding the "
-              "posterior's (its mstar column, or the one `kosmos rv --stellar-mass` derived a_au and msini from)", "", true)
-      .option("inclination", "DEG", "stability mode: inclination of the system to the sky (90: sin i = 1, minimum masses)", "90")
-      .flag("isotropic-inclination", "stability mode: draw each sample's inclination isotropically (cos i uniform; "
+  o.option("input", "FILE",
+           "ensemble file (kosmos text format, binary, or HDF5 if FILE ends in .h5/.hdf5)", "",
+           true)
+      .option("generate", "N", "generate N Section 5.1 systems instead of reading --input", "",
+              true)
+      .option("stability", "FILE",
+              "stability mode: one system per posterior sample of `kosmos rv` (its text or .h5 "
+              "samples file)",
+              "", true)
+      .option("stellar-mass", "M",
+              "stability mode: stellar mass (solar masses) for every sample, overriding the "
+              "posterior's (its mstar column, or the one `kosmos rv --stellar-mass` derived a_au "
+              "and msini from)",
+              "", true)
+      .option(
+          "inclination", "DEG",
+          "stability mode: inclination of the system to the sky (90: sin i = 1, minimum masses)",
+          "90")
+      .flag("isotropic-inclination",
+            "stability mode: draw each sample's inclination isotropically (cos i uniform; "
             "masses m sin i / sin i) instead of --inclination")
-      .option("mutual-inclination", "DEG", "stability mode: tilt each planet's orbit from the system plane by a "
-              "Rayleigh-distributed angle of this scale about a random node (0: coplanar)", "0")
-      .option("stability-output", "FILE", "stability mode: one row per posterior sample joined with its outcome "
-              "(order, stellar mass, inclinations, the posterior's columns, state, reason, time, max_eccentricity, "
-              "megno, lyapunov_time); HDF5 if FILE ends in .h5/.hdf5", "", true)
-      .option("eccentricity-samples", "N", "stability mode: times (evenly spaced, on the dt grid) at which the "
-              "largest eccentricity is sampled", "100")
+      .option("mutual-inclination", "DEG",
+              "stability mode: tilt each planet's orbit from the system plane by a "
+              "Rayleigh-distributed angle of this scale about a random node (0: coplanar)",
+              "0")
+      .option("stability-output", "FILE",
+              "stability mode: one row per posterior sample joined with its outcome "
+              "(order, stellar mass, inclinations, the posterior's columns, state, reason, time, "
+              "max_eccentricity, "
+              "megno, lyapunov_time); HDF5 if FILE ends in .h5/.hdf5",
+              "", true)
+      .option("eccentricity-samples", "N",
+              "stability mode: times (evenly spaced, on the dt grid) at which the "
+              "largest eccentricity is sampled",
+              "100")
       .option("samples", "N", "stability mode: use the first N posterior samples (0: all)", "0")
-      .option("frame", "NAME", "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)", "jacobi")
+      .option("frame", "NAME",
+              "orbital elements frame: jacobi or heliocentric (stability mode, --elements-output)",
+              "jacobi")
       .option("bodies", "N", "bodies per generated system (star + N-1 planets)", "3")
       .option("planet-mass", "M", "mass of each generated planet (solar masses)", "0.001")
       .option("alpha", "A", "generated semi-major axes a_i = (1 + A)^(i-1)", "0.4")
-      .option("seed", "S", "random orbital phases per generated system (0: all planets start on the x axis); "
-              "stability mode: the inclination draws", "0")
-      .option("integrator", "NAME", "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15",
+      .option("seed", "S",
+              "random orbital phases per generated system (0: all planets start on the x axis); "
+              "stability mode: the inclination draws",
+              "0")
+      .option("integrator", "NAME",
+              "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15",
               "hermite")
-      .option("dt", "DT", "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
-      .option("corrector", "K", "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
-      .option("coordinates", "NAME", "whfast coordinates: jacobi, democratic_heliocentric, whds (Hernandez & Dehnen 2017)", "jacobi")
-      .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)", "1e-9")
-      .flag("megno", "ias15: integrate the variational equations and report MEGNO <Y> (2: quasi-periodic, growing: "
-            "chaotic) and the Lyapunov time per system (in --report and --stability-output; no --checkpoint)")
-      .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)", "0.017")
-      .option("tolerance", "EPS", "rkck_adaptive: largest step error max(|dx|/max|x|, |dv|/max|v|) (Swarm-NG's error_tolerance is its square)", "1e-12")
+      .option("dt", "DT",
+              "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
+      .option("corrector", "K",
+              "whfast symplectic corrector order: 0 (none), 3, 5, 7, 11 (jacobi only)", "0")
+      .option("coordinates", "NAME",
+              "whfast coordinates: jacobi, democratic_heliocentric, whds (Hernandez & Dehnen 2017)",
+              "jacobi")
+      .option("epsilon", "EPS", "ias15 step control, as REBOUND's epsilon (steps adapt per system)",
+              "1e-9")
+      .flag("megno",
+            "ias15: integrate the variational equations and report MEGNO <Y> (2: quasi-periodic, "
+            "growing: "
+            "chaotic) and the Lyapunov time per system (in --report and --stability-output; no "
+            "--checkpoint)")
+      .option("tau", "TAU", "hermite_adaptive step scale (dt = tau [sum |j|^2/|a|^2]^-1/2)",
+              "0.017")
+      .option("tolerance", "EPS",
+              "rkck_adaptive: largest step error max(|dx|/max|x|, |dv|/max|v|) (Swarm-NG's "
+              "error_tolerance is its square)",
+              "1e-12")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
       .option("steps-per-launch", "N", "propagator steps per kernel launch", "1000")
-      .option("max-iterations", "N", "maximum steps per system over the whole run (checkpoint segments and resumes included)", "1e15")
-      .option("energy-limit", "X", "disable a system (reason energy_error) when |dE/E| > X, checked every launch (0: off)", "0.01")
-      .option("radius", "R[,R...]", "collision radius of every body, or of body 0, 1, ...: two bodies touch when closer than the sum (0: off)", "0")
-      .option("on-collision", "WHAT", "when two bodies touch: stop (the system stops, reason collision) or merge (the lighter body "
-              "merges into the heavier: mass, momentum and volume add up; |dE/E| leaves out the energy merges took; "
-              "not mvs or whfast; no --checkpoint)", "stop")
-      .option("close-encounter", "K", "stop a system when two planets come within K mutual Hill radii (0: off; stability mode: 3)", "0")
-      .option("ejection", "R", "stop a system when a planet is unbound beyond R from body 0 (0: off; stability mode: 20 x the largest a)", "0")
+      .option(
+          "max-iterations", "N",
+          "maximum steps per system over the whole run (checkpoint segments and resumes included)",
+          "1e15")
+      .option(
+          "energy-limit", "X",
+          "disable a system (reason energy_error) when |dE/E| > X, checked every launch (0: off)",
+          "0.01")
+      .option("radius", "R[,R...]",
+              "collision radius of every body, or of body 0, 1, ...: two bodies touch when closer "
+              "than the sum (0: off)",
+              "0")
+      .option("on-collision", "WHAT",
+              "when two bodies touch: stop (the system stops, reason collision) or merge (the "
+              "lighter body "
+              "merges into the heavier: mass, momentum and volume add up; |dE/E| leaves out the "
+              "energy merges took; "
+              "not mvs or whfast; no --checkpoint)",
+              "stop")
+      .option("close-encounter", "K",
+              "stop a system when two planets come within K mutual Hill radii (0: off; stability "
+              "mode: 3)",
+              "0")
+      .option("ejection", "R",
+              "stop a system when a planet is unbound beyond R from body 0 (0: off; stability "
+              "mode: 20 x the largest a)",
+              "0")
       .flag("crossing-orbits", "stop a system when two planets' osculating orbits cross")
-      .option("output", "FILE", "write the final ensemble (binary if FILE ends in .bin, HDF5 if .h5/.hdf5, else text)", "", true)
-      .option("elements-output", "FILE", "write the final orbital elements of every planet in --frame", "", true)
-      .option("log", "FILE", "log snapshots and events, a line each: time system event, then m x y z vx vy vz per body", "", true)
+      .option(
+          "output", "FILE",
+          "write the final ensemble (binary if FILE ends in .bin, HDF5 if .h5/.hdf5, else text)",
+          "", true)
+      .option("elements-output", "FILE",
+              "write the final orbital elements of every planet in --frame", "", true)
+      .option("log", "FILE",
+              "log snapshots and events, a line each: time system event, then m x y z vx vy vz per "
+              "body",
+              "", true)
       .option("log-interval", "DT", "log every system each DT time units (0: events only)", "0")
       .option("report", "FILE", "write the per-system energy error and stop reason table", "", true)
-      .option("checkpoint", "FILE", "write a binary checkpoint every --checkpoint-interval", "", true)
-      .option("checkpoint-interval", "T", "time between checkpoints (default: destination/10)", "", true)
+      .option("checkpoint", "FILE", "write a binary checkpoint every --checkpoint-interval", "",
+              true)
+      .option("checkpoint-interval", "T", "time between checkpoints (default: destination/10)", "",
+              true)
       .option("resume", "FILE", "continue an interrupted run from its checkpoint", "", true)
+      .option("mpi-chunk", "N",
+              "under mpirun: systems per chunk of the ranks' work queue (0: a quarter of "
+              "each rank's share)",
+              "0")
       .flag("progress", "print progress to stderr")
-      .flag("allow-failures", "exit 0 even when systems were disabled (bad input or a numerical failure); "
-            "without it such a run exits 1 (stopped systems, e.g. unstable posterior samples, are results, not failures)")
+      .flag("allow-failures",
+            "exit 0 even when systems were disabled (bad input or a numerical failure); "
+            "without it such a run exits 1 (stopped systems, e.g. unstable posterior samples, are "
+            "results, not failures)")
       .flag("test", "test mode: compare with --compare-integrator or --reference")
-      .option("compare-integrator", "NAME", "test mode: second integrator (other settings as for the first)", "", true)
-      .option("compare-dt", "DT", "test mode: time step of the second integrator (default: --dt)", "", true)
+      .option("compare-integrator", "NAME",
+              "test mode: second integrator (other settings as for the first)", "", true)
+      .option("compare-dt", "DT", "test mode: time step of the second integrator (default: --dt)",
+              "", true)
       .option("reference", "FILE", "test mode: reference final conditions", "", true)
       .option("pos-threshold", "X", "test mode: position tolerance", "1e-10")
       .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
@@ -361,6 +471,7 @@ int run_nbody(const std::vector<std::string>& args) {
     std::map<std::string, std::string> meta;
     host = read_binary(resume, &meta);
     if (!meta.count("kosmos-nbody-checkpoint")) throw usage_error(resume + " is not a kosmos nbody checkpoint");
+    overlay_checkpoint_parts(resume, meta, host);
     auto meta_integer = [&](const std::string& key, long long max_value) {
       const auto it = meta.find(key);
       if (it != meta.end()) try {
@@ -385,6 +496,10 @@ int run_nbody(const std::vector<std::string>& args) {
                         std::to_string(host.n_attributes() - user_attributes) + " internal attributes, expected " +
                         std::to_string(internal_attributes) + ")");
     if (meta.count("log")) log_path = meta["log"];
+    if (!log_path.empty() && kosmos::cli::ranks() > 1)
+      throw usage_error(
+          resume +
+          " belongs to a run with a --log, which one process writes: resume it without mpirun");
     check_files(log_path);
     if (!log_path.empty()) {
       // Drop whatever the interrupted run appended after its last checkpoint: only ever shorten,
@@ -519,74 +634,201 @@ int run_nbody(const std::vector<std::string>& args) {
   // Stability mode follows the largest eccentricity at --eccentricity-samples times: segments no
   // longer than that spacing, whole steps of a fixed-step method (no landing step in between).
   const bool stability = settings["stability"] == "1";
-  Kokkos::View<double*, Space::memory_space> max_e;
-  if (stability && !o.has("resume")) {
+  const bool track_eccentricity = stability && !o.has("resume");
+  if (track_eccentricity) {
     const double samples = double(o.integer("eccentricity-samples", 1, 1000000));
     double spacing = (destination - start_time) / samples;
     if (fixed_step) spacing = std::max(1.0, std::floor(spacing / opt.integrator.dt)) * opt.integrator.dt;
     if (spacing > 0) interval = std::min(interval, spacing);
-    max_e = Kokkos::View<double*, Space::memory_space>("kosmos::nbody::cli::max_e", host.n_systems());
-    update_max_eccentricity(Space(), dev, max_e, frame_from(o) == ElementFrame::jacobi);
+  }
+  if (kosmos::cli::ranks() > 1) {
+    // One process owns these files; each rank runs only its share of the systems.
+    if (o.has("log"))
+      throw usage_error(
+          "--log is written by one process: run it without mpirun (or with one rank)");
   }
   if (!log_path.empty()) {
     if (!o.has("resume")) kosmos::io::write_atomically(log_path, [](std::ostream&) {});  // a new run: a new log
     log = std::make_unique<kosmos::io::AppendLog>(log_path);
   }
+  const bool jacobi_eccentricity = frame_from(o) == ElementFrame::jacobi;
   const auto wall0 = std::chrono::steady_clock::now();
   IntegrationReport total;
-  std::vector<double> megno, lyapunov;  // MEGNO runs: at the end of the last segment
-  double t = start_time;
-  do {
-    // At least one representable time further: t + interval rounds to t where the interval is
-    // below the spacing of doubles at t.
-    double segment_end = std::min(destination, t + (interval > 0 ? interval : 0));
-    if (!(segment_end > t)) segment_end = std::min(destination, std::nextafter(t, INFINITY));
-    if (progress) {
-      opt.on_progress = [&](double done) {
-        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-        std::fprintf(stderr, "\r[kosmos nbody] segment to t = %.6g of %.6g: %5.1f%% of systems done, %.1f s   ",
-                     segment_end, destination, 100 * done, el);
-      };
+  // What a chunk of systems hands back, a row per system: bodies (m, x, v), time, time_lo, step,
+  // state, reason, attributes, final energy, MEGNO and Lyapunov rate (if any), largest
+  // eccentricity, energy merged away, merged bodies.
+  const int n_bodies = host.n_bodies(), n_attributes = host.n_attributes();
+  const std::size_t width = std::size_t(7 * n_bodies + 5 + n_attributes + 6);
+  std::vector<double> rows;
+  std::vector<int> finished;  // the ensemble index of each system in `rows`
+  // A row's state into system s of `ens`; returns what follows the attributes.
+  auto unpack_state = [&](const double* row, const HostEnsemble& ens, int s) {
+    for (int b = 0; b < n_bodies; ++b, row += 7) {
+      ens.m(s, b) = row[0];
+      for (int c = 0; c < 3; ++c) ens.x(s, b, c) = row[1 + c];
+      for (int c = 0; c < 3; ++c) ens.v(s, b, c) = row[4 + c];
     }
-    opt.prior_iterations = iterations_used;  // one budget for the whole run
-    const auto rep = integrate(Space(), dev, segment_end, opt);
-    iterations_used = rep.iterations;
-    if (max_e.extent(0) > 0) update_max_eccentricity(Space(), dev, max_e, frame_from(o) == ElementFrame::jacobi);
-    // What merged so far (empty unless merging) carries over to the next segment.
-    opt.energy_offset = rep.energy_offset;
-    opt.removed = rep.removed;
-    opt.radii = rep.radii;
-    opt.megno_state = rep.megno_state;  // MEGNO runs go on from where the segment ended
-    megno = rep.megno;
-    lyapunov = rep.lyapunov;
-    total.launches += rep.launches;
-    total.steps += rep.steps;
-    total.seconds += rep.seconds;
-    total.reached_destination = rep.reached_destination;
-    total.stopped = rep.stopped;
-    total.disabled = rep.disabled;
-    total.unfinished = rep.unfinished;
-    total.systems = rep.systems;
-    t = segment_end;
-    if (!checkpoint.empty()) {
-      auto meta = settings;
-      meta["kosmos-nbody-checkpoint"] = "1";
-      meta["user-attributes"] = std::to_string(user_attributes);
-      meta["log"] = log_path.empty() ? log_path : std::filesystem::absolute(log_path).string();  // --resume from anywhere
-      meta["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
-                                            ? 0
-                                            : std::filesystem::file_size(log_path));
-      auto snapshot = clone<Kokkos::HostSpace>(dev);
-      for (int s = 0; s < snapshot.n_systems(); ++s)
-        snapshot.attributes(s, user_attributes + 1) = double(iterations_used[s]);
-      write_binary(checkpoint, snapshot, meta);
+    ens.time(s) = row[0];
+    ens.time_lo(s) = row[1];
+    ens.step(s) = row[2];
+    ens.state(s) = int(row[3]);
+    ens.reason(s) = int(row[4]);
+    row += 5;
+    for (int k = 0; k < n_attributes; ++k) ens.attributes(s, k) = *row++;
+    return row;
+  };
+  auto checkpoint_meta = [&] {
+    auto meta = settings;
+    meta["kosmos-nbody-checkpoint"] = "1";
+    meta["user-attributes"] = std::to_string(user_attributes);
+    meta["log"] = log_path.empty()
+                      ? log_path
+                      : std::filesystem::absolute(log_path).string();  // --resume from anywhere
+    meta["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
+                                          ? 0
+                                          : std::filesystem::file_size(log_path));
+    return meta;
+  };
+  // Several ranks: rank 0 writes the ensemble as it starts, then each rank its part (see
+  // overlay_checkpoint_parts); one process: the whole ensemble.
+  const bool checkpoint_in_parts = !checkpoint.empty() && kosmos::cli::ranks() > 1;
+  std::string run_id;
+  if (checkpoint_in_parts) {
+    run_id = std::to_string(kosmos::cli::sum_over_ranks(
+        kosmos::cli::is_root() ? std::chrono::system_clock::now().time_since_epoch().count() : 0));
+    if (kosmos::cli::is_root()) {
+      auto meta = checkpoint_meta();
+      meta["parts"] = std::to_string(kosmos::cli::ranks());
+      meta["run"] = run_id;
+      write_binary(checkpoint, host, meta);
     }
-    if (rep.unfinished > 0) break;  // iteration budget used up
-  } while (t < destination);
+    kosmos::cli::synchronize_ranks();  // no part before its run's start
+  }
+  auto write_checkpoint = [&](const HostEnsemble& snapshot, int first) {
+    if (!checkpoint_in_parts) return write_binary(checkpoint, snapshot, checkpoint_meta());
+    const int done = int(finished.size());
+    HostEnsemble part(done + snapshot.n_systems(), n_bodies, n_attributes + 1);
+    for (int k = 0; k < done; ++k) {
+      unpack_state(&rows[std::size_t(k) * width], part, k);
+      part.attributes(k, n_attributes) = finished[std::size_t(k)];
+    }
+    for (int s = 0; s < snapshot.n_systems(); ++s) {
+      copy_system(snapshot, s, part, done + s);
+      part.attributes(done + s, n_attributes) = first + s;
+    }
+    write_binary(part_path(checkpoint, kosmos::cli::rank()), part,
+                 {{"run", run_id}, {"part", std::to_string(kosmos::cli::rank())}});
+  };
+  // The systems [first, first + count) through every segment; one rank's chunk is all of them.
+  auto run_chunk = [&](const kosmos::distributed::IndexRange& range) {
+    const int first = int(range.begin), count = int(range.size());
+    auto part = count == host.n_systems()
+                    ? dev
+                    : clone<Space::memory_space>(systems_of(host, first, count));
+    IntegrateOptions chunk_opt = opt;
+    chunk_opt.megno_first_system = first;
+    chunk_opt.reference_energy.assign(e0.begin() + first, e0.begin() + first + count);
+    std::vector<long long> used(iterations_used.begin() + first,
+                                iterations_used.begin() + first + count);
+    Kokkos::View<double*, Space::memory_space> max_e;
+    if (track_eccentricity) {
+      max_e = Kokkos::View<double*, Space::memory_space>("kosmos::nbody::cli::max_e", count);
+      update_max_eccentricity(Space(), part, max_e, jacobi_eccentricity);
+    }
+    std::vector<double> megno, lyapunov;  // MEGNO runs: at the end of the last segment
+    double t = start_time;
+    do {
+      // At least one representable time further: t + interval rounds to t where the interval is
+      // below the spacing of doubles at t.
+      double segment_end = std::min(destination, t + (interval > 0 ? interval : 0));
+      if (!(segment_end > t)) segment_end = std::min(destination, std::nextafter(t, INFINITY));
+      if (progress) {
+        chunk_opt.on_progress = [&](double done) {
+          const double el =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+          std::fprintf(
+              stderr,
+              "\r[kosmos nbody] segment to t = %.6g of %.6g: %5.1f%% of systems done, %.1f s   ",
+              segment_end, destination, 100 * done, el);
+        };
+      }
+      chunk_opt.prior_iterations = used;  // one budget for the whole run
+      const auto rep = integrate(Space(), part, segment_end, chunk_opt);
+      used = rep.iterations;
+      if (max_e.extent(0) > 0) update_max_eccentricity(Space(), part, max_e, jacobi_eccentricity);
+      // What merged so far (empty unless merging) carries over to the next segment.
+      chunk_opt.energy_offset = rep.energy_offset;
+      chunk_opt.removed = rep.removed;
+      chunk_opt.radii = rep.radii;
+      chunk_opt.megno_state = rep.megno_state;  // MEGNO runs go on from where the segment ended
+      megno = rep.megno;
+      lyapunov = rep.lyapunov;
+      total.launches += rep.launches;
+      total.steps += rep.steps;
+      total.seconds += rep.seconds;
+      total.unfinished += rep.unfinished;
+      t = segment_end;
+      if (!checkpoint.empty()) {
+        auto snapshot = clone<Kokkos::HostSpace>(part);
+        for (int s = 0; s < snapshot.n_systems(); ++s)
+          snapshot.attributes(s, user_attributes + 1) = double(used[s]);
+        write_checkpoint(snapshot, first);
+      }
+      if (rep.unfinished > 0) break;  // iteration budget used up
+    } while (t < destination);
+    const auto final_part = clone<Kokkos::HostSpace>(part);
+    const auto e1 = energies(part);
+    const auto eccentricity = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
+    for (int s = 0; s < count; ++s) {
+      for (int b = 0; b < n_bodies; ++b) {
+        rows.push_back(final_part.m(s, b));
+        for (int c = 0; c < 3; ++c) rows.push_back(final_part.x(s, b, c));
+        for (int c = 0; c < 3; ++c) rows.push_back(final_part.v(s, b, c));
+      }
+      for (double v : {final_part.time(s), final_part.time_lo(s), final_part.step(s),
+                       double(final_part.state(s)), double(final_part.reason(s))})
+        rows.push_back(v);
+      for (int k = 0; k < n_attributes; ++k)
+        rows.push_back(k == user_attributes + 1 ? double(used[s]) : final_part.attributes(s, k));
+      rows.push_back(e1[s]);
+      rows.push_back(megno.empty() ? 0.0 : 1.0);
+      rows.push_back(megno.empty() ? 0.0 : megno[s]);
+      rows.push_back(megno.empty() ? 0.0 : lyapunov[s]);
+      rows.push_back(eccentricity.extent(0) > 0 ? eccentricity(s) : 0.0);
+      rows.push_back(chunk_opt.energy_offset.empty() ? 0.0 : chunk_opt.energy_offset[s]);
+      rows.push_back(
+          chunk_opt.removed.empty() ? 0.0 : double(chunk_opt.removed[s]));  // a bit mask below 2^32
+      finished.push_back(first + s);
+    }
+  };
+  const std::int64_t n_all = host.n_systems();
+  const auto done = kosmos::cli::run_chunks(
+      n_all,
+      kosmos::cli::schedule_from(o.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer),
+                                 4),
+      run_chunk);
   if (progress) std::fprintf(stderr, "\n");
+  total.steps = kosmos::cli::sum_over_ranks(total.steps);
+  total.launches = kosmos::cli::sum_over_ranks(total.launches);
+  total.unfinished = int(kosmos::cli::sum_over_ranks(total.unfinished));
+  rows = kosmos::cli::gather_rows(done, rows, width, n_all);
+  if (!kosmos::cli::is_root()) return 0;  // rank 0 reports and writes
 
-  auto final_host = clone<Kokkos::HostSpace>(dev);
-  const auto e1 = energies(dev);
+  HostEnsemble final_host(host.n_systems(), n_bodies, n_attributes);
+  std::vector<double> e1(n_all), megno, lyapunov, max_eccentricity;
+  opt.energy_offset.assign(std::size_t(n_all), 0.0);
+  opt.removed.assign(std::size_t(n_all), 0);
+  for (int s = 0; s < n_all; ++s) {
+    const double* row = unpack_state(&rows[std::size_t(s) * width], final_host, s);
+    e1[s] = row[0];
+    if (row[1] != 0) {
+      megno.push_back(row[2]);
+      lyapunov.push_back(row[3]);
+    }
+    if (track_eccentricity) max_eccentricity.push_back(row[4]);
+    opt.energy_offset[std::size_t(s)] = row[5];
+    opt.removed[std::size_t(s)] = int(row[6]);
+  }
   // Strip the internal energy column for the user's output.
   HostEnsemble out(final_host.n_systems(), final_host.n_bodies(), user_attributes);
   copy_bodies_and_states(out, final_host);
@@ -662,8 +904,7 @@ int run_nbody(const std::vector<std::string>& args) {
   if (o.has("elements-output")) write_elements(o.str("elements-output"), out, frame_from(o));
   if (o.has("stability-output")) {
     StabilityOutcomes outcomes;
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
-    outcomes.max_eccentricity.assign(h.data(), h.data() + h.extent(0));
+    outcomes.max_eccentricity = max_eccentricity;
     outcomes.megno = megno;
     for (double l : lyapunov) outcomes.lyapunov_time.push_back(l > 0 ? 1 / l : INFINITY);
     write_stability_table(o.str("stability-output"), posterior, systems, out, outcomes);

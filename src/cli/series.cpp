@@ -5,6 +5,7 @@
 // kosmos::series::evaluate_file and solve_newton (series/pipeline.hpp), which the end-to-end
 // benchmark calls too.
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/hdf5.hpp>
@@ -148,7 +149,46 @@ int run_track(const kosmos::cli::Options& options) {
                                    " is below --precision " + options.str("precision"));
   track_options.seed = std::uint64_t(options.integer("seed", 0, 4294967295LL));
   const NumericSystem sys = load_system(system, track_options.max_precision);
-  const TrackResult result = track(Kokkos::DefaultExecutionSpace(), sys, track_options);
+  // Under mpirun each pass's paths are split over the ranks and every rank gets all results back
+  // (the next pass depends on the deduplication of all of them); rank 0 writes.
+  const Kokkos::DefaultExecutionSpace space;
+  const auto schedule = kosmos::cli::schedule_from(
+      options.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer), 4);
+  auto pass = [&](int precision, const std::vector<std::int64_t>& paths, TrackResult& result) {
+    if (kosmos::cli::ranks() == 1)
+      return track_paths(space, precision, sys, paths, track_options, result);
+    const std::size_t limbs = std::size_t(2 * precision * result.num_variables), width = 8 + limbs;
+    std::vector<double> rows;
+    const auto done = kosmos::cli::run_chunks(
+        std::int64_t(paths.size()), schedule, [&](const kosmos::distributed::IndexRange& range) {
+          const std::vector<std::int64_t> part(paths.begin() + range.begin,
+                                               paths.begin() + range.end);
+          track_paths(space, precision, sys, part, track_options, result);
+          for (const std::int64_t p : part) {
+            const auto& r = result.paths[std::size_t(p)];
+            for (double v : {double(r.status), double(r.precision), double(r.steps),
+                             double(r.rejections), r.t, r.residual, r.condition, r.max_abs})
+              rows.push_back(v);
+            rows.insert(rows.end(), r.limbs.begin(), r.limbs.end());
+          }
+        });
+    rows = kosmos::cli::all_gather_rows(done, rows, width, std::int64_t(paths.size()));
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      const double* row = &rows[k * width];
+      auto& r = result.paths[std::size_t(paths[k])];
+      r.status = kosmos::series::PathStatus(int(row[0]));
+      r.precision = int(row[1]);
+      r.steps = int(row[2]);
+      r.rejections = int(row[3]);
+      r.t = row[4];
+      r.residual = row[5];
+      r.condition = row[6];
+      r.max_abs = row[7];
+      r.limbs.assign(row + 8, row + width);
+    }
+  };
+  const TrackResult result = track(space, sys, track_options, pass);
+  if (!kosmos::cli::is_root()) return result.failed == 0 ? 0 : 1;  // rank 0 writes
   if (kosmos::io::is_hdf5_path(output)) {
     write_track_h5(output, result, system);
   } else {
@@ -175,6 +215,10 @@ int run_series(const std::vector<std::string>& args) {
       .option("newton", "SYSTEM", "power-series solution of the homotopy SYSTEM (see above)", "",
               true)
       .option("track", "SYSTEM", "all isolated solutions of SYSTEM (see above)", "", true)
+      .option("mpi-chunk", "N",
+              "with --track under mpirun: paths per chunk of the ranks' work queue (0: a "
+              "quarter of each rank's share)",
+              "0")
       .option("max-precision", "N",
               "with --track: raise failed paths up to N doubles (1, 2 or 4; --precision, default 1 "
               "there,\n"
@@ -213,7 +257,10 @@ int run_series(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.has("track") && !options.str("track").empty()) return run_track(options);
-  options.reject_given({"max-precision"}, "applies to --track only");
+  options.reject_given({"max-precision", "mpi-chunk"}, "applies to --track only");
+  if (kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error(
+        "runs on one rank: under mpirun only --track splits its paths over ranks");
   const std::string kernels_name = options.str("kernels");
   if (kernels_name != "auto" && kernels_name != "generic")
     throw kosmos::cli::usage_error("--kernels '" + kernels_name + "': expected auto or generic");

@@ -1,6 +1,7 @@
 // Survey mode: many stars optimized one at a time, then one DE-MCMC for all of them in shared
 // kernel launches; survey_from starts that DE-MCMC from given models.
 #include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/de_mcmc.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
 #include <kosmos/kepler/impl/search_stages.hpp>
 #include <kosmos/kepler/impl/warnings.hpp>
@@ -47,7 +48,7 @@ std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const Search
   sample_stars(pointers, *lik, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());
   for (std::size_t s = 0; s < fits.size(); ++s) {
-    star_rng[s].seed(rng());
+    star_rng[s].seed(fits[s].stream < 0 ? rng() : fits[s].stream_rng());
     fits[s].evaluations +=
         lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
@@ -62,20 +63,25 @@ std::vector<SearchResult> sample_survey(std::vector<StarFit>& fits, const Search
 }
 }  // namespace Impl
 
-std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& opt) {
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& opt,
+                                 long long first_star) {
   using namespace Impl;
   kosmos::Impl::ScopedRegion region("kosmos::kepler::survey");
   kosmos::Impl::require(!stars.empty(), "kosmos::kepler::survey", "no stars");
   kosmos::Impl::require(opt.min_planets < 0, "kosmos::kepler::survey",
                         "a survey fits one planet count (min_planets must be < 0)");
+  kosmos::Impl::require(first_star >= 0, "kosmos::kepler::survey", "first_star = ", first_star,
+                        " < 0");
   Progress progress(opt.progress);
   Progress quiet(nullptr);
   std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());
   for (std::size_t s = 0; s < stars.size(); ++s) {
     fits[s].data = &stars[s];
+    fits[s].stream = first_star + (long long)s;
+    fits[s].stream_rng.seed(mix64(opt.seed ^ mix64(std::uint64_t(fits[s].stream))));
     try {
-      optimize_star(fits[s], opt, rng, quiet);
+      optimize_star(fits[s], opt, fits[s].stream_rng, quiet);
     } catch (const kosmos::invalid_input& e) {  // which star of the survey
       throw kosmos::invalid_input(stars[s].path + ": " + e.what());
     }

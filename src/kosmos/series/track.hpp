@@ -46,6 +46,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -113,6 +114,20 @@ struct TrackResult {
 // than options.max_paths paths.
 template <class ExecSpace>
 TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options);
+
+// One precision pass of track(): the paths in `path_list` tracked in `precision` doubles (1, 2
+// or 4), each into result.paths[p] (result.gamma set). Paths are independent: a pass may be split
+// (over MPI ranks, say) and its paths' results put together; track() then deduplicates.
+using TrackPass = std::function<void(int precision, const std::vector<std::int64_t>& path_list,
+                                     TrackResult& result)>;
+template <class ExecSpace>
+TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options,
+                  const TrackPass& pass);
+// The pass track() runs by default, on `space`.
+template <class ExecSpace>
+void track_paths(const ExecSpace& space, int precision, const NumericSystem& system,
+                 const std::vector<std::int64_t>& path_list, const TrackOptions& options,
+                 TrackResult& result);
 
 // The gamma of a seed (unit modulus), exposed for tests that rebuild the homotopy.
 std::complex<double> gamma_of_seed(std::uint64_t seed);

@@ -140,8 +140,24 @@ void track_pass(const Space& space, int precision, const NumericSystem& system,
 }  // namespace Impl
 
 template <class ExecSpace>
+void track_paths(const ExecSpace& space, int precision, const NumericSystem& system,
+                 const std::vector<std::int64_t>& path_list, const TrackOptions& options,
+                 TrackResult& result) {
+  Impl::track_pass(space, precision, system, path_list, options, result);
+}
+
+template <class ExecSpace>
 TrackResult track(const ExecSpace& space, const NumericSystem& system,
                   const TrackOptions& options) {
+  return track(space, system, options,
+               [&](int precision, const std::vector<std::int64_t>& path_list, TrackResult& result) {
+                 track_paths(space, precision, system, path_list, options, result);
+               });
+}
+
+template <class ExecSpace>
+TrackResult track(const ExecSpace&, const NumericSystem& system, const TrackOptions& options,
+                  const TrackPass& pass) {
   Impl::check_options(options);
   kosmos::Impl::ScopedRegion region("kosmos::series::track");
   const Impl::FlatSystem shape = Impl::flatten(system, 1, options.seed);  // validates the system
@@ -154,14 +170,14 @@ TrackResult track(const ExecSpace& space, const NumericSystem& system,
   std::vector<std::int64_t> path_list(static_cast<std::size_t>(num_paths));
   for (std::int64_t p = 0; p < num_paths; ++p) path_list[std::size_t(p)] = p;
   int precision = options.precision;
-  Impl::track_pass(space, precision, system, path_list, options, result);
+  pass(precision, path_list, result);
   while (precision < options.max_precision) {
     Impl::deduplicate(result, options);
     path_list = Impl::paths_to_raise(result);
     if (path_list.empty()) break;
     precision *= 2;
     result.raised += std::int64_t(path_list.size());
-    Impl::track_pass(space, precision, system, path_list, options, result);
+    pass(precision, path_list, result);
   }
   Impl::deduplicate(result, options);
   return result;
