@@ -4,6 +4,9 @@
 # WORK_DIR/ranks), each writing OUTPUTS (paths relative to its directory); with THEN, a second
 # command follows in each directory (under THEN_LAUNCH in WORK_DIR/ranks), e.g. a resume. Passes
 # when every run exits 0 and every output is the same file, byte for byte.
+foreach(list IN ITEMS LAUNCH ARGS OUTPUTS THEN THEN_LAUNCH)
+  list(FILTER ${list} EXCLUDE REGEX "^$")  # also turns the escaped separators back into a list
+endforeach()
 foreach(run IN ITEMS one ranks)
   file(REMOVE_RECURSE "${WORK_DIR}/${run}")
   file(MAKE_DIRECTORY "${WORK_DIR}/${run}")

@@ -9,16 +9,19 @@
 #
 # Needs a build with KOSMOS_ENABLE_MPI=ON (on the device: the OpenMPI .debs that
 # `scripts/device.sh prepare` carries in .deps/mpi-debs, unpacked by `scripts/device.sh build`) and
-# mpirun on PATH. Environment: SYSTEMS (default 65536), STARS (default 64), RANKS (default "1 2"),
-# MPIRUN_FLAGS (default: --allow-run-as-root --bind-to none, for a root shell on the device).
+# mpirun on PATH. Environment: SYSTEMS (default 131072 3-body systems, Hermite, dt 1e-3, to
+# DESTINATION, default 6.283185307179586: one orbit of the inner planet), STARS (default 16, each
+# the full default `kosmos rv` fit of one planet), RANKS (default "1 2"), MPIRUN_FLAGS (default:
+# --allow-run-as-root --bind-to none, for a root shell on the device).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/device-cuda}
 kosmos=$build/src/cli/kosmos
 [ -x "$kosmos" ] || { echo "no kosmos tool at $kosmos (build it first)"; exit 1; }
 "$kosmos" info | grep -q 'features .*mpi' || { echo "$kosmos was built without MPI (KOSMOS_ENABLE_MPI)"; exit 1; }
-systems=${SYSTEMS:-65536}
-stars=${STARS:-64}
+systems=${SYSTEMS:-131072}
+destination=${DESTINATION:-6.283185307179586}
+stars=${STARS:-16}
 read -r -a rank_counts <<<"${RANKS:-1 2}"
 read -r -a flags <<<"${MPIRUN_FLAGS:---allow-run-as-root --bind-to none}"
 work=$(mktemp -d)
@@ -48,7 +51,7 @@ run() {
 
 for ranks in "${rank_counts[@]}"; do
   run nbody "$ranks" 's/^  steps [0-9]+, launches [0-9]+, ([0-9.e+-]+) s$/\1/p' \
-    nbody --generate $((systems * ranks)) --bodies 3 --integrator hermite --dt 1e-3 --destination 1 \
+    nbody --generate $((systems * ranks)) --bodies 3 --integrator hermite --dt 1e-3 --destination "$destination" \
     --allow-failures --mpi-chunk $((systems / 2))
   star_list="$work/stars_$ranks.txt"
   ls "$work"/stars/*.txt | head -n $((stars * ranks)) >"$star_list"

@@ -552,6 +552,9 @@ int run_nbody(const std::vector<std::string>& args) {
 
   auto dev = clone<Space::memory_space>(host);
   validate(Space(), dev);
+  // The chunks of several ranks start from `host`: with the systems validate() disabled.
+  Kokkos::deep_copy(host.state, dev.state);
+  Kokkos::deep_copy(host.reason, dev.reason);
   if (!o.has("resume")) {
     const auto e = energies(dev);
     for (int s = 0; s < host.n_systems(); ++s) host.attributes(s, user_attributes) = e[s];
@@ -658,7 +661,7 @@ int run_nbody(const std::vector<std::string>& args) {
   // state, reason, attributes, final energy, MEGNO and Lyapunov rate (if any), largest
   // eccentricity, energy merged away, merged bodies.
   const int n_bodies = host.n_bodies(), n_attributes = host.n_attributes();
-  const std::size_t width = std::size_t(7 * n_bodies + 5 + n_attributes + 6);
+  const std::size_t width = std::size_t(7 * n_bodies + 5 + n_attributes + 7);
   std::vector<double> rows;
   std::vector<int> finished;  // the ensemble index of each system in `rows`
   // A row's state into system s of `ens`; returns what follows the attributes.

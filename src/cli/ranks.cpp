@@ -6,6 +6,8 @@
 #include <kosmos/distributed/distributed.hpp>
 #endif
 
+#include <Kokkos_Macros.hpp>  // KOKKOS_ENABLE_CUDA
+
 #include <cstdlib>
 #include <iostream>
 #include <streambuf>
@@ -14,8 +16,10 @@ namespace kosmos {
 namespace cli {
 namespace {
 int this_rank = 0, rank_count = 1;
-bool mpi_started = false;
 std::streambuf* saved_error = nullptr;
+
+#if KOSMOS_HAVE_MPI
+bool mpi_started = false;
 
 // Swallows what quiet ranks print.
 class NullBuffer : public std::streambuf {
@@ -31,6 +35,7 @@ bool started_by_mpi_launcher() {
     if (std::getenv(name)) return true;
   return false;
 }
+#endif
 }  // namespace
 
 RankSession::RankSession([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
@@ -108,23 +113,14 @@ std::vector<distributed::IndexRange> run_chunks(
 }
 
 std::vector<double> gather_rows(const std::vector<distributed::IndexRange>& done,
-                                const std::vector<double>& rows, std::size_t width,
-                                std::int64_t n) {
+                                const std::vector<double>& rows, std::size_t width, std::int64_t n,
+                                bool on_every_rank) {
 #if KOSMOS_HAVE_MPI
-  if (rank_count > 1) return distributed::gather_rows(MPI_COMM_WORLD, done, rows, width, n, 0);
+  if (rank_count > 1)
+    return on_every_rank ? distributed::all_gather_rows(MPI_COMM_WORLD, done, rows, width, n)
+                         : distributed::gather_rows(MPI_COMM_WORLD, done, rows, width, n, 0);
 #else
-  (void)done, (void)width, (void)n;
-#endif
-  return rows;
-}
-
-std::vector<double> all_gather_rows(const std::vector<distributed::IndexRange>& done,
-                                    const std::vector<double>& rows, std::size_t width,
-                                    std::int64_t n) {
-#if KOSMOS_HAVE_MPI
-  if (rank_count > 1) return distributed::all_gather_rows(MPI_COMM_WORLD, done, rows, width, n);
-#else
-  (void)done, (void)width, (void)n;
+  (void)done, (void)width, (void)n, (void)on_every_rank;
 #endif
   return rows;
 }

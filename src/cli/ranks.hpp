@@ -43,14 +43,11 @@ std::vector<distributed::IndexRange> run_chunks(
     std::int64_t n, const distributed::Schedule& schedule,
     const std::function<void(const distributed::IndexRange&)>& work);
 
-// On rank 0: all items' rows in item order (`rows`: this rank's, `width` doubles per item, for
-// `done` in order); on other ranks: empty. One rank: `rows` itself.
+// On rank 0 (on every rank with on_every_rank): all items' rows in item order (`rows`: this
+// rank's, `width` doubles per item, for `done` in order); on other ranks: empty. One rank: `rows`.
 std::vector<double> gather_rows(const std::vector<distributed::IndexRange>& done,
-                                const std::vector<double>& rows, std::size_t width, std::int64_t n);
-// The same on every rank.
-std::vector<double> all_gather_rows(const std::vector<distributed::IndexRange>& done,
-                                    const std::vector<double>& rows, std::size_t width,
-                                    std::int64_t n);
+                                const std::vector<double>& rows, std::size_t width, std::int64_t n,
+                                bool on_every_rank = false);
 std::vector<std::string> gather_strings(const std::vector<distributed::IndexRange>& done,
                                         const std::vector<std::string>& items, std::int64_t n);
 // Returns when every rank has called it.

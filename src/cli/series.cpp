@@ -172,7 +172,7 @@ int run_track(const kosmos::cli::Options& options) {
             rows.insert(rows.end(), r.limbs.begin(), r.limbs.end());
           }
         });
-    rows = kosmos::cli::all_gather_rows(done, rows, width, std::int64_t(paths.size()));
+    rows = kosmos::cli::gather_rows(done, rows, width, std::int64_t(paths.size()), true);
     for (std::size_t k = 0; k < paths.size(); ++k) {
       const double* row = &rows[k * width];
       auto& r = result.paths[std::size_t(paths[k])];
