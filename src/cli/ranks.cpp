@@ -66,8 +66,9 @@ std::vector<std::string> RankSession::kokkos_arguments(
 #if KOSMOS_HAVE_MPI && defined(KOKKOS_ENABLE_CUDA)
   for (const auto& a : given)
     if (a.rfind("--kokkos-device", 0) == 0) return out;  // the user's choice
+  // --kokkos-device-id: Kokkos 3.4 reads it too (and warns about the older --kokkos-device).
   if (mpi_started)
-    out.push_back(kosmos::Impl::kokkos_device_argument(distributed::device_id(MPI_COMM_WORLD)));
+    out.push_back("--kokkos-device-id=" + std::to_string(distributed::device_id(MPI_COMM_WORLD)));
 #else
   (void)given;
 #endif
