@@ -5,7 +5,7 @@
 # benchmarks (CUDA and the OpenMP baseline on all CPU cores, side by side), writing logs and
 # benchmark JSON under $OUT.
 #
-#   scripts/device.sh prepare                 # here: fill .deps/ (sources, MPFR and HDF5 .debs,
+#   scripts/device.sh prepare                 # here: fill .deps/ (sources, MPFR, HDF5, OpenMPI .debs,
 #                                             #   the Kokkos 4.6 tarballs from ../shared/deps)
 #   scripts/device.sh build                   # there: dependencies + Kosmos (CUDA)
 #   scripts/device.sh test [CTEST_REGEX]      # there: unit tests on the GPU
@@ -60,12 +60,23 @@ hdf5_debs=(libhdf5-dev libhdf5-103-1 libaec0 libsz2 libcurl4 libnghttp2-14 librt
            libldap-2.5-0 libsasl2-2 libsasl2-modules-db libidn2-0 libunistring2 libgnutls30 libhogweed6
            libnettle8 libtasn1-6 libp11-kit0 libffi8 libzstd1 libssl3 libdb5.3)
 
+# OpenMPI for KOSMOS_ENABLE_MPI (Debian 12 names: libopenmpi-dev and what it and mpirun need at run
+# time). Unlike HDF5 they are unpacked into / (the device runs as root): OpenMPI finds its plugins,
+# help files and orted through paths compiled into it. hwloc's optional plugins (X11, OpenCL, NVML
+# probes) stay out.
+mpi_debs=(libopenmpi-dev libopenmpi3 openmpi-bin openmpi-common libpmix2 libevent-2.1-7 libevent-core-2.1-7
+          libevent-pthreads-2.1-7 libevent-extra-2.1-7 libevent-openssl-2.1-7 libhwloc15 libudev1 libltdl7
+          libnl-3-200 libnl-route-3-200 libibverbs1 ibverbs-providers librdmacm1 libfabric1 libatomic1 libpsm2-2
+          libpsm-infinipath1 libucx0 libmunge2 libnuma1)
+
 prepare() {
-  rm -rf "$deps/sources" "$deps/debs"
+  rm -rf "$deps/sources" "$deps/debs" "$deps/mpi-debs"
   "$root/scripts/deps.sh" pack "$deps/sources"
   mkdir -p "$deps/debs"
   (cd "$deps/debs" && apt-get download libmpfr-dev libmpfr6 libgmp-dev libgmp10 libgmpxx4ldbl \
     "${hdf5_debs[@]}" >/dev/null)
+  mkdir -p "$deps/mpi-debs"
+  (cd "$deps/mpi-debs" && apt-get download "${mpi_debs[@]}" >/dev/null)
   rm -rf "$deps/kokkos46"
   local shared_deps
   shared_deps=$(cd "$root/.." && pwd)/shared/deps
@@ -85,6 +96,19 @@ restore_prebuilt() {
   fi
 }
 
+# OpenMPI from .deps/mpi-debs (if carried) into /; the alternatives' links (mpicxx, mpirun) that
+# dpkg's scripts would make are made here. Without it the build has no MPI (KOSMOS_ENABLE_MPI off).
+install_mpi() {
+  ls "$deps"/mpi-debs/*.deb >/dev/null 2>&1 || return 0
+  if [ ! -x /usr/bin/mpirun.openmpi ]; then
+    for deb in "$deps"/mpi-debs/*.deb; do dpkg-deb -x "$deb" /; done
+    ldconfig
+  fi
+  ln -sf /usr/bin/mpicxx.openmpi /usr/bin/mpicxx
+  ln -sf /usr/bin/mpirun.openmpi /usr/bin/mpirun
+  ln -sf /usr/bin/mpirun.openmpi /usr/bin/mpiexec
+}
+
 build_all() {
   # The GPU machine starts bare: its cache lives in /tmp and its sources come from .deps/.
   export KOSMOS_CACHE=${KOSMOS_CACHE:-/tmp/kosmos-cache}
@@ -95,6 +119,7 @@ build_all() {
     for deb in "$deps"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
     touch "$sysroot/.complete"
   fi
+  install_mpi
   local gtest kokkos
   gtest=$("$root/scripts/deps.sh" gtest)
   kokkos=$("$root/scripts/deps.sh" kokkos cuda)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Kosmos (OpenMP by default) with warnings as errors and runs every test: the unit tests on
 # all enabled execution spaces (OpenMP also with one thread), the CLI checks and the embedding
-# example. Dependencies come from Debian (scripts/deps.sh) and are cached outside the clone.
+# example; with OpenMPI installed (scripts/deps.sh system does) also the MPI tests under mpiexec.
+# Dependencies come from Debian (scripts/deps.sh) and are cached outside the clone.
 #   KOSMOS_BACKEND=OpenMP|Serial|CUDA   KOSMOS_BUILD_DIR=<dir>   KOSMOS_JOBS=<n>
 #   KOSMOS_CXX_STANDARD=17|20   KOSMOS_KOKKOS_SOURCE=<tarball|dir> KOSMOS_KOKKOS_KERNELS_SOURCE=<...>
 #   (another Kokkos than Debian's 3.4.01, built by scripts/deps.sh; see README "Kokkos versions")

@@ -3,6 +3,7 @@
 // file, or for the paper's benchmark problem with synthetic MMP83-based radiation fields.
 #include "options.hpp"
 #include "plots.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
@@ -932,6 +933,9 @@ int run_dust_command(const std::vector<std::string>& args) {
       o.reject_given({"plot"}, "needs an output to draw: --sed, --temperatures or --pt-output");
     kosmos::cli::require_plotting("plot");
   }
+  if (kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error(
+        "runs on one rank: its cells are not split over MPI ranks yet (run it without mpirun)");
   const std::string precision = o.str("precision");
   std::vector<kosmos::cli::FileArgument> inputs, outputs;
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})

@@ -1,6 +1,7 @@
 // `kosmos rv`: global search and DE-MCMC posterior of n-planet Keplerian models for an RV file.
 #include "options.hpp"
 #include "plots.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
@@ -147,6 +148,9 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
                const kosmos::cli::Options& options, const std::string& output) {
   if (so.trend < 0)
     throw kosmos::cli::usage_error("--batch fits one trend order: --trend 0, 1 or 2");
+  if (!output.empty() && kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error("--output with --batch writes one HDF5 file from one rank: "
+                                   "under mpirun use --summary (every parameter of every star)");
   std::vector<kosmos::kepler::RVData> stars;
   for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
   const auto config = kosmos::current_configuration();
@@ -155,38 +159,67 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
             << so.planets << " planet(s), trend " << so.trend << ", " << so.chains
             << " DE-MCMC chains per star, on " << config.backend << " (" << config.device << ")\n";
   const auto start = std::chrono::steady_clock::now();
-  const auto results = kosmos::kepler::survey(stars, so);
-  for (std::size_t s = 0; s < stars.size(); ++s)
-    print_warnings(stars[s].path + ": ", results[s].warnings);
+  const std::string letters = "bcdefghi";
+  // Per star its warnings, its line and its parameter-table lines; under mpirun each rank fits its
+  // chunks of the stars (a survey each: the stars of a chunk share kernel launches, and a star's
+  // result does not depend on its chunk) and rank 0 prints them in star order.
+  std::vector<std::string> warnings, rows, table_rows;
+  std::vector<kosmos::kepler::SearchResult> results;  // one rank: kept for --output
+  auto fit_chunk = [&](const kosmos::distributed::IndexRange& range) {
+    const std::vector<kosmos::kepler::RVData> part(stars.begin() + range.begin,
+                                                   stars.begin() + range.end);
+    auto part_results = kosmos::kepler::survey(part, so, range.begin);
+    for (std::size_t s = 0; s < part.size(); ++s) {
+      const auto& r = part_results[s];
+      std::ostringstream w, row, table;
+      for (const auto& text : r.warnings) w << "warning: " << part[s].path << ": " << text << "\n";
+      warnings.push_back(w.str());
+      row << part[s].path << " " << r.n_obs << " " << r.planets << std::setprecision(10);
+      for (int j = 0; j < so.planets; ++j)
+        for (const char* q : {"P_", "K_", "e_"}) {
+          if (j >= r.planets) {  // a count below the range's top: no such planet
+            row << " - -";
+            continue;
+          }
+          const auto& p = r.get(q + std::string(1, letters[j]));
+          row << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
+              << std::setprecision(10);
+        }
+      row << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
+          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
+      rows.push_back(row.str());
+      kosmos::kepler::write_survey_table_rows(table, part[s], r);
+      table_rows.push_back(table.str());
+    }
+    if (!output.empty())
+      results.insert(results.end(), std::make_move_iterator(part_results.begin()),
+                     std::make_move_iterator(part_results.end()));
+  };
+  const std::int64_t n = std::int64_t(stars.size());
+  const auto done = kosmos::cli::run_chunks(
+      n,
+      kosmos::cli::schedule_from(
+          options.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer), 1),
+      fit_chunk);
+  warnings = kosmos::cli::gather_strings(done, warnings, n);
+  rows = kosmos::cli::gather_strings(done, rows, n);
+  table_rows = kosmos::cli::gather_strings(done, table_rows, n);
+  if (!kosmos::cli::is_root()) return 0;  // rank 0 prints and writes
+  for (const auto& w : warnings) std::cout << w;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string letters = "bcdefghi";
   std::cout << "star n_obs planets";
   for (int j = 0; j < so.planets; ++j)
     for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
       std::cout << " " << q << "_" << letters[j];
   std::cout << " lnL_MAP max_rhat min_ess\n";
-  for (std::size_t s = 0; s < stars.size(); ++s) {
-    const auto& r = results[s];
-    std::cout << stars[s].path << " " << r.n_obs << " " << r.planets << std::setprecision(10);
-    for (int j = 0; j < so.planets; ++j)
-      for (const char* q : {"P_", "K_", "e_"}) {
-        if (j >= r.planets) {  // a count below the range's top: no such planet
-          std::cout << " - -";
-          continue;
-        }
-        const auto& p = r.get(q + std::string(1, letters[j]));
-        std::cout << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
-                  << std::setprecision(10);
-      }
-    std::cout << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
-              << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
-  }
+  for (const auto& row : rows) std::cout << row;
   std::cout << "done in " << std::setprecision(3) << seconds << " s (" << stars.size() / seconds
             << " stars/s)\n";
   if (options.has("summary") && !options.str("summary").empty())
     kosmos::io::write_atomically(options.str("summary"), [&](std::ostream& out) {
-      kosmos::kepler::write_survey_table(out, stars, results);
+      kosmos::kepler::write_survey_table_header(out);
+      for (const auto& lines : table_rows) out << lines;
     });
   if (!output.empty()) {
     kosmos::kepler::write_survey_samples(output, stars, results);
@@ -276,6 +309,11 @@ int run_rv(const std::vector<std::string>& args) {
                      " (white: jitter per instrument; see the kepler README for the GP models)",
                  "white");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
+  options.option(
+      "mpi-chunk", "N",
+      "--batch under mpirun: stars per chunk of the ranks' work queue (0: each rank's share "
+      "in one chunk, one survey)",
+      "0");
   options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)",
                  "auto");
   options.option("solver", "S", "Kepler solver: markley or danby", "markley");
@@ -426,6 +464,9 @@ int run_rv(const std::vector<std::string>& args) {
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
   if (batch) return run_survey(options.str("batch"), so, options, output);
+  if (kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error(
+        "one star's fit runs on one rank: under mpirun, --batch splits a survey's stars");
   const auto data = kosmos::kepler::read_rv_file(path);
   const auto config = kosmos::current_configuration();
   std::cout << "kosmos rv: " << path << ": " << data.size() << " observations, "

@@ -1,5 +1,6 @@
 // The `kosmos` tool: `kosmos <command> [options]`. Commands register themselves (options.hpp).
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
@@ -56,8 +57,19 @@ void default_openmp_binding([[maybe_unused]] char* argv[]) {
 #endif
 }
 
+// Where a failed command's message goes: standard error, on every rank (with its number when there
+// are several), since only the failing rank knows it.
+std::ostream& failed(const kosmos::cli::RankSession& ranks, const char* command) {
+  std::ostream& out = ranks.error_stream();
+  out << "kosmos " << command;
+  if (kosmos::cli::ranks() > 1) out << " (rank " << kosmos::cli::rank() << ")";
+  return out << ": error: ";
+}
+
 int main(int argc, char* argv[]) {
   default_openmp_binding(argv);
+  // MPI (under mpirun) before Kokkos, finalized after it.
+  kosmos::cli::RankSession ranks(argc, argv);
   // Only --kokkos-* arguments go to Kokkos: Kokkos 3.4 would also answer a bare --help itself.
   std::vector<std::string> kokkos_args;
   std::vector<std::string> args;
@@ -68,6 +80,7 @@ int main(int argc, char* argv[]) {
       args.emplace_back(argv[i]);
     }
   }
+  for (auto& a : ranks.kokkos_arguments(kokkos_args)) kokkos_args.push_back(a);
   std::vector<char*> kokkos_argv{argv[0]};
   for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
   int kokkos_argc = int(kokkos_argv.size());
@@ -97,12 +110,13 @@ int main(int argc, char* argv[]) {
               << " --help')\n";
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "kosmos " << command->name
-              << ": error: out of memory (std::bad_alloc): a size on the command line or in an input "
-                 "file asks for more memory than this machine has\n";
-    return 1;
+    failed(ranks, command->name)
+        << "out of memory (std::bad_alloc): a size on the command line or in an input "
+           "file asks for more memory than this machine has\n";
   } catch (const std::exception& e) {
-    std::cerr << "kosmos " << command->name << ": error: " << e.what() << "\n";
-    return 1;
+    failed(ranks, command->name) << e.what() << "\n";
   }
+  // Other ranks may wait for this one in a collective call: a failed run ends them all.
+  if (kosmos::cli::ranks() > 1) ranks.abort(1);
+  return 1;
 }

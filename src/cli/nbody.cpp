@@ -3,6 +3,7 @@
 // final ensemble, logs and checkpoints; and a test mode (Section 5.2.1) comparing against a second
 // integrator or against reference final conditions.
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
@@ -461,6 +462,9 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
       .option("time-threshold", "T", "test mode: time tolerance", "1e-10");
   if (!o.parse(args)) return 0;
+  if (kosmos::cli::ranks() > 1)
+    throw usage_error(
+        "runs on one rank: its systems are not split over MPI ranks yet (run it without mpirun)");
   if (o.has("stability-map")) return run_stability_map_mode(o, settings_from(o));
   for (const char* map_only : {"map-x", "map-y"})
     if (o.has(map_only)) throw usage_error(std::string("--") + map_only + " belongs to --stability-map FILE");

@@ -5,6 +5,7 @@
 // kosmos::series::evaluate_file and solve_newton (series/pipeline.hpp), which the end-to-end
 // benchmark calls too.
 #include "options.hpp"
+#include "ranks.hpp"
 
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/hdf5.hpp>
@@ -176,21 +177,62 @@ int run_track(const kosmos::cli::Options& options) {
     track_options.paths.push_back(p - 1);
   }
   const NumericSystem sys = load_system(system, track_options.max_precision);
+  // Under mpirun each pass's paths are split over the ranks and every rank gets all results back
+  // (the next pass depends on the deduplication of all of them); rank 0 writes.
   const Kokkos::DefaultExecutionSpace space;
+  const auto schedule = kosmos::cli::schedule_from(
+      options.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer), 4);
+  TrackPass pass;
+  if (kosmos::cli::ranks() > 1)
+    pass = [&](int precision, const std::vector<std::int64_t>& paths, const TrackRun& run,
+               TrackResult& result) {
+      const std::size_t width = 9 + std::size_t(2 * precision * result.num_variables);
+      std::vector<double> rows;
+      const auto done = kosmos::cli::run_chunks(
+          std::int64_t(paths.size()), schedule, [&](const kosmos::distributed::IndexRange& range) {
+            const std::vector<std::int64_t> part(paths.begin() + range.begin,
+                                                 paths.begin() + range.end);
+            run(part);
+            for (const std::int64_t p : part) {
+              const auto& r = result.paths[std::size_t(p)];
+              for (double v : {double(r.status), double(r.precision), double(r.steps),
+                               double(r.rejections), double(r.winding), r.t, r.residual,
+                               r.condition, r.max_abs})
+                rows.push_back(v);
+              rows.insert(rows.end(), r.limbs.begin(), r.limbs.end());
+            }
+          });
+      rows = kosmos::cli::gather_rows(done, rows, width, std::int64_t(paths.size()), true);
+      for (std::size_t k = 0; k < paths.size(); ++k) {
+        const double* row = &rows[k * width];
+        auto& r = result.paths[std::size_t(paths[k])];
+        r.status = kosmos::series::PathStatus(int(row[0]));
+        r.precision = int(row[1]);
+        r.steps = int(row[2]);
+        r.rejections = int(row[3]);
+        r.winding = int(row[4]);
+        r.t = row[5];
+        r.residual = row[6];
+        r.condition = row[7];
+        r.max_abs = row[8];
+        r.limbs.assign(row + 9, row + width);
+      }
+    };
   TrackResult result;
   if (generic.empty()) {
-    result = track(space, sys, track_options);
+    result = track(space, sys, track_options, pass);
   } else {
     // the generic instance by total degree (all its paths), then its solutions moved to SYSTEM
     const NumericSystem start_system = load_system(generic, track_options.max_precision);
     TrackOptions generic_options = track_options;
     generic_options.paths.clear();
-    const TrackResult start = track(space, start_system, generic_options);
+    const TrackResult start = track(space, start_system, generic_options, pass);
     if (start.failed > 0)
       throw kosmos::invalid_input(generic + ": " + std::to_string(start.failed) +
                                   " path(s) of the generic system failed; try another --seed");
-    result = track_parameter(space, start_system, start, sys, track_options);
+    result = track_parameter(space, start_system, start, sys, track_options, pass);
   }
+  if (!kosmos::cli::is_root()) return result.failed == 0 ? 0 : 1;  // rank 0 writes
   if (kosmos::io::is_hdf5_path(output)) {
     write_track_h5(output, result, system);
   } else {
@@ -217,6 +259,10 @@ int run_series(const std::vector<std::string>& args) {
       .option("newton", "SYSTEM", "power-series solution of the homotopy SYSTEM (see above)", "",
               true)
       .option("track", "SYSTEM", "all isolated solutions of SYSTEM (see above)", "", true)
+      .option("mpi-chunk", "N",
+              "with --track under mpirun: paths per chunk of the ranks' work queue (0: a "
+              "quarter of each rank's share)",
+              "0")
       .option("max-precision", "N",
               "with --track: raise failed paths up to N doubles (1, 2 or 4; --precision, default 1 "
               "there,\n"
@@ -264,7 +310,10 @@ int run_series(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.has("track") && !options.str("track").empty()) return run_track(options);
-  options.reject_given({"max-precision", "paths", "generic"}, "applies to --track only");
+  options.reject_given({"max-precision", "paths", "generic", "mpi-chunk"}, "applies to --track only");
+  if (kosmos::cli::ranks() > 1)
+    throw kosmos::cli::usage_error(
+        "runs on one rank: under mpirun only --track splits its paths over ranks");
   const std::string kernels_name = options.str("kernels");
   if (kernels_name != "auto" && kernels_name != "generic")
     throw kosmos::cli::usage_error("--kernels '" + kernels_name + "': expected auto or generic");

@@ -405,6 +405,34 @@ TEST(KeplerSearch, SurveyBatchedSearchMatchesOneStarSearch) {
                kosmos::invalid_input);
 }
 
+// A survey cut into parts (as MPI ranks cut it): a star fitted in a call of its own, numbered by
+// its index in the survey, gets exactly the result it gets in the whole survey's call.
+TEST(KeplerSearch, SurveyStarResultDoesNotDependOnItsBatch) {
+  using namespace kosmos::kepler;
+  const double epoch = 2456000.0, offsets[2] = {2.0, -1.0}, jitters[2] = {1.0, 1.5};
+  const std::vector<Orbit> truths{{12.3, 10.0, 0.1, 1.0, 2.0}, {47.0, 15.0, 0.3, 2.0, 1.0}};
+  std::vector<RVData> stars;
+  for (int s = 0; s < 2; ++s)
+    stars.push_back(synthetic({truths[std::size_t(s)]}, epoch + 100 * s, 0.0, 0.0, 40 + 10 * s,
+                              31 + s, offsets, jitters));
+  auto options = small_budget(0.0);
+  options.planets = 1;
+  options.chains = 24;
+  options.burn = 30;
+  options.steps = 30;
+  options.optimizer_generations = 20;
+  options.random_candidates = 128;
+  const auto whole = survey(stars, options);
+  const auto second = survey({stars[1]}, options, 1);
+  ASSERT_EQ(whole.size(), 2u);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].samples, whole[1].samples);
+  EXPECT_EQ(second[0].best_loglike, whole[1].best_loglike);
+  // Numbered as the first star instead, its streams (and so its chains) differ.
+  EXPECT_NE(survey({stars[1]}, options, 0)[0].samples, whole[1].samples);
+  EXPECT_THROW(survey({stars[1]}, options, -1), kosmos::invalid_input);
+}
+
 // The DE-MCMC against an exactly known posterior: with the jitters fixed, a model linear in its
 // free parameters (offsets, trend, and K of an orbit whose P, e, omega and Tc are known) under
 // flat priors has a Gaussian posterior with mean (A^T W A)^-1 A^T W v and covariance

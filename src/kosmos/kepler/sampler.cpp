@@ -11,15 +11,17 @@ namespace kepler {
 namespace Impl {
 // DE-MCMC (ter Braak 2006) for every star at once, started from each star's MAP scattered by
 // the curvature of its ln posterior (host, once; each star from its own stream seeded from rng in
-// star order), then every generation on the execution space (Likelihood::run_chains): each half
-// of every star's chains is updated from the other half, all stars' proposals in one launch.
-// The result depends on the seed only, not on the thread count.
+// star order, or from the star's stream_rng when the caller numbered it), then every generation on
+// the execution space (Likelihood::run_chains): each half of every star's chains is updated from
+// the other half, all stars' proposals in one launch. The result depends on the seed only, not on
+// the thread count.
 void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
                   std::mt19937_64& rng, Progress& progress) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t n_stars = fits.size();
   std::vector<std::mt19937_64> star_rng(n_stars);
-  for (auto& r : star_rng) r.seed(rng());
+  for (std::size_t s = 0; s < n_stars; ++s)
+    star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
   const int n = opt.chains;
   std::vector<const double*> x(fits.size());
   std::vector<double> f, ll;

@@ -121,18 +121,26 @@ std::string survey_group(std::size_t star) {
   return name.str();
 }
 
-void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,
-                        const std::vector<SearchResult>& results) {
+void write_survey_table_header(std::ostream& out) {
   out << "# star planets parameter median lower upper map rhat ess_bulk ess_tail (lower, upper: "
          "15.87 and 84.13 percentiles; "
       << kUnits << ")\n";
   out << "star planets parameter median lower upper map rhat ess_bulk ess_tail\n";
+}
+
+void write_survey_table_rows(std::ostream& out, const RVData& star, const SearchResult& result) {
+  for (const auto& p : result.summary)
+    out << star.path << " " << result.planets << " " << p.name << " " << std::setprecision(10)
+        << p.median << " " << p.lower << " " << p.upper << " " << p.best << " "
+        << std::setprecision(4) << p.rhat << " " << std::setprecision(6) << p.ess << " "
+        << p.ess_tail << "\n";
+}
+
+void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,
+                        const std::vector<SearchResult>& results) {
+  write_survey_table_header(out);
   for (std::size_t s = 0; s < stars.size() && s < results.size(); ++s)
-    for (const auto& p : results[s].summary)
-      out << stars[s].path << " " << results[s].planets << " " << p.name << " "
-          << std::setprecision(10) << p.median << " " << p.lower << " " << p.upper << " " << p.best
-          << " " << std::setprecision(4) << p.rhat << " " << std::setprecision(6) << p.ess << " "
-          << p.ess_tail << "\n";
+    write_survey_table_rows(out, stars[s], results[s]);
 }
 }  // namespace kepler
 }  // namespace kosmos

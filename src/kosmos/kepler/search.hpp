@@ -194,8 +194,12 @@ SearchResult search(const RVData& data, const SearchOptions& options);
 // goes through the optimization stages of search() one at a time; then one DE-MCMC samples every
 // star, all stars' chains in the same kernel launches (the survey layout of the chi^2 kernel:
 // options.chains x stars models per half-generation). Results in the order of `stars`.
-// Priors must apply to every star (their instrument names must exist in each).
-std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& options);
+// Priors must apply to every star (their instrument names must exist in each). Each star draws
+// its random numbers from streams of its own, numbered by its index in the survey: `stars` are
+// stars [first_star, first_star + stars.size()) of a survey cut into parts (e.g. over MPI ranks),
+// and every star's result is the one the whole survey in one call gives.
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& options,
+                                 long long first_star = 0);
 
 // A starting model for survey_from: orbits (RadVel convention), one offset and jitter per
 // instrument, options.trend trend coefficients.
@@ -268,5 +272,9 @@ std::string survey_group(std::size_t star);
 // instrument; dvdt, curv; lnL).
 void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,
                         const std::vector<SearchResult>& results);
+// The table's two header lines, and one star's lines (a survey split over processes writes its
+// stars' lines apart and puts them together in star order).
+void write_survey_table_header(std::ostream& out);
+void write_survey_table_rows(std::ostream& out, const RVData& star, const SearchResult& result);
 }  // namespace kepler
 }  // namespace kosmos

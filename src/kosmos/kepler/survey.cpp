@@ -2,6 +2,7 @@
 // per planet count for all of its stars in shared kernel launches; survey_from starts that
 // DE-MCMC from given models.
 #include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/de_mcmc.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
 #include <kosmos/kepler/impl/search_stages.hpp>
 #include <kosmos/kepler/impl/survey_search.hpp>
@@ -49,7 +50,7 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
   sample_stars(fits, *lik, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());
   for (std::size_t s = 0; s < fits.size(); ++s) {
-    star_rng[s].seed(rng());
+    star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
     fits[s]->evaluations +=
         lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
@@ -79,15 +80,22 @@ std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const Sear
 }
 }  // namespace Impl
 
-std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& opt) {
+std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchOptions& opt,
+                                 long long first_star) {
   using namespace Impl;
   kosmos::Impl::ScopedRegion region("kosmos::kepler::survey");
   kosmos::Impl::require(!stars.empty(), "kosmos::kepler::survey", "no stars");
+  kosmos::Impl::require(first_star >= 0, "kosmos::kepler::survey", "first_star = ", first_star,
+                        " < 0");
   Progress progress(opt.progress);
   Progress quiet(nullptr);
   std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());
-  for (std::size_t s = 0; s < stars.size(); ++s) fits[s].data = &stars[s];
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    fits[s].data = &stars[s];
+    fits[s].stream = first_star + (long long)s;
+    fits[s].stream_rng.seed(mix64(opt.seed ^ mix64(std::uint64_t(fits[s].stream))));
+  }
   if (batched_search_supports(opt)) {
     optimize_stars(fits, opt, rng(), progress);
     // the MAP: the batched polish's optimum or a better sample (no per-star polish after sampling)
@@ -95,7 +103,7 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
   }
   for (std::size_t s = 0; s < stars.size(); ++s) {
     try {
-      optimize_star(fits[s], opt, rng, quiet);
+      optimize_star(fits[s], opt, fits[s].stream_rng, quiet);
     } catch (const kosmos::invalid_input& e) {  // which star of the survey
       throw kosmos::invalid_input(stars[s].path + ": " + e.what());
     }

@@ -48,6 +48,7 @@ class BatchedSearch {
   using Rows = Kokkos::View<double**, Kokkos::LayoutRight, Space>;
   using Column = Kokkos::View<double*, Space>;
   using Index = Kokkos::View<int*, Space>;
+  using Keys = Kokkos::View<std::uint64_t*, Space>;
   using Team = typename Kokkos::TeamPolicy<Space>::member_type;
 
   BatchedSearch(std::vector<StarFit>& fits, const SearchOptions& opt, std::uint64_t seed,
@@ -77,6 +78,8 @@ class BatchedSearch {
         p_limits_ = Rows("kosmos::kepler::survey::period_limits", n_stars_, 2));
     auto freq_begin = Kokkos::create_mirror_view(
         freq_begin_ = Index("kosmos::kepler::survey::freq_begin", n_stars_ + 1));
+    auto star_key = Kokkos::create_mirror_view(
+        star_key_ = Keys("kosmos::kepler::survey::star_key", n_stars_));
     long long frequencies = 0;
     for (int s = 0; s < n_stars_; ++s) {
       const StarFit& fit = fits[std::size_t(s)];
@@ -90,6 +93,7 @@ class BatchedSearch {
       begin(s) = s == 0 ? 0 : begin(s - 1) + count(s - 1);
       count(s) = int(d.size());
       baseline(s) = fit.baseline;
+      star_key(s) = fit.stream < 0 ? std::uint64_t(s) : std::uint64_t(fit.stream);
       p_limits(s, 0) = opt.period_min;
       p_limits(s, 1) = p_max;
       f_min(s) = 1 / p_max;
@@ -114,6 +118,7 @@ class BatchedSearch {
     Kokkos::deep_copy(df_, df);
     Kokkos::deep_copy(p_limits_, p_limits);
     Kokkos::deep_copy(freq_begin_, freq_begin);
+    Kokkos::deep_copy(star_key_, star_key);
     n_freq_ = int(frequencies);
     power_ = Column("kosmos::kepler::survey::power", n_freq_);
     amp_a_ = Column("kosmos::kepler::survey::amplitude_a", n_freq_);
@@ -298,6 +303,7 @@ class BatchedSearch {
     const auto baseline = baseline_;
     const auto fix = tidy();
     const std::uint64_t k = key(0);
+    const auto star_key = star_key_;
     for_rows(
         "kosmos::kepler::survey::no_planet_start", n_stars_ * n, KOKKOS_LAMBDA(const int r) {
           const int s = r / n, i = r % n;
@@ -316,7 +322,7 @@ class BatchedSearch {
           }
           for (int q = 0; q < L.n_trend; ++q) x[L.trend(q)] = 0.0;
           if (i > 0) {
-            Kokkos::Random_XorShift64<Space> rand(mix64(k ^ std::uint64_t(r)), 0);
+            Kokkos::Random_XorShift64<Space> rand(mix64(k ^ item_stream(star_key(s), n, i)), 0);
             for (int d = 0; d < L.dim(); ++d)
               x[d] += 10 * parameter_scale(L, x, d, baseline(s)) * rand.normal();
           }
@@ -449,6 +455,7 @@ class BatchedSearch {
     Rows current, peaks, p_limits;
     Index n_peaks;
     Column baseline;
+    Keys star_key;
     Tidy fix;
     std::uint64_t key;
     int p, candidates;
@@ -466,7 +473,7 @@ class BatchedSearch {
       }
       for (int i = 0; i < Ln.n_trend; ++i) x[Ln.trend(i)] = old[Lo.trend(i)];
       Kokkos::Random_XorShift64<Space> rand(
-          mix64(key ^ (std::uint64_t(s) * std::uint64_t(candidates) + std::uint64_t(c))), 0);
+          mix64(key ^ item_stream(star_key(s), candidates, c)), 0);
       const int row = s * kPeaks + c % (n_peaks(s) > 0 ? n_peaks(s) : 1);
       const double p_min = p_limits(s, 0), p_max = p_limits(s, 1);
       const double f = 1 / peaks(row, 0) + (rand.drand() - 0.5) / baseline(s);
@@ -504,8 +511,8 @@ class BatchedSearch {
     }
     set_count(p + 1);
     const int nc = opt_.random_candidates, n = opt_.chains;
-    const Candidate make{spec_,  current_, peaks_, p_limits_, n_peaks_,  baseline_,
-                         tidy(), key(1),   p,      nc,        opt_.k_max};
+    const Candidate make{spec_,     current_, peaks_, p_limits_, n_peaks_, baseline_,
+                         star_key_, tidy(),   key(1), p,         nc,       opt_.k_max};
     // Candidates in chunks of at most ~2^21 rows; only their ln posterior is kept.
     const int chunk = std::min(nc, std::max(1, (1 << 21) / n_stars_));
     Rows rows("kosmos::kepler::survey::candidates", std::size_t(n_stars_) * chunk, width_);
@@ -531,6 +538,7 @@ class BatchedSearch {
     const auto baseline = baseline_;
     const auto fix = tidy();
     const std::uint64_t k = key(2);
+    const auto star_key = star_key_;
     for_rows(
         "kosmos::kepler::survey::select_candidates", n_stars_ * n, KOKKOS_LAMBDA(const int r) {
           const int s = r / n, i = r % n;
@@ -542,7 +550,7 @@ class BatchedSearch {
           make(s, best, x);
           if (i == 0) return;
           const ParamLayout L = spec(s).L;
-          Kokkos::Random_XorShift64<Space> rand(mix64(k ^ std::uint64_t(r)), 0);
+          Kokkos::Random_XorShift64<Space> rand(mix64(k ^ item_stream(star_key(s), n, i)), 0);
           for (int d = 0; d < L.dim(); ++d)
             if (d < 5 * p || d >= 5 * (p + 1))
               x[d] += 0.3 * parameter_scale(L, x, d, baseline(s)) * rand.normal();
@@ -567,13 +575,14 @@ class BatchedSearch {
     progress_.reset();
     for (int g = 0; g < opt_.optimizer_generations; ++g) {
       const std::uint64_t k = key(3);
+      const auto star_key = star_key_;
       for_rows(
           "kosmos::kepler::survey::de_mutate", rows, KOKKOS_LAMBDA(const int r) {
             const int s = r / n, i = r % n, base = s * n;
             int best = 0;
             for (int j = 1; j < n; ++j)
               if (fit(base + j) > fit(base + best)) best = j;
-            Kokkos::Random_XorShift64<Space> rand(mix64(k ^ std::uint64_t(r)), 0);
+            Kokkos::Random_XorShift64<Space> rand(mix64(k ^ item_stream(star_key(s), n, i)), 0);
             int a = i, b = i;
             while (a == i) a = int(rand.urand(std::uint32_t(n)));
             while (b == i || b == a) b = int(rand.urand(std::uint32_t(n)));
@@ -815,6 +824,9 @@ class BatchedSearch {
   Rows p_limits_, peaks_, fixed_, current_;
   Kokkos::View<ModelSpec*, Space> spec_;
   Kokkos::View<PriorTerm*, Space> terms_;
+  // Per star the number of its random streams (its index in the whole survey): a star draws the
+  // same numbers whichever stars share its batch or rank.
+  Keys star_key_;
 };
 
 void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::uint64_t seed,

@@ -7,6 +7,7 @@
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -167,6 +168,41 @@ template <class DstMemory, class SrcMemory>
 Ensemble<DstMemory> clone(const Ensemble<SrcMemory>& src) {
   auto dst = allocate_like<DstMemory>(src);
   deep_copy(dst, src);
+  return dst;
+}
+
+// System s of `src` into system d of `dst` (host ensembles with the same body count): bodies,
+// times, step, state, reason and the attributes both have.
+inline void copy_system(const HostEnsemble& src, int s, const HostEnsemble& dst, int d) {
+  kosmos::Impl::require(src.n_bodies() == dst.n_bodies() && s >= 0 && s < src.n_systems() &&
+                            d >= 0 && d < dst.n_systems(),
+                        "kosmos::nbody::copy_system", "system ", s, " of ", src.n_systems(), " (",
+                        src.n_bodies(), " bodies) into system ", d, " of ", dst.n_systems(), " (",
+                        dst.n_bodies(), " bodies)");
+  for (int b = 0; b < src.n_bodies(); ++b) {
+    dst.m(d, b) = src.m(s, b);
+    for (int c = 0; c < 3; ++c) {
+      dst.x(d, b, c) = src.x(s, b, c);
+      dst.v(d, b, c) = src.v(s, b, c);
+    }
+  }
+  dst.time(d) = src.time(s);
+  dst.time_lo(d) = src.time_lo(s);
+  dst.step(d) = src.step(s);
+  dst.state(d) = src.state(s);
+  dst.reason(d) = src.reason(s);
+  for (int k = 0; k < std::min(src.n_attributes(), dst.n_attributes()); ++k)
+    dst.attributes(d, k) = src.attributes(s, k);
+}
+
+// Systems [first, first + count) of a host ensemble as an ensemble of their own (a copy), e.g.
+// one rank's share of a distributed ensemble.
+inline HostEnsemble systems_of(const HostEnsemble& src, int first, int count) {
+  kosmos::Impl::require(first >= 0 && count >= 0 && first <= src.n_systems() - count,
+                        "kosmos::nbody::systems_of", "systems [", first, ", ", first + count,
+                        ") are not within the ensemble's ", src.n_systems());
+  HostEnsemble dst(count, src.n_bodies(), src.n_attributes());
+  for (int s = 0; s < count; ++s) copy_system(src, first + s, dst, s);
   return dst;
 }
 

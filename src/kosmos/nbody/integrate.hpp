@@ -87,9 +87,12 @@ struct IntegrateOptions {
   // the report, as REBOUND computes them. megno_state: an earlier call's
   // IntegrationReport::megno_state, to go on (per system its 6n deviation values, then
   // megno_state_sums sums); empty: per system a deviation of random direction (megno_seed and the
-  // system's index) and unit length, the sums starting at the system's time.
+  // system's index plus megno_first_system) and unit length, the sums starting at the system's
+  // time. megno_first_system: the index of this ensemble's first system in a larger one it was
+  // cut from (a rank's chunk), so that every system gets the same deviation wherever it runs.
   bool megno = false;
   unsigned long long megno_seed = 1;
+  long long megno_first_system = 0;
   std::vector<double> megno_state;
   // An intermediate stop (a checkpoint or sampling time): each system stops after the first step
   // that ends at or after pause_at, without shortening a step to land on it, so that where a run
@@ -161,7 +164,9 @@ MegnoState<typename ExecSpace::memory_space> make_megno_state(
       for (int k = 0; k < megno_sums; ++k) sums(s, k) = from[width + k];
       continue;
     }
-    std::mt19937_64 rng(options.megno_seed ^ (0x9E3779B97F4A7C15ULL * (unsigned long long)(s + 1)));
+    std::mt19937_64 rng(
+        options.megno_seed ^
+        (0x9E3779B97F4A7C15ULL * (unsigned long long)(s + 1 + options.megno_first_system)));
     std::normal_distribution<double> normal(0.0, 1.0);
     double norm2 = 0;
     for (int k = 0; k < width; ++k) {

@@ -56,6 +56,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -130,8 +131,18 @@ struct TrackResult {
 // Throws kosmos::invalid_input for a non-square system, precisions not in {1, 2, 4}, or more
 // than options.max_paths paths, or a path number in options.paths that is out of range or
 // repeated.
+// How track() and track_parameter() run each precision pass. `run(part)` tracks the paths in
+// `part` (a subset of path_list) in `precision` doubles (1, 2 or 4) into result.paths; the default
+// (an empty TrackPass) runs all of path_list at once. Paths are independent: a pass may run parts
+// of path_list apart (over MPI ranks, say), provided every path's result ends in `result` before
+// it returns (the next pass depends on the deduplication of all of them).
+using TrackRun = std::function<void(const std::vector<std::int64_t>& part)>;
+using TrackPass = std::function<void(int precision, const std::vector<std::int64_t>& path_list,
+                                     const TrackRun& run, TrackResult& result)>;
+
 template <class ExecSpace>
-TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options);
+TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options,
+                  const TrackPass& pass = {});
 
 // Parameter homotopy H(x, t) = (1 - t) G(x) + t F(x) from a generic instance G of a family of
 // systems (its solutions known: generic_solutions, a TrackResult of `generic`, e.g. by track())
@@ -146,7 +157,7 @@ TrackResult track(const ExecSpace& space, const NumericSystem& system, const Tra
 template <class ExecSpace>
 TrackResult track_parameter(const ExecSpace& space, const NumericSystem& generic,
                             const TrackResult& generic_solutions, const NumericSystem& target,
-                            const TrackOptions& options);
+                            const TrackOptions& options, const TrackPass& pass = {});
 
 // The gamma of a seed (unit modulus), exposed for tests that rebuild the homotopy.
 std::complex<double> gamma_of_seed(std::uint64_t seed);

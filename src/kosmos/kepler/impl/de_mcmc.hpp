@@ -27,6 +27,12 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// The random stream of item i (a chain, a candidate) of one of n items of star `star`, numbered by
+// the star's key (its index in the whole survey), not by its row in the batch.
+KOKKOS_INLINE_FUNCTION std::uint64_t item_stream(std::uint64_t star, int n, int i) {
+  return star * std::uint64_t(n) + std::uint64_t(i);
+}
+
 // Host batches smaller than this run inline: there a fork-join costs more than it saves (and on
 // a busy machine each parallel region waits for descheduled threads).
 constexpr int kMinParallelRows = 64;
@@ -88,6 +94,7 @@ class DeMcmcChains {
         sigma("kosmos::kepler::de_mcmc::sigma", n_stars, width),
         de_gamma("kosmos::kepler::de_mcmc::gamma", n_stars),
         beta("kosmos::kepler::de_mcmc::beta", n_stars),
+        star_key("kosmos::kepler::de_mcmc::star_key", n_stars),
         state("kosmos::kepler::de_mcmc::state", std::size_t(n_stars) * chains, width),
         lnpost("kosmos::kepler::de_mcmc::lnpost", std::size_t(n_stars) * chains),
         lnlike("kosmos::kepler::de_mcmc::lnlike", std::size_t(n_stars) * chains),
@@ -108,6 +115,10 @@ class DeMcmcChains {
   // Per star the inverse temperature of its target, prior x L^beta (1 unless tempered: then the
   // "stars" are the temperatures of one star's model, swap_temperatures exchanges their chains).
   Column beta;
+  // Per star the number of its random streams: (star_key(s) x chains + chain) keys each chain's
+  // draws. The batch position s unless the caller numbers its stars itself (a survey numbers them
+  // in the whole survey, so that a star draws the same numbers in any batch or rank).
+  Kokkos::View<std::uint64_t*, Space> star_key;
   Rows state;  // row star * chains + chain
   Column lnpost, lnlike;
   Kokkos::View<long long*, Space> accepted;
@@ -130,11 +141,13 @@ class DeMcmcChains {
     const auto proposal = proposal_;
     const auto proposal_prior = proposal_prior_;
     const auto proposal_log_jacobian = proposal_log_jacobian_;
+    const auto star_key_ = star_key;
     launch(
         "kosmos::kepler::de_mcmc::propose", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
           const int s = r / half, c = base + r % half, row = s * chains + c;
           const ModelSpec m = spec_(s);
-          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ item_stream(star_key_(s), chains, c)),
+                                                0);
           const int a = other + int(rand.urand(std::uint32_t(half)));
           int b = a;
           while (b == a) b = other + int(rand.urand(std::uint32_t(half)));
@@ -171,14 +184,16 @@ class DeMcmcChains {
     const auto proposal = proposal_;
     const auto proposal_prior = proposal_prior_;
     const auto proposal_log_jacobian = proposal_log_jacobian_;
+    const auto star_key_ = star_key;
     launch(
         "kosmos::kepler::de_mcmc::accept", n_stars_ * half, KOKKOS_LAMBDA(const int r) {
-          const int s = r / half, row = s * chains + base + r % half;
+          const int s = r / half, c = base + r % half, row = s * chains + c;
           const double ll = proposal_lnlike(r), prior = proposal_prior(r);
           const double lp = prior > negative_infinity() && math::isfinite(ll)
                                 ? beta_(s) * ll + prior
                                 : negative_infinity();
-          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(row)), 0);
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ item_stream(star_key_(s), chains, c)),
+                                                0);
           if (!(math::log(rand.drand()) < lp - lnpost_(row) + proposal_log_jacobian(r))) return;
           ++accepted_(row);
           lnpost_(row) = lp;

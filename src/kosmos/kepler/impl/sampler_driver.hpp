@@ -29,6 +29,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
     auto sigma = Kokkos::create_mirror_view(chains.sigma);
     auto gamma = Kokkos::create_mirror_view(chains.de_gamma);
     auto beta = Kokkos::create_mirror_view(chains.beta);
+    auto star_key = Kokkos::create_mirror_view(chains.star_key);
     auto state = Kokkos::create_mirror_view(chains.state);
     auto lnpost = Kokkos::create_mirror_view(chains.lnpost);
     auto lnlike = Kokkos::create_mirror_view(chains.lnlike);
@@ -42,6 +43,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       terms.insert(terms.end(), m.terms.begin(), m.terms.end());
       gamma(s) = 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));
       beta(s) = fit.beta;
+      star_key(s) = fit.stream < 0 ? std::uint64_t(s) : std::uint64_t(fit.stream);
       for (int d = 0; d < dim; ++d) sigma(s, d) = fit.sigma[std::size_t(d)];
       for (int c = 0; c < n; ++c) {
         const int row = s * n + c;
@@ -60,6 +62,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       Kokkos::deep_copy(chains.sigma, sigma);
       Kokkos::deep_copy(chains.de_gamma, gamma);
       Kokkos::deep_copy(chains.beta, beta);
+      Kokkos::deep_copy(chains.star_key, star_key);
       Kokkos::deep_copy(chains.state, state);
       Kokkos::deep_copy(chains.lnpost, lnpost);
       Kokkos::deep_copy(chains.lnlike, lnlike);

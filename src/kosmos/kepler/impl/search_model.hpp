@@ -235,6 +235,11 @@ struct StarFit {
   std::vector<std::vector<double>> kept;
   long long accepted = 0, proposed = 0;
   double beta = 1;  // inverse temperature of the DE-MCMC's target prior x L^beta
+  // The star's index in its survey, which numbers its random streams (-1: they come from the
+  // caller's generator in batch order), and its host generator, seeded from the seed and that
+  // index: the star draws the same numbers whichever stars share its batch or rank.
+  long long stream = -1;
+  std::mt19937_64 stream_rng;
 };
 }  // namespace Impl
 }  // namespace kepler

@@ -177,10 +177,11 @@ void track_pass(const Space& space, int precision, const Homotopy& homotopy,
 }
 
 // The passes of track() and track_parameter(): all selected paths in options.precision, then
-// failed paths and path jumps again in twice the precision, up to options.max_precision.
+// failed paths and path jumps again in twice the precision, up to options.max_precision; each
+// pass through `pass` (when set) or directly on `space`.
 template <class Space>
 TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
-                           const TrackOptions& options) {
+                           const TrackOptions& options, const TrackPass& pass) {
   check_options(options);
   kosmos::Impl::ScopedRegion region("kosmos::series::track");
   const FlatSystem shape = homotopy.flat(1);  // validates the systems
@@ -196,14 +197,23 @@ TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
   std::vector<std::int64_t> path_list(result.paths.size());
   for (std::size_t p = 0; p < path_list.size(); ++p) path_list[p] = std::int64_t(p);
   int precision = options.precision;
-  track_pass(space, precision, homotopy, path_list, options, result);
+  const auto run_pass = [&](const std::vector<std::int64_t>& paths) {
+    const TrackRun run = [&](const std::vector<std::int64_t>& part) {
+      track_pass(space, precision, homotopy, part, options, result);
+    };
+    if (pass)
+      pass(precision, paths, run, result);
+    else
+      run(paths);
+  };
+  run_pass(path_list);
   while (precision < options.max_precision) {
     deduplicate(result, options);
     path_list = paths_to_raise(result);
     if (path_list.empty()) break;
     precision *= 2;
     result.raised += std::int64_t(path_list.size());
-    track_pass(space, precision, homotopy, path_list, options, result);
+    run_pass(path_list);
   }
   deduplicate(result, options);
   return result;
@@ -213,22 +223,22 @@ std::vector<PathResult> start_points(const TrackResult& generic);
 }  // namespace Impl
 
 template <class ExecSpace>
-TrackResult track(const ExecSpace& space, const NumericSystem& system,
-                  const TrackOptions& options) {
+TrackResult track(const ExecSpace& space, const NumericSystem& system, const TrackOptions& options,
+                  const TrackPass& pass) {
   Impl::Homotopy homotopy;
   homotopy.target = &system;
-  return Impl::track_homotopy(space, homotopy, options);
+  return Impl::track_homotopy(space, homotopy, options, pass);
 }
 
 template <class ExecSpace>
 TrackResult track_parameter(const ExecSpace& space, const NumericSystem& generic,
                             const TrackResult& generic_solutions, const NumericSystem& target,
-                            const TrackOptions& options) {
+                            const TrackOptions& options, const TrackPass& pass) {
   Impl::Homotopy homotopy;
   homotopy.target = &target;
   homotopy.generic = &generic;
   homotopy.starts = Impl::start_points(generic_solutions);
-  return Impl::track_homotopy(space, homotopy, options);
+  return Impl::track_homotopy(space, homotopy, options, pass);
 }
 }  // namespace series
 }  // namespace kosmos

@@ -1,0 +1,62 @@
+// The ranks `kosmos` runs on. Started by an MPI launcher (mpirun, srun) in a build with
+// KOSMOS_ENABLE_MPI, the tool runs one rank per process over MPI_COMM_WORLD, one GPU each; else
+// (or without MPI) it is one rank. Commands split their items (systems, stars, cells, paths)
+// with run_chunks and bring the results to rank 0 with gather_rows / gather_strings; rank 0
+// prints and writes everything, so the outputs are those of a one-rank run.
+#pragma once
+
+#include <kosmos/distributed/partition.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kosmos {
+namespace cli {
+
+// For main(): MPI_Init when an MPI launcher started the process, the Kokkos device argument of
+// this rank, standard output and error quiet except on rank 0; MPI_Finalize at the end.
+class RankSession {
+ public:
+  RankSession(int& argc, char**& argv);
+  ~RankSession();
+  RankSession(const RankSession&) = delete;
+  RankSession& operator=(const RankSession&) = delete;
+  // Kokkos arguments this rank adds (its GPU from the node-local rank) unless the user chose one.
+  std::vector<std::string> kokkos_arguments(const std::vector<std::string>& given) const;
+  // A failed rank ends every rank (the others may wait for it in a collective call).
+  [[noreturn]] void abort(int status) const;
+  // The standard error stream of this rank, also on quiet ranks (for its own fatal errors).
+  std::ostream& error_stream() const;
+};
+
+int rank();
+int ranks();
+inline bool is_root() {
+  return rank() == 0;
+}
+
+// Calls `work` for each chunk of [0, n) this rank runs (kosmos::distributed::ChunkQueue; one
+// rank: one chunk [0, n)) and returns those chunks in the order they ran.
+std::vector<distributed::IndexRange> run_chunks(
+    std::int64_t n, const distributed::Schedule& schedule,
+    const std::function<void(const distributed::IndexRange&)>& work);
+
+// On rank 0 (on every rank with on_every_rank): all items' rows in item order (`rows`: this
+// rank's, `width` doubles per item, for `done` in order); on other ranks: empty. One rank: `rows`.
+std::vector<double> gather_rows(const std::vector<distributed::IndexRange>& done,
+                                const std::vector<double>& rows, std::size_t width, std::int64_t n,
+                                bool on_every_rank = false);
+std::vector<std::string> gather_strings(const std::vector<distributed::IndexRange>& done,
+                                        const std::vector<std::string>& items, std::int64_t n);
+// Returns when every rank has called it.
+void synchronize_ranks();
+// The sum over all ranks, on every rank.
+long long sum_over_ranks(long long value);
+
+// The --mpi-chunk option of the commands that split their items: 0 picks the schedule's default.
+distributed::Schedule schedule_from(long long chunk, int chunks_per_rank);
+
+}  // namespace cli
+}  // namespace kosmos
