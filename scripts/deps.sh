@@ -280,11 +280,11 @@ gtest() {
 
 # Debian build packages on the host (CI and developer machines).
 system() {
-  # clang: CI's sanitizer and libFuzzer stage. libopenmpi-dev + openmpi-bin: KOSMOS_ENABLE_MPI (on
-  # when found) and its mpiexec tests.
+  # clang: CI's sanitizer and libFuzzer stage. ccache: scripts/test.sh. libopenmpi-dev +
+  # openmpi-bin: KOSMOS_ENABLE_MPI (on when found) and its mpiexec tests.
   local pkgs=(cmake g++ make patch libgtest-dev libbenchmark-dev libmpfr-dev libgmp-dev libhdf5-dev
               pybind11-dev python3-dev python3-numpy python3-matplotlib python3-pytest clang
-              libopenmpi-dev openmpi-bin)
+              libopenmpi-dev openmpi-bin ccache)
   local missing=()
   local p
   for p in "${pkgs[@]}"; do
