@@ -15,13 +15,12 @@ build=${KOSMOS_BUILD_DIR:-$root/build/$(echo "$backend" | tr 'A-Z' 'a-z')}
 jobs=${KOSMOS_JOBS:-$(nproc)}
 
 "$root/scripts/deps.sh" system
-# Kosmos' own objects through ccache (scripts/deps.sh system installs it), cached beside the
-# dependencies outside the clone, keyed on paths relative to the clone: a fresh clone of an
-# unchanged file hits. KOSMOS_CCACHE=0 turns it off.
+# Kosmos' own objects through ccache (scripts/deps.sh system installs it; its cache is outside the
+# clone), keyed on paths relative to the clone: a fresh clone of an unchanged file hits.
+# KOSMOS_CCACHE=0 turns it off.
 launcher=()
 if [ "${KOSMOS_CCACHE:-1}" = 1 ] && command -v ccache >/dev/null; then
-  export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kosmos/ccache}
-  export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+  export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 build_type=Release
