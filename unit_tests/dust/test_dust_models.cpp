@@ -233,7 +233,7 @@ ModelProblem model_problem(const std::string& spec, const std::vector<double>& f
     if (it == iw.begin() || it == iw.end()) return 0.0;
     const std::size_t k = std::size_t(it - iw.begin());
     // Linear in lambda, as DustEM's INTPOL (DM_utility.f90) puts ISRF.DAT on its grid: log-log
-    // interpolation of the same table absorbs 3.5 % less, which the reference SEDs then show.
+    // interpolation of the same table absorbs less, which the comparison then shows.
     const double f = (micron - iw[k - 1]) / (iw[k] - iw[k - 1]);
     const double four_pi_inu = (1 - f) * inu[k - 1] + f * inu[k];
     const double lambda = micron * 1e-6;
