@@ -848,7 +848,8 @@ int run_dust_command(const std::vector<std::string>& args) {
   o.option("cross-sections", "FILE[,FILE]",
            "Draine optical-property table(s), one per grain composition", "", true)
       .option("dust-model", "NAME[:K=V]",
-              "a named dust model instead of --cross-sections (dl07[:qpah=PERCENT], dustem:GRAIN_FILE)", "", true)
+              "a named dust model instead of --cross-sections (dl07[:qpah=PERCENT], themis, zda04, "
+              "dustem:GRAIN_FILE)", "", true)
       .option("dust-data", "DIR",
               "folder of the DustEM data files (default: $KOSMOS_DUST_DATA, else the source tree's "
               "data/dust/dustem)",

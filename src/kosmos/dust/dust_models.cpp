@@ -24,9 +24,9 @@ GrainMaterial material_of(const std::string& type) {
 
 // Every population of a GRAIN_*.DAT file with its Q_, C_ and MIX_ files from `dir`; q_pah in
 // (0, 1) rescales the PAH populations to that mass fraction (q_pah < 0: the file's).
-DustModel from_grain_file(const std::string& name, const std::string& grain_path,
-                          const std::string& dir, double q_pah) {
-  const auto file = read_dustem_grain_file(grain_path);
+DustModel from_populations(const std::string& name, const DustemGrainFile& file,
+                           const std::string& dir, double q_pah) {
+  const std::string& grain_path = file.path;
   const std::string lambda = join(dir, "LAMBDA.DAT");
   DustModel m;
   m.name = name;
@@ -89,6 +89,11 @@ DustModel from_grain_file(const std::string& name, const std::string& grain_path
   return m;
 }
 
+DustModel from_grain_file(const std::string& name, const std::string& grain_path,
+                          const std::string& dir, double q_pah) {
+  return from_populations(name, read_dustem_grain_file(grain_path), dir, q_pah);
+}
+
 double take(Parameters& p, const std::string& key, double fallback) {
   const auto it = p.find(key);
   if (it == p.end()) return fallback;
@@ -97,14 +102,63 @@ double take(Parameters& p, const std::string& key, double fallback) {
   return v;
 }
 
+void reject_unknown(const std::string& spec, const Parameters& p, const std::string& allowed) {
+  for (const auto& unknown : p)
+    kosmos::Impl::require(false, "kosmos::dust::load_dust_model", spec, ": no parameter '",
+                          unknown.first, "' (", allowed, ")");
+}
+
 DustModel load_dl07(const std::string& spec, Parameters p, const std::string& dir) {
   const double q = take(p, "qpah", -1);
   kosmos::Impl::require(q == -1 || (q > 0 && q < 100), "kosmos::dust::load_dust_model", spec,
                         ": qpah = ", q, " must be a percentage in (0, 100)");
-  for (const auto& unknown : p)
-    kosmos::Impl::require(false, "kosmos::dust::load_dust_model", spec, ": dl07 has no parameter '",
-                          unknown.first, "' (only qpah, in per cent)");
+  reject_unknown(spec, p, "dl07 takes only qpah, in per cent");
   return from_grain_file(spec, join(dir, "GRAIN_DL07.DAT"), dir, q < 0 ? -1 : q / 100);
+}
+
+// THEMIS's diffuse-ISM mix as DustEM distributes it (GRAIN_J13.DAT): the a-C(:H) power law with
+// its exponential cut-off (CM20, plaw-ed) and log-normal, and the two a-Sil/Fe log-normals.
+DustModel load_themis(const std::string& spec, Parameters p, const std::string& dir) {
+  reject_unknown(spec, p, "themis takes none");
+  return from_grain_file(spec, join(dir, "GRAIN_J13.DAT"), dir, -1);
+}
+
+// Zubko, Dwek & Arendt (2004) BARE-GR-S: PAHs, graphite and silicate with their analytic size
+// distributions (ZDA04's fit coefficients, as SKIRT's Zubko*GrainSizeDistribution transcribe them),
+// absolute per H, on Draine's optical and heat-capacity tables as DustEM distributes them (the DL07
+// PAH cross sections, Q_Gra, Q_aSil), the PAHs half neutral and half ionized at every size.
+DustemPopulation zda_population(const char* type, int sizes, double density, double a_max_micron,
+                                std::vector<double> coefficients) {
+  DustemPopulation p;
+  p.type = type;
+  p.keywords = "zda";
+  p.sizes = sizes;
+  p.density_g_cm3 = density;
+  p.a_min_cm = 3.5e-4 * 1e-4;  // 3.5 A for every component
+  p.a_max_cm = a_max_micron * 1e-4;
+  p.parameters = std::move(coefficients);
+  p.mass_per_h_mass = zda_mass_per_h_mass(p);
+  return p;
+}
+
+DustModel load_zda04(const std::string& spec, Parameters p, const std::string& dir) {
+  reject_unknown(spec, p, "zda04 takes none");
+  DustemGrainFile f;
+  f.path = "zda04 (built in)";
+  auto pah0 = zda_population("PAH0_DL07", 20, 2.24, 5e-3,
+                             {2.227433e-7, -8.02895, -3.45764, 1.0, 1183.96, -8.20551, 1, 0, 0,
+                              -5.29496e-3, 1e24, 12.0146, 1, 0, 0});
+  pah0.mass_per_h_mass *= 0.5;
+  auto pah1 = pah0;
+  pah1.type = "PAH1_DL07";
+  f.populations = {pah0, pah1,
+                   zda_population("Gra", 60, 2.24, 0.33,
+                                  {1.905816e-7, -9.86, -5.02082, 0.415861, 5.81215e-3, 4.63229, 1,
+                                   0, 0, 0.160344, 1125.02, 3.69897, 0.160501, 1126.02, 3.69967}),
+                   zda_population("aSil", 60, 3.5, 0.37,
+                                  {1.471288e-7, -8.47091, -3.68708, 7.64943e-3, 2.37316e-5, 22.5489,
+                                   1, 0, 0, 0.480229, 2961.28, 12.1717, 1, 0, 0})};
+  return from_populations(spec, f, dir, -1);
 }
 
 DustModel load_dustem(const std::string& spec, const std::string& file, const std::string& dir) {
@@ -112,14 +166,44 @@ DustModel load_dustem(const std::string& spec, const std::string& file, const st
                         ": give the GRAIN file, e.g. dustem:GRAIN_DL07.DAT");
   return from_grain_file(spec, join(dir, file), dir, -1);
 }
+
+// A registered model: its names (the first is the one listed; the others are aliases), usage,
+// one-line description and loader.
+struct Registered {
+  std::vector<std::string> names;
+  const char* usage;
+  const char* description;
+  DustModel (*load)(const std::string& spec, Parameters p, const std::string& dir);
+};
+
+const std::vector<Registered>& registry() {
+  static const std::vector<Registered> models = {
+      {{"dl07"},
+       "dl07[:qpah=P]",
+       "Draine & Li (2007) Milky Way: PAHs (neutral + ionized), graphite, silicate (DustEM files)",
+       load_dl07},
+      {{"themis", "j13"},
+       "themis (alias j13)",
+       "THEMIS diffuse ISM (Jones et al. 2013, 2017; Koehler et al. 2014): a-C(:H), a-Sil/Fe "
+       "(DustEM's GRAIN_J13)",
+       load_themis},
+      {{"zda04", "zubko04", "bare-gr-s"},
+       "zda04 (aliases zubko04, bare-gr-s)",
+       "Zubko, Dwek & Arendt (2004) BARE-GR-S: PAHs, graphite, silicate (ZDA04 size "
+       "distributions on DustEM's Draine tables)",
+       load_zda04},
+  };
+  return models;
+}
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> dust_model_names() {
-  return {
-      {"dl07[:qpah=P]",
-       "Draine & Li (2007) Milky Way: PAHs (neutral + ionized), graphite, silicate (DustEM files)"},
-      {"dustem:FILE",
-       "any DustEM GRAIN_*.DAT file with its Q_, C_ and MIX_ files in the data folder"}};
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const auto& m : registry()) names.emplace_back(m.usage, m.description);
+  names.emplace_back(
+      "dustem:FILE",
+      "any DustEM GRAIN_*.DAT file with its Q_, C_ and MIX_ files in the data folder");
+  return names;
 }
 
 DustModel load_dust_model(const std::string& spec, const std::string& data_dir) {
@@ -140,7 +224,9 @@ DustModel load_dust_model(const std::string& spec, const std::string& data_dir) 
     parameters[item.substr(0, eq)] = v;
     start = comma + 1;
   }
-  if (name == "dl07") return load_dl07(spec, parameters, data_dir);
+  for (const auto& m : registry())
+    for (const auto& n : m.names)
+      if (n == name) return m.load(spec, parameters, data_dir);
   std::string known;
   for (const auto& m : dust_model_names()) known += (known.empty() ? "" : ", ") + m.first;
   kosmos::Impl::require(false, where, "unknown dust model '", name, "' (known: ", known, ")");

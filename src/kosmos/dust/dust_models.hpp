@@ -9,6 +9,15 @@
 //                        the PAH mass fraction by scaling the two PAH populations (default: the
 //                        file's 4.73 %; DL07 refit the larger grains for each q_PAH, Kosmos keeps
 //                        them).
+//   themis (alias j13)   THEMIS, the diffuse-ISM dust of Jones et al. (2013, 2017) as DustEM
+//                        distributes it (GRAIN_J13.DAT): a-C(:H) nano-grains (power law a^-5 with
+//                        an exponential cut-off above 10 nm, CM20), larger a-C(:H) and the two
+//                        a-Sil/Fe silicates (pyroxene and olivine types with metallic Fe
+//                        inclusions; log-normals), M_dust/M_H = 7.43e-3.
+//   zda04 (aliases      Zubko, Dwek & Arendt (2004, ApJS 152, 211) BARE-GR-S: PAHs (3.5-50 A, half
+//   zubko04, bare-gr-s) neutral, half ionized), graphite (to 0.33 micron) and silicate (to 0.37
+//                        micron) with ZDA04's analytic size distributions (zda_dn_da), on the
+//                        DustEM Draine tables of dl07 (Q_/C_PAH0_DL07, PAH1_DL07, Gra, aSil).
 //   dustem:FILE          any GRAIN_*.DAT in the data folder (or a path) whose Q_, C_ and MIX_ files
 //                        are there too.
 #pragma once

@@ -21,6 +21,7 @@ namespace dust {
 //   plaw: alpha               dn/da ~ a^alpha
 //   -ed:  a_t, a_c, gamma     times exp(-((a - a_t)/a_c)^gamma) for a >= a_t
 //   -cv:  a_u, zeta, eta      times (1 + |zeta| (a/a_u)^eta)^sign(zeta)
+//   zda:  ZDA04's 15 coefficients (zda_dn_da below; populations built in code only)
 struct DustemPopulation {
   std::string type, keywords;
   int sizes = 0;
@@ -39,6 +40,17 @@ DustemGrainFile read_dustem_grain_file(const std::string& path);
 // population's shape times the trapezoid weight in ln a, normalized so that their mass is
 // mass_per_h_mass x the proton mass, as DustEM does (DM_inout.f90).
 SizeDistribution dustem_population_sizes(const DustemPopulation& population);
+
+// The analytic size distribution of Zubko, Dwek & Arendt (2004, ApJS 152, 211), dn/da per micron
+// per H nucleus at radius a (micron), from its 15 coefficients in ZDA04's order
+// (A, c0, b0, a1, b1, m1, a2, b2, m2, a3, b3, m3, a4, b4, m4):
+//   A 10^(c0 + b0 log a - b1 |log(a/a1)|^m1 - b2 |log(a/a2)|^m2 - b3 |a - a3|^m3 - b4 |a - a4|^m4).
+// A population whose keywords contain "zda" (built in code, e.g. the zda04 model; DustEM's files
+// have no such keyword) takes this shape with these coefficients as its parameters.
+double zda_dn_da(const std::vector<double>& coefficients, double a_micron);
+// Its dust mass per H mass over [a_min, a_max] at the population's density (the integral of the
+// absolute distribution, to set mass_per_h_mass).
+double zda_mass_per_h_mass(const DustemPopulation& population);
 
 // Q_abs of a Q_*.DAT file on the wavelengths of LAMBDA.DAT (micron), as a DraineTable (radii and
 // wavelengths ascending) for absorption_cross_section.
