@@ -4,7 +4,10 @@
 // photometry as a prior) recovers the planet.
 #include <kosmos/core/error.hpp>
 #include <kosmos/kepler/celerite.hpp>
+#include <kosmos/kepler/impl/noise_model.hpp>
 #include <kosmos/kepler/search.hpp>
+
+#include "dense_gp_reference.hpp"
 
 #include <gtest/gtest.h>
 
@@ -85,6 +88,89 @@ TEST(KeplerGPSearch, RotationKernelRecoversThePlanetThatWhiteNoiseMisses) {
   EXPECT_NEAR(P.median, planet.P, 0.05);
   EXPECT_NEAR(K.median, planet.K, 4 * 0.5 * (K.upper - K.lower));
   EXPECT_TRUE(gp.get("gp_Q0").fixed);
+}
+
+// The search's likelihood (the seam every stage uses) with activity regressors, white noise and
+// gp-sho: ln L of one parameter row against an independent reference, the residuals
+// v - gamma - dvdt t - K cos(M) - sum_i c_i (x_i - mean x_i) (a circular orbit) in long double,
+// with the diagonal variances (white) or the closed-form SHO covariance by a dense Cholesky (GP).
+TEST(KeplerGPSearch, ActivityRegressorsInTheSearchLikelihoodMatchReference) {
+  using namespace kosmos::kepler;
+  using LD = long double;
+  const int n = 50;
+  const double epoch = 2458000.0;
+  std::mt19937_64 rng(77);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  RVData data;
+  data.path = "activity star";
+  data.instrument_names = {"A"};
+  data.columns = {{"SValue", {}}, {"FWHM", {}}};
+  for (int k = 0; k < n; ++k) data.time.push_back(epoch - 50 + 100 * u(rng));
+  std::sort(data.time.begin(), data.time.end());
+  for (int k = 0; k < n; ++k) {
+    data.velocity.push_back(20 * (u(rng) - 0.5));
+    data.sigma.push_back(1 + u(rng));
+    data.instrument.push_back(0);
+    data.columns[0].values.push_back(0.4 + 0.1 * u(rng));
+    data.columns[1].values.push_back(7 + u(rng));
+  }
+  const double P = 7.3, K = 5, M0 = 0.7, gamma = 1.2, jitter = 0.8, dvdt = 0.01;
+  const double coefficients[2] = {80, -4}, gp[3] = {3, 12, 30};
+  LD mean[2] = {0, 0};
+  for (int k = 0; k < n; ++k)
+    for (int i = 0; i < 2; ++i)
+      mean[i] += LD(data.columns[std::size_t(i)].values[std::size_t(k)]) / n;
+  std::vector<double> r(static_cast<std::size_t>(n)), var(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    const LD dt = LD(data.time[std::size_t(k)]) - epoch;
+    LD model =
+        gamma + dvdt * dt + K * cosl(2 * 3.14159265358979323846264338327950288L * dt / P + M0);
+    for (int i = 0; i < 2; ++i)
+      model +=
+          coefficients[i] * (LD(data.columns[std::size_t(i)].values[std::size_t(k)]) - mean[i]);
+    r[std::size_t(k)] = double(LD(data.velocity[std::size_t(k)]) - model);
+    var[std::size_t(k)] = data.sigma[std::size_t(k)] * data.sigma[std::size_t(k)] + jitter * jitter;
+  }
+  for (const std::string noise : {"white", "gp-sho"}) {
+    SearchOptions o;
+    o.noise = noise;
+    o.activity = {"svalue", "fwhm"};  // case-insensitive
+    o.epoch = epoch;
+    const auto extra = Impl::extra_parameters(data, o);
+    const Impl::Model model(Impl::ParamLayout{1, 1, 1}, Impl::PriorBounds{0, 10, 100, 0.9, 10},
+                            epoch, {}, extra);
+    ASSERT_EQ(model.L.n_act, 2);
+    EXPECT_EQ(model.noise_names[std::size_t(model.L.n_noise)], "c_SValue");
+    std::vector<double> x(std::size_t(model.L.dim()), 0.0);
+    model.set_orbit(x.data(), 0, Orbit{P, K, 0, 0, M0});
+    x[std::size_t(model.L.gamma(0))] = gamma;
+    x[std::size_t(model.L.jitter(0))] = jitter;
+    x[std::size_t(model.L.trend(0))] = dvdt;
+    for (int i = 0; i < model.L.n_noise; ++i) x[std::size_t(model.L.noise(i))] = std::log(gp[i]);
+    for (int i = 0; i < 2; ++i) x[std::size_t(model.L.activity(i))] = coefficients[i];
+    auto lik = Impl::make_likelihood(Impl::HostObservations(data, epoch, o.activity), model, o);
+    std::vector<double> logpost, loglike;
+    lik->evaluate(x, 1, logpost, &loglike);
+    double expected = 0;
+    if (noise == "white") {
+      LD sum = 0;
+      for (int k = 0; k < n; ++k)
+        sum += LD(r[std::size_t(k)]) * r[std::size_t(k)] / var[std::size_t(k)] +
+               logl(2 * 3.14159265358979323846264338327950288L * var[std::size_t(k)]);
+      expected = double(-0.5L * sum);
+    } else {
+      std::vector<double> C(std::size_t(n * n));
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          C[std::size_t(i * n + j)] =
+              kosmos_test::sho_sigma_rho_tau(
+                  gp[0], gp[1], gp[2],
+                  std::fabs(data.time[std::size_t(i)] - data.time[std::size_t(j)])) +
+              (i == j ? var[std::size_t(i)] : 0.0);
+      expected = kosmos_test::dense_log_likelihood(C, r);
+    }
+    EXPECT_NEAR(loglike[0], expected, 1e-9 * std::fabs(expected)) << noise;
+  }
 }
 
 TEST(KeplerGPSearch, UnknownNoiseModelIsNamed) {

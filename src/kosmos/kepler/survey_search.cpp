@@ -21,7 +21,8 @@ namespace kosmos {
 namespace kepler {
 namespace Impl {
 bool batched_search_supports(const SearchOptions& opt) {
-  if (opt.noise != "white") return false;
+  // its residual, periodogram and start kernels know neither GP noise nor activity regressors
+  if (opt.noise != "white" || !opt.activity.empty()) return false;
   for (const auto& p : opt.priors) {
     const auto underscore = p.parameter.rfind('_');
     const std::string base = p.parameter.substr(0, underscore);
@@ -152,7 +153,7 @@ class BatchedSearch {
     std::vector<StarFit*> pointers;
     for (auto& fit : fits) pointers.push_back(&fit);
     std::vector<int> begin, count;
-    return concatenate(pointers, begin, count);
+    return concatenate(pointers, begin, count, {});  // no activity (batched_search_supports)
   }
 
   static constexpr bool on_host =
@@ -786,7 +787,7 @@ class BatchedSearch {
       fit.evaluations += evaluations_ / n_stars_;  // the shared launches, evenly
       const auto& optima = optimum_of_count_[std::size_t(s)];
       const int count = opt_.min_planets >= 0 ? compare_planet_counts(
-                                                    HostObservations(*fit.data, fit.epoch),
+                                                    HostObservations(*fit.data, fit.epoch, {}),
                                                     [&](int c) { return model_for(s, c); }, optima,
                                                     opt_, result, fit.evaluations)
                                               : opt_.planets;

@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -25,19 +26,41 @@ namespace kepler {
 namespace Impl {
 // Observations on the host, each star's times about its own epoch (the survey concatenates
 // several stars).
+// The indicator columns of d that `names` pick (case-insensitive), each less its mean,
+// n_obs x names.size() row-major; kosmos::invalid_input naming the column when d has none of
+// that name, or "path:line" when a value of it is missing or not finite.
+std::vector<double> centred_activity(const RVData& d, const std::vector<std::string>& names);
+
+// activity: the activity indicators SearchOptions::activity names, each less its mean over the
+// star's observations, n_act per observation (row-major).
 struct HostObservations {
-  std::vector<double> t, v, sigma;
+  std::vector<double> t, v, sigma, activity;
   std::vector<int> inst;
-  int n_inst = 1;
+  int n_inst = 1, n_act = 0;
   double epoch = 0;
   HostObservations() = default;
-  HostObservations(const RVData& d, double ep)
+  HostObservations(const RVData& d, double ep, const std::vector<std::string>& indicators)
       : t(d.time),
         v(d.velocity),
         sigma(d.sigma),
+        activity(centred_activity(d, indicators)),
         inst(d.instrument),
         n_inst(d.n_instruments()),
+        n_act(int(indicators.size())),
         epoch(ep) {}
+  // Appends star d's observations (times about `ep`; the survey and tempering layouts).
+  void append(const RVData& d, double ep, const std::vector<std::string>& indicators) {
+    const auto a = centred_activity(d, indicators);
+    activity.insert(activity.end(), a.begin(), a.end());
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      t.push_back(d.time[k] - ep);
+      v.push_back(d.velocity[k]);
+      sigma.push_back(d.sigma[k]);
+      inst.push_back(d.instrument[k]);
+    }
+    n_inst = std::max(n_inst, d.n_instruments());
+    n_act = int(indicators.size());
+  }
 };
 constexpr double kTwoPi = 6.283185307179586476925;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
@@ -53,11 +76,24 @@ struct BoundPrior {
 // A hyper-parameter of the noise model: its name (prior and column name), whether it is sampled
 // as its natural logarithm, the base prior's bounds and the starting value, both in the sampled
 // variable.
+// An activity coefficient (activity: true) is one too, sampled as itself, after the
+// hyper-parameters.
 struct HyperParameter {
   std::string name;
   bool log = true;
   double lower = 0, upper = 0, start = 0;
+  bool activity = false;
 };
+
+// One coefficient c_<name> per activity indicator of opt.activity: uniform in [-C, C] with
+// C = 10 R / (the indicator's range), R the range of the velocities plus 10 x the largest sigma
+// (an activity signal up to ten times the velocities' spread); starting at the weighted
+// least-squares fit of the velocities less each instrument's weighted mean on the indicators.
+std::vector<HyperParameter> activity_parameters(const RVData& d, const SearchOptions& opt);
+
+// The parameters after the trend: the noise model's hyper-parameters, then the activity
+// coefficients.
+std::vector<HyperParameter> extra_parameters(const RVData& d, const SearchOptions& opt);
 
 // A draw of a user prior's own distribution (tgauss: clamped into its range; fixed: its value)
 // from u (uniform in [0, 1)) and gauss (standard normal) on rng.
@@ -75,19 +111,21 @@ std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
 struct Model : ModelSpec {
   std::vector<PriorTerm> terms;          // those on parameters of this model
   std::vector<double> fixed;             // per vector entry: the fixed value, or NaN when free
-  std::vector<std::string> noise_names;  // of the noise model's hyper-parameters
+  std::vector<std::string> noise_names;  // of the extra parameters (noise, then activity)
 
-  // layout.n_noise is taken from `noise`.
+  // layout.n_noise and n_act are taken from `noise` (the extra parameters, extra_parameters()).
   Model(const ParamLayout& layout, const PriorBounds& b, double ep,
         const std::vector<BoundPrior>& all, const std::vector<HyperParameter>& noise = {}) {
     L = layout;
-    L.n_noise = int(noise.size());
+    L.n_act = int(std::count_if(noise.begin(), noise.end(),
+                                [](const HyperParameter& h) { return h.activity; }));
+    L.n_noise = int(noise.size()) - L.n_act;
     fixed.assign(std::size_t(L.dim()), std::numeric_limits<double>::quiet_NaN());
-    for (int i = 0; i < kMaxNoise; ++i) {
+    for (int i = 0; i < kMaxExtra; ++i) {
       noise_lower[i] = noise_upper[i] = 0;
       noise_log[i] = false;
     }
-    for (int i = 0; i < L.n_noise; ++i) {
+    for (int i = 0; i < L.n_extra(); ++i) {
       const HyperParameter& h = noise[std::size_t(i)];
       noise_lower[i] = h.lower;
       noise_upper[i] = h.upper;
