@@ -156,7 +156,7 @@ TEST(KeplerSearch, ActivityRegressorRecoversTheCoefficient) {
   const double epoch = 2456000.0, c = 150;
   const Orbit truth{23.7, 9.0, 0.0, 0.0, 1.2};
   auto active = [&](unsigned seed) {
-    RVData data = synthetic({truth}, epoch, 0.0, 0.0, 90, seed);
+    RVData data = synthetic({truth}, epoch, 0.0, 0.0, 60, seed);
     std::mt19937_64 rng(seed + 1);
     std::normal_distribution<double> g(0.0, 1.0);
     data.columns = {{"svalue", {}}};
@@ -171,6 +171,10 @@ TEST(KeplerSearch, ActivityRegressorRecoversTheCoefficient) {
   const RVData data = active(11);
   auto options = small_budget(epoch);
   options.planets = 1;
+  options.chains = 24;
+  options.burn = options.steps = 150;
+  options.optimizer_generations = 40;
+  options.random_candidates = 512;
   options.priors.push_back(parse_prior("e_b fixed 0", "test"));
   const auto plain = search(data, options);
   options.activity = {"svalue"};
