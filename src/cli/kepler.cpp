@@ -280,6 +280,9 @@ int run_rv(const std::vector<std::string>& args) {
                  "at most 4) as linear regressors: v += c_NAME (NAME - mean), one coefficient "
                  "per indicator, uniform prior (see the kepler README)",
                  "", true);
+  options.flag("activity-per-instrument",
+               "one --activity coefficient per indicator and instrument (c_NAME_INSTRUMENT), each "
+               "indicator centred per instrument");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
   options.option("precision", "P", "likelihood precision: double, mixed, or auto (mixed on GPUs)",
                  "auto");
@@ -399,6 +402,7 @@ int run_rv(const std::vector<std::string>& args) {
       start = comma + 1;
     }
   }
+  so.activity_per_instrument = options.is_set("activity-per-instrument");
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");

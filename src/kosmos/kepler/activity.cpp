@@ -35,16 +35,24 @@ const RVColumn& indicator_column(const RVData& d, const std::string& name) {
 }
 }  // namespace
 
-std::vector<double> centred_activity(const RVData& d, const std::vector<std::string>& names) {
-  kosmos::Impl::require(names.size() <= std::size_t(kMaxActivity), kWhere, names.size(),
-                        " activity indicators, at most ", kMaxActivity);
-  const std::size_t n = d.size(), m = names.size();
-  std::vector<double> out(n * m);
-  for (std::size_t i = 0; i < m; ++i) {
-    const RVColumn& c = indicator_column(d, names[i]);
+int activity_columns(const RVData& d, const SearchOptions& opt) {
+  return int(opt.activity.size()) * (opt.activity_per_instrument ? d.n_instruments() : 1);
+}
+
+std::vector<double> centred_activity(const RVData& d, const SearchOptions& opt) {
+  const std::size_t n = d.size(), m = std::size_t(activity_columns(d, opt));
+  kosmos::Impl::require(m <= std::size_t(kMaxActivity), kWhere, d.path, ": ", m,
+                        " activity coefficients, at most ", kMaxActivity);
+  const std::size_t groups = opt.activity_per_instrument ? std::size_t(d.n_instruments()) : 1;
+  std::vector<double> out(n * m, 0.0);
+  for (std::size_t i = 0; i < opt.activity.size(); ++i) {
+    const RVColumn& c = indicator_column(d, opt.activity[i]);
     kosmos::Impl::require(c.values.size() == n, kWhere, d.path, ": activity indicator '", c.name,
                           "' has ", c.values.size(), " values for ", n, " observations");
-    double mean = 0;
+    std::vector<double> sum(groups, 0.0), count(groups, 0.0);
+    auto group = [&](std::size_t k) {
+      return opt.activity_per_instrument ? std::size_t(d.instrument[k]) : 0;
+    };
     for (std::size_t k = 0; k < n; ++k) {
       if (!std::isfinite(c.values[k])) {
         const bool known = k < d.line.size() && d.line[k] > 0;
@@ -53,17 +61,19 @@ std::vector<double> centred_activity(const RVData& d, const std::vector<std::str
             ": activity indicator '", c.name, "' of observation ", k, " (time ", d.time[k],
             ") is missing or not a finite number"));
       }
-      mean += c.values[k] / double(n);
+      sum[group(k)] += c.values[k];
+      count[group(k)] += 1;
     }
-    for (std::size_t k = 0; k < n; ++k) out[k * m + i] = c.values[k] - mean;
+    for (std::size_t k = 0; k < n; ++k)
+      out[k * m + i * groups + group(k)] = c.values[k] - sum[group(k)] / count[group(k)];
   }
   return out;
 }
 
 std::vector<HyperParameter> activity_parameters(const RVData& d, const SearchOptions& opt) {
-  const std::size_t n = d.size(), m = opt.activity.size();
+  const std::size_t n = d.size(), m = std::size_t(activity_columns(d, opt));
   if (m == 0) return {};
-  const std::vector<double> a = centred_activity(d, opt.activity);
+  const std::vector<double> a = centred_activity(d, opt);
   // Velocities less each instrument's weighted mean, weights 1 / sigma^2.
   std::vector<double> sw(std::size_t(d.n_instruments()), 0.0), swv(sw);
   double v_min = d.velocity[0], v_max = v_min, s_max = 0;
@@ -115,7 +125,9 @@ std::vector<HyperParameter> activity_parameters(const RVData& d, const SearchOpt
       lo = std::min(lo, a[k * m + i]);
       hi = std::max(hi, a[k * m + i]);
     }
-    const std::string& name = indicator_column(d, opt.activity[i]).name;
+    const std::size_t groups = opt.activity_per_instrument ? std::size_t(d.n_instruments()) : 1;
+    std::string name = indicator_column(d, opt.activity[i / groups]).name;
+    if (opt.activity_per_instrument) name += "_" + d.instrument_names[i % groups];
     kosmos::Impl::require(hi > lo, kWhere, d.path, ": activity indicator '", name,
                           "' is constant: its coefficient is not defined by the data");
     const double bound = 10 * spread / (hi - lo);

@@ -187,7 +187,7 @@ TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const Evi
   for (int k = 0; k < T; ++k) {
     begin.push_back(int(obs.t.size()));
     count.push_back(int(data.size()));
-    obs.append(data, epoch, opt.activity);
+    obs.append(data, epoch, opt);
   }
   auto lik = make_likelihood(obs, std::vector<Model>(std::size_t(T), model), begin, count, opt);
   lik->swap_temperatures = true;

@@ -22,6 +22,7 @@ class BatchLikelihood : public Likelihood {
         count_(std::move(count)),
         evaluator_(Space(), observations(obs), options) {
     for (const auto& m : models_) n_inst_ = std::max(n_inst_, m.L.n_inst);
+    n_act_ = obs.n_act;  // the widest star's regressors (the others' padded with zeros)
   }
 
   static Observations<Space> observations(const HostObservations& obs) {
@@ -87,7 +88,7 @@ class BatchLikelihood : public Likelihood {
     const ParamLayout& L0 = models_.front().L;
     Buffers& b = buffers_[rows];
     if (b.models.n_systems() != n) {
-      b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend, L0.n_act);
+      b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend, n_act_);
       if (n_stars > 1) b.models.enable_observation_ranges();
       b.host = ModelsHostMirror<Precision, Space>(b.models);
       b.chi2 = Kokkos::View<double*, Space>("kosmos::kepler::search::chi2", n);
@@ -108,7 +109,7 @@ class BatchLikelihood : public Likelihood {
   };
   std::vector<Model> models_;
   std::vector<int> begin_, count_;
-  int n_inst_ = 0;
+  int n_inst_ = 0, n_act_ = 0;
   Chi2Evaluator<Precision, Space> evaluator_;
   std::map<int, Buffers> buffers_;
   std::vector<double> prior_;

@@ -95,7 +95,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
         "0 <= jitter <= jitter_max)");
   }
   if (checks_only) return;
-  const HostObservations obs(data, epoch, opt.activity);
+  const HostObservations obs(data, epoch, opt);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> gauss(0.0, 1.0);
   SearchResult& result = fit.result;
@@ -171,7 +171,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       for (int j = 0; j < p; ++j)
         model += radial_velocity(mo.orbit(current.data(), j), data.time[k], epoch);
       for (int i = 0; i < Lo.n_act; ++i)
-        model += current[Lo.activity(i)] * obs.activity[k * std::size_t(Lo.n_act) + i];
+        model += current[Lo.activity(i)] * obs.activity[k * std::size_t(obs.n_act) + i];
       const double s = current[Lo.jitter(data.instrument[k])];
       t[k] = dt;
       y[k] = data.velocity[k] - model;
@@ -302,7 +302,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   StarFit fit;
   fit.data = &data;
   optimize_star(fit, opt, rng, progress);
-  const HostObservations obs(data, fit.epoch, opt.activity);
+  const HostObservations obs(data, fit.epoch, opt);
   auto lik = make_likelihood(obs, *fit.model, opt);
   sample_stars({&fit}, *lik, opt, rng, progress);
   fit.evaluations += lik->evaluations;

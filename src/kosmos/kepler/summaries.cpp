@@ -122,7 +122,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   const auto& kept = fit.kept;
   std::unique_ptr<Likelihood> lik;
   if (refine || L.n_noise > 0)
-    lik = make_likelihood(HostObservations(data, epoch, opt.activity), model, opt);
+    lik = make_likelihood(HostObservations(data, epoch, opt), model, opt);
   result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
   double map_loglike = fit.start_lnlike;
   {

@@ -17,13 +17,13 @@ namespace Impl {
 // The DE-MCMC of many prepared stars of one planet count in shared launches, then each star's
 // summaries (left in the fits' results).
 HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
-                             std::vector<int>& count, const std::vector<std::string>& indicators) {
+                             std::vector<int>& count, const SearchOptions& opt) {
   HostObservations obs;
   for (const StarFit* fit : fits) {
     const RVData& d = *fit->data;
     begin.push_back(int(obs.t.size()));
     count.push_back(int(d.size()));
-    obs.append(d, fit->epoch, indicators);  // each star about its own epoch
+    obs.append(d, fit->epoch, opt);  // each star about its own epoch
   }
   return obs;
 }
@@ -38,7 +38,7 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                           "every star needs the same planet count (", fit->data->path, ")");
     models.push_back(*fit->model);
   }
-  const HostObservations obs = concatenate(fits, begin, count, opt.activity);
+  const HostObservations obs = concatenate(fits, begin, count, opt);
   auto lik = make_likelihood(obs, models, begin, count, opt);
   sample_stars(fits, *lik, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());

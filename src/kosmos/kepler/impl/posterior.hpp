@@ -17,7 +17,7 @@ constexpr int kMaxPlanets = 8;
 // Hyper-parameters of the noise model (impl/noise_model.hpp), at most.
 constexpr int kMaxNoise = 12;
 // Activity-indicator coefficients (SearchOptions::activity), at most.
-constexpr int kMaxActivity = 4;
+constexpr int kMaxActivity = 8;
 // Parameters after the trend (hyper-parameters, then activity coefficients), at most.
 constexpr int kMaxExtra = kMaxNoise + kMaxActivity;
 

@@ -26,40 +26,52 @@ namespace kepler {
 namespace Impl {
 // Observations on the host, each star's times about its own epoch (the survey concatenates
 // several stars).
-// The indicator columns of d that `names` pick (case-insensitive), each less its mean,
-// n_obs x names.size() row-major; kosmos::invalid_input naming the column when d has none of
-// that name, or "path:line" when a value of it is missing or not finite.
-std::vector<double> centred_activity(const RVData& d, const std::vector<std::string>& names);
+// The regressors of opt.activity for star d, n_obs x activity_columns(d, opt) row-major: each
+// indicator column of d that opt.activity names (case-insensitive) less its mean; with
+// opt.activity_per_instrument one column per (indicator, instrument), indicator-major, less the
+// instrument's mean and 0 at the other instruments' observations. kosmos::invalid_input naming
+// the column when d has none of that name, or "path:line" when a value is missing or not finite.
+std::vector<double> centred_activity(const RVData& d, const SearchOptions& opt);
+int activity_columns(const RVData& d, const SearchOptions& opt);
 
-// activity: the activity indicators SearchOptions::activity names, each less its mean over the
-// star's observations, n_act per observation (row-major).
+// activity: the regressors of SearchOptions::activity (centred_activity), n_act per observation
+// (row-major; stars with fewer columns padded with zeros).
 struct HostObservations {
   std::vector<double> t, v, sigma, activity;
   std::vector<int> inst;
   int n_inst = 1, n_act = 0;
   double epoch = 0;
   HostObservations() = default;
-  HostObservations(const RVData& d, double ep, const std::vector<std::string>& indicators)
+  HostObservations(const RVData& d, double ep, const SearchOptions& opt)
       : t(d.time),
         v(d.velocity),
         sigma(d.sigma),
-        activity(centred_activity(d, indicators)),
+        activity(centred_activity(d, opt)),
         inst(d.instrument),
         n_inst(d.n_instruments()),
-        n_act(int(indicators.size())),
+        n_act(activity_columns(d, opt)),
         epoch(ep) {}
   // Appends star d's observations (times about `ep`; the survey and tempering layouts).
-  void append(const RVData& d, double ep, const std::vector<std::string>& indicators) {
-    const auto a = centred_activity(d, indicators);
-    activity.insert(activity.end(), a.begin(), a.end());
+  void append(const RVData& d, double ep, const SearchOptions& opt) {
+    const auto a = centred_activity(d, opt);
+    const int m = activity_columns(d, opt), width = std::max(n_act, m);
+    if (width > n_act) {  // widen the rows already there
+      std::vector<double> wide(t.size() * std::size_t(width), 0.0);
+      for (std::size_t k = 0; k < t.size(); ++k)
+        for (int i = 0; i < n_act; ++i)
+          wide[k * std::size_t(width) + std::size_t(i)] = activity[k * std::size_t(n_act) + i];
+      activity = std::move(wide);
+    }
     for (std::size_t k = 0; k < d.size(); ++k) {
       t.push_back(d.time[k] - ep);
       v.push_back(d.velocity[k]);
       sigma.push_back(d.sigma[k]);
       inst.push_back(d.instrument[k]);
+      for (int i = 0; i < width; ++i)
+        activity.push_back(i < m ? a[k * std::size_t(m) + std::size_t(i)] : 0.0);
     }
     n_inst = std::max(n_inst, d.n_instruments());
-    n_act = int(indicators.size());
+    n_act = width;
   }
 };
 constexpr double kTwoPi = 6.283185307179586476925;
@@ -85,10 +97,11 @@ struct HyperParameter {
   bool activity = false;
 };
 
-// One coefficient c_<name> per activity indicator of opt.activity: uniform in [-C, C] with
-// C = 10 R / (the indicator's range), R the range of the velocities plus 10 x the largest sigma
-// (an activity signal up to ten times the velocities' spread); starting at the weighted
-// least-squares fit of the velocities less each instrument's weighted mean on the indicators.
+// One coefficient c_<name> per activity indicator of opt.activity (c_<name>_<instrument> per
+// instrument with opt.activity_per_instrument): uniform in [-C, C] with C = 10 R / (the
+// regressor's range), R the range of the velocities plus 10 x the largest sigma (an activity
+// signal up to ten times the velocities' spread); starting at the weighted least-squares fit of
+// the velocities less each instrument's weighted mean on the regressors.
 std::vector<HyperParameter> activity_parameters(const RVData& d, const SearchOptions& opt);
 
 // The parameters after the trend: the noise model's hyper-parameters, then the activity
