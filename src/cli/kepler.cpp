@@ -308,6 +308,14 @@ int run_rv(const std::vector<std::string>& args) {
                  "noise model: " + noise_names +
                      " (white: jitter per instrument; see the kepler README for the GP models)",
                  "white");
+  options.option("activity", "NAME[,NAME]",
+                 "activity indicators (data columns named in the header, e.g. fwhm,bis,svalue; "
+                 "at most 4) as linear regressors: v += c_NAME (NAME - mean), one coefficient "
+                 "per indicator, uniform prior (see the kepler README)",
+                 "", true);
+  options.flag("activity-per-instrument",
+               "one --activity coefficient per indicator and instrument (c_NAME_INSTRUMENT), each "
+               "indicator centred per instrument");
   options.option("epoch", "TIME", "reference time of M0 (0: middle of the data)", "0");
   options.option(
       "mpi-chunk", "N",
@@ -420,6 +428,19 @@ int run_rv(const std::vector<std::string>& args) {
                                    options.str("jitter-max") +
                                    ": need K and jitter bounds > 0 and 0 < e-max < 1");
   so.noise = options.str("noise");
+  if (options.has("activity") && !options.str("activity").empty()) {
+    std::string list = options.str("activity");
+    for (std::size_t start = 0; start <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      const std::string name = list.substr(start, comma - start);
+      if (name.empty())
+        throw kosmos::cli::usage_error("--activity '" + list +
+                                       "': expected column names separated by commas");
+      so.activity.push_back(name);
+      start = comma + 1;
+    }
+  }
+  so.activity_per_instrument = options.is_set("activity-per-instrument");
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");
@@ -573,6 +594,13 @@ int run_rv(const std::vector<std::string>& args) {
       print_row(s, s.name == "gp_sigma"                                                ? "m/s"
                    : s.name == "gp_rho" || s.name == "gp_tau" || s.name == "gp_period" ? "d"
                                                                                        : "");
+    }
+  bool activity_header = false;
+  for (const auto& s : r.summary)
+    if (s.name.rfind("c_", 0) == 0) {
+      if (!activity_header) std::cout << "activity indicators (v += c (x - mean x)):\n";
+      activity_header = true;
+      print_row(s, "m/s per unit");
     }
   std::cout << "\nposterior samples (" << r.samples.size() << ") written to " << output << "\n";
   if (options.has("summary") && !options.str("summary").empty()) {

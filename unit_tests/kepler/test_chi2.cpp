@@ -20,6 +20,8 @@ struct HostModels {
   int n_sys = 0, n_pl = 0, n_inst = 0, n_trend = 0;
   std::vector<double> P, K, e, omega, M0, offset, jitter;  // row-major (sys, pl) / (sys, inst)
   std::vector<double> trend;                               // (sys, n_trend): dvdt, curv
+  int n_act = 0;
+  std::vector<double> activity;  // (sys, n_act) coefficients of the activity indicators
 };
 
 // Ford 2009 Table 2: P log-uniform in [2 d, 10 yr), K log-uniform in [1, 500) m/s, e U[0, 0.99),
@@ -48,7 +50,7 @@ HostModels table2_models(int n_sys, int n_pl, int n_inst, bool with_offsets, uns
 
 template <class Precision, class Space>
 kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
-  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst, h.n_trend);
+  kosmos::kepler::Models<Precision, Space> m(h.n_sys, h.n_pl, h.n_inst, h.n_trend, h.n_act);
   kosmos::kepler::ModelsHostMirror<Precision, Space> mirror(m);
   for (int s = 0; s < h.n_sys; ++s) {
     for (int j = 0; j < h.n_pl; ++j) {
@@ -64,6 +66,7 @@ kosmos::kepler::Models<Precision, Space> to_device(const HostModels& h) {
       mirror.jitter(s, j) = h.jitter[s * h.n_inst + j];
     }
     for (int j = 0; j < h.n_trend; ++j) mirror.trend(s, j) = h.trend[s * h.n_trend + j];
+    for (int j = 0; j < h.n_act; ++j) mirror.activity(s, j) = h.activity[s * h.n_act + j];
   }
   mirror.copy_to(m);
   return m;
@@ -87,9 +90,10 @@ LD kepler_ld(LD M, LD e) {
   return kosmos_test::solve_reference(M, e);
 }
 
-// Reference chi^2 and ln L of system s, true-anomaly form, long double throughout.
+// Reference chi^2 and ln L of system s, true-anomaly form, long double throughout; indicators:
+// m.n_act activity values per observation (row-major).
 void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, double epoch, LD& chi2,
-               LD& loglike) {
+               LD& loglike, const std::vector<double>& indicators = {}) {
   chi2 = 0;
   LD logs = 0;
   for (std::size_t k = 0; k < d.size(); ++k) {
@@ -104,6 +108,8 @@ void reference(const HostModels& m, int s, const kosmos::kepler::RVData& d, doub
     }
     const LD dt = LD(d.time[k]) - LD(epoch);
     for (int j = 0; j < m.n_trend; ++j) model += LD(m.trend[s * m.n_trend + j]) * powl(dt, j + 1);
+    for (int j = 0; j < m.n_act; ++j)
+      model += LD(m.activity[s * m.n_act + j]) * LD(indicators[k * m.n_act + j]);
     const int inst = d.instrument[k];
     const LD jit = m.jitter[s * m.n_inst + inst];
     const LD var = LD(d.sigma[k]) * d.sigma[k] + jit * jit;
@@ -213,6 +219,56 @@ void check_trend_against_reference() {
 }
 TYPED_TEST(KeplerChi2Test, TrendsAndZeroPlanetsMatchReference) {
   check_trend_against_reference<TypeParam>();
+}
+
+// Activity indicators as regressors (v += sum_i c_i x_i), with a trend and 2 planets, both
+// layouts, against the long-double reference; coefficients without indicators are refused.
+template <class Space>
+void check_activity_against_reference() {
+  using namespace kosmos::kepler;
+  const auto data = hd164922();
+  const double epoch = data.mid_time();
+  auto obs = observations<Space>(data, epoch);
+  const int n_sys = 12, n_act = 3;
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> indicators;  // an S-index-, a FWHM- and a BIS-like column
+  for (std::size_t k = 0; k < data.size(); ++k)
+    indicators.insert(indicators.end(), {0.02 * std::sin(0.05 * data.time[k]) + 0.005 * u(rng),
+                                         0.3 * u(rng), 8 * u(rng)});
+  obs.set_activity(indicators, n_act);
+  HostModels h = table2_models(n_sys, 2, data.n_instruments(), true, 43);
+  h.n_trend = 1;
+  h.n_act = n_act;
+  for (int s = 0; s < n_sys; ++s) {
+    h.trend.push_back(1e-3 * u(rng));
+    h.activity.insert(h.activity.end(), {400 * u(rng), 20 * u(rng), 2 * u(rng)});
+  }
+  const auto models = to_device<Double, Space>(h);
+  Kokkos::View<double*, Space> chi2("chi2", n_sys), ll("ll", n_sys);
+  for (auto layout : {Chi2Layout::fused, Chi2Layout::separate}) {
+    Chi2Options options;
+    options.layout = layout;
+    Chi2Evaluator<Double, Space>(Space(), obs, options).evaluate(models, chi2, ll);
+    auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chi2);
+    auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ll);
+    for (int s = 0; s < n_sys; ++s) {
+      LD rc, rl;
+      reference(h, s, data, epoch, rc, rl, indicators);
+      EXPECT_LE(std::fabs(double((hc(s) - rc) / rc)), 1e-9) << layout_name(layout) << " " << s;
+      EXPECT_LE(std::fabs(double((hl(s) - rl) / rl)), 1e-9) << layout_name(layout) << " " << s;
+    }
+  }
+  HostModels without = h;
+  without.n_act = 0;
+  const auto models_without = to_device<Double, Space>(without);
+  Chi2Evaluator<Double, Space> evaluator(Space(), obs);
+  EXPECT_THROW(evaluator.evaluate(models_without, chi2, ll), kosmos::invalid_input);
+  indicators[7] = std::nan("");
+  EXPECT_THROW(obs.set_activity(indicators, n_act), kosmos::invalid_input);
+}
+TYPED_TEST(KeplerChi2Test, ActivityRegressorsMatchReference) {
+  check_activity_against_reference<TypeParam>();
 }
 
 // Survey layout: three "stars" (slices of the HD 164922 set, each with its own epoch and local

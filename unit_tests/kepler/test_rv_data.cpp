@@ -1,11 +1,14 @@
 // RV data files: the bundled HD 164922 set, and malformed / unsorted / empty files.
 #include <kosmos/core/error.hpp>
 #include <kosmos/kepler/rv_data.hpp>
+#include <kosmos/kepler/search.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 namespace {
 
@@ -111,5 +114,50 @@ TEST(KeplerRVData, SortsRowsAndReadsRadVelCsv) {
     EXPECT_EQ(d.n_instruments(), 3) << path;
     std::remove(path.c_str());
   }
+}
+// Columns the header names beyond time, velocity, sigma and instrument are kept (sorted with the
+// rows, with each row's line); an activity indicator that is absent, or missing or not finite in
+// a row, is an error naming the column (and the file and line) before any fitting.
+TEST(KeplerRVData, KeepsNamedColumnsAndNamesBadActivityIndicators) {
+  const auto path = write_temp("kosmos_rv_activity.txt",
+                               "time mnvel errvel svalue bis\n"
+                               "3.0 1.0 1.0 0.3 -4\n"
+                               "1.0 2.0 1.0 0.1 2\n"
+                               "2.0 3.0 1.0 0.2 x\n"
+                               "4.0 1.5 1.0 nan 1\n"
+                               "5.0 2.5 1.0 0.5 3\n"
+                               "6.0 0.5 1.0 0.6 3\n");
+  const auto d = kosmos::kepler::read_rv_file(path);
+  ASSERT_EQ(d.columns.size(), 2u);
+  EXPECT_EQ(d.columns[0].name, "svalue");
+  EXPECT_EQ(d.columns[0].values[0], 0.1);  // time-sorted
+  EXPECT_EQ(d.columns[0].values[2], 0.3);
+  EXPECT_EQ(d.line[0], 3);
+  EXPECT_TRUE(std::isnan(d.columns[1].values[1]));  // 'x'
+  auto error_of = [&](const std::vector<std::string>& activity) {
+    kosmos::kepler::SearchOptions o;
+    o.planets = 0;
+    o.chains = 24;
+    o.activity = activity;
+    try {
+      kosmos::kepler::search(d, o);
+    } catch (const kosmos::invalid_input& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string missing = error_of({"fwhm"});
+  EXPECT_NE(missing.find(path + ": no activity indicator column 'fwhm' (the header names the other "
+                                "columns svalue, bis"),
+            std::string::npos)
+      << missing;
+  const std::string nan = error_of({"svalue"});
+  EXPECT_NE(nan.find(path + ":5: activity indicator 'svalue' of observation 3 (time 4) is missing "
+                            "or not a finite number"),
+            std::string::npos)
+      << nan;
+  const std::string text = error_of({"bis"});
+  EXPECT_NE(text.find(path + ":4: activity indicator 'bis'"), std::string::npos) << text;
+  std::remove(path.c_str());
 }
 }  // namespace

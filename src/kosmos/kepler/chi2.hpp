@@ -108,8 +108,32 @@ class Observations {
     Kokkos::deep_copy(sigma_, hs);
     Kokkos::deep_copy(inst_, hi);
   }
+  // Activity indicators as regressors (Models::activity): n_act values per observation
+  // (row-major, n_obs x n_act), usually each less its mean; finite.
+  void set_activity(const std::vector<double>& values, int n_act) {
+    constexpr const char* where = "kosmos::kepler::Observations::set_activity";
+    const std::size_t n = size();
+    kosmos::Impl::require(n_act >= 0 && values.size() == n * std::size_t(n_act), where,
+                          values.size(), " values for ", n, " observations x ", n_act,
+                          " indicators");
+    activity_ = Kokkos::View<double**, Kokkos::LayoutRight, ExecSpace>("kosmos::kepler::activity",
+                                                                       n, std::size_t(n_act));
+    auto h = Kokkos::create_mirror_view(activity_);
+    for (std::size_t k = 0; k < n; ++k)
+      for (int i = 0; i < n_act; ++i) {
+        const double x = values[k * std::size_t(n_act) + std::size_t(i)];
+        kosmos::Impl::require(std::isfinite(x), where, "activity(", k, ", ", i, ") = ", x,
+                              " is not finite");
+        h(k, i) = x;
+      }
+    Kokkos::deep_copy(activity_, h);
+  }
   std::size_t size() const { return t_.extent(0); }
   int n_instruments() const { return n_instruments_; }
+  int n_activity() const { return int(activity_.extent(1)); }
+  Kokkos::View<const double**, Kokkos::LayoutRight, ExecSpace> activity() const {
+    return activity_;
+  }
   double epoch() const { return epoch_; }
   Kokkos::View<const double*, ExecSpace> time_since_epoch() const { return t_; }
   Kokkos::View<const double*, ExecSpace> velocity() const { return v_; }
@@ -119,6 +143,7 @@ class Observations {
  private:
   Kokkos::View<double*, ExecSpace> t_, v_, sigma_;
   Kokkos::View<int*, ExecSpace> inst_;
+  Kokkos::View<double**, Kokkos::LayoutRight, ExecSpace> activity_;
   int n_instruments_ = 0;
   double epoch_ = 0;
 };
@@ -127,6 +152,8 @@ class Observations {
 // only). P in the phase type, the rest in the real type of Precision. Angles in radians, M0 at
 // the observations' epoch. Optional polynomial trend (RadVel's dvdt, curv) of degree
 // n_trend <= 2 about the epoch: v += trend(s, 0) (t - epoch) + trend(s, 1) (t - epoch)^2.
+// Optional activity coefficients (n_sys, n_act), n_act the observations' n_activity():
+// v += sum_i activity(s, i) x_i(t) with the observations' indicators x_i.
 template <class Precision, class ExecSpace = Kokkos::DefaultExecutionSpace>
 struct Models {
   using Phase = typename Precision::phase_type;
@@ -135,13 +162,14 @@ struct Models {
   Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0;
   Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> offset, jitter;  // (n_sys, n_instruments)
   Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> trend;           // (n_sys, n_trend)
+  Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> activity;        // (n_sys, n_act)
   // Survey layout (fused only): system s uses observations [obs_range(s, 0), + obs_range(s, 1))
   // of a concatenation of many stars' observations, instrument indices local to each star.
   // Empty (the default): every system uses all observations.
   Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace> obs_range;  // (n_sys, 2)
 
   Models() = default;
-  Models(int n_sys, int n_pl, int n_instruments, int n_trend = 0)
+  Models(int n_sys, int n_pl, int n_instruments, int n_trend = 0, int n_act = 0)
       : P("kosmos::kepler::P", n_sys, n_pl),
         K("kosmos::kepler::K", n_sys, n_pl),
         e("kosmos::kepler::e", n_sys, n_pl),
@@ -149,9 +177,11 @@ struct Models {
         M0("kosmos::kepler::M0", n_sys, n_pl),
         offset("kosmos::kepler::offset", n_sys, n_instruments),
         jitter("kosmos::kepler::jitter", n_sys, n_instruments),
-        trend("kosmos::kepler::trend", n_sys, n_trend) {}
+        trend("kosmos::kepler::trend", n_sys, n_trend),
+        activity("kosmos::kepler::activity_coefficients", n_sys, n_act) {}
   int n_systems() const { return int(P.extent(0)); }
   int n_trend() const { return int(trend.extent(1)); }
+  int n_activity() const { return int(activity.extent(1)); }
   bool has_observation_ranges() const { return obs_range.extent(0) > 0; }
   void enable_observation_ranges() {
     obs_range = decltype(obs_range)("kosmos::kepler::obs_range", n_systems(), 2);
@@ -165,7 +195,7 @@ template <class Precision, class ExecSpace>
 struct ModelsHostMirror {
   using Device = Models<Precision, ExecSpace>;
   host_mirror_t<decltype(Device::P)> P;
-  host_mirror_t<decltype(Device::K)> K, e, omega, M0, offset, jitter, trend;
+  host_mirror_t<decltype(Device::K)> K, e, omega, M0, offset, jitter, trend, activity;
   host_mirror_t<decltype(Device::obs_range)> obs_range;
 
   ModelsHostMirror() = default;
@@ -178,6 +208,7 @@ struct ModelsHostMirror {
         offset(Kokkos::create_mirror_view(m.offset)),
         jitter(Kokkos::create_mirror_view(m.jitter)),
         trend(Kokkos::create_mirror_view(m.trend)),
+        activity(Kokkos::create_mirror_view(m.activity)),
         obs_range(Kokkos::create_mirror_view(m.obs_range)) {}
 
   void copy_to(const Device& m) const {
@@ -189,11 +220,25 @@ struct ModelsHostMirror {
     Kokkos::deep_copy(m.offset, offset);
     Kokkos::deep_copy(m.jitter, jitter);
     Kokkos::deep_copy(m.trend, trend);
+    Kokkos::deep_copy(m.activity, activity);
     Kokkos::deep_copy(m.obs_range, obs_range);
   }
 };
 
 namespace Impl {
+// Throws kosmos::invalid_input naming the first non-finite entry (s, j) of a (n_sys, m) View.
+template <class ExecSpace, class View>
+void require_finite_entries(const ExecSpace& space, const char* where, const View& v,
+                            const char* name) {
+  const int m = int(v.extent(1));
+  const auto bad = kosmos::Impl::first_index_where(
+      space, "kosmos::kepler::validate_models", std::int64_t(v.extent(0)) * m,
+      KOKKOS_LAMBDA(std::int64_t i) { return !math::isfinite(v(int(i / m), int(i % m))); });
+  if (bad >= 0)
+    throw invalid_input(
+        kosmos::Impl::concat(where, ": ", name, "(", bad / m, ", ", bad % m, ") is not finite"));
+}
+
 // Throws kosmos::invalid_input naming the first bad parameter.
 template <class ExecSpace, class Precision>
 void validate_models(const ExecSpace& space, const char* where,
@@ -264,16 +309,8 @@ void validate_models(const ExecSpace& space, const char* where,
                                              s, ", ", j, ") = ", q,
                                              ": both must be finite and jitter >= 0"));
   }
-  auto trend = m.trend;
-  const int n_trend = m.n_trend();
-  const auto bad_trend = kosmos::Impl::first_index_where(
-      space, "kosmos::kepler::validate_models", std::int64_t(n_sys) * n_trend,
-      KOKKOS_LAMBDA(std::int64_t i) {
-        return !math::isfinite(trend(int(i / n_trend), int(i % n_trend)));
-      });
-  if (bad_trend >= 0)
-    throw invalid_input(kosmos::Impl::concat(where, ": trend(", bad_trend / n_trend, ", ",
-                                             bad_trend % n_trend, ") is not finite"));
+  require_finite_entries(space, where, m.trend, "trend");
+  require_finite_entries(space, where, m.activity, "activity");
 }
 // Whether system s's observation range leaves [0, n_obs) or is empty. A named functor: the same
 // predicate as a KOKKOS_LAMBDA, instantiated for Kokkos::OpenMP in a CUDA build, crashed in the
@@ -310,7 +347,11 @@ class Chi2Evaluator {
 
   Chi2Evaluator(const ExecSpace& space, const Observations<ExecSpace>& obs,
                 const Chi2Options& options = {})
-      : space_(space), options_(options), n_obs_(int(obs.size())), n_inst_(obs.n_instruments()) {
+      : space_(space),
+        options_(options),
+        n_obs_(int(obs.size())),
+        n_inst_(obs.n_instruments()),
+        n_act_(obs.n_activity()) {
     constexpr const char* where = "kosmos::kepler::Chi2Evaluator";
     kosmos::Impl::require(n_obs_ > 0, where, "no observations (empty data)");
     kosmos::Impl::require(
@@ -326,23 +367,26 @@ class Chi2Evaluator {
     obs_.v = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::v", n_obs_);
     obs_.var = Kokkos::View<Real*, ExecSpace>("kosmos::kepler::var", n_obs_);
     obs_.inst = Kokkos::View<int*, ExecSpace>("kosmos::kepler::instrument", n_obs_);
-    Kokkos::parallel_for(
-        "kosmos::kepler::convert_observations", Kokkos::RangePolicy<ExecSpace>(space, 0, n_obs_),
-        Impl::ConvertObservations<Precision, ExecSpace>{
-            obs_, obs.time_since_epoch(), obs.velocity(), obs.sigma(), obs.instrument()});
+    obs_.activity = Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace>("kosmos::kepler::activity",
+                                                                         n_obs_, n_act_);
+    Kokkos::parallel_for("kosmos::kepler::convert_observations",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, n_obs_),
+                         Impl::ConvertObservations<Precision, ExecSpace>{
+                             obs_, obs.time_since_epoch(), obs.velocity(), obs.sigma(),
+                             obs.instrument(), obs.activity()});
   }
 
   const Chi2Options& options() const { return options_; }
   // True when evaluate() runs the hand-tuned CUDA kernel for models with n_pl planets and a
   // trend of degree n_trend: Kokkos::Cuda, Mixed precision, fused layout, Solver::Markley,
-  // 1 <= n_pl <= 8, no trend, use_cuda_specialization.
+  // 1 <= n_pl <= 8, no trend, no activity indicators, use_cuda_specialization.
   bool uses_cuda_specialization(int n_pl, int n_trend = 0) const {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
     if constexpr (Impl::HasCudaSpecialization<ExecSpace>::value &&
                   std::is_same<Precision, Mixed>::value)
       return options_.layout == Chi2Layout::fused && options_.use_cuda_specialization &&
              options_.solver.solver == Solver::Markley && n_pl >= 1 &&
-             n_pl <= Impl::cuda_max_planets && n_trend == 0;
+             n_pl <= Impl::cuda_max_planets && n_trend == 0 && n_act_ == 0;
 #endif
     (void)n_pl;
     (void)n_trend;
@@ -353,6 +397,9 @@ class Chi2Evaluator {
   }
   int n_instruments() const {
     return n_inst_;
+  }
+  int n_activity() const {
+    return n_act_;
   }
 
   // chi2(n_sys) always; loglike of extent n_sys, or extent 0 to skip it.
@@ -403,6 +450,8 @@ class Chi2Evaluator {
     const std::size_t n_sys = std::size_t(models.n_systems());
     kosmos::Impl::require(models.n_instruments() == n_inst_, where, "models have ",
                           models.n_instruments(), " instruments, the observations ", n_inst_);
+    kosmos::Impl::require(models.n_activity() == n_act_, where, "models have ", models.n_activity(),
+                          " activity coefficients, the observations ", n_act_, " indicators");
     kosmos::Impl::require_extent(where, "chi2", chi2, 0, n_sys);
     kosmos::Impl::require(loglike.extent(0) == 0 || loglike.extent(0) == n_sys, where,
                           "loglike.extent(0) is ", loglike.extent(0), ", expected 0 or ", n_sys);
@@ -495,7 +544,10 @@ class Chi2Evaluator {
                       models.offset,
                       models.jitter,
                       models.trend,
-                      from_dv ? Kokkos::View<const Real**, ExecSpace>(dv_) : Kokkos::View<const Real**, ExecSpace>(),
+                      models.activity,
+                      obs_.activity,
+                      from_dv ? Kokkos::View<const Real**, ExecSpace>(dv_)
+                              : Kokkos::View<const Real**, ExecSpace>(),
                       models.obs_range,
                       chi2,
                       loglike,
@@ -520,7 +572,7 @@ class Chi2Evaluator {
 
   ExecSpace space_;
   Chi2Options options_;
-  int n_obs_, n_inst_;
+  int n_obs_, n_inst_, n_act_;
   Impl::DeviceObservations<Precision, ExecSpace> obs_;
   Kokkos::View<Real**, ExecSpace> dv_;
 };

@@ -42,7 +42,7 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
       x[L.lambda(j)] = kTwoPi * u(rng);
     }
     for (int i = 0; i < L.n_inst; ++i) x[L.jitter(i)] = m.bounds.s_max * u(rng);
-    for (int i = 0; i < L.n_noise; ++i)
+    for (int i = 0; i < L.n_extra(); ++i)
       x[L.noise(i)] = m.noise_lower[i] + (m.noise_upper[i] - m.noise_lower[i]) * u(rng);
     for (const auto& bp : priors) {
       if (bp.prior.kind == Prior::fixed) continue;
@@ -148,7 +148,7 @@ TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const Evi
   const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
   const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
                            opt.jitter_max};
-  const auto noise = noise_model(opt.noise).hyper_parameters(data, opt);
+  const auto noise = extra_parameters(data, opt);
   // priors of the largest count compared (those on planets beyond this count drop out)
   const auto priors = bind_priors(opt.priors, data.instrument_names, std::max(planets, opt.planets),
                                   opt.trend, noise);
@@ -183,17 +183,11 @@ TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const Evi
   for (int k = 0; k < T; ++k) out.beta.push_back(std::pow(double(k) / (T - 1), ev.ladder_power));
   // One "star" per temperature: the observations repeated, each copy about the epoch.
   HostObservations obs;
-  obs.n_inst = data.n_instruments();
   std::vector<int> begin, count;
   for (int k = 0; k < T; ++k) {
     begin.push_back(int(obs.t.size()));
     count.push_back(int(data.size()));
-    for (std::size_t i = 0; i < data.size(); ++i) {
-      obs.t.push_back(data.time[i] - epoch);
-      obs.v.push_back(data.velocity[i]);
-      obs.sigma.push_back(data.sigma[i]);
-      obs.inst.push_back(data.instrument[i]);
-    }
+    obs.append(data, epoch, opt);
   }
   auto lik = make_likelihood(obs, std::vector<Model>(std::size_t(T), model), begin, count, opt);
   lik->swap_temperatures = true;

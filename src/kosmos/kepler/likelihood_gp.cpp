@@ -103,6 +103,7 @@ template <class Space, class Noise>
 struct GPRowsFunctor {
   Kokkos::View<const double*, Space> t, v, sigma;
   Kokkos::View<const int*, Space> inst, begin, count;
+  Kokkos::View<const double**, Kokkos::LayoutRight, Space> activity;  // (n_obs, n_act)
   Kokkos::View<const ModelSpec*, Space> spec;
   Kokkos::View<const double**, Kokkos::LayoutRight, Space> x;
   Kokkos::View<const double*, Space> prior;
@@ -135,6 +136,7 @@ struct GPRowsFunctor {
             model += xr[L.trend(q)] * power;
           }
           for (int j = 0; j < L.n_pl; ++j) model += radial_velocity(orbits[j], ti, 0.0);
+          model += m.activity_velocity(xr, activity, k);
           const double jitter = xr[L.jitter(inst(k))];
           ri = v(k) - model;
           vi = sigma(k) * sigma(k) + jitter * jitter;
@@ -162,6 +164,8 @@ class GPLikelihood : public Likelihood {
     begin_ = Kokkos::View<int*, Space>("kosmos::kepler::gp::begin", n_stars);
     count_ = Kokkos::View<int*, Space>("kosmos::kepler::gp::count", n_stars);
     spec_ = Kokkos::View<ModelSpec*, Space>("kosmos::kepler::gp::spec", n_stars);
+    activity_ = Kokkos::View<double**, Kokkos::LayoutRight, Space>("kosmos::kepler::gp::activity",
+                                                                   n, std::size_t(obs.n_act));
     auto ht = Kokkos::create_mirror_view(t_);
     auto hv = Kokkos::create_mirror_view(v_);
     auto hs = Kokkos::create_mirror_view(sigma_);
@@ -169,11 +173,13 @@ class GPLikelihood : public Likelihood {
     auto hb = Kokkos::create_mirror_view(begin_);
     auto hc = Kokkos::create_mirror_view(count_);
     auto hm = Kokkos::create_mirror_view(spec_);
+    auto ha = Kokkos::create_mirror_view(activity_);
     for (std::size_t k = 0; k < n; ++k) {
       ht(k) = obs.t[k] - obs.epoch;
       hv(k) = obs.v[k];
       hs(k) = obs.sigma[k];
       hi(k) = obs.inst[k];
+      for (int i = 0; i < obs.n_act; ++i) ha(k, i) = obs.activity[k * std::size_t(obs.n_act) + i];
     }
     for (std::size_t s = 0; s < n_stars; ++s) {
       hb(s) = begin[s];
@@ -188,6 +194,7 @@ class GPLikelihood : public Likelihood {
     Kokkos::deep_copy(begin_, hb);
     Kokkos::deep_copy(count_, hc);
     Kokkos::deep_copy(spec_, hm);
+    Kokkos::deep_copy(activity_, ha);
   }
 
   void evaluate_stars(const std::vector<const double*>& x, int rows, std::vector<double>& logpost,
@@ -262,10 +269,11 @@ class GPLikelihood : public Likelihood {
   }
   void run(const Rows& x, const Column& prior, int rows_per_star, const Column& ll,
            const Column& chi2) const {
-    Kokkos::parallel_for("kosmos::kepler::gp::loglike",
-                         Kokkos::RangePolicy<Space>(0, int(models_.size()) * rows_per_star),
-                         GPRowsFunctor<Space, Noise>{t_, v_, sigma_, inst_, begin_, count_, spec_,
-                                                     x, prior, ll, chi2, rows_per_star});
+    Kokkos::parallel_for(
+        "kosmos::kepler::gp::loglike",
+        Kokkos::RangePolicy<Space>(0, int(models_.size()) * rows_per_star),
+        GPRowsFunctor<Space, Noise>{t_, v_, sigma_, inst_, begin_, count_, activity_, spec_, x,
+                                    prior, ll, chi2, rows_per_star});
   }
 
   std::vector<Model> models_;
@@ -273,6 +281,7 @@ class GPLikelihood : public Likelihood {
   Column t_, v_, sigma_;
   Kokkos::View<int*, Space> inst_, begin_, count_;
   Kokkos::View<ModelSpec*, Space> spec_;
+  Kokkos::View<double**, Kokkos::LayoutRight, Space> activity_;
   std::map<int, Buffers> buffers_;
 };
 

@@ -20,10 +20,15 @@ class BatchLikelihood : public Likelihood {
       : models_(std::move(models)),
         begin_(std::move(begin)),
         count_(std::move(count)),
-        evaluator_(Space(),
-                   Observations<Space>(obs.t, obs.v, obs.sigma, obs.inst, obs.n_inst, obs.epoch),
-                   options) {
+        evaluator_(Space(), observations(obs), options) {
     for (const auto& m : models_) n_inst_ = std::max(n_inst_, m.L.n_inst);
+    n_act_ = obs.n_act;  // the widest star's regressors (the others' padded with zeros)
+  }
+
+  static Observations<Space> observations(const HostObservations& obs) {
+    Observations<Space> o(obs.t, obs.v, obs.sigma, obs.inst, obs.n_inst, obs.epoch);
+    if (obs.n_act > 0) o.set_activity(obs.activity, obs.n_act);
+    return o;
   }
 
   void evaluate_stars(const std::vector<const double*>& x, int rows, std::vector<double>& logpost,
@@ -83,7 +88,7 @@ class BatchLikelihood : public Likelihood {
     const ParamLayout& L0 = models_.front().L;
     Buffers& b = buffers_[rows];
     if (b.models.n_systems() != n) {
-      b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend);
+      b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend, n_act_);
       if (n_stars > 1) b.models.enable_observation_ranges();
       b.host = ModelsHostMirror<Precision, Space>(b.models);
       b.chi2 = Kokkos::View<double*, Space>("kosmos::kepler::search::chi2", n);
@@ -104,7 +109,7 @@ class BatchLikelihood : public Likelihood {
   };
   std::vector<Model> models_;
   std::vector<int> begin_, count_;
-  int n_inst_ = 0;
+  int n_inst_ = 0, n_act_ = 0;
   Chi2Evaluator<Precision, Space> evaluator_;
   std::map<int, Buffers> buffers_;
   std::vector<double> prior_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace kosmos {
@@ -67,6 +68,7 @@ RVData read_rv_file(const std::string& path) {
   data.path = path;
   io::Record r;
   Columns col;
+  std::vector<std::size_t> extra_index;  // the field of each of data.columns
   bool first = true;
   while (reader.next(r)) {
     r.fields = split_fields(r);
@@ -77,6 +79,12 @@ RVData read_rv_file(const std::string& path) {
                         });
     if (header) {
       col = columns_from_header(r.fields);
+      for (std::size_t i = 0; i < r.fields.size(); ++i)
+        if (int(i) != col.time && int(i) != col.velocity && int(i) != col.sigma &&
+            int(i) != col.instrument && !r.fields[i].empty()) {
+          data.columns.push_back({r.fields[i], {}});
+          extra_index.push_back(i);
+        }
       const int columns[] = {col.time, col.velocity, col.sigma, col.instrument};
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < i; ++j)
@@ -118,6 +126,14 @@ RVData read_rv_file(const std::string& path) {
     data.velocity.push_back(v);
     data.sigma.push_back(s);
     data.instrument.push_back(int(it - data.instrument_names.begin()));
+    data.line.push_back(int(r.line_number));
+    for (std::size_t c = 0; c < extra_index.size(); ++c) {
+      double x = std::numeric_limits<double>::quiet_NaN();
+      if (extra_index[c] >= r.fields.size() ||
+          !io::parse_double(r.fields[extra_index[c]], x, false))
+        x = std::numeric_limits<double>::quiet_NaN();
+      data.columns[c].values.push_back(x);
+    }
   }
   if (data.time.empty()) throw file_error(path + ": no observations (empty data)");
   // Time order (files are often grouped by instrument); stable, so equal times keep file order.
@@ -133,6 +149,8 @@ RVData read_rv_file(const std::string& path) {
   permute(data.velocity);
   permute(data.sigma);
   permute(data.instrument);
+  permute(data.line);
+  for (auto& c : data.columns) permute(c.values);
   return data;
 }
 }  // namespace kepler

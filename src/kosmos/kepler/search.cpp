@@ -63,7 +63,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
   const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
                            opt.jitter_max};
   const NoiseModel& noise_kind = noise_model(opt.noise);
-  const auto noise = noise_kind.hyper_parameters(data, opt);
+  const auto noise = extra_parameters(data, opt);  // and the activity coefficients
   const auto bound_priors =
       bind_priors(opt.priors, data.instrument_names, opt.planets, opt.trend, noise);
   append(fit.result.warnings, truncated_prior_warnings(bound_priors, opt.period_min, p_max, opt));
@@ -95,7 +95,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
         "0 <= jitter <= jitter_max)");
   }
   if (checks_only) return;
-  const HostObservations obs(data, epoch);
+  const HostObservations obs(data, epoch, opt);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::normal_distribution<double> gauss(0.0, 1.0);
   SearchResult& result = fit.result;
@@ -143,7 +143,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       start[m0.L.gamma(i)] = swv[i] / sw[i];
       start[m0.L.jitter(i)] = 1.0;
     }
-    for (int i = 0; i < m0.L.n_noise; ++i) start[m0.L.noise(i)] = noise[std::size_t(i)].start;
+    for (int i = 0; i < m0.L.n_extra(); ++i) start[m0.L.noise(i)] = noise[std::size_t(i)].start;
     const auto scales = parameter_scales(start, m0.L, baseline);
     std::vector<double> pop(std::size_t(opt.chains) * d0);
     for (int i = 0; i < opt.chains; ++i) {
@@ -170,6 +170,8 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
       for (int i = 0; i < Lo.n_trend; ++i) model += current[Lo.trend(i)] * std::pow(dt, i + 1);
       for (int j = 0; j < p; ++j)
         model += radial_velocity(mo.orbit(current.data(), j), data.time[k], epoch);
+      for (int i = 0; i < Lo.n_act; ++i)
+        model += current[Lo.activity(i)] * obs.activity[k * std::size_t(obs.n_act) + i];
       const double s = current[Lo.jitter(data.instrument[k])];
       t[k] = dt;
       y[k] = data.velocity[k] - model;
@@ -226,7 +228,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
         x[Ln.jitter(i)] = current[Lo.jitter(i)];
       }
       for (int i = 0; i < Ln.n_trend; ++i) x[Ln.trend(i)] = current[Lo.trend(i)];
-      for (int i = 0; i < Ln.n_noise; ++i) x[Ln.noise(i)] = current[Lo.noise(i)];
+      for (int i = 0; i < Ln.n_extra(); ++i) x[Ln.noise(i)] = current[Lo.noise(i)];
       const Peak& pk = peaks[c % peaks.size()];
       double P, K, phase;
       if (p_prior) {
@@ -300,7 +302,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   StarFit fit;
   fit.data = &data;
   optimize_star(fit, opt, rng, progress);
-  const HostObservations obs(data, fit.epoch);
+  const HostObservations obs(data, fit.epoch, opt);
   auto lik = make_likelihood(obs, *fit.model, opt);
   sample_stars({&fit}, *lik, opt, rng, progress);
   fit.evaluations += lik->evaluations;

@@ -86,6 +86,13 @@ struct SearchOptions {
   double jitter_max = 100.0;  // m/s
   // Noise model (noise_model_names()): "white" (jitter per instrument).
   std::string noise = "white";
+  // Activity indicators (data columns by header name, e.g. {"fwhm", "bis", "svalue"}, at most
+  // 8) as linear regressors: v_model += sum_i c_<name> (x_i - mean x_i), one coefficient per
+  // indicator shared by the instruments, with every noise model.
+  std::vector<std::string> activity;
+  // One coefficient per indicator and instrument (c_<name>_<instrument>), each indicator centred
+  // per instrument; at most 8 coefficients.
+  bool activity_per_instrument = false;
   double epoch = 0.0;            // reference time of M0 and lambda; 0: middle of the data
   bool mixed_precision = false;  // Mixed instead of Double for the likelihood
   bool host_space = false;       // run on Kokkos::DefaultHostExecutionSpace, not the default space

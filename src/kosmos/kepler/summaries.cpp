@@ -102,7 +102,7 @@ std::vector<bool> fixed_columns(const Model& model, bool masses, bool uncertain_
   for (int i = 0; i < L.n_inst; ++i) out.push_back(model.is_fixed(L.gamma(i)));
   for (int i = 0; i < L.n_inst; ++i) out.push_back(model.is_fixed(L.jitter(i)));
   for (int i = 0; i < L.n_trend; ++i) out.push_back(model.is_fixed(L.trend(i)));
-  for (int i = 0; i < L.n_noise; ++i) out.push_back(model.is_fixed(L.noise(i)));
+  for (int i = 0; i < L.n_extra(); ++i) out.push_back(model.is_fixed(L.noise(i)));
   out.push_back(false);  // ln L
   return out;
 }
@@ -121,7 +121,8 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   std::vector<double>& current = fit.current;
   const auto& kept = fit.kept;
   std::unique_ptr<Likelihood> lik;
-  if (refine || L.n_noise > 0) lik = make_likelihood(HostObservations(data, epoch), model, opt);
+  if (refine || L.n_noise > 0)
+    lik = make_likelihood(HostObservations(data, epoch, opt), model, opt);
   result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
   double map_loglike = fit.start_lnlike;
   {
@@ -183,7 +184,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.gamma(i)]);
     for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.jitter(i)]);
     for (int i = 0; i < L.n_trend; ++i) out.push_back(x[L.trend(i)]);
-    for (int i = 0; i < L.n_noise; ++i) out.push_back(model.noise_value(x, i));
+    for (int i = 0; i < L.n_extra(); ++i) out.push_back(model.noise_value(x, i));
     out.push_back(loglike);
     return out;
   };

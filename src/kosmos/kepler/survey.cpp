@@ -18,19 +18,13 @@ namespace Impl {
 // The DE-MCMC of many prepared stars of one planet count in shared launches, then each star's
 // summaries (left in the fits' results).
 HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
-                             std::vector<int>& count) {
+                             std::vector<int>& count, const SearchOptions& opt) {
   HostObservations obs;
   for (const StarFit* fit : fits) {
     const RVData& d = *fit->data;
     begin.push_back(int(obs.t.size()));
     count.push_back(int(d.size()));
-    for (std::size_t k = 0; k < d.size(); ++k) {
-      obs.t.push_back(d.time[k] - fit->epoch);  // each star about its own epoch
-      obs.v.push_back(d.velocity[k]);
-      obs.sigma.push_back(d.sigma[k]);
-      obs.inst.push_back(d.instrument[k]);
-    }
-    obs.n_inst = std::max(obs.n_inst, d.n_instruments());
+    obs.append(d, fit->epoch, opt);  // each star about its own epoch
   }
   return obs;
 }
@@ -45,7 +39,7 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                           "every star needs the same planet count (", fit->data->path, ")");
     models.push_back(*fit->model);
   }
-  const HostObservations obs = concatenate(fits, begin, count);
+  const HostObservations obs = concatenate(fits, begin, count, opt);
   auto lik = make_likelihood(obs, models, begin, count, opt);
   sample_stars(fits, *lik, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());
@@ -143,7 +137,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                           where, "star ", s,
                           ": the start needs one offset and jitter per instrument and ", opt.trend,
                           " trend coefficient(s)");
-    const auto noise = noise_model(opt.noise).hyper_parameters(d, opt);
+    const auto noise = extra_parameters(d, opt);
     const auto bound_priors = bind_priors(opt.priors, d.instrument_names, n_pl, opt.trend, noise);
     fit.model = std::make_unique<Model>(ParamLayout{n_pl, d.n_instruments(), opt.trend}, bounds,
                                         fit.epoch, bound_priors, noise);
@@ -158,7 +152,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
       fit.current[L.jitter(i)] = st.jitters[std::size_t(i)];
     }
     for (int i = 0; i < L.n_trend; ++i) fit.current[L.trend(i)] = st.trend[std::size_t(i)];
-    for (int i = 0; i < L.n_noise; ++i) fit.current[L.noise(i)] = noise[std::size_t(i)].start;
+    for (int i = 0; i < L.n_extra(); ++i) fit.current[L.noise(i)] = noise[std::size_t(i)].start;
     fit.model->apply_fixed(fit.current.data());
     kosmos::Impl::require(fit.model->log_prior(fit.current.data()) > kNegInf, where, "star ", s,
                           ": the starting model lies outside the prior");

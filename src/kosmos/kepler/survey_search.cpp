@@ -21,7 +21,8 @@ namespace kosmos {
 namespace kepler {
 namespace Impl {
 bool batched_search_supports(const SearchOptions& opt) {
-  if (opt.noise != "white") return false;
+  // its residual, periodogram and start kernels know neither GP noise nor activity regressors
+  if (opt.noise != "white" || !opt.activity.empty()) return false;
   for (const auto& p : opt.priors) {
     const auto underscore = p.parameter.rfind('_');
     const std::string base = p.parameter.substr(0, underscore);
@@ -58,7 +59,7 @@ class BatchedSearch {
         seed_(seed),
         progress_(progress),
         n_stars_(int(fits.size())),
-        obs_(concatenated(fits)),
+        obs_(concatenated(fits, opt)),
         evaluator_(Space(),
                    Observations<Space>(obs_.t, obs_.v, obs_.sigma, obs_.inst, obs_.n_inst, 0.0),
                    chi2_options(opt)) {
@@ -153,11 +154,11 @@ class BatchedSearch {
     o.solver.solver = opt.solver;
     return o;
   }
-  static HostObservations concatenated(std::vector<StarFit>& fits) {
+  static HostObservations concatenated(std::vector<StarFit>& fits, const SearchOptions& opt) {
     std::vector<StarFit*> pointers;
     for (auto& fit : fits) pointers.push_back(&fit);
     std::vector<int> begin, count;
-    return concatenate(pointers, begin, count);
+    return concatenate(pointers, begin, count, opt);
   }
 
   static constexpr bool on_host =
@@ -795,7 +796,7 @@ class BatchedSearch {
       fit.evaluations += evaluations_ / n_stars_;  // the shared launches, evenly
       const auto& optima = optimum_of_count_[std::size_t(s)];
       const int count = opt_.min_planets >= 0 ? compare_planet_counts(
-                                                    HostObservations(*fit.data, fit.epoch),
+                                                    HostObservations(*fit.data, fit.epoch, opt_),
                                                     [&](int c) { return model_for(s, c); }, optima,
                                                     opt_, result, fit.evaluations)
                                               : opt_.planets;

@@ -28,6 +28,7 @@ struct DeviceObservations {
   Kokkos::View<Real*, ExecSpace> v;    // velocity
   Kokkos::View<Real*, ExecSpace> var;  // sigma^2
   Kokkos::View<int*, ExecSpace> inst;  // instrument index
+  Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> activity;  // (n_obs, n_act) indicators
 };
 
 // Observations (double) -> the kernel's precision; sigma -> sigma^2.
@@ -38,11 +39,13 @@ struct ConvertObservations {
   DeviceObservations<Precision, ExecSpace> out;
   Kokkos::View<const double*, ExecSpace> t, v, sigma;
   Kokkos::View<const int*, ExecSpace> inst;
+  Kokkos::View<const double**, Kokkos::LayoutRight, ExecSpace> activity;
   KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
     out.t(k) = Phase(t(k));
     out.v(k) = Real(v(k));
     out.var(k) = Real(sigma(k) * sigma(k));
     out.inst(k) = inst(k);
+    for (int i = 0; i < int(activity.extent(1)); ++i) out.activity(k, i) = Real(activity(k, i));
   }
 };
 
@@ -121,6 +124,8 @@ struct Chi2TeamFunctor {
   Kokkos::View<const int*, ExecSpace> inst;
   Kokkos::View<const Phase**, Kokkos::LayoutRight, ExecSpace> P;
   Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> K, e, omega, M0, offset, jitter, trend;
+  // (n_sys, n_act) coefficients and (n_obs, n_act) indicators, read in place (n_act may be 0)
+  Kokkos::View<const Real**, Kokkos::LayoutRight, ExecSpace> activity, indicators;
   Kokkos::View<const Real**, ExecSpace> dv;
   Kokkos::View<const int**, Kokkos::LayoutRight, ExecSpace> obs_range;  // (n_sys, 2) or empty
   Kokkos::View<double*, ExecSpace> chi2, loglike;
@@ -185,6 +190,8 @@ struct Chi2TeamFunctor {
           const Real dt = Real(tk);
           model.add(dt * (trend(sys, 0) + (trend.extent(1) > 1 ? dt * trend(sys, 1) : Real(0))));
         }
+        for (int i = 0; i < int(activity.extent(1)); ++i)
+          model.add(activity(sys, i) * indicators(k, i));
         const Real jit = jitter(sys, ik);
         const Real total_var = vark + jit * jit;
         const Real r = (vk - offset(sys, ik)) - model.value();

@@ -28,6 +28,8 @@ KOKKOS_INLINE_FUNCTION double parameter_scale(const ParamLayout& L, const double
     const double span = d == L.trend(0) ? baseline : baseline * baseline;
     return 0.3 / span;
   }
+  // an activity coefficient: 5 % of its value (its units are those of its indicator)
+  if (L.n_act > 0 && d >= L.activity(0)) return 0.05 * math::fabs(x[d]) + 0.1;
   return 0.1;  // a noise hyper-parameter: 10 % in a log-sampled one
 }
 }  // namespace Impl

@@ -16,6 +16,10 @@ namespace Impl {
 constexpr int kMaxPlanets = 8;
 // Hyper-parameters of the noise model (impl/noise_model.hpp), at most.
 constexpr int kMaxNoise = 12;
+// Activity-indicator coefficients (SearchOptions::activity), at most.
+constexpr int kMaxActivity = 8;
+// Parameters after the trend (hyper-parameters, then activity coefficients), at most.
+constexpr int kMaxExtra = kMaxNoise + kMaxActivity;
 
 KOKKOS_INLINE_FUNCTION constexpr double negative_infinity() {
   return -HUGE_VAL;
@@ -25,10 +29,15 @@ KOKKOS_INLINE_FUNCTION constexpr double negative_infinity() {
 // (h, k) = (sqrt(e) cos w, sqrt(e) sin w) when e and omega are free, (omega, unused) when only e
 // is fixed, (e, unused) when only omega is fixed, and the mean longitude lambda = M0 + omega at
 // the epoch (unused when Tc is fixed). Per instrument: offset gamma, jitter s; then the trend,
-// then the noise model's hyper-parameters (none for white noise).
+// then the noise model's hyper-parameters (none for white noise), then one coefficient per
+// activity indicator. The hyper-parameters and the coefficients are the "extra" parameters
+// (bounds, priors and columns by name, as HyperParameter); coefficient i is extra n_noise + i.
 struct ParamLayout {
-  int n_pl = 0, n_inst = 0, n_trend = 0, n_noise = 0;
-  KOKKOS_INLINE_FUNCTION int dim() const { return 5 * n_pl + 2 * n_inst + n_trend + n_noise; }
+  int n_pl = 0, n_inst = 0, n_trend = 0, n_noise = 0, n_act = 0;
+  KOKKOS_INLINE_FUNCTION int dim() const {
+    return 5 * n_pl + 2 * n_inst + n_trend + n_noise + n_act;
+  }
+  KOKKOS_INLINE_FUNCTION int n_extra() const { return n_noise + n_act; }
   KOKKOS_INLINE_FUNCTION static int lnP(int j) { return 5 * j; }
   KOKKOS_INLINE_FUNCTION static int K(int j) { return 5 * j + 1; }
   KOKKOS_INLINE_FUNCTION static int h(int j) { return 5 * j + 2; }
@@ -37,7 +46,9 @@ struct ParamLayout {
   KOKKOS_INLINE_FUNCTION int gamma(int i) const { return 5 * n_pl + i; }
   KOKKOS_INLINE_FUNCTION int jitter(int i) const { return 5 * n_pl + n_inst + i; }
   KOKKOS_INLINE_FUNCTION int trend(int i) const { return 5 * n_pl + 2 * n_inst + i; }
+  // Extra parameter i (hyper-parameters for i < n_noise, then the activity coefficients).
   KOKKOS_INLINE_FUNCTION int noise(int i) const { return 5 * n_pl + 2 * n_inst + n_trend + i; }
+  KOKKOS_INLINE_FUNCTION int activity(int i) const { return noise(n_noise + i); }
 };
 
 struct PriorBounds {
@@ -106,8 +117,9 @@ struct ModelSpec {
   double e_fixed[kMaxPlanets], omega_fixed[kMaxPlanets], tc_fixed[kMaxPlanets];
   // Per noise hyper-parameter: base prior bounds of the sampled value, which is the natural
   // logarithm of the hyper-parameter when noise_log (else the value itself).
-  double noise_lower[kMaxNoise], noise_upper[kMaxNoise];
-  bool noise_log[kMaxNoise];
+  // The same for the activity coefficients (entries n_noise, ...; never in ln).
+  double noise_lower[kMaxExtra], noise_upper[kMaxExtra];
+  bool noise_log[kMaxExtra];
   int term_begin = 0, term_count = 0;
 
   // Hyper-parameter i of the noise model in its own units.
@@ -161,7 +173,7 @@ struct ModelSpec {
     }
     for (int i = 0; i < L.n_trend; ++i)
       if (!math::isfinite(x[L.trend(i)])) return false;
-    for (int i = 0; i < L.n_noise; ++i) {
+    for (int i = 0; i < L.n_extra(); ++i) {
       const double h = x[L.noise(i)];
       if (!(h >= noise_lower[i] && h <= noise_upper[i])) return false;
     }
@@ -229,6 +241,15 @@ struct ModelSpec {
       m.jitter(r, i) = ok && i < L.n_inst ? x[L.jitter(i)] : 1.0;
     }
     for (int i = 0; i < L.n_trend; ++i) m.trend(r, i) = ok ? x[L.trend(i)] : 0.0;
+    for (int i = 0; i < L.n_act; ++i) m.activity(r, i) = ok ? x[L.activity(i)] : 0.0;
+  }
+  // The activity terms sum_i c_i a(k, i) of row x at observation k (a: centred indicators).
+  template <class ActivityView>
+  KOKKOS_INLINE_FUNCTION double activity_velocity(const double* x, const ActivityView& a,
+                                                  int k) const {
+    double v = 0;
+    for (int i = 0; i < L.n_act; ++i) v += x[L.activity(i)] * a(k, i);
+    return v;
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -25,19 +26,53 @@ namespace kepler {
 namespace Impl {
 // Observations on the host, each star's times about its own epoch (the survey concatenates
 // several stars).
+// The regressors of opt.activity for star d, n_obs x activity_columns(d, opt) row-major: each
+// indicator column of d that opt.activity names (case-insensitive) less its mean; with
+// opt.activity_per_instrument one column per (indicator, instrument), indicator-major, less the
+// instrument's mean and 0 at the other instruments' observations. kosmos::invalid_input naming
+// the column when d has none of that name, or "path:line" when a value is missing or not finite.
+std::vector<double> centred_activity(const RVData& d, const SearchOptions& opt);
+int activity_columns(const RVData& d, const SearchOptions& opt);
+
+// activity: the regressors of SearchOptions::activity (centred_activity), n_act per observation
+// (row-major; stars with fewer columns padded with zeros).
 struct HostObservations {
-  std::vector<double> t, v, sigma;
+  std::vector<double> t, v, sigma, activity;
   std::vector<int> inst;
-  int n_inst = 1;
+  int n_inst = 1, n_act = 0;
   double epoch = 0;
   HostObservations() = default;
-  HostObservations(const RVData& d, double ep)
+  HostObservations(const RVData& d, double ep, const SearchOptions& opt)
       : t(d.time),
         v(d.velocity),
         sigma(d.sigma),
+        activity(centred_activity(d, opt)),
         inst(d.instrument),
         n_inst(d.n_instruments()),
+        n_act(activity_columns(d, opt)),
         epoch(ep) {}
+  // Appends star d's observations (times about `ep`; the survey and tempering layouts).
+  void append(const RVData& d, double ep, const SearchOptions& opt) {
+    const auto a = centred_activity(d, opt);
+    const int m = activity_columns(d, opt), width = std::max(n_act, m);
+    if (width > n_act) {  // widen the rows already there
+      std::vector<double> wide(t.size() * std::size_t(width), 0.0);
+      for (std::size_t k = 0; k < t.size(); ++k)
+        for (int i = 0; i < n_act; ++i)
+          wide[k * std::size_t(width) + std::size_t(i)] = activity[k * std::size_t(n_act) + i];
+      activity = std::move(wide);
+    }
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      t.push_back(d.time[k] - ep);
+      v.push_back(d.velocity[k]);
+      sigma.push_back(d.sigma[k]);
+      inst.push_back(d.instrument[k]);
+      for (int i = 0; i < width; ++i)
+        activity.push_back(i < m ? a[k * std::size_t(m) + std::size_t(i)] : 0.0);
+    }
+    n_inst = std::max(n_inst, d.n_instruments());
+    n_act = width;
+  }
 };
 constexpr double kTwoPi = 6.283185307179586476925;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
@@ -53,11 +88,25 @@ struct BoundPrior {
 // A hyper-parameter of the noise model: its name (prior and column name), whether it is sampled
 // as its natural logarithm, the base prior's bounds and the starting value, both in the sampled
 // variable.
+// An activity coefficient (activity: true) is one too, sampled as itself, after the
+// hyper-parameters.
 struct HyperParameter {
   std::string name;
   bool log = true;
   double lower = 0, upper = 0, start = 0;
+  bool activity = false;
 };
+
+// One coefficient c_<name> per activity indicator of opt.activity (c_<name>_<instrument> per
+// instrument with opt.activity_per_instrument): uniform in [-C, C] with C = 10 R / (the
+// regressor's range), R the range of the velocities plus 10 x the largest sigma (an activity
+// signal up to ten times the velocities' spread); starting at the weighted least-squares fit of
+// the velocities less each instrument's weighted mean on the regressors.
+std::vector<HyperParameter> activity_parameters(const RVData& d, const SearchOptions& opt);
+
+// The parameters after the trend: the noise model's hyper-parameters, then the activity
+// coefficients.
+std::vector<HyperParameter> extra_parameters(const RVData& d, const SearchOptions& opt);
 
 // A draw of a user prior's own distribution (tgauss: clamped into its range; fixed: its value)
 // from u (uniform in [0, 1)) and gauss (standard normal) on rng.
@@ -75,19 +124,21 @@ std::vector<BoundPrior> bind_priors(const std::vector<Prior>& priors,
 struct Model : ModelSpec {
   std::vector<PriorTerm> terms;          // those on parameters of this model
   std::vector<double> fixed;             // per vector entry: the fixed value, or NaN when free
-  std::vector<std::string> noise_names;  // of the noise model's hyper-parameters
+  std::vector<std::string> noise_names;  // of the extra parameters (noise, then activity)
 
-  // layout.n_noise is taken from `noise`.
+  // layout.n_noise and n_act are taken from `noise` (the extra parameters, extra_parameters()).
   Model(const ParamLayout& layout, const PriorBounds& b, double ep,
         const std::vector<BoundPrior>& all, const std::vector<HyperParameter>& noise = {}) {
     L = layout;
-    L.n_noise = int(noise.size());
+    L.n_act = int(std::count_if(noise.begin(), noise.end(),
+                                [](const HyperParameter& h) { return h.activity; }));
+    L.n_noise = int(noise.size()) - L.n_act;
     fixed.assign(std::size_t(L.dim()), std::numeric_limits<double>::quiet_NaN());
-    for (int i = 0; i < kMaxNoise; ++i) {
+    for (int i = 0; i < kMaxExtra; ++i) {
       noise_lower[i] = noise_upper[i] = 0;
       noise_log[i] = false;
     }
-    for (int i = 0; i < L.n_noise; ++i) {
+    for (int i = 0; i < L.n_extra(); ++i) {
       const HyperParameter& h = noise[std::size_t(i)];
       noise_lower[i] = h.lower;
       noise_upper[i] = h.upper;

@@ -17,7 +17,7 @@ bool batched_search_supports(const SearchOptions& opt);
 // The observations of many stars concatenated (survey.cpp), each star's times about its own
 // epoch; appends each star's first row and row count to begin and count.
 HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
-                             std::vector<int>& count);
+                             std::vector<int>& count, const SearchOptions& opt);
 
 // optimize_star's stages (no planet, then per planet a periodogram of the residuals, a random
 // search, differential evolution and a Nelder-Mead polish) for every star of `fits` at once: each
