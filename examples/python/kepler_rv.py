@@ -33,7 +33,7 @@ for letter, fap in zip(fit.planet_letters(), fit.false_alarm):
     print(f"planet {letter}: false-alarm probability of its periodogram peak {fap:.2g} (Baluev 2008)")
 
 # Model selection by evidence: ln Z of 0..2 planets (parallel tempering, stepping stones).
-budget = dict(chains=40, burn=60, steps=60, candidates=1024, generations=30, temperatures=6) \
+budget = dict(chains=40, burn=40, steps=40, candidates=1024, generations=30, temperatures=4) \
     if quick else dict(chains=64, burn=400, steps=400, temperatures=32)
 selection = kosmos.kepler.fit(data, planets="auto", max_planets=2, stellar_mass=(0.874, 0.012),
                               **budget)

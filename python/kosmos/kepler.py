@@ -325,8 +325,8 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets=2, trend=0, priors=No
     o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
                  max_planets)
     if evidence or planets == "auto" or trend == "auto":
-        d = _k.select_model(*data._arguments(), o,
-                            _evidence_options(temperatures, ladder_power, odds_threshold))
+        d = _k.evidence(*data._arguments(), o,
+                        _evidence_options(temperatures, ladder_power, odds_threshold), True)
         result = FitResult(d["posterior"], data)
         result.evidence = Evidence(d["evidence"])
         return result
@@ -346,7 +346,8 @@ def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0,
     data = t if isinstance(t, RVData) else RVData(t, v, sigma, instrument)
     o = _options(planets, trend, priors, fix, None, precision, progress, options, max_planets)
     return Evidence(_k.evidence(*data._arguments(), o,
-                                _evidence_options(temperatures, ladder_power, odds_threshold)))
+                                _evidence_options(temperatures, ladder_power, odds_threshold),
+                                False)["evidence"])
 
 
 def false_alarm_probability(power, t, sigma, f_max):

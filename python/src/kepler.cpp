@@ -398,36 +398,26 @@ py::dict evidence_dict(const kk::EvidenceResult& z) {
                   py::arg("default_priors") = priors, py::arg("seconds") = z.seconds);
 }
 
-// kk::planet_count_evidence: ln Z per count (no posterior).
-py::dict evidence(py::handle t, py::handle v, py::handle sigma, py::handle instrument,
-                  const std::vector<std::string>& names, const py::dict& options,
-                  const py::dict& ev_options) {
-  const auto data = rv_data(t, v, sigma, instrument, names, "<arrays>");
-  const auto so = search_options(options);
-  const auto ev = evidence_options(ev_options);
-  kk::EvidenceResult z;
-  {
-    py::gil_scoped_release unlocked;
-    z = kk::planet_count_evidence(data, so, ev);
-  }
-  return evidence_dict(z);
-}
-
 // kk::select_model (`kosmos rv --planets auto --trend auto`): the evidence table and the
-// supported model's posterior.
-py::dict select_model(py::handle t, py::handle v, py::handle sigma, py::handle instrument,
-                      const std::vector<std::string>& names, const py::dict& options,
-                      const py::dict& ev_options) {
+// supported model's posterior; without `with_posterior` kk::planet_count_evidence: the table alone.
+py::dict model_evidence(py::handle t, py::handle v, py::handle sigma, py::handle instrument,
+                        const std::vector<std::string>& names, const py::dict& options,
+                        const py::dict& ev_options, bool with_posterior) {
   const auto data = rv_data(t, v, sigma, instrument, names, "<arrays>");
   const auto so = search_options(options);
   const auto ev = evidence_options(ev_options);
   kk::ModelSelection s;
   {
     py::gil_scoped_release unlocked;
-    s = kk::select_model(data, so, ev);
+    if (with_posterior)
+      s = kk::select_model(data, so, ev);
+    else
+      s.evidence = kk::planet_count_evidence(data, so, ev);
   }
-  return py::dict(py::arg("evidence") = evidence_dict(s.evidence),
-                  py::arg("posterior") = result_dict(s.posterior));
+  py::dict d;
+  d["evidence"] = evidence_dict(s.evidence);
+  if (with_posterior) d["posterior"] = result_dict(s.posterior);
+  return d;
 }
 
 // Baluev's (2008) false-alarm probability of a GLS peak of `power` (kk::false_alarm_probability).
@@ -476,11 +466,9 @@ void bind_kepler(py::module_& parent) {
   m.def("fit", &fit, py::arg("t"), py::arg("v"), py::arg("sigma"), py::arg("instrument"),
         py::arg("instrument_names"), py::arg("options"));
   m.def("survey", &survey, py::arg("stars"), py::arg("options"));
-  m.def("evidence", &evidence, py::arg("t"), py::arg("v"), py::arg("sigma"), py::arg("instrument"),
-        py::arg("instrument_names"), py::arg("options"), py::arg("evidence_options"));
-  m.def("select_model", &select_model, py::arg("t"), py::arg("v"), py::arg("sigma"),
+  m.def("evidence", &model_evidence, py::arg("t"), py::arg("v"), py::arg("sigma"),
         py::arg("instrument"), py::arg("instrument_names"), py::arg("options"),
-        py::arg("evidence_options"));
+        py::arg("evidence_options"), py::arg("with_posterior"));
   m.def("false_alarm_probability", &false_alarm_probability, py::arg("power"), py::arg("t"),
         py::arg("weights"), py::arg("f_max"));
   m.def("noise_model_names", &kk::noise_model_names);
