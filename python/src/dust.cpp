@@ -61,16 +61,13 @@ class PyGrains : public Resource {
     auto mass = as_array<double>(mass_in, where, "dust_mass", 1, {C});
     auto sed = as_array<double>(sed_in, where, "sed", 2, {C, L});
     auto status = as_array<int>(status_in, where, "stochastic_status", 2, {C, Q});
-    const auto selected = stochastic_species(where, species, materials, radius_micron);
-    kd::StochasticOptions options;
-    options.bins = bins;
+    const auto model = stochastic_model(where, species, materials, radius_micron, bins);
     Bound<const double**> bI(intensity, true), bT(T, true);
     Bound<const double*> bm(mass, true);
     Bound<double**> bsed(sed, true);
     Bound<int**> bs(status, false);
     {
       py::gil_scoped_release unlocked;
-      const auto model = kd::prepare_stochastic(Space(), g_, selected, options);
       kd::add_stochastic_emission(Space(), g_, model, bI.device, bT.device, bm.device, bsed.device,
                                   bs.device);
       Space().fence();
@@ -162,15 +159,12 @@ class PyGrains : public Resource {
     auto bin_temperature =
         as_array<double>(bin_temperature_in, where, "bin_temperature", 3, {C, Q, bins});
     auto status = as_array<int>(status_in, where, "status", 2, {C, Q});
-    const auto selected = stochastic_species(where, species, materials, radius_micron);
-    kd::StochasticOptions options;
-    options.bins = bins;
+    const auto model = stochastic_model(where, species, materials, radius_micron, bins);
     Bound<const double**> bI(intensity, true), bT(T, true);
     Bound<double***> bp(probability, false), bbt(bin_temperature, false);
     Bound<int**> bs(status, false);
     {
       py::gil_scoped_release unlocked;
-      const auto model = kd::prepare_stochastic(Space(), g_, selected, options);
       kd::temperature_distributions(Space(), g_, model, bI.device, bT.device, bp.device, bbt.device,
                                     bs.device);
       Space().fence();
@@ -181,6 +175,19 @@ class PyGrains : public Resource {
   }
 
  private:
+  // The P(T) tables (kd::prepare_stochastic) of the species computed stochastically.
+  kd::StochasticModel<Space> stochastic_model(const std::string& where,
+                                              const std::vector<int>& species,
+                                              const std::vector<std::string>& materials,
+                                              const std::vector<double>& radius_micron,
+                                              int bins) const {
+    const auto selected = stochastic_species(where, species, materials, radius_micron);
+    kd::StochasticOptions options;
+    options.bins = bins;
+    py::gil_scoped_release unlocked;
+    return kd::prepare_stochastic(Space(), g_, selected, options);
+  }
+
   // The species computed stochastically: heat capacities of the named model where set.
   std::vector<kd::StochasticSpecies> stochastic_species(
       const std::string& where, const std::vector<int>& species,
