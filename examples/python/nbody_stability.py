@@ -5,7 +5,9 @@
 orbits.png: the x-y paths of a star and two Jupiter-mass planets; stability.png: whether a
 system survives (no close encounter within 3 mutual Hill radii, no ejection) for 100 time units
 (16 years) as a function of the outer planet's semi-major axis and eccentricity (the inner one at
-a = 1, circular): one ensemble, all systems integrated together.
+a = 1, circular): one ensemble, all systems integrated together; megno.png: MEGNO <Y> over the
+same plane (kosmos.nbody.stability_map, WHFast with its variational equations): 2 where the
+motion is quasi-periodic, growing where it is chaotic.
 """
 import pathlib
 import sys
@@ -45,3 +47,20 @@ print(f"{int(survived.sum())} of {n} systems survive to t = {destination}; "
       f"{report['steps']} steps in {report['seconds']:.2f} s")
 kosmos.plot.stability_map(a, e, survived, out / "stability.png", dpi=80, xlabel="a_c [AU]",
                           ylabel="e_c", label=f"survived to t = {destination:g}")
+
+# MEGNO map over the same plane (``kosmos nbody --stability-map``): the base system's outer planet
+# with a and e set per grid point.
+base = kosmos.nbody.from_elements(1.0, [[1e-3, 1e-3]],
+                                  [[1.0, 0.0, 0, 0, 0, 0], [1.6, 0.0, 0, 0, 0, np.pi]])
+nx, ny = (8, 6) if quick else (24, 16)
+orbits = 100 if quick else 1000
+smap = kosmos.nbody.stability_map(base, ("a", 2, 1.15, 2.0, nx), ("e", 2, 0.0, 0.5, ny),
+                                  destination=2 * np.pi * orbits, integrator="whfast",
+                                  dt=2 * np.pi / 50, close_encounter=1.0)
+regular = np.count_nonzero(np.abs(smap.megno - 2) < 0.5)
+print(f"MEGNO map: {regular} of {smap.megno.size} points regular (|<Y> - 2| < 0.5) after {orbits} "
+      f"inner orbits; {smap.report['steps']} steps in {smap.report['seconds']:.2f} s")
+shown = np.where(smap.state == 0, np.clip(smap.megno, 0, 8), 8.0)  # a close encounter: 8
+kosmos.plot.stability_map(smap.x, smap.y, shown, out / "megno.png", dpi=80, xlabel="a_c [AU]",
+                          ylabel="e_c", label="MEGNO <Y> (8: at least, or a close encounter)",
+                          cmap="magma")

@@ -15,7 +15,8 @@ from . import _kosmos
 _k = _kosmos.kepler
 
 __all__ = ["solve", "rv_model", "chi2", "RVData", "read", "fit", "survey", "FitResult",
-           "minimum_mass", "read_posterior", "Status"]
+           "minimum_mass", "read_posterior", "Status", "evidence", "Evidence", "ModelEvidence",
+           "false_alarm_probability", "noise_models"]
 
 
 class Status:
@@ -206,6 +207,11 @@ class FitResult:
         return d.v - model
 
     def __repr__(self):
+        if getattr(self, "evidence", None) is not None:
+            return repr(self.evidence) + "\n" + self._posterior_repr()
+        return self._posterior_repr()
+
+    def _posterior_repr(self):
         lines = [f"FitResult: {self.planets} planet(s), {len(self.samples)} samples, "
                  f"max R-hat {self.max_rhat:.3f}, min ESS {self.min_ess:.0f}"]
         for s in self.summary.values():
@@ -214,16 +220,71 @@ class FitResult:
         return "\n".join(lines)
 
 
-def _options(planets, trend, priors, fix, stellar_mass, precision, progress, options):
+ModelEvidence = namedtuple("ModelEvidence", "planets trend ln_z ln_z_error ln_z_drift ln_z_ti "
+                                           "probability beta mean_loglike")
+
+
+class Evidence:
+    """ln Z per model compared (kosmos::kepler::EvidenceResult): stepping stones over parallel
+    tempered DE-MCMC, the thermodynamic integral beside it as a cross-check.
+
+    counts: ModelEvidence per (trend, planets), trend order major; ln_z, ln_z_error (arrays in
+    that order); preferred, preferred_trend: the supported model (the fewest planets, then the
+    lowest trend order, whose ln Z + 2 sigma is within the odds threshold of the largest
+    ln Z - 2 sigma); top_of_range: the supported count is the largest compared (more planets may
+    be there); rule; default_priors: (parameter, kind, a, b) priors added for the offsets and trend.
+    """
+
+    def __init__(self, d):
+        self.counts = [ModelEvidence(**c) for c in d["counts"]]
+        self.preferred, self.preferred_trend = d["preferred"], d["preferred_trend"]
+        self.top_of_range, self.rule, self.seconds = d["top_of_range"], d["rule"], d["seconds"]
+        self.default_priors = list(d["default_priors"])
+        self.planets = np.array([c.planets for c in self.counts])
+        self.trend = np.array([c.trend for c in self.counts])
+        self.ln_z = np.array([c.ln_z for c in self.counts])
+        self.ln_z_error = np.array([c.ln_z_error for c in self.counts])
+        self.probability = np.array([c.probability for c in self.counts])
+
+    def get(self, planets, trend=None):
+        """The ModelEvidence of a planet count (at the preferred trend order unless given)."""
+        trend = self.preferred_trend if trend is None else trend
+        for c in self.counts:
+            if c.planets == planets and c.trend == trend:
+                return c
+        raise KeyError(f"no model of {planets} planet(s) and trend {trend} was compared")
+
+    def log_odds(self, a, b):
+        """ln of the odds of count a against count b (at the preferred trend order)."""
+        return self.get(a).ln_z - self.get(b).ln_z
+
+    def __repr__(self):
+        lines = [f"Evidence: supported {self.preferred} planet(s), trend {self.preferred_trend}"
+                 + (" (the largest count compared)" if self.top_of_range else "")]
+        for c in self.counts:
+            lines.append(f"  {c.planets} planet(s), trend {c.trend}: ln Z {c.ln_z:.3f} "
+                         f"+- {c.ln_z_error:.3f}, probability {c.probability:.3g}")
+        return "\n".join(lines)
+
+
+def _evidence_options(temperatures, ladder_power, odds_threshold):
+    return {"temperatures": int(temperatures), "ladder_power": float(ladder_power),
+            "odds_threshold": float(odds_threshold)}
+
+
+def _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
+             max_planets=2):
     o = dict(options)
-    if isinstance(planets, str) and ".." in planets:
+    if planets == "auto":
+        o["min_planets"], o["planets"] = 0, int(max_planets)
+    elif isinstance(planets, str) and ".." in planets:
         lo, hi = planets.split("..")
         o["min_planets"], o["planets"] = int(lo), int(hi)
     elif isinstance(planets, (tuple, list, range)):
         o["min_planets"], o["planets"] = int(min(planets)), int(max(planets))
     else:
         o["planets"] = int(planets)
-    o["trend"] = int(trend)
+    o["trend"] = _k.auto_trend if trend == "auto" else int(trend)
     specs = [p.strip() for p in priors.split(";")] if isinstance(priors, str) else list(priors or [])
     specs += [f"{name} fixed {value!r}" for name, value in (fix or {}).items()]
     o["priors"] = [s for s in specs if s]
@@ -239,20 +300,69 @@ def _options(planets, trend, priors, fix, stellar_mass, precision, progress, opt
 
 
 def fit(t, v=None, sigma=None, instrument=None, *, planets=2, trend=0, priors=None, fix=None,
-        stellar_mass=None, precision="auto", progress=None, **options):
+        stellar_mass=None, precision="auto", progress=None, evidence=False, max_planets=2,
+        temperatures=32, ladder_power=5.0, odds_threshold=5.0, **options):
     """Global search and DE-MCMC posterior of a Keplerian RV model (kosmos::kepler::search).
 
     Data: t, v, sigma (and instrument labels or indices), or an RVData (``read(path)``) as t.
-    Keywords mirror ``kosmos rv``: planets (N, "A..B" or a range: compare the counts by BIC),
-    trend (0, 1, 2), priors ("P_b gauss 4.23 0.01; K_b uniform 0 30" or a list), fix
-    ({"e_b": 0}), stellar_mass (M or (M, sigma): adds m sin i and a), precision (auto, double,
-    mixed), chains, burn, steps, thin, generations, candidates, period_min, period_max, epoch,
-    solver ('markley', 'danby'), seed, and the library's k_max, e_max, jitter_max,
-    bic_threshold. progress: a callable receiving progress messages.
+    Keywords mirror ``kosmos rv``: planets (N, "A..B" or a range: compare the counts by BIC;
+    "auto": 0..max_planets by evidence), trend (0, 1, 2, or "auto": the order 0..2 by evidence),
+    priors ("P_b gauss 4.23 0.01; K_b uniform 0 30" or a list), fix ({"e_b": 0}), stellar_mass
+    (M or (M, sigma): adds m sin i and a), precision (auto, double, mixed), chains, burn, steps,
+    thin, generations, candidates, period_min, period_max, epoch, solver ('markley', 'danby'),
+    noise (``noise_models()``), seed, and the library's k_max, e_max, jitter_max, bic_threshold.
+    progress: a callable receiving progress messages.
+
+    Model selection by evidence (kosmos::kepler::select_model, ``kosmos rv --planets auto
+    --trend auto`` or ``--evidence``): with planets="auto", trend="auto" or evidence=True the
+    counts (and trend orders) are compared by ln Z over a ladder of `temperatures` (>= 3;
+    beta_k = (k / (T - 1))^ladder_power), the supported model preferred unless a larger one
+    raises ln Z by more than odds_threshold (ln odds), and that model's tempered posterior is
+    returned, its Evidence in ``result.evidence`` (None otherwise). Unlike the tool's, the
+    defaults here are one 2-planet model without a trend.
     """
     data = t if isinstance(t, RVData) else RVData(t, v, sigma, instrument)
-    o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options)
-    return FitResult(_k.fit(*data._arguments(), o), data)
+    o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
+                 max_planets)
+    if evidence or planets == "auto" or trend == "auto":
+        d = _k.evidence(*data._arguments(), o,
+                        _evidence_options(temperatures, ladder_power, odds_threshold), True)
+        result = FitResult(d["posterior"], data)
+        result.evidence = Evidence(d["evidence"])
+        return result
+    result = FitResult(_k.fit(*data._arguments(), o), data)
+    result.evidence = None
+    return result
+
+
+def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0, priors=None,
+             fix=None, precision="auto", progress=None, max_planets=2, temperatures=32,
+             ladder_power=5.0, odds_threshold=5.0, **options):
+    """ln Z per planet count without the final posterior (kosmos::kepler::planet_count_evidence):
+    planets "auto" (0..max_planets), "A..B", a range or N; trend 0, 1 or 2 (one order: for
+    "auto" use fit(..., trend="auto")). Every offset and trend coefficient needs a proper prior
+    here (e.g. "gamma_HIRES uniform -50 50"); fit(..., planets="auto") adds data-derived ones.
+    Other keywords as fit. Returns an Evidence."""
+    data = t if isinstance(t, RVData) else RVData(t, v, sigma, instrument)
+    o = _options(planets, trend, priors, fix, None, precision, progress, options, max_planets)
+    return Evidence(_k.evidence(*data._arguments(), o,
+                                _evidence_options(temperatures, ladder_power, odds_threshold),
+                                False)["evidence"])
+
+
+def false_alarm_probability(power, t, sigma, f_max):
+    """Baluev (2008) false-alarm probability of a generalized Lomb-Scargle peak of `power`
+    (ZK09 normalization, floating mean) searched up to frequency f_max [1/d] with observations at
+    times t of uncertainties sigma (weights 1 / sigma^2): an upper bound, accurate when small
+    (astropy's method="baluev")."""
+    t = np.ascontiguousarray(t, dtype=np.float64)
+    w = 1.0 / np.ascontiguousarray(sigma, dtype=np.float64) ** 2
+    return _k.false_alarm_probability(float(power), t, np.ascontiguousarray(w), float(f_max))
+
+
+def noise_models():
+    """The names the ``noise`` keyword of fit accepts."""
+    return list(_k.noise_model_names())
 
 
 def survey(stars, *, planets=2, trend=0, priors=None, fix=None, stellar_mass=None,

@@ -10,11 +10,12 @@ from . import _kosmos
 
 _n = _kosmos.nbody
 days_per_time_unit = _n.days_per_time_unit
+megno_state_sums = _n.megno_state_sums  # per system in megno_state after the 6 n deviation values
 reason_name = _n.reason_name
 state_name = _n.state_name
 
 __all__ = ["Ensemble", "from_arrays", "from_elements", "generate", "from_rebound", "stability",
-           "trajectory", "days_per_time_unit"]
+           "stability_map", "StabilityMap", "trajectory", "days_per_time_unit"]
 
 
 def _f64(x):
@@ -80,15 +81,63 @@ class Ensemble:
         whfast, ias15), dt, tau, tolerance, epsilon, corrector, coordinates, steps_per_launch,
         max_iterations, energy_limit, close_encounter (mutual Hill radii), ejection (distance),
         crossing_orbits, radius (collision radii: one or one per body), on_collision (stop,
-        merge). Returns the report (counts, steps, seconds)."""
-        settings = dict(options, integrator=integrator, dt=dt)
-        if "radius" in settings:
-            settings["radius"] = list(np.atleast_1d(settings["radius"]).astype(float))
-        return self._native.integrate(float(destination), settings)
+        merge), megno (``--megno``: ias15, or whfast in Jacobi coordinates), megno_seed,
+        megno_state (a previous report's, to go on). Returns the report (counts, steps, seconds;
+        with megno also per system arrays megno <Y> (2: quasi-periodic, growing: chaotic),
+        lyapunov (REBOUND's estimate, per time unit), lyapunov_time (1 / lyapunov, inf when not
+        positive) and megno_state)."""
+        return self._native.integrate(float(destination), _settings(integrator, dt, options))
 
     def stability_summary(self, destination):
         """Counts of an integrated stability ensemble (survived, close encounters, ejections, ...)."""
         return self._native.stability_summary(float(destination))
+
+
+def _settings(integrator, dt, options):
+    settings = dict(options, integrator=integrator, dt=dt)
+    if "radius" in settings:
+        settings["radius"] = list(np.atleast_1d(settings["radius"]).astype(float))
+    if "megno_state" in settings:
+        settings["megno_state"] = list(np.asarray(settings["megno_state"], dtype=np.float64))
+    return settings
+
+
+class StabilityMap:
+    """A stability map (kosmos::nbody::run_stability_map): x (nx,), y (ny,) the axis values (angles
+    in radians, masses in solar masses), x_element, y_element, x_body, y_body; per grid point
+    (ny, nx) arrays megno (<Y>), lyapunov_time, time, state, reason; report (the integration's);
+    final_state (an Ensemble, system ix + nx iy)."""
+
+    def __init__(self, d):
+        final = d.pop("final_state")
+        self.__dict__.update(d)
+        self.final_state = Ensemble(final)
+
+    def __repr__(self):
+        return (f"StabilityMap: {self.x_element} of body {self.x_body} ({len(self.x)}) x "
+                f"{self.y_element} of body {self.y_body} ({len(self.y)}), median <Y> "
+                f"{np.median(self.megno):.3g}")
+
+
+def _axis_spec(axis):
+    if isinstance(axis, str):
+        return axis
+    element, body, lo, hi, count = axis
+    return f"{element}:{int(body)}:{float(lo)!r}:{float(hi)!r}:{int(count)}"
+
+
+def stability_map(base, x, y, *, destination, integrator="whfast", dt=1e-2, frame="jacobi",
+                  system=0, **options):
+    """A MEGNO map over two elements of one system (``kosmos nbody --stability-map``): the grid's
+    systems are system `system` of the Ensemble `base` (left unchanged) with the two elements set,
+    integrated together to `destination` with MEGNO on (integrator whfast, Jacobi coordinates, or
+    ias15). x, y: "ELEMENT:BODY:MIN:MAX:COUNT" or (element, body, min, max, count), element one
+    of a, e, inc, Omega, omega, M (angles in degrees, as the tool's) or mass (solar masses), body
+    1 the first planet, in `frame` (jacobi or heliocentric). Other options as Ensemble.integrate
+    (close_encounter, ejection, ...). Returns a StabilityMap."""
+    return StabilityMap(base._native.stability_map(int(system), _axis_spec(x), _axis_spec(y), frame,
+                                                   float(destination),
+                                                   _settings(integrator, dt, options)))
 
 
 def from_arrays(masses, positions, velocities, time=None):

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <kosmos/kepler/chi2.hpp>
+#include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/rv.hpp>
 #include <kosmos/kepler/rv_data.hpp>
 #include <kosmos/kepler/search.hpp>
@@ -248,6 +249,8 @@ kk::SearchOptions search_options(const py::dict& o) {
       so.mixed_precision = value.cast<bool>();
     else if (key == "solver")
       so.solver = solver_from_name(value.cast<std::string>());
+    else if (key == "noise")
+      so.noise = value.cast<std::string>();
     else if (key == "seed")
       so.seed = value.cast<std::uint64_t>();
     else if (key == "progress") {
@@ -303,6 +306,17 @@ py::dict result_dict(const kk::SearchResult& r) {
   d["n_obs"] = r.n_obs;
   d["instruments"] = r.instruments;
   d["periodogram_periods"] = r.periodogram_periods;
+  d["false_alarm"] = r.false_alarm;
+  py::list modes;
+  for (const auto& planet : r.period_modes) {
+    py::list per_planet;
+    for (const auto& mode : planet)
+      per_planet.append(py::dict(py::arg("period") = mode.period, py::arg("lower") = mode.lower,
+                                 py::arg("upper") = mode.upper, py::arg("weight") = mode.weight));
+    modes.append(per_planet);
+  }
+  d["period_modes"] = modes;
+  d["warnings"] = r.warnings;
   d["map_orbits"] = orbits_list(r.best_orbits);
   d["map_offsets"] = r.best_offsets;
   d["map_jitters"] = r.best_jitters;
@@ -328,6 +342,91 @@ py::dict fit(py::handle t, py::handle v, py::handle sigma, py::handle instrument
     r = kk::search(data, so);
   }
   return result_dict(r);
+}
+
+kk::EvidenceOptions evidence_options(const py::dict& o) {
+  kk::EvidenceOptions ev;
+  for (auto item : o) {
+    const std::string key = py::str(item.first);
+    if (key == "temperatures")
+      ev.temperatures = item.second.cast<int>();
+    else if (key == "ladder_power")
+      ev.ladder_power = item.second.cast<double>();
+    else if (key == "odds_threshold")
+      ev.log_odds_threshold = item.second.cast<double>();
+    else
+      throw kosmos::invalid_input("kosmos.kepler.evidence: unknown option '" + key + "'");
+  }
+  return ev;
+}
+
+const char* prior_kind_name(kk::Prior::Kind kind) {
+  switch (kind) {
+    case kk::Prior::uniform:
+      return "uniform";
+    case kk::Prior::log_uniform:
+      return "loguniform";
+    case kk::Prior::gaussian:
+      return "gauss";
+    case kk::Prior::truncated_gaussian:
+      return "tgauss";
+    case kk::Prior::fixed:
+      return "fixed";
+    case kk::Prior::beta:
+      return "beta";
+  }
+  return "?";
+}
+
+// ln Z per model (trend order major, then planets), the supported model and the rule.
+py::dict evidence_dict(const kk::EvidenceResult& z) {
+  py::list counts;
+  for (const auto& c : z.counts)
+    counts.append(py::dict(
+        py::arg("planets") = c.planets, py::arg("trend") = c.trend, py::arg("ln_z") = c.ln_z,
+        py::arg("ln_z_error") = c.ln_z_error, py::arg("ln_z_drift") = c.ln_z_drift,
+        py::arg("ln_z_ti") = c.ln_z_ti, py::arg("probability") = c.probability,
+        py::arg("beta") = py::array_t<double>(py::ssize_t(c.beta.size()), c.beta.data()),
+        py::arg("mean_loglike") =
+            py::array_t<double>(py::ssize_t(c.mean_loglike.size()), c.mean_loglike.data())));
+  py::list priors;
+  for (const auto& p : z.default_priors)
+    priors.append(py::make_tuple(p.parameter, prior_kind_name(p.kind), p.a, p.b));
+  return py::dict(py::arg("counts") = counts, py::arg("preferred") = z.preferred,
+                  py::arg("preferred_trend") = z.preferred_trend,
+                  py::arg("top_of_range") = z.top_of_range, py::arg("rule") = z.rule,
+                  py::arg("default_priors") = priors, py::arg("seconds") = z.seconds);
+}
+
+// kk::select_model (`kosmos rv --planets auto --trend auto`): the evidence table and the
+// supported model's posterior; without `with_posterior` kk::planet_count_evidence: the table alone.
+py::dict model_evidence(py::handle t, py::handle v, py::handle sigma, py::handle instrument,
+                        const std::vector<std::string>& names, const py::dict& options,
+                        const py::dict& ev_options, bool with_posterior) {
+  const auto data = rv_data(t, v, sigma, instrument, names, "<arrays>");
+  const auto so = search_options(options);
+  const auto ev = evidence_options(ev_options);
+  kk::ModelSelection s;
+  {
+    py::gil_scoped_release unlocked;
+    if (with_posterior)
+      s = kk::select_model(data, so, ev);
+    else
+      s.evidence = kk::planet_count_evidence(data, so, ev);
+  }
+  py::dict d;
+  d["evidence"] = evidence_dict(s.evidence);
+  if (with_posterior) d["posterior"] = result_dict(s.posterior);
+  return d;
+}
+
+// Baluev's (2008) false-alarm probability of a GLS peak of `power` (kk::false_alarm_probability).
+double false_alarm_probability(double power, py::handle t_in, py::handle w_in, double f_max) {
+  const std::string where = "kosmos.kepler.false_alarm_probability";
+  auto t = as_array<double>(t_in, where, "t", 1);
+  auto w = as_array<double>(w_in, where, "weights", 1, {t.shape(0)});
+  return kk::false_alarm_probability(power, {t.data(), t.data() + t.shape(0)},
+                                     {w.data(), w.data() + w.shape(0)}, f_max);
 }
 
 // stars: (t, v, sigma, instrument, names) tuples.
@@ -367,6 +466,13 @@ void bind_kepler(py::module_& parent) {
   m.def("fit", &fit, py::arg("t"), py::arg("v"), py::arg("sigma"), py::arg("instrument"),
         py::arg("instrument_names"), py::arg("options"));
   m.def("survey", &survey, py::arg("stars"), py::arg("options"));
+  m.def("evidence", &model_evidence, py::arg("t"), py::arg("v"), py::arg("sigma"),
+        py::arg("instrument"), py::arg("instrument_names"), py::arg("options"),
+        py::arg("evidence_options"), py::arg("with_posterior"));
+  m.def("false_alarm_probability", &false_alarm_probability, py::arg("power"), py::arg("t"),
+        py::arg("weights"), py::arg("f_max"));
+  m.def("noise_model_names", &kk::noise_model_names);
+  m.attr("auto_trend") = kk::kAutoTrend;
   m.def(
       "minimum_mass",
       [](double P, double K, double e, double stellar_mass) {

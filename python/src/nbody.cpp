@@ -3,6 +3,10 @@
 #include "common.hpp"
 
 #include <kosmos/nbody/nbody.hpp>
+#include <kosmos/nbody/stability_map.hpp>
+
+#include <cmath>
+#include <type_traits>
 
 namespace kosmos_python {
 namespace {
@@ -178,6 +182,17 @@ class PyEnsemble : public Resource {
 
   py::dict integrate(double destination, const py::dict& settings) {
     require_alive("kosmos.nbody.Ensemble.integrate");
+    const nb::IntegrateOptions o = integrate_options(settings, bodies());
+    nb::IntegrationReport r;
+    {
+      py::gil_scoped_release unlocked;
+      r = nb::integrate(Space(), ens_, destination, o);
+    }
+    return report_dict(r);
+  }
+
+  // The options of integrate() (keyword names as in kosmos.nbody.Ensemble.integrate).
+  static nb::IntegrateOptions integrate_options(const py::dict& settings, int n_bodies) {
     nb::IntegrateOptions o;
     auto& c = o.integrator;
     auto& mon = o.monitor;
@@ -210,9 +225,9 @@ class PyEnsemble : public Resource {
         mon.crossing_orbits = v.cast<bool>();
       else if (key == "radius") {
         const auto r = v.cast<std::vector<double>>();
-        kosmos::Impl::require(r.size() == 1 || int(r.size()) == bodies(), "kosmos.nbody.integrate",
-                              "radius has ", r.size(), " values, expected 1 or ", bodies());
-        for (int b = 0; b < bodies(); ++b) mon.radius[b] = r.size() == 1 ? r[0] : r[std::size_t(b)];
+        kosmos::Impl::require(r.size() == 1 || int(r.size()) == n_bodies, "kosmos.nbody.integrate",
+                              "radius has ", r.size(), " values, expected 1 or ", n_bodies);
+        for (int b = 0; b < n_bodies; ++b) mon.radius[b] = r.size() == 1 ? r[0] : r[std::size_t(b)];
       } else if (key == "on_collision")
         mon.on_collision = nb::collision_response_from_name(v.cast<std::string>());
       else if (key == "coordinates") {
@@ -224,14 +239,19 @@ class PyEnsemble : public Resource {
         c.coordinates = name == "jacobi" ? nb::WHCoordinates::jacobi
                         : name == "whds" ? nb::WHCoordinates::whds
                                          : nb::WHCoordinates::democratic_heliocentric;
-      } else
+      } else if (key == "megno")
+        o.megno = v.cast<bool>();
+      else if (key == "megno_seed")
+        o.megno_seed = v.cast<unsigned long long>();
+      else if (key == "megno_state")
+        o.megno_state = v.cast<std::vector<double>>();
+      else
         throw kosmos::invalid_input("kosmos.nbody.integrate: unknown option '" + key + "'");
     }
-    nb::IntegrationReport r;
-    {
-      py::gil_scoped_release unlocked;
-      r = nb::integrate(Space(), ens_, destination, o);
-    }
+    return o;
+  }
+
+  static py::dict report_dict(const nb::IntegrationReport& r) {
     py::dict d;
     d["systems"] = r.systems;
     d["reached_destination"] = r.reached_destination;
@@ -241,6 +261,70 @@ class PyEnsemble : public Resource {
     d["launches"] = r.launches;
     d["steps"] = r.steps;
     d["seconds"] = r.seconds;
+    if (!r.megno.empty()) {  // MEGNO runs: per system <Y>, Lyapunov estimate and time
+      const auto n = py::ssize_t(r.megno.size());
+      py::array_t<double> lyapunov_time(n);
+      for (py::ssize_t s = 0; s < n; ++s)
+        lyapunov_time.mutable_at(s) =
+            r.lyapunov[std::size_t(s)] > 0 ? 1 / r.lyapunov[std::size_t(s)] : INFINITY;
+      d["megno"] = py::array_t<double>(n, r.megno.data());
+      d["lyapunov"] = py::array_t<double>(n, r.lyapunov.data());
+      d["lyapunov_time"] = lyapunov_time;
+      d["megno_state"] =
+          py::array_t<double>(py::ssize_t(r.megno_state.size()), r.megno_state.data());
+    }
+    return d;
+  }
+
+  // nb::run_stability_map on system `base_system` of this ensemble (left as it is): axes as
+  // "ELEMENT:BODY:MIN:MAX:COUNT" (angles in degrees). The grid's values come back (ny, nx).
+  py::dict stability_map(int base_system, const std::string& x_spec, const std::string& y_spec,
+                         const std::string& frame, double destination,
+                         const py::dict& settings) const {
+    const char* where = "kosmos.nbody.stability_map";
+    kosmos::Impl::require(base_system >= 0 && base_system < systems(), where, "system ",
+                          base_system, " is outside [0, ", systems(), ")");
+    kosmos::Impl::require(destination > 0 && std::isfinite(destination), where, "destination ",
+                          destination, " must be finite and > 0");
+    nb::StabilityMapSetup setup;
+    setup.x = nb::parse_map_axis(x_spec);
+    setup.y = nb::parse_map_axis(y_spec);
+    setup.frame = frame_from(frame);
+    const auto options = integrate_options(settings, bodies());
+    const auto base = host();
+    nb::StabilityMap map;
+    {
+      py::gil_scoped_release unlocked;
+      map = nb::run_stability_map(Space(), base, base_system, setup, options, destination);
+    }
+    const py::ssize_t nx = setup.x.count, ny = setup.y.count;
+    auto axis = [](const nb::MapAxis& a) {
+      py::array_t<double> values(a.count);
+      for (int k = 0; k < a.count; ++k) values.mutable_at(k) = a.value(k);
+      return values;
+    };
+    auto grid = [&](auto value_of) {
+      py::array_t<std::decay_t<decltype(value_of(0))>> out({ny, nx});
+      auto o = out.template mutable_unchecked<2>();
+      for (py::ssize_t iy = 0; iy < ny; ++iy)
+        for (py::ssize_t ix = 0; ix < nx; ++ix) o(iy, ix) = value_of(int(ix + nx * iy));
+      return out;
+    };
+    const auto& fin = map.final_state;
+    py::dict d;
+    d["x"] = axis(setup.x);
+    d["y"] = axis(setup.y);
+    d["x_element"] = nb::map_element_name(setup.x.element);
+    d["y_element"] = nb::map_element_name(setup.y.element);
+    d["x_body"] = setup.x.body;
+    d["y_body"] = setup.y.body;
+    d["megno"] = grid([&](int s) { return map.megno[std::size_t(s)]; });
+    d["lyapunov_time"] = grid([&](int s) { return map.lyapunov_time[std::size_t(s)]; });
+    d["time"] = grid([&](int s) { return fin.time(s); });
+    d["state"] = grid([&](int s) { return fin.state(s); });
+    d["reason"] = grid([&](int s) { return fin.reason(s); });
+    d["report"] = report_dict(map.report);
+    d["final_state"] = py::cast(new PyEnsemble(fin), py::return_value_policy::take_ownership);
     return d;
   }
 
@@ -283,10 +367,13 @@ void bind_nbody(py::module_& parent) {
       .def("momenta", &PyEnsemble::momenta, py::arg("out"))
       .def("elements", &PyEnsemble::elements, py::arg("frame"))
       .def("integrate", &PyEnsemble::integrate, py::arg("destination"), py::arg("settings"))
-      .def("stability_summary", &PyEnsemble::stability_summary, py::arg("destination"));
+      .def("stability_summary", &PyEnsemble::stability_summary, py::arg("destination"))
+      .def("stability_map", &PyEnsemble::stability_map, py::arg("base_system"), py::arg("x"),
+           py::arg("y"), py::arg("frame"), py::arg("destination"), py::arg("settings"));
   m.def("reason_name", &nb::reason_name);
   m.def("state_name", &nb::state_name);
   m.attr("days_per_time_unit") = nb::days_per_time_unit;
+  m.attr("megno_state_sums") = int(nb::megno_state_sums);
   m.def("planet_mass_from_rv", &nb::planet_mass_from_rv, py::arg("K"), py::arg("P_days"),
         py::arg("e"), py::arg("star_mass"), py::arg("sin_i"));
 }

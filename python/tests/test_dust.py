@@ -82,3 +82,112 @@ def test_temperature_distributions_conserve_energy(data_dir):
     with pytest.raises(ValueError, match="differ in length"):
         g._native.distributions(intensity[None, :], T, [0, 1], ["graphite"], [0.001], 128, P, Tb,
                                 status)
+
+
+H, C, K = 6.62607015e-34, 2.99792458e8, 1.380649e-23
+
+
+def test_dl07_model_sizes_pah_fraction_and_energy_balance():
+    # DL07 with q_PAH = 4.6 %: the species' grain masses 4/3 pi a^3 rho n (numpy, from the
+    # model's radii, densities and numbers) add up to 1 kg of dust per kg, 4.6 % of it in the
+    # PAH populations; in the MMP83 field the SED (per kg, equilibrium temperatures) emits the
+    # power absorbed, sum_s n_s sum_l sigma_sl I_l dlambda_l, within the solver's tolerance.
+    lam = dust.wavelength_grid(0.0912, 1000, 300)
+    g = dust.Grains.from_model("dl07:qpah=4.6", lam, tolerance=1e-6)
+    model = g.model
+    pops = model.populations
+    assert [p["pah"] for p in pops].count(True) == 2
+    assert model.pah_mass_fraction == pytest.approx(0.046, rel=1e-12)
+    density = np.array([pops[p]["density_g_cm3"] for p in model.population_of]) * 1e3  # kg/m^3
+    a = model.radius_micron * 1e-6
+    mass = 4 / 3 * np.pi * a ** 3 * density * model.number_per_kg
+    pah = np.array([pops[p]["pah"] for p in model.population_of])
+    assert mass.sum() == pytest.approx(1.0, rel=1e-6)
+    assert mass[pah].sum() / mass.sum() == pytest.approx(0.046, rel=1e-6)
+    assert g.species == len(a) and g.sigma.shape == (len(a), lam.size)
+    intensity = dust.mmp83(lam)
+    sed, T, status = g.sed(intensity, np.array([1.0]), full=True)
+    assert np.all(status == 0)
+    dl = dust.bin_widths(lam) * 1e-6
+    absorbed = np.sum(g.number_per_mass[:, None] * g.sigma * intensity * dl)
+    assert np.sum(sed[0] * dl) == pytest.approx(absorbed, rel=1e-5)
+    # The default q_PAH is the file's; more PAHs absorb more of the field per kg.
+    default = dust.dust_model("dl07")
+    assert default.pah_mass_fraction == pytest.approx(0.0473, abs=5e-4)
+    # A PAH's P(T) with the model's heat capacities conserves energy as well.
+    small = int(np.argmin(np.where(pah, a, np.inf)))
+    P, Tb, st = g.temperature_distributions(intensity, [small], temperature=T)
+    assert dust.stochastic_status_name(st[0, 0]) == "ok"
+    wl = lam * 1e-6
+    with np.errstate(over="ignore"):
+        emitted = sum(p * np.sum(g.sigma[small] * 2 * H * C ** 2 / wl ** 5 /
+                                 np.expm1(H * C / (wl * K * t)) * dl)
+                      for p, t in zip(P[0, 0], Tb[0, 0]) if p > 0)
+    assert emitted == pytest.approx(np.sum(g.sigma[small] * intensity * dl), rel=0.03)
+    # Grains below 0.05 micron heated stochastically (the tool's default for named models): the
+    # SED still emits what the grains absorb (each P(T) balances its heating to 1 % where its
+    # status is ok; a few species flagged energy_imbalance carry little of the mass), and the
+    # PAHs' hot emission raises the mid-infrared.
+    sed_st, _, _, st_all = g.sed(intensity, np.array([1.0]), stochastic_below=0.05, full=True)
+    assert st_all.shape[1] == np.count_nonzero(a < 0.05e-6)
+    names = [dust.stochastic_status_name(s) for s in st_all[0]]
+    assert set(names) <= {"ok", "energy_imbalance"} and names.count("ok") >= 0.95 * len(names)
+    assert np.sum(sed_st[0] * dl) == pytest.approx(absorbed, rel=1e-3)
+    mid_ir = (lam > 5) & (lam < 15)
+    assert np.sum(sed_st[0, mid_ir]) > 10 * np.sum(sed[0, mid_ir])
+    with pytest.raises(kosmos.InvalidInput, match="nosuch"):
+        dust.Grains.from_model("nosuch", lam)
+    with pytest.raises(kosmos.InvalidInput, match="qpah"):
+        dust.Grains.from_model("dl07:qpah=150", lam)
+
+
+def _trapezoid(y, x):
+    return np.sum(0.5 * (y[1:] + y[:-1]) * np.diff(x))
+
+
+def _read_par(path):
+    table = np.loadtxt(path, comments="#")
+    return table[:, 0] * 1e-4, table[:, 1]  # micron, response
+
+
+def test_photometry_of_flat_and_planck_spectra(data_dir):
+    lam = dust.wavelength_grid(0.3, 1000, 6000)
+    bands = dust.known_bands()
+    assert "IRAC1" in bands and "SPIRE500" in bands and len(bands) == 30
+    # F_nu = 3.5 (any unit per Hz) is F_lambda = F_nu c / lambda^2: every band gives 3.5.
+    wl = lam * 1e-6
+    flat = 3.5 * C / wl ** 2
+    np.testing.assert_allclose(dust.photometry(lam, flat, bands), 3.5, rtol=1e-12)
+    two = dust.photometry(lam, np.vstack([flat, 2 * flat]), ["MIPS24", "PACS100"], scale=10.0)
+    np.testing.assert_allclose(two, [[35, 35], [70, 70]], rtol=1e-12)
+    # A Planck spectrum against the photon-weighted mean of B_nu over each filter's own table
+    # (trapezoids on its wavelengths, read here), at a temperature peaking near the band.
+    for band in bands:
+        f = dust.read_filter(band)
+        w_f, r_f = _read_par(f["path"])
+        np.testing.assert_allclose(f["wavelength_micron"], w_f)
+        T = 5000.0 / f["pivot_micron"]
+        b_nu = 2 * H * (C / (w_f * 1e-6)) ** 3 / C ** 2 / np.expm1(H * C / (w_f * 1e-6 * K * T))
+        expected = _trapezoid(b_nu * r_f / w_f, w_f) / _trapezoid(r_f / w_f, w_f)
+        with np.errstate(over="ignore"):
+            b_lambda = 2 * H * C ** 2 / wl ** 5 / np.expm1(H * C / (wl * K * T))
+        got = dust.photometry(lam, b_lambda, [band])[0]
+        assert got == pytest.approx(expected, rel=1e-4), band
+    # A filter file by path works as a band name does.
+    path = data_dir / "filters" / "wise_w3.par"
+    np.testing.assert_allclose(dust.photometry(lam, flat, [path]), 3.5, rtol=1e-12)
+
+
+def test_photometry_errors_name_the_problem():
+    lam = dust.wavelength_grid(1, 100, 200)
+    sed = np.ones(200)
+    with pytest.raises(kosmos.InvalidInput, match="unknown band 'NOSUCH'"):
+        dust.photometry(lam, sed, ["NOSUCH"])
+    with pytest.raises(kosmos.InvalidInput, match="SPIRE500.*outside the wavelength grid"):
+        dust.photometry(lam, sed, ["SPIRE500"])
+    with pytest.raises(ValueError, match="sed has extent 199 in dimension 1, expected 200"):
+        dust.photometry(lam, np.ones((2, 199)), ["MIPS24"])
+    with pytest.raises(TypeError, match="sed must have dtype float64, not float32"):
+        dust.photometry(lam, np.ones(200, np.float32), ["MIPS24"])
+    with pytest.raises(kosmos.FileError, match="nosuch.par"):
+        dust.photometry(lam, sed, ["nosuch.par"])

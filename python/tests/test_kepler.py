@@ -130,3 +130,124 @@ def test_survey_fits_every_star():
         assert r.data is not None and r.samples.shape[1] == len(r.columns)
         assert abs(r.summary["P_b"].median - P) < 0.2
         assert abs(r.summary["K_b"].median - K) < 1.5
+
+
+def _star(orbits, n, span, seed, sigma=1.5, offset=2.0):
+    """A one-instrument star about epoch 5000 (the budget of the library's model-selection tests,
+    unit_tests/kepler/test_evidence.cpp): Keplerians (P, K, e, omega, M0 at 5000; E by Newton's
+    iteration here) + offset + white noise of `sigma`."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(5000 - span / 2 + span * rng.uniform(size=n))
+    v = np.full(n, offset)
+    for P, K, e, w, M0 in orbits:
+        M = M0 + 2 * np.pi * (t - 5000) / P
+        E = M.copy()
+        for _ in range(50):
+            E -= (E - e * np.sin(E) - M) / (1 - e * np.cos(E))
+        nu = 2 * np.arctan2(np.sqrt(1 + e) * np.sin(E / 2), np.sqrt(1 - e) * np.cos(E / 2))
+        v += K * (np.cos(nu + w) + e * np.cos(w))
+    return kepler.RVData(t, v + sigma * rng.normal(size=n), np.full(n, sigma))
+
+
+# The budget of test_evidence.cpp's selection tests: small chains, a 10-temperature ladder.
+def _selection_budget(planets, trend=0):
+    return dict(chains=2 * (5 * planets + 2 + trend) + 2, burn=150, steps=150, thin=3, generations=40,
+                candidates=1024, epoch=5000.0, k_max=100.0, jitter_max=20.0, temperatures=10,
+                precision="double")
+
+
+def test_evidence_prefers_one_planet_for_a_one_planet_star():
+    data = _star([(11.3, 9.0, 0.1, 1.0, 2.0)], 40, 250, 22)
+    fit = kepler.fit(data, planets="auto", max_planets=2, trend=0, **_selection_budget(2))
+    z = fit.evidence
+    assert list(z.planets) == [0, 1, 2] and list(z.trend) == [0, 0, 0]
+    assert z.preferred == 1 and not z.top_of_range
+    assert z.log_odds(1, 0) > 20
+    # Short chains bias ln Z of the larger model up (test_evidence.cpp): 2 planets do not beat
+    # 1 by the odds threshold once the errors are counted, so the rule keeps 1.
+    assert z.log_odds(2, 1) - 2 * (z.ln_z_error[1] + z.ln_z_error[2]) < 5
+    assert z.ln_z[1] > z.ln_z[0]
+    assert np.all(z.ln_z_error > 0)
+    assert z.probability.sum() == pytest.approx(1.0)
+    # Equal prior odds: each probability is exp(ln Z) normalized over the models compared.
+    p = np.exp(z.ln_z - z.ln_z.max())
+    np.testing.assert_allclose(z.probability, p / p.sum(), rtol=1e-9, atol=1e-12)
+    assert [prior[0] for prior in z.default_priors] == ["gamma_0"]
+    assert fit.planets == 1
+    assert fit.summary["P_b"].median == pytest.approx(11.3, abs=0.05)
+    assert fit.summary["K_b"].median == pytest.approx(9.0, abs=1.5)
+    assert fit.false_alarm[0] < 1e-6
+    assert len(fit.period_modes) == 1 and len(fit.period_modes[0]) == 1
+    assert "supported 1 planet(s)" in repr(fit)
+
+
+def test_evidence_prefers_no_planet_and_no_trend_for_noise():
+    data = _star([], 40, 300, 21)
+    fit = kepler.fit(data, planets="auto", max_planets=1, trend="auto",
+                     **_selection_budget(1, trend=2))
+    z = fit.evidence
+    assert sorted(zip(z.trend, z.planets)) == [(t, p) for t in range(3) for p in range(2)]
+    assert (z.preferred, z.preferred_trend) == (0, 0)
+    assert z.log_odds(1, 0) < 5
+    assert fit.planets == 0 and fit.trend == 0
+    assert fit.false_alarm[0] > 0.01  # the signal searched for and rejected
+
+
+def test_count_evidence_of_offsets_matches_the_analytic_evidence():
+    # Two offsets, no planet, jitter fixed at 0, uniform priors of widths 60 and 80 m/s: ln L is
+    # Gaussian in the offsets, so Z = L_max (2 pi)^(d/2) det(F)^(-1/2) / prod(widths) with
+    # F = X^T W X (the check of test_evidence.cpp, computed here with numpy).
+    rng = np.random.default_rng(3)
+    n = 40
+    t = 1000 + 200.0 * np.arange(n) / n
+    sigma = 1 + rng.uniform(size=n)
+    inst = np.arange(n) % 2
+    v = np.where(inst == 1, -4.0, 3.0) + 0.05 * (t - 1100) + sigma * rng.normal(size=n)
+    data = kepler.RVData(t, v, sigma, np.array(["A", "B"])[inst])
+    z = kepler.evidence(data, planets=0, chains=24, burn=400, steps=1200, thin=2, epoch=1100.0,
+                        priors="jitter_A fixed 0; jitter_B fixed 0; gamma_A uniform -30 30; "
+                               "gamma_B uniform -40 40", precision="double")
+    X = np.column_stack([inst == 0, inst == 1]).astype(float)
+    W = 1 / sigma ** 2
+    F = X.T @ (W[:, None] * X)
+    beta = np.linalg.solve(F, X.T @ (W * v))
+    r = v - X @ beta
+    ln_l = -0.5 * np.sum(r ** 2 * W + np.log(2 * np.pi * sigma ** 2))
+    expected = ln_l + np.log(2 * np.pi) - 0.5 * np.linalg.slogdet(F)[1] - np.log(60 * 80)
+    (c,) = z.counts
+    assert c.ln_z == pytest.approx(expected, abs=max(3 * c.ln_z_error, 0.1))
+    assert c.ln_z_error < 0.5
+    assert len(c.beta) == 32 and c.beta[0] == 0 and c.beta[-1] == 1
+    with pytest.raises(kosmos.InvalidInput, match="temperatures = 2"):
+        kepler.evidence(data, planets=0, temperatures=2, chains=24, burn=10, steps=40,
+                        priors="gamma_A uniform -30 30; gamma_B uniform -40 40")
+    with pytest.raises(kosmos.InvalidInput, match="gamma"):  # improper offset priors
+        kepler.evidence(data, planets=0, chains=24, burn=10, steps=40)
+
+
+def test_baluev_false_alarm_probability_against_its_formula():
+    # Baluev (2008), as astropy's method="baluev": FAP = 1 - (1 - (1 - z)^((n-3)/2)) exp(-tau),
+    # tau = gamma(n-1) W (1 - z)^((n-4)/2) sqrt((n-1) z / 2), W = f_max sqrt(4 pi var_w(t)),
+    # gamma(N) = sqrt(2 / N) Gamma(N / 2) / Gamma((N - 1) / 2); written here from the paper.
+    from math import lgamma
+    rng = np.random.default_rng(5)
+    t = np.sort(rng.uniform(0, 300, 30))
+    sigma = rng.uniform(1, 2, 30)
+    w = 1 / sigma ** 2
+    f_max = 1.0
+    n = len(t)
+    var = np.sum(w * t ** 2) / np.sum(w) - (np.sum(w * t) / np.sum(w)) ** 2
+    W = f_max * np.sqrt(4 * np.pi * var)
+
+    def gamma(N):
+        return np.sqrt(2 / N) * np.exp(lgamma(N / 2) - lgamma((N - 1) / 2))
+
+    for z in (0.2, 0.4, 0.6):
+        tau = gamma(n - 1) * W * (1 - z) ** ((n - 4) / 2) * np.sqrt((n - 1) * z / 2)
+        expected = 1 - (1 - (1 - z) ** ((n - 3) / 2)) * np.exp(-tau)
+        assert kepler.false_alarm_probability(z, t, sigma, f_max) == pytest.approx(expected,
+                                                                                   rel=1e-10)
+    with pytest.raises(kosmos.InvalidInput, match="power"):
+        kepler.false_alarm_probability(1.5, t, sigma, f_max)
+    with pytest.raises(ValueError, match="weights has extent 29"):
+        kepler._k.false_alarm_probability(0.5, t, w[:29], f_max)

@@ -80,3 +80,87 @@ def test_rebound_converter():
     ens = nbody.from_rebound(sim)
     np.testing.assert_allclose(ens.positions()[0, 1], [sim.particles[1].x, sim.particles[1].y,
                                                         sim.particles[1].z])
+
+
+def _megno_pair(a2):
+    """The pair of the library's MEGNO tests (unit_tests/nbody/test_megno.cpp, after REBOUND's
+    megno_rebound.c): a star and two Jupiter-mass planets on the x axis at a = 1 and a2,
+    slightly inclined, barycentric; and its deviation vector (k % 5 - 2) + 0.5 (k % 3),
+    normalized, with the MEGNO sums at 0."""
+    m1 = m2 = 1e-3
+    v1, v2 = np.sqrt(1 + m1), np.sqrt((1 + m1 + m2) / a2)
+    px, pv = m1 * 1.0 - m2 * a2, m1 * v1 - m2 * v2
+    m = np.array([[1.0, m1, m2]])
+    x = np.array([[[-px, 0, 0], [1.0, 0, 0.01], [-a2, 0, -0.02]]])
+    v = np.array([[[0, -pv, 0], [0, v1, 0.001], [0, -v2 * 1.02, 0.002]]])
+    k = np.arange(18)
+    deviation = (k % 5 - 2) + 0.5 * (k % 3)
+    state = np.concatenate([deviation / np.linalg.norm(deviation), np.zeros(nbody.megno_state_sums)])
+    return nbody.from_arrays(m, x, v), state
+
+
+def test_whfast_megno_of_a_regular_pair_matches_rebound_and_ias15():
+    # REBOUND's WHFast + MEGNO (dt = T_inner / 50, no corrector) and IAS15 (epsilon 1e-9) on this
+    # pair and deviation over 1000 inner orbits, as unit_tests/nbody/test_megno.cpp records them:
+    # <Y> 2.0026846625736772 and 2.0027564328050684; quasi-periodic, <Y> -> 2.
+    T = 2 * np.pi * 1000
+    results = {}
+    for integrator, dt, rebound in (("whfast", 2 * np.pi / 50, 2.0026846625736772),
+                                    ("ias15", 1e-3, 2.0027564328050684)):
+        ens, state = _megno_pair(1.8)
+        report = ens.integrate(T, integrator=integrator, dt=dt, megno=True, megno_state=state,
+                               steps_per_launch=1 << 20)
+        assert report["reached_destination"] == 1
+        assert report["megno"].shape == (1,) and report["lyapunov_time"].shape == (1,)
+        assert report["megno"][0] == pytest.approx(rebound, rel=1e-6)
+        assert abs(report["megno"][0] - 2) < 0.05
+        assert len(report["megno_state"]) == 18 + nbody.megno_state_sums
+        results[integrator] = report["megno"][0]
+    assert results["whfast"] == pytest.approx(results["ias15"], abs=1e-3)
+    ens, _ = _megno_pair(1.8)  # a random deviation: still regular
+    report = ens.integrate(T / 4, integrator="whfast", dt=2 * np.pi / 50, megno=True)
+    assert abs(report["megno"][0] - 2) < 0.1
+    assert "megno" not in ens.integrate(T / 4 + 1, integrator="whfast", dt=2 * np.pi / 50)
+
+
+def test_whfast_megno_of_a_chaotic_pair_grows():
+    # The pair at a2 = 1.3 over 100 inner orbits: REBOUND's <Y> is 6.880 there (test_megno.cpp);
+    # its Lyapunov time about 112 time units.
+    ens, state = _megno_pair(1.3)
+    report = ens.integrate(2 * np.pi * 100, integrator="whfast", dt=2 * np.pi / 50, megno=True,
+                           megno_state=state, steps_per_launch=1 << 20)
+    assert report["megno"][0] == pytest.approx(6.8802943098483142, rel=0.01)
+    assert 50 < report["lyapunov_time"][0] < 250
+
+
+def test_stability_map_grid_axes_and_regular_points():
+    base = nbody.from_elements(1.0, [[1e-3, 1e-3]],
+                               [[1.0, 0.0, 0, 0, 0, 0], [1.8, 0.0, 0, 0, 0, np.pi]])
+    x0 = base.positions()
+    smap = nbody.stability_map(base, "a:2:1.6:2.0:4", ("e", 2, 0.0, 0.1, 3),
+                               destination=2 * np.pi * 50, integrator="whfast",
+                               dt=2 * np.pi / 50)
+    np.testing.assert_allclose(smap.x, np.linspace(1.6, 2.0, 4))
+    np.testing.assert_allclose(smap.y, np.linspace(0.0, 0.1, 3))
+    assert (smap.x_element, smap.x_body, smap.y_element, smap.y_body) == ("a", 2, "e", 2)
+    for name in ("megno", "lyapunov_time", "time", "state", "reason"):
+        assert getattr(smap, name).shape == (3, 4), name
+    assert smap.state.dtype == np.int32 or smap.state.dtype.kind == "i"
+    np.testing.assert_allclose(smap.time, 2 * np.pi * 50)
+    # Point (ix, iy) is system ix + 4 iy of the final state: its outer planet keeps about those
+    # a and e over 50 orbits.
+    final = smap.final_state
+    assert final.systems == 12
+    outer = final.elements()[:, 1, :].reshape(3, 4, 6)
+    np.testing.assert_allclose(outer[:, :, 0], np.broadcast_to(smap.x, (3, 4)), rtol=0.03)
+    np.testing.assert_allclose(outer[:, :, 1], np.broadcast_to(smap.y[:, None], (3, 4)), atol=0.03)
+    # Far from the inner planet and circular: regular, as ias15 finds the same system.
+    single = nbody.from_elements(1.0, [[1e-3, 1e-3]],
+                                 [[1.0, 0.0, 0, 0, 0, 0], [2.0, 0.0, 0, 0, 0, np.pi]])
+    ias15 = single.integrate(2 * np.pi * 50, integrator="ias15", dt=1e-3, megno=True)
+    assert abs(smap.megno[0, 3] - 2) < 0.3 and abs(ias15["megno"][0] - 2) < 0.3
+    np.testing.assert_array_equal(base.positions(), x0)  # the base is left as it was
+    with pytest.raises(kosmos.InvalidInput, match="body"):
+        nbody.stability_map(base, "a:5:1.6:2.0:4", "e:2:0:0.1:3", destination=1.0)
+    with pytest.raises(kosmos.InvalidInput, match="system 3"):
+        nbody.stability_map(base, "a:2:1.6:2.0:4", "e:2:0:0.1:3", destination=1.0, system=3)
