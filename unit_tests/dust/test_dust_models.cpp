@@ -69,6 +69,8 @@ TEST(DustemFiles, BadFilesNameTheProblem) {
     EXPECT_NE(std::string(e.what()).find("neither logn nor plaw"), std::string::npos) << e.what();
   }
   EXPECT_THROW(kosmos::dust::load_dust_model("dl07:qpah=120", kDustem), kosmos::invalid_input);
+  // -1 is a value like any other (once the "not given" marker): refused, not the default
+  EXPECT_THROW(kosmos::dust::load_dust_model("dl07:qpah=-1", kDustem), kosmos::invalid_input);
   EXPECT_THROW(kosmos::dust::load_dust_model("dl07:umin=3", kDustem), kosmos::invalid_input);
   EXPECT_THROW(kosmos::dust::load_dust_model("zda05", kDustem), kosmos::invalid_input);
   EXPECT_THROW(kosmos::dust::load_dust_model("themis:qpah=3", kDustem), kosmos::invalid_input);

@@ -109,11 +109,12 @@ void reject_unknown(const std::string& spec, const Parameters& p, const std::str
 }
 
 DustModel load_dl07(const std::string& spec, Parameters p, const std::string& dir) {
-  const double q = take(p, "qpah", -1);
-  kosmos::Impl::require(q == -1 || (q > 0 && q < 100), "kosmos::dust::load_dust_model", spec,
+  const bool given = p.count("qpah") != 0;  // any given value is checked, -1 too
+  const double q = take(p, "qpah", 0);
+  kosmos::Impl::require(!given || (q > 0 && q < 100), "kosmos::dust::load_dust_model", spec,
                         ": qpah = ", q, " must be a percentage in (0, 100)");
   reject_unknown(spec, p, "dl07 takes only qpah, in per cent");
-  return from_grain_file(spec, join(dir, "GRAIN_DL07.DAT"), dir, q < 0 ? -1 : q / 100);
+  return from_grain_file(spec, join(dir, "GRAIN_DL07.DAT"), dir, given ? q / 100 : -1);
 }
 
 // THEMIS's diffuse-ISM mix as DustEM distributes it (GRAIN_J13.DAT): the a-C(:H) power law with
