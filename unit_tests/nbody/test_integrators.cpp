@@ -435,9 +435,19 @@ void expect_identical(const HostEnsemble& a, const HostEnsemble& b, const std::s
   }
 }
 
+// Bit-for-bit equality of the MEGNO results of two runs (<Y>, Lyapunov estimate, deviation and
+// sums); nothing to compare in runs without MEGNO.
+void expect_same_megno(const IntegrationReport& a, const IntegrationReport& b,
+                       const std::string& what) {
+  EXPECT_EQ(a.megno, b.megno) << what;
+  EXPECT_EQ(a.lyapunov, b.lyapunov) << what;
+  EXPECT_EQ(a.megno_state, b.megno_state) << what;
+}
+
 // One run of every integrator three ways against one call with long launches: launches of 3
 // steps; segments ending every 0.3 (not on the dt grid); and a run stopped by its iteration
-// budget, written to a checkpoint, read back and continued. All must agree bit for bit.
+// budget, written to a checkpoint, read back and continued. All must agree bit for bit (MEGNO
+// runs: <Y>, the Lyapunov estimate and the deviation too).
 template <class Space>
 void check_exact_restarts(const IntegrateOptions& options, const std::string& what) {
   using Mem = typename Space::memory_space;
@@ -449,15 +459,19 @@ void check_exact_restarts(const IntegrateOptions& options, const std::string& wh
 
   auto short_launches = options;
   short_launches.integrator.steps_per_launch = 3;
-  expect_identical(reference, nbody_test::run_on<Space>(start, destination, short_launches),
+  IntegrationReport short_report;
+  expect_identical(reference,
+                   nbody_test::run_on<Space>(start, destination, short_launches, &short_report),
                    what + ", 3 steps per launch");
+  expect_same_megno(one_call, short_report, what + ", 3 steps per launch");
 
   SegmentOptions segments;
   segments.interval = 0.3;
   RunState state;
   auto dev = clone<Mem>(start);
-  integrate_segments(Space(), dev, destination, options, state, segments);
+  const auto segmented = integrate_segments(Space(), dev, destination, options, state, segments);
   expect_identical(reference, clone<Kokkos::HostSpace>(dev), what + ", segments of 0.3");
+  expect_same_megno(one_call, segmented, what + ", segments of 0.3");
 
   const std::string path = ::testing::TempDir() + "kosmos_exact_restart.ckpt";
   auto budget = options;
@@ -479,6 +493,11 @@ void check_exact_restarts(const IntegrateOptions& options, const std::string& wh
   EXPECT_EQ(rep.iterations, one_call.iterations) << what;
   expect_identical(reference, clone<Kokkos::HostSpace>(resumed),
                    what + ", resumed from a checkpoint");
+  expect_same_megno(one_call, rep, what + ", resumed from a checkpoint");
+  if (options.megno) {
+    ASSERT_EQ(rep.megno.size(), 5u) << what;
+    EXPECT_GT(rep.megno[0], 0.0) << what;  // MEGNO ran (0 before the first step)
+  }
 }
 }  // namespace
 
@@ -497,6 +516,11 @@ TYPED_TEST(NbodyIntegrators, RestartsAreExact) {
   auto megno = nbody_test::options_for(Method::ias15, 0.01);
   megno.megno = true;
   check_exact_restarts<TypeParam>(megno, "ias15 with MEGNO");
+  // WHFast + MEGNO shares WHFast's loop: the same landing step, carried state and segments.
+  megno = nbody_test::options_for(Method::whfast, 0.01);
+  megno.integrator.corrector = 11;
+  megno.megno = true;
+  check_exact_restarts<TypeParam>(megno, "whfast with MEGNO");
 }
 
 TEST(NbodyCheckpoint, MissingSettingIsNamed) {

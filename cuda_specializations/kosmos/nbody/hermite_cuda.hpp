@@ -64,12 +64,11 @@ __device__ __forceinline__ void lane_acc_jerk(const double (&m)[N], double m_own
       w[c] = __shfl_sync(mask, v[c], k, cuda_hermite_group) - v[c];
     }
     if (lane >= N || k == lane || (m[k] == 0 && m_own == 0)) continue;
-    const double rinv = CudaRsqrt()(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    const double rinv2 = rinv * rinv, rinv3 = rinv2 * rinv;
-    const double rv = 3.0 * (d[0] * w[0] + d[1] * w[1] + d[2] * w[2]) * rinv2;
+    double acc[3], jerk[3];
+    inverse_square_acc_jerk(d, w, squared_norm(d), acc, jerk, CudaRsqrt());
     for (int c = 0; c < 3; ++c) {
-      a[c] += m[k] * (d[c] * rinv3);
-      j[c] += m[k] * ((w[c] - rv * d[c]) * rinv3);
+      a[c] += m[k] * acc[c];
+      j[c] += m[k] * jerk[c];
     }
   }
 }
@@ -82,20 +81,17 @@ __device__ __forceinline__ double group_sum(double x, unsigned mask) {
 }
 
 // hermite_system for a group of lanes, one per body: the same scheme, step choice, landing rule,
-// time compensation and carried state. Every lane of the group runs the same control flow.
+// time compensation and carried state (the formulas and clock of integrators/hermite.hpp). Every
+// lane of the group runs the same control flow.
 template <int N>
 __device__ void hermite_lanes(const Ensemble<Kokkos::CudaSpace>& ens,
                               const Kokkos::View<long long*, Kokkos::CudaSpace>& iterations,
                               int sys, int lane, unsigned mask, const HermiteSystemParams& p,
                               const CarriedState<Kokkos::CudaSpace>& carried) {
   if (ens.state(sys) != state_active) return;
-  double t = ens.time(sys), t_lo = ens.time_lo(sys);
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
   long long it = iterations(sys);
-  const auto running = [&] {
-    return time_left(p.destination, t, t_lo) > 0 && time_left(p.pause, t, t_lo) > 0 &&
-           it < p.max_iterations;
-  };
-  if (!running()) return;
+  if (!clock.running() || it >= p.max_iterations) return;
   const bool own = lane < N;  // lanes N.. hold no body
   double m[N], x[3], v[3], a[3], j[3];
   for (int b = 0; b < N; ++b) m[b] = ens.m(sys, b);
@@ -107,7 +103,7 @@ __device__ void hermite_lanes(const Ensemble<Kokkos::CudaSpace>& ens,
   const auto stored = [&](int b, int c) {
     return c < 3 ? ens.x(sys, b, c) : c < 6 ? ens.v(sys, b, c - 3) : ens.m(sys, b);
   };
-  if (carried.valid(sys, t, t_lo, N, stored)) {
+  if (carried.valid(sys, clock.t, clock.lo, N, stored)) {
     for (int c = 0; c < 3; ++c) {
       a[c] = own ? carried.at(sys, 3 * lane + c) : 0.0;
       j[c] = own ? carried.at(sys, 3 * N + 3 * lane + c) : 0.0;
@@ -116,47 +112,23 @@ __device__ void hermite_lanes(const Ensemble<Kokkos::CudaSpace>& ens,
     lane_acc_jerk<N>(m, m_own, lane, mask, x, v, a, j);
   }
   int reason = reason_none;
-  for (int step = 0; step < p.steps && running(); ++step) {
+  for (int step = 0; step < p.steps && clock.running() && it < p.max_iterations; ++step) {
     double h = p.dt;
-    if (p.tau > 0) {
-      double a2 = 0, j2 = 0;
-      for (int c = 0; c < 3; ++c) {
-        a2 += a[c] * a[c];
-        j2 += j[c] * j[c];
-      }
-      const double sum = group_sum(own && a2 > 0 ? j2 / a2 : 0.0, mask);
-      if (sum > 0) h = p.tau / math::sqrt(sum);
-    }
-    const double left = time_left(p.destination, t, t_lo);
-    if (h > left || left - h < 1e-9 * h) h = left;
+    if (p.tau > 0)
+      h = hermite_adaptive_step(p.tau, group_sum(own ? hermite_step_term(a, j) : 0.0, mask), p.dt);
+    h = landing_step(h, clock.left());
     if (!(h > 0) || !math::isfinite(h)) {
       reason = reason_bad_step;
       break;
     }
-    const double half = 0.5 * h, h2_12 = h * h / 12.0;
+    const HermiteRegisterStep hs(h);
     double v_sum[3], x_sum[3];
-    for (int c = 0; c < 3; ++c) {
-      v_sum[c] = v[c] + half * a[c] + h2_12 * j[c];
-      x_sum[c] = x[c] + half * v[c] + h2_12 * a[c];
-      x[c] = x[c] + h * (v[c] + h * (0.5 * a[c] + h * (1.0 / 6.0) * j[c]));
-      v[c] = v[c] + h * (a[c] + h * 0.5 * j[c]);
-    }
+    for (int c = 0; c < 3; ++c) hs.predict(x[c], v[c], a[c], j[c], x_sum[c], v_sum[c]);
     for (int iter = 0; iter < 2; ++iter) {
       lane_acc_jerk<N>(m, m_own, lane, mask, x, v, a, j);
-      for (int c = 0; c < 3; ++c) {
-        v[c] = v_sum[c] + half * a[c] - h2_12 * j[c];
-        x[c] = x_sum[c] + half * v[c] - h2_12 * a[c];
-      }
+      for (int c = 0; c < 3; ++c) hs.correct(x[c], v[c], a[c], j[c], x_sum[c], v_sum[c]);
     }
-    if (h >= left) {
-      t = p.destination;
-      t_lo = 0;
-    } else {
-      double hi, lo;
-      two_sum(t, h, hi, lo);
-      lo += t_lo;
-      fast_two_sum(hi, lo, t, t_lo);
-    }
+    clock.advance(h);
     ++it;
     bool finite = true;
     for (int c = 0; c < 3; ++c) finite = finite && math::isfinite(x[c]) && math::isfinite(v[c]);
@@ -178,10 +150,10 @@ __device__ void hermite_lanes(const Ensemble<Kokkos::CudaSpace>& ens,
   }
   __syncwarp(mask);  // every body stored before lane 0 keys the system by them
   if (lane != 0) return;
-  ens.time(sys) = t;
-  ens.time_lo(sys) = t_lo;
+  ens.time(sys) = clock.t;
+  ens.time_lo(sys) = clock.lo;
   iterations(sys) = it;
-  carried.seal(sys, t, t_lo, N, stored);
+  carried.seal(sys, clock.t, clock.lo, N, stored);
   if (reason != reason_none) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = reason;

@@ -19,9 +19,15 @@ KOKKOS_INLINE_FUNCTION void inverse_square_acc(const double d[3], double r2, dou
   const double rinv3 = rinv * rinv * rinv;
   for (int c = 0; c < 3; ++c) k[c] = d[c] * rinv3;
 }
+// (rsqrt: the reciprocal square root to use, e.g. the hardware one in CUDA kernels.)
+struct MathRsqrt {
+  KOKKOS_INLINE_FUNCTION double operator()(double x) const { return math::rsqrt(x); }
+};
+template <class Rsqrt = MathRsqrt>
 KOKKOS_INLINE_FUNCTION void inverse_square_acc_jerk(const double d[3], const double w[3], double r2,
-                                                    double k[3], double kj[3]) {
-  const double rinv = math::rsqrt(r2);
+                                                    double k[3], double kj[3],
+                                                    const Rsqrt& rsqrt = Rsqrt()) {
+  const double rinv = rsqrt(r2);
   const double rinv2 = rinv * rinv;
   const double rinv3 = rinv2 * rinv;
   const double rv = 3.0 * (d[0] * w[0] + d[1] * w[1] + d[2] * w[2]) * rinv2;

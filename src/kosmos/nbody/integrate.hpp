@@ -196,7 +196,7 @@ inline CarriedLayout carried_layout(const IntegrateOptions& options, int n) {
       layout.width = MVSPropagator::carried_per_body * n;
       break;
     case Method::whfast:
-      layout.width = whfast_carried_width(n);
+      layout.width = whfast_carried_width(n, options.megno);
       break;
     case Method::ias15:
       layout.width = ias15_carried_width((options.megno ? 6 : 3) * n);
@@ -858,12 +858,13 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
     p.max_iterations = cfg.max_iterations;
     p.monitor = monitor;
     if (options.megno)
-      return run_with_megno(space, ens, destination, options,
-                            [&](const Iterations& iterations, const Carried&, const auto& megno) {
-                              with_body_count(n, [&](auto nb) {
-                                launch_whfast_megno<decltype(nb)::value>(space, ens, iterations, p, megno);
-                              });
-                            });
+      return run_with_megno(
+          space, ens, destination, options,
+          [&](const Iterations& iterations, const Carried& carried, const auto& megno) {
+            with_body_count(n, [&](auto nb) {
+              launch_whfast_megno<decltype(nb)::value>(space, ens, iterations, p, megno, carried);
+            });
+          });
     return run_system_per_thread(space, ens, destination, options,
                                  [&](const Iterations& iterations, const Carried& carried) {
                                    with_body_count(n, [&](auto nb) {

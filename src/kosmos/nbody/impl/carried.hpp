@@ -32,6 +32,17 @@ struct StateHash {
   }
 };
 
+// One word of a key's state that stands for a value and its deviation (MEGNO runs: the key covers
+// the variational state too).
+KOKKOS_INLINE_FUNCTION double fold_deviation(double own, double deviation) {
+  StateHash mixed;
+  mixed.mix(own);
+  mixed.mix(deviation);
+  double folded;
+  memcpy(&folded, &mixed.h, sizeof folded);
+  return folded;
+}
+
 // Values per system of the carried state and the tag of the settings that produced them.
 struct CarriedLayout {
   int width = 0;

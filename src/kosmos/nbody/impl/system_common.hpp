@@ -1,39 +1,15 @@
 // Pieces shared by the system-per-thread integrators (WHFast-class, IAS15-class): the per-system
-// clock, the landing rule, and Newtonian pair accelerations of a system held in local arrays.
+// clock and landing rule (system_clock.hpp), Newtonian pair accelerations of a system held in
+// local arrays, its stop conditions and merges.
 #pragma once
 
-#include <kosmos/core/compensated.hpp>
-#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
+#include <kosmos/nbody/impl/system_clock.hpp>
+#include <kosmos/nbody/integrators/hermite.hpp>
 
 namespace kosmos {
 namespace nbody {
 namespace Impl {
-
-// Time of a system: a double-double (Ensemble::time, time_lo), so millions of steps over many
-// launches do not drift; a step that reaches the destination lands on it exactly. At `pause`
-// (<= destination) the system stops after the step that reaches it, without landing on it.
-struct SystemClock {
-  double t = 0, lo = 0, destination = 0, pause = 0;
-  KOKKOS_INLINE_FUNCTION double left() const { return time_left(destination, t, lo); }
-  KOKKOS_INLINE_FUNCTION bool running() const { return left() > 0 && time_left(pause, t, lo) > 0; }
-  KOKKOS_INLINE_FUNCTION void advance(double h) {
-    if (h >= left()) {
-      t = destination;
-      lo = 0;
-      return;
-    }
-    double hi, e;
-    two_sum(t, h, hi, e);
-    e += lo;
-    fast_two_sum(hi, e, t, lo);
-  }
-};
-
-// The step to take: dt, or what is left to the destination (no sliver step after it).
-KOKKOS_INLINE_FUNCTION double landing_step(double dt, double left) {
-  return (dt > left || left - dt < 1e-9 * dt) ? left : dt;
-}
 
 // Which pairs pair_accelerations() leaves out.
 enum class PairSkip { none, first_pair, central_body };

@@ -114,6 +114,15 @@ struct TeamContext {
     fast_two_sum(hi, lo, sc(s, sc_time), sc(s, sc_time_lo));
   }
 
+  // Every live system's step (sc_dt) taken and accepted: how a propagator's advance() ends when
+  // it rejects no step.
+  KOKKOS_INLINE_FUNCTION void accept_steps() const {
+    for_live(1, [&](int s, int) {
+      advance_time(s, sc(s, sc_dt));
+      flag(s, fl_accept) = 1;
+    });
+  }
+
   KOKKOS_INLINE_FUNCTION double& at(int s, int k) const { return ws[k * S + s]; }
   KOKKOS_INLINE_FUNCTION double& sc(int s, int k) const { return ws[(L.scalars + k) * S + s]; }
   KOKKOS_INLINE_FUNCTION int& flag(int s, int f) const { return flags[f * S + s]; }
@@ -201,6 +210,26 @@ struct TeamContext {
       at(s, a_off + bc) = acc;
       if (with_jerk) at(s, L.j + bc) = jerk;
     });
+  }
+};
+
+// The scaffold of the fixed-step propagators that need no workspace beyond the common layout
+// (Verlet, MVS): the step dt every step, and the accelerations (no jerk) of the stored positions
+// before the first step; InteractionOnly: of the planet pairs only (the interaction part of
+// democratic heliocentric splittings).
+template <bool InteractionOnly>
+struct FixedStepPropagator {
+  double dt = 1e-3;
+  static constexpr int extra_per_body = 0;
+  static constexpr int extra_fixed = 0;
+
+  template <class Ctx, class Force>
+  KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {
+    ctx.forces(force, ctx.L.x, ctx.L.v, ctx.L.a, false, InteractionOnly);
+  }
+  template <class Ctx>
+  KOKKOS_INLINE_FUNCTION double proposed_dt(const Ctx&, int) const {
+    return dt;
   }
 };
 

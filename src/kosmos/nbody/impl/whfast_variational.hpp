@@ -10,12 +10,9 @@
 //  - centre-of-mass drift: dQ_0 += h dV_0;
 //  - symplectic correctors: their stages are the same Kepler drifts and kicks, so the deviation is
 //    corrected with the bodies (applied when a run of full steps starts, inverted when it stops).
-// After every step the map is synchronized (the closing half drift applied: two Kepler drifts a
-// step, as REBOUND's safe mode that its MEGNO needs) and MEGNO takes REBOUND's rectangle rule:
-// dY = h 2 (t - t0) (delta . delta_dot / |delta|^2) on the inertial deviation at the step's end,
-// with the variational accelerations of every pair. With a corrector the rate is taken on the
-// corrected (synchronized) state, which REBOUND un-corrects every step: they differ by the
-// corrector's near-identity map, O(eps dt^2).
+// The loop is whfast_system's (integrators/whfast.hpp) with this system: the same landing rule,
+// carried state (the deviation included) and checkpoint segments as plain WHFast; it synchronizes
+// after every step and adds the MEGNO rate of the synchronized state.
 #pragma once
 
 #include <kosmos/nbody/impl/megno.hpp>
@@ -106,8 +103,8 @@ KOKKOS_INLINE_FUNCTION bool kepler_drift_variational(double mu, double dt, doubl
 }
 
 // A WHFast system in Jacobi coordinates with the deviation (dQ, dV) of every body: the operators
-// of WHSystem extended by their derivatives (they hide WHSystem's, so step() and the corrector
-// here move the deviation too).
+// of WHSystem extended by their derivatives (they hide WHSystem's, so wh_step and wh_correct on
+// this system move the deviation too).
 template <int N, class Rsqrt>
 struct WHVariationalSystem : WHSystem<N, Rsqrt> {
   using Base = WHSystem<N, Rsqrt>;
@@ -116,6 +113,7 @@ struct WHVariationalSystem : WHSystem<N, Rsqrt> {
   using Base::Q;
   using Base::V;
   double dQ[3 * N], dV[3 * N];
+  static constexpr bool variational = true;
 
   KOKKOS_INLINE_FUNCTION void load_deviation(const double (&dx)[3 * N], const double (&dv)[3 * N]) {
     this->to_jacobi(dx, dQ);
@@ -158,34 +156,6 @@ struct WHVariationalSystem : WHSystem<N, Rsqrt> {
     Base::com_drift(h);
     for (int c = 0; c < 3; ++c) dQ[c] += h * dV[c];
   }
-  // Drift-kick-drift, the closing half drift pending (merged into the next step or sync()).
-  KOKKOS_INLINE_FUNCTION void step(double h) {
-    kepler(this->pending + 0.5 * h);
-    kick(h);
-    com_drift(h);
-    this->pending = 0.5 * h;
-  }
-  KOKKOS_INLINE_FUNCTION void sync() {
-    if (this->pending != 0) kepler(this->pending);
-    this->pending = 0;
-  }
-  // The corrector of `order` (inv = +1) or its inverse (inv = -1), stage by stage as
-  // WHSystem::correct, on the bodies and the deviation.
-  KOKKOS_INLINE_FUNCTION void correct(double inv, double dt, int order) {
-    const int count = corrector_count(order);
-    const double sa = order == 3 ? -1.0 : 1.0;
-    const auto stage = [&](double a, double b) {
-      kepler(a);
-      kick(-b);
-      kepler(-2 * a);
-      kick(b);
-      kepler(a);
-    };
-    for (int k = count; k >= 1; --k)
-      stage(-sa * k * corrector_alpha * dt, -inv * corrector_b(order, count + 1 - k) * dt);
-    for (int k = 1; k <= count; ++k)
-      stage(sa * k * corrector_alpha * dt, inv * corrector_b(order, count + 1 - k) * dt);
-  }
   // delta . delta_dot / |delta|^2 of the inertial deviation (synchronized state), with the
   // variational accelerations of every pair.
   KOKKOS_INLINE_FUNCTION double megno_rate() const {
@@ -197,83 +167,16 @@ struct WHVariationalSystem : WHSystem<N, Rsqrt> {
   }
 };
 
-// Integrates system `sys` with its deviation and MEGNO sums (megno) for at most p.steps steps
-// (one launch); the landing and corrector rules of whfast_system, Jacobi coordinates.
-template <int N, class Ens, class IterView, class Megno, class Rsqrt>
-KOKKOS_INLINE_FUNCTION void whfast_megno_system(const Ens& ens, const IterView& iterations, int sys,
-                                                const WHFastParams& p, const Megno& megno,
-                                                const Rsqrt& rsqrt) {
-  if (ens.state(sys) != state_active) return;
-  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
-  long long it = iterations(sys);
-  if (!clock.running() || it >= p.max_iterations) return;
-  WHVariationalSystem<N, Rsqrt> w;
-  w.rsqrt = rsqrt;
-  double x[3 * N], v[3 * N], dx[3 * N], dv[3 * N], ysum[megno_sums];
-  for (int b = 0; b < N; ++b) {
-    w.m[b] = ens.m(sys, b);
-    for (int c = 0; c < 3; ++c) {
-      x[3 * b + c] = ens.x(sys, b, c);
-      v[3 * b + c] = ens.v(sys, b, c);
-    }
-  }
-  for (int q = 0; q < 3 * N; ++q) {
-    dx[q] = megno.delta(sys, q);
-    dv[q] = megno.delta(sys, 3 * N + q);
-  }
-  for (int k = 0; k < int(megno_sums); ++k) ysum[k] = megno.sums(sys, k);
-  int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
-  if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
-    return;
-  }
-  w.load(x, v);
-  w.load_deviation(dx, dv);
-  bool corrected = false;
-  for (int step = 0;
-       step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
-       ++step) {
-    const double h = landing_step(p.dt, clock.left());
-    const bool full = !(h < p.dt * (1 - 1e-9));
-    if (p.corrector != 0 && full != corrected) {
-      w.correct(full ? 1.0 : -1.0, p.dt, p.corrector);  // (synchronized: after every step)
-      corrected = full;
-    }
-    w.step(h);
-    w.sync();
-    clock.advance(h);
-    ++it;
-    const double since = clock.t - ysum[megno_initial_t];
-    megno_update(ysum, since, h * 2 * since * w.megno_rate(), h);
-    if (p.monitor.on) {
-      w.store(x, v);
-      stop = p.monitor.reason<N>(w.m, x, v);
-    }
-  }
-  if (corrected) w.correct(-1.0, p.dt, p.corrector);
-  w.store(x, v);
-  w.store_deviation(dx, dv);
-  bool finite = true;
-  for (int k = 0; k < 3 * N; ++k)
-    finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]) && math::isfinite(dx[k]) &&
-             math::isfinite(dv[k]);
-  for (int q = 0; q < 3 * N; ++q) {
-    megno.delta(sys, q) = dx[q];
-    megno.delta(sys, 3 * N + q) = dv[q];
-  }
-  for (int k = 0; k < int(megno_sums); ++k) megno.sums(sys, k) = ysum[k];
-  store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop);
-}
-
 template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>
 struct WHFastMegnoKernel {
   Ensemble<MemorySpace> ens;
   Kokkos::View<long long*, MemorySpace> iterations;
   WHFastParams params;
   MegnoState<MemorySpace> megno;
+  CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    whfast_megno_system<N>(ens, iterations, sys, params, megno, Rsqrt());
+    whfast_system<WHVariationalSystem<N, Rsqrt>>(ens, iterations, sys, params, Rsqrt(), carried,
+                                                 megno);
   }
 };
 
@@ -284,17 +187,19 @@ template <int N, class ExecSpace, class Iterations>
 void launch_whfast_megno(const ExecSpace& space,
                          const Ensemble<typename ExecSpace::memory_space>& ens,
                          const Iterations& iterations, const WHFastParams& params,
-                         const MegnoState<typename ExecSpace::memory_space>& megno) {
+                         const MegnoState<typename ExecSpace::memory_space>& megno,
+                         const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system<WHFastMegnoKernel, N>("kosmos::nbody::integrate_whfast_megno", space, ens,
-                                      iterations, params, megno);
+                                      iterations, params, megno, carried);
 }
 template <int N, class ExecSpace, class Iterations>
-void launch_whfast_megno_generic(const ExecSpace& space,
-                                 const Ensemble<typename ExecSpace::memory_space>& ens,
-                                 const Iterations& iterations, const WHFastParams& params,
-                                 const MegnoState<typename ExecSpace::memory_space>& megno) {
+void launch_whfast_megno_generic(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Iterations& iterations, const WHFastParams& params,
+    const MegnoState<typename ExecSpace::memory_space>& megno,
+    const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system_generic<WHFastMegnoKernel, N>("kosmos::nbody::integrate_whfast_megno", space, ens,
-                                              iterations, params, megno);
+                                              iterations, params, megno, carried);
 }
 
 }  // namespace Impl

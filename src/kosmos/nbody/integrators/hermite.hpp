@@ -9,7 +9,9 @@
 
 #include <kosmos/core/compensated.hpp>
 #include <kosmos/nbody/ensemble.hpp>
+#include <kosmos/nbody/gravity.hpp>
 #include <kosmos/nbody/impl/carried.hpp>
+#include <kosmos/nbody/impl/system_clock.hpp>
 #include <kosmos/nbody/impl/team_context.hpp>
 
 namespace kosmos {
@@ -20,6 +22,53 @@ struct PortableRsqrt {
   KOKKOS_INLINE_FUNCTION double operator()(double x) const { return 1.0 / math::sqrt(x); }
 };
 
+// The Hermite formulas of every Hermite kernel: hermite_system, HermitePropagator and the CUDA
+// lane-per-body kernel (cuda_specializations/kosmos/nbody/hermite_cuda.hpp).
+
+// Body term of the adaptive step's sum (eq. 5): |j|^2 / |a|^2 (0 where a = 0).
+KOKKOS_INLINE_FUNCTION double hermite_step_term(const double* a, const double* j) {
+  double a2 = 0, j2 = 0;
+  for (int c = 0; c < 3; ++c) {
+    a2 += a[c] * a[c];
+    j2 += j[c] * j[c];
+  }
+  return a2 > 0 ? j2 / a2 : 0.0;
+}
+// The adaptive step tau / sqrt(sum) from the sum of hermite_step_term over the bodies; dt where
+// the sum is 0.
+KOKKOS_INLINE_FUNCTION double hermite_adaptive_step(double tau, double sum, double dt) {
+  return sum > 0 ? tau / math::sqrt(sum) : dt;
+}
+// One component of the predictor of a step h (the Taylor series to the jerk).
+KOKKOS_INLINE_FUNCTION void hermite_predict(double h, double x, double v, double a, double j,
+                                            double& x_pred, double& v_pred) {
+  x_pred = x + h * (v + h * (0.5 * a + h * (1.0 / 6.0) * j));
+  v_pred = v + h * (a + h * 0.5 * j);
+}
+// A step h of the register kernels, per component. Their corrector needs the start of the step
+// only through two sums per component:
+//   v1 = [v0 + h/2 a0 + h^2/12 j0] + h/2 a1 - h^2/12 j1
+//   x1 = [x0 + h/2 v0 + h^2/12 a0] + h/2 v1 - h^2/12 a1
+// so 6 arrays of 3N live across the force evaluation instead of 8.
+struct HermiteRegisterStep {
+  double h, half, h2_12;
+  KOKKOS_INLINE_FUNCTION explicit HermiteRegisterStep(double step)
+      : h(step), half(0.5 * step), h2_12(step * step / 12.0) {}
+  // (x, v) predicted in place; the two sums of the start of the step.
+  KOKKOS_INLINE_FUNCTION void predict(double& x, double& v, double a, double j, double& x_sum,
+                                      double& v_sum) const {
+    v_sum = v + half * a + h2_12 * j;
+    x_sum = x + half * v + h2_12 * a;
+    hermite_predict(h, x, v, a, j, x, v);
+  }
+  // One corrector iteration with the end-of-step a, j.
+  KOKKOS_INLINE_FUNCTION void correct(double& x, double& v, double a, double j, double x_sum,
+                                      double v_sum) const {
+    v = v_sum + half * a - h2_12 * j;
+    x = x_sum + half * v - h2_12 * a;
+  }
+};
+
 template <int N, class Rsqrt>
 KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double (&x)[3 * N],
                                               const double (&v)[3 * N], double (&a)[3 * N],
@@ -28,21 +77,17 @@ KOKKOS_INLINE_FUNCTION void register_acc_jerk(const double (&m)[N], const double
   for (int p = 0; p < N; ++p)
     for (int q = p + 1; q < N; ++q) {
       if (m[p] == 0 && m[q] == 0) continue;  // two test particles: no interaction
-      double d[3], w[3];
+      double d[3], w[3], k[3], kj[3];
       for (int c = 0; c < 3; ++c) {
         d[c] = x[3 * q + c] - x[3 * p + c];
         w[c] = v[3 * q + c] - v[3 * p + c];
       }
-      const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      const double rinv = rsqrt(r2);
-      const double rinv2 = rinv * rinv, rinv3 = rinv2 * rinv;
-      const double rv = 3.0 * (d[0] * w[0] + d[1] * w[1] + d[2] * w[2]) * rinv2;
+      inverse_square_acc_jerk(d, w, squared_norm(d), k, kj, rsqrt);
       for (int c = 0; c < 3; ++c) {
-        const double k = d[c] * rinv3, kj = (w[c] - rv * d[c]) * rinv3;
-        a[3 * p + c] += m[q] * k;
-        a[3 * q + c] -= m[p] * k;
-        j[3 * p + c] += m[q] * kj;
-        j[3 * q + c] -= m[p] * kj;
+        a[3 * p + c] += m[q] * k[c];
+        a[3 * q + c] -= m[p] * k[c];
+        j[3 * p + c] += m[q] * kj[c];
+        j[3 * q + c] -= m[p] * kj[c];
       }
     }
 }
@@ -76,13 +121,9 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
                                            const HermiteSystemParams& p, const Rsqrt& rsqrt,
                                            Sums& sums, const Carried& carried) {
   if (ens.state(sys) != state_active) return;
-  double t = ens.time(sys), t_lo = ens.time_lo(sys);
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
   long long it = iterations(sys);
-  const auto running = [&] {
-    return time_left(p.destination, t, t_lo) > 0 && time_left(p.pause, t, t_lo) > 0 &&
-           it < p.max_iterations;
-  };
-  if (!running()) return;
+  if (!clock.running() || it >= p.max_iterations) return;
   double m[N], x[3 * N], v[3 * N], a[3 * N], j[3 * N];
   for (int b = 0; b < N; ++b) {
     m[b] = ens.m(sys, b);
@@ -94,7 +135,7 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
   const auto state = [&](int b, int c) {
     return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : m[b];
   };
-  if (carried.valid(sys, t, t_lo, N, state)) {
+  if (carried.valid(sys, clock.t, clock.lo, N, state)) {
     for (int k = 0; k < 3 * N; ++k) {
       a[k] = carried.at(sys, k);
       j[k] = carried.at(sys, 3 * N + k);
@@ -103,54 +144,25 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
     register_acc_jerk<N>(m, x, v, a, j, rsqrt);
   }
   int reason = reason_none;
-  for (int step = 0; step < p.steps; ++step) {
-    if (!running()) break;
+  for (int step = 0; step < p.steps && clock.running() && it < p.max_iterations; ++step) {
     double h = p.dt;
     if (p.tau > 0) {
       double sum = 0;
-      for (int b = 0; b < N; ++b) {
-        double a2 = 0, j2 = 0;
-        for (int c = 0; c < 3; ++c) {
-          a2 += a[3 * b + c] * a[3 * b + c];
-          j2 += j[3 * b + c] * j[3 * b + c];
-        }
-        if (a2 > 0) sum += j2 / a2;
-      }
-      if (sum > 0) h = p.tau / math::sqrt(sum);
+      for (int b = 0; b < N; ++b) sum += hermite_step_term(&a[3 * b], &j[3 * b]);
+      h = hermite_adaptive_step(p.tau, sum, p.dt);
     }
-    const double left = time_left(p.destination, t, t_lo);
-    if (h > left || left - h < 1e-9 * h) h = left;
+    h = landing_step(h, clock.left());
     if (!(h > 0) || !math::isfinite(h)) {
       reason = reason_bad_step;
       break;
     }
-    // The corrector needs the start of the step only through two sums per component:
-    //   v1 = [v0 + h/2 a0 + h^2/12 j0] + h/2 a1 - h^2/12 j1
-    //   x1 = [x0 + h/2 v0 + h^2/12 a0] + h/2 v1 - h^2/12 a1
-    // so 6 arrays of 3N live across the force evaluation instead of 8.
-    const double half = 0.5 * h, h2_12 = h * h / 12.0;
-    for (int k = 0; k < 3 * N; ++k) {
-      sums.v(k) = v[k] + half * a[k] + h2_12 * j[k];
-      sums.x(k) = x[k] + half * v[k] + h2_12 * a[k];
-      x[k] = x[k] + h * (v[k] + h * (0.5 * a[k] + h * (1.0 / 6.0) * j[k]));
-      v[k] = v[k] + h * (a[k] + h * 0.5 * j[k]);
-    }
+    const HermiteRegisterStep hs(h);
+    for (int k = 0; k < 3 * N; ++k) hs.predict(x[k], v[k], a[k], j[k], sums.x(k), sums.v(k));
     for (int iter = 0; iter < 2; ++iter) {
       register_acc_jerk<N>(m, x, v, a, j, rsqrt);
-      for (int k = 0; k < 3 * N; ++k) {
-        v[k] = sums.v(k) + half * a[k] - h2_12 * j[k];
-        x[k] = sums.x(k) + half * v[k] - h2_12 * a[k];
-      }
+      for (int k = 0; k < 3 * N; ++k) hs.correct(x[k], v[k], a[k], j[k], sums.x(k), sums.v(k));
     }
-    if (h >= left) {
-      t = p.destination;
-      t_lo = 0;
-    } else {
-      double hi, lo;
-      two_sum(t, h, hi, lo);
-      lo += t_lo;
-      fast_two_sum(hi, lo, t, t_lo);
-    }
+    clock.advance(h);
     ++it;
     bool finite = true;
     for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
@@ -159,20 +171,13 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
       break;
     }
   }
-  for (int b = 0; b < N; ++b)
-    for (int c = 0; c < 3; ++c) {
-      ens.x(sys, b, c) = x[3 * b + c];
-      ens.v(sys, b, c) = v[3 * b + c];
-    }
-  ens.time(sys) = t;
-  ens.time_lo(sys) = t_lo;
-  iterations(sys) = it;
+  store_system<N>(ens, iterations, sys, x, v, clock, it);
   if (carried.on()) {
     for (int k = 0; k < 3 * N; ++k) {
       carried.at(sys, k) = a[k];
       carried.at(sys, 3 * N + k) = j[k];
     }
-    carried.seal(sys, t, t_lo, N, state);
+    carried.seal(sys, clock.t, clock.lo, N, state);
   }
   if (reason != reason_none) {
     ens.state(sys) = state_disabled;
@@ -212,15 +217,14 @@ struct HermitePropagator {
     if (!(tau > 0)) return dt;
     double sum = 0;
     for (int b = 0; b < ctx.L.n; ++b) {
-      double a2 = 0, j2 = 0;
+      double a[3], j[3];
       for (int c = 0; c < 3; ++c) {
-        const double a = ctx.at(s, ctx.L.a + 3 * b + c), j = ctx.at(s, ctx.L.j + 3 * b + c);
-        a2 += a * a;
-        j2 += j * j;
+        a[c] = ctx.at(s, ctx.L.a + 3 * b + c);
+        j[c] = ctx.at(s, ctx.L.j + 3 * b + c);
       }
-      if (a2 > 0) sum += j2 / a2;
+      sum += hermite_step_term(a, j);
     }
-    return sum > 0 ? tau / math::sqrt(sum) : dt;
+    return hermite_adaptive_step(tau, sum, dt);
   }
   template <class Ctx, class Force>
   KOKKOS_INLINE_FUNCTION void advance(const Ctx& ctx, const Force& force) const {
@@ -234,8 +238,7 @@ struct HermitePropagator {
       ctx.at(s, E + n3 + bc) = v;
       ctx.at(s, E + 2 * n3 + bc) = a;
       ctx.at(s, E + 3 * n3 + bc) = j;
-      ctx.at(s, L.x + bc) = x + h * (v + h * (0.5 * a + h * (1.0 / 6.0) * j));
-      ctx.at(s, L.v + bc) = v + h * (a + h * 0.5 * j);
+      hermite_predict(h, x, v, a, j, ctx.at(s, L.x + bc), ctx.at(s, L.v + bc));
     });
     for (int k = 0; k < 2; ++k) {
       ctx.forces(force, L.x, L.v, L.a, true);
@@ -249,10 +252,7 @@ struct HermitePropagator {
         ctx.at(s, L.x + bc) = x0 + 0.5 * h * (v0 + v1) + (h * h / 12.0) * (a0 - a1);
       });
     }
-    ctx.for_live(1, [&](int s, int) {
-      ctx.advance_time(s, ctx.sc(s, sc_dt));
-      ctx.flag(s, fl_accept) = 1;
-    });
+    ctx.accept_steps();
   }
 };
 

@@ -268,18 +268,10 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
   };
   // The key covers the bodies and, in MEGNO runs, the deviation of each coordinate (folded into
   // the coordinate's own word).
-  const auto fold = [](double own, double deviation) {
-    StateHash mixed;
-    mixed.mix(own);
-    mixed.mix(deviation);
-    double folded;
-    memcpy(&folded, &mixed.h, sizeof folded);
-    return folded;
-  };
   const auto start_state = [&](int b, int c) {
     const double own = c < 3 ? ens.x(sys, b, c) : c < 6 ? ens.v(sys, b, c - 3) : ens.m(sys, b);
     if constexpr (Variational)
-      if (c < 6) return fold(own, megno.delta(sys, 3 * b + c % 3 + (c < 3 ? 0 : 3 * N)));
+      if (c < 6) return fold_deviation(own, megno.delta(sys, 3 * b + c % 3 + (c < 3 ? 0 : 3 * N)));
     return own;
   };
   if (carried.valid(sys, clock.t, clock.lo, N, start_state)) {
@@ -531,7 +523,8 @@ KOKKOS_INLINE_FUNCTION void ias15_system(const Layout& layout, const Ens& ens,
       const double own = c < 3 ? all_x[3 * b + c] : c < 6 ? all_v[3 * b + c - 3] : m[b];
       if constexpr (Variational)
         if (c < 6)
-          return fold(own, c < 3 ? x[n3r + 3 * b + c].value() : v[n3r + 3 * b + c - 3].value());
+          return fold_deviation(
+              own, c < 3 ? x[n3r + 3 * b + c].value() : v[n3r + 3 * b + c - 3].value());
       return own;
     };
     if (layout.leader()) {

@@ -15,22 +15,10 @@ namespace Impl {
 // about body 0 (universal variables), kick dt/2, drift dt/2. Body 0 is the central body. The
 // planet-planet accelerations after the Kepler drift are reused as the next step's first kick
 // (the Cartesian drift moves all planets by the same vector).
-struct MVSPropagator {
-  double dt = 1e-2;
-  static constexpr int extra_per_body = 0;
-  static constexpr int extra_fixed = 0;
+struct MVSPropagator : FixedStepPropagator<true> {
   // Carried between launches (impl/carried.hpp), from Layout::a on: the planet-planet accelerations
   // after the last Kepler drift: the next first kick.
   static constexpr int carried_per_body = 3;
-
-  template <class Ctx, class Force>
-  KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {
-    ctx.forces(force, ctx.L.x, ctx.L.v, ctx.L.a, false, true);
-  }
-  template <class Ctx>
-  KOKKOS_INLINE_FUNCTION double proposed_dt(const Ctx&, int) const {
-    return dt;
-  }
 
   template <class Ctx>
   KOKKOS_INLINE_FUNCTION static void sun_drift(const Ctx& ctx, int s, double h) {
@@ -47,6 +35,12 @@ struct MVSPropagator {
   KOKKOS_INLINE_FUNCTION void advance(const Ctx& ctx, const Force& force) const {
     const Layout L = ctx.L;
     const int n = L.n;
+    // The planets' interaction kick dt/2 with the accelerations in L.a.
+    const auto half_kick = [&] {
+      ctx.for_live(3 * (n - 1), [&](int s, int k) {
+        ctx.at(s, L.v + 3 + k) += 0.5 * ctx.sc(s, sc_dt) * ctx.at(s, L.a + 3 + k);
+      });
+    };
     // Cartesian -> democratic heliocentric (planets: Q = x - x0, V = v - v_cm); keep x_cm, v_cm.
     ctx.for_live(1, [&](int s, int) {
       double M = 0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
@@ -71,9 +65,7 @@ struct MVSPropagator {
         }
       sun_drift(ctx, s, 0.5 * ctx.sc(s, sc_dt));
     });
-    ctx.for_live(3 * (n - 1), [&](int s, int k) {
-      ctx.at(s, L.v + 3 + k) += 0.5 * ctx.sc(s, sc_dt) * ctx.at(s, L.a + 3 + k);
-    });
+    half_kick();
     ctx.for_live(n - 1, [&](int s, int k) {
       const int b = k + 1;
       double r[3], v[3];
@@ -91,9 +83,7 @@ struct MVSPropagator {
       }
     });
     ctx.forces(force, L.x, L.v, L.a, false, true);
-    ctx.for_live(3 * (n - 1), [&](int s, int k) {
-      ctx.at(s, L.v + 3 + k) += 0.5 * ctx.sc(s, sc_dt) * ctx.at(s, L.a + 3 + k);
-    });
+    half_kick();
     // Drift dt/2, then back to Cartesian about the moved centre of mass.
     ctx.for_live(1, [&](int s, int) {
       const double h = ctx.sc(s, sc_dt);

@@ -9,22 +9,11 @@ namespace nbody {
 namespace Impl {
 
 // Velocity Verlet (kick-drift-kick), fixed step, second order, symplectic.
-struct VerletPropagator {
-  double dt = 1e-3;
-  static constexpr int extra_per_body = 0;
-  static constexpr int extra_fixed = 0;
+struct VerletPropagator : FixedStepPropagator<false> {
   // Carried between launches (impl/carried.hpp), from Layout::a on: none: the accelerations are
   // those of the stored positions.
   static constexpr int carried_per_body = 0;
 
-  template <class Ctx, class Force>
-  KOKKOS_INLINE_FUNCTION void init(const Ctx& ctx, const Force& force) const {
-    ctx.forces(force, ctx.L.x, ctx.L.v, ctx.L.a, false);
-  }
-  template <class Ctx>
-  KOKKOS_INLINE_FUNCTION double proposed_dt(const Ctx&, int) const {
-    return dt;
-  }
   template <class Ctx, class Force>
   KOKKOS_INLINE_FUNCTION void advance(const Ctx& ctx, const Force& force) const {
     const Layout L = ctx.L;
@@ -38,10 +27,7 @@ struct VerletPropagator {
     ctx.for_live(3 * L.n, [&](int s, int bc) {
       ctx.at(s, L.v + bc) += 0.5 * ctx.sc(s, sc_dt) * ctx.at(s, L.a + bc);
     });
-    ctx.for_live(1, [&](int s, int) {
-      ctx.advance_time(s, ctx.sc(s, sc_dt));
-      ctx.flag(s, fl_accept) = 1;
-    });
+    ctx.accept_steps();
   }
 };
 

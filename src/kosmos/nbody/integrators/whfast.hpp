@@ -26,6 +26,7 @@
 
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/impl/carried.hpp>
+#include <kosmos/nbody/impl/megno.hpp>
 #include <kosmos/nbody/impl/system_common.hpp>
 #include <kosmos/nbody/kepler_drift.hpp>
 
@@ -214,44 +215,55 @@ struct WHSystem {
   KOKKOS_INLINE_FUNCTION void com_drift(double h) {
     for (int c = 0; c < 3; ++c) Q[c] += h * V[c];
   }
-  // Drift-kick-drift step h; in democratic heliocentric and WHDS coordinates the kick is
-  // wrapped in half jumps (REBOUND's ordering). The closing half Kepler drift stays pending in
-  // `pending` and is merged into the next step's opening one (sync() applies it).
+  // The closing half Kepler drift of the last step, merged into the next step's opening one
+  // (wh_step, wh_sync).
   double pending = 0;
-  KOKKOS_INLINE_FUNCTION void step(double h) {
-    kepler(pending + 0.5 * h);
-    if (!jacobi) jump(0.5 * h);
-    kick(h);
-    if (!jacobi) jump(0.5 * h);
-    com_drift(h);
-    pending = 0.5 * h;
-  }
-  KOKKOS_INLINE_FUNCTION void sync() {
-    if (pending != 0) kepler(pending);
-    pending = 0;
-  }
-
-  // Corrector stage Z(a, b) = K(a) I(-b) K(-2a) I(b) K(a) (Wisdom et al. 1996), K the Kepler
-  // drift, I the interaction kick.
-  KOKKOS_INLINE_FUNCTION void corrector_stage(double a, double b) {
-    kepler(a);
-    kick(-b);
-    kepler(-2 * a);
-    kick(b);
-    kepler(a);
-  }
-  // The corrector of `order` for step dt (inv = +1), or its inverse (inv = -1). Jacobi only.
-  KOKKOS_INLINE_FUNCTION void correct(double inv, double dt, int order) {
-    const int count = corrector_count(order);
-    // The third-order corrector is tabulated with the opposite sign convention for a.
-    const double sa = order == 3 ? -1.0 : 1.0;
-    for (int k = count; k >= 1; --k)
-      corrector_stage(-sa * k * corrector_alpha * dt,
-                      -inv * corrector_b(order, count + 1 - k) * dt);
-    for (int k = 1; k <= count; ++k)
-      corrector_stage(sa * k * corrector_alpha * dt, inv * corrector_b(order, count + 1 - k) * dt);
-  }
+  static constexpr int bodies = N;
+  static constexpr bool variational = false;  // WHVariationalSystem: with the deviation
 };
+
+// The compositions of the operators of a Wisdom-Holman system w (WHSystem or
+// WHVariationalSystem: each calls w's own kepler, kick and com_drift, so the deviation of the
+// variational system moves with the bodies).
+// Drift-kick-drift step h; in democratic heliocentric and WHDS coordinates the kick is wrapped
+// in half jumps (REBOUND's ordering). The closing half drift stays pending (w.pending).
+template <class System>
+KOKKOS_INLINE_FUNCTION void wh_step(System& w, double h) {
+  w.kepler(w.pending + 0.5 * h);
+  if (!w.jacobi) w.jump(0.5 * h);
+  w.kick(h);
+  if (!w.jacobi) w.jump(0.5 * h);
+  w.com_drift(h);
+  w.pending = 0.5 * h;
+}
+template <class System>
+KOKKOS_INLINE_FUNCTION void wh_sync(System& w) {
+  if (w.pending != 0) w.kepler(w.pending);
+  w.pending = 0;
+}
+// Corrector stage Z(a, b) = K(a) I(-b) K(-2a) I(b) K(a) (Wisdom et al. 1996), K the Kepler
+// drift, I the interaction kick.
+template <class System>
+KOKKOS_INLINE_FUNCTION void wh_corrector_stage(System& w, double a, double b) {
+  w.kepler(a);
+  w.kick(-b);
+  w.kepler(-2 * a);
+  w.kick(b);
+  w.kepler(a);
+}
+// The corrector of `order` for step dt (inv = +1), or its inverse (inv = -1). Jacobi only.
+template <class System>
+KOKKOS_INLINE_FUNCTION void wh_correct(System& w, double inv, double dt, int order) {
+  const int count = corrector_count(order);
+  // The third-order corrector is tabulated with the opposite sign convention for a.
+  const double sa = order == 3 ? -1.0 : 1.0;
+  for (int k = count; k >= 1; --k)
+    wh_corrector_stage(w, -sa * k * corrector_alpha * dt,
+                       -inv * corrector_b(order, count + 1 - k) * dt);
+  for (int k = 1; k <= count; ++k)
+    wh_corrector_stage(w, sa * k * corrector_alpha * dt,
+                       inv * corrector_b(order, count + 1 - k) * dt);
+}
 
 // The end of a launch: the state, time and steps of system `sys` written back, and the system
 // disabled (a failed Kepler drift, kepler_ok false, or a non-finite state) or stopped (stop).
@@ -260,14 +272,7 @@ KOKKOS_INLINE_FUNCTION void store_whfast_result(const Ens& ens, const IterView& 
                                                 const double (&x)[3 * N], const double (&v)[3 * N],
                                                 const SystemClock& clock, long long it,
                                                 bool kepler_ok, bool finite, int stop) {
-  for (int b = 0; b < N; ++b)
-    for (int c = 0; c < 3; ++c) {
-      ens.x(sys, b, c) = x[3 * b + c];
-      ens.v(sys, b, c) = v[3 * b + c];
-    }
-  ens.time(sys) = clock.t;
-  ens.time_lo(sys) = clock.lo;
-  iterations(sys) = it;
+  store_system<N>(ens, iterations, sys, x, v, clock, it);
   if (!kepler_ok || !finite) {
     ens.state(sys) = state_disabled;
     ens.reason(sys) = !kepler_ok ? reason_kepler_failure : reason_nonfinite;
@@ -278,29 +283,39 @@ KOKKOS_INLINE_FUNCTION void store_whfast_result(const Ens& ens, const IterView& 
 }
 
 // Values carried between launches (CarriedState): Q, V, the pending half drift and whether the
-// corrector is applied, so that a launch continues exactly where the last one stopped.
-constexpr int whfast_carried_width(int n) {
-  return 6 * n + 2;
+// corrector is applied, and in MEGNO runs the deviation dQ, dV, so that a launch continues exactly
+// where the last one stopped.
+constexpr int whfast_carried_width(int n, bool variational = false) {
+  return 6 * n + 2 + (variational ? 6 * n : 0);
 }
 
-// Integrates system `sys` for at most p.steps steps (one launch). Landing rule: every step is dt
-// except the last one before p.destination, which is what is left (a step within 1e-9 dt of the
-// destination reaches it); with a corrector that step is a corrected step of its own length:
-// the dt corrector is undone, the state synchronized, and C(h)^-1 K(h) C(h) applied (Wisdom et
-// al. 1996's corrector holds for any step). Steps stop without landing at p.pause.
-template <int N, class Ens, class IterView, class Rsqrt, class Carried>
+// Integrates system `sys` for at most p.steps steps (one launch) with the Wisdom-Holman system
+// `System` (WHSystem; MEGNO runs: WHVariationalSystem, Jacobi coordinates, with the deviation
+// and MEGNO sums of `megno`). Landing rule: every step is dt except the last one before
+// p.destination, which is what is left (a step within 1e-9 dt of the destination reaches it);
+// with a corrector that step is a corrected step of its own length: the dt corrector is undone,
+// the state synchronized, and C(h)^-1 K(h) C(h) applied (Wisdom et al. 1996's corrector holds for
+// any step). Steps stop without landing at p.pause. MEGNO runs synchronize after every step (two
+// Kepler drifts a step, as REBOUND's safe mode that its MEGNO needs) and add REBOUND's rectangle
+// rule dY = h 2 (t - t0) (delta . delta_dot / |delta|^2) on the synchronized state (with a
+// corrector: the corrected one, which REBOUND un-corrects every step: O(eps dt^2) apart).
+template <class System, class Ens, class IterView, class Rsqrt, class Carried,
+          class Megno = MegnoState<typename Ens::memory_space>>
 KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterations, int sys,
                                           const WHFastParams& p, const Rsqrt& rsqrt,
-                                          const Carried& carried) {
+                                          const Carried& carried, const Megno& megno = {}) {
+  constexpr int N = System::bodies;
+  constexpr bool variational = System::variational;
   if (ens.state(sys) != state_active) return;
   SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
   long long it = iterations(sys);
   if (!clock.running() || it >= p.max_iterations) return;
-  WHSystem<N, Rsqrt> w;
+  System w;
   w.rsqrt = rsqrt;
   w.jacobi = p.coordinates == WHCoordinates::jacobi;
   w.whds = p.coordinates == WHCoordinates::whds;
   double x[3 * N], v[3 * N];
+  [[maybe_unused]] double dx[3 * N], dv[3 * N], ysum[megno_sums];  // the deviation, MEGNO sums
   for (int b = 0; b < N; ++b) {
     w.m[b] = ens.m(sys, b);
     for (int c = 0; c < 3; ++c) {
@@ -308,8 +323,19 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
       v[3 * b + c] = ens.v(sys, b, c);
     }
   }
+  if constexpr (variational) {
+    for (int q = 0; q < 3 * N; ++q) {
+      dx[q] = megno.delta(sys, q);
+      dv[q] = megno.delta(sys, 3 * N + q);
+    }
+    for (int k = 0; k < int(megno_sums); ++k) ysum[k] = megno.sums(sys, k);
+  }
+  // The key's view of the stored state (MEGNO runs: each word folded with its deviation).
   const auto state = [&](int b, int c) {
-    return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : w.m[b];
+    const double own = c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : w.m[b];
+    if constexpr (variational)
+      if (c < 6) return fold_deviation(own, c < 3 ? dx[3 * b + c] : dv[3 * b + c - 3]);
+    return own;
   };
   // Conditions that hold before the first step (bodies that already overlap) stop the system too.
   int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
@@ -319,6 +345,7 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
     return;
   }
   w.load(x, v);
+  if constexpr (variational) w.load_deviation(dx, dv);
   bool corrected = false;
   if (carried.valid(sys, clock.t, clock.lo, N, state)) {
     for (int k = 0; k < 3 * N; ++k) {
@@ -327,6 +354,11 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
     }
     w.pending = carried.at(sys, 6 * N);
     corrected = carried.at(sys, 6 * N + 1) != 0;
+    if constexpr (variational)
+      for (int k = 0; k < 3 * N; ++k) {
+        w.dQ[k] = carried.at(sys, 6 * N + 2 + k);
+        w.dV[k] = carried.at(sys, 9 * N + 2 + k);
+      }
   }
   for (int step = 0;
        step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
@@ -334,26 +366,31 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
     const double h = landing_step(p.dt, clock.left());
     const bool full = !(h < p.dt * (1 - 1e-9));
     if (p.corrector != 0 && full && !corrected) {
-      w.sync();
-      w.correct(1.0, p.dt, p.corrector);
+      wh_sync(w);
+      wh_correct(w, 1.0, p.dt, p.corrector);
       corrected = true;
     }
     if (p.corrector != 0 && !full) {
-      w.sync();
-      if (corrected) w.correct(-1.0, p.dt, p.corrector);
-      w.correct(1.0, h, p.corrector);
-      w.step(h);
-      w.sync();
-      w.correct(-1.0, h, p.corrector);
+      wh_sync(w);
+      if (corrected) wh_correct(w, -1.0, p.dt, p.corrector);
+      wh_correct(w, 1.0, h, p.corrector);
+      wh_step(w, h);
+      wh_sync(w);
+      wh_correct(w, -1.0, h, p.corrector);
       corrected = false;
     } else {
-      w.step(h);
+      wh_step(w, h);
     }
     clock.advance(h);
     ++it;
+    if constexpr (variational) {
+      wh_sync(w);
+      const double since = clock.t - ysum[megno_initial_t];
+      megno_update(ysum, since, h * 2 * since * w.megno_rate(), h);
+    }
     if (p.monitor.on) {
       // On the synchronized state (with a corrector: the corrected map's, O(dt^2 eps) away).
-      w.sync();
+      wh_sync(w);
       w.store(x, v);
       stop = p.monitor.reason<N>(w.m, x, v);
     }
@@ -365,12 +402,26 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
     }
     carried.at(sys, 6 * N) = w.pending;
     carried.at(sys, 6 * N + 1) = corrected ? 1.0 : 0.0;
+    if constexpr (variational)
+      for (int k = 0; k < 3 * N; ++k) {
+        carried.at(sys, 6 * N + 2 + k) = w.dQ[k];
+        carried.at(sys, 9 * N + 2 + k) = w.dV[k];
+      }
   }
-  w.sync();
-  if (corrected) w.correct(-1.0, p.dt, p.corrector);
+  wh_sync(w);
+  if (corrected) wh_correct(w, -1.0, p.dt, p.corrector);
   w.store(x, v);
   bool finite = true;
   for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
+  if constexpr (variational) {
+    w.store_deviation(dx, dv);
+    for (int q = 0; q < 3 * N; ++q) {
+      finite = finite && math::isfinite(dx[q]) && math::isfinite(dv[q]);
+      megno.delta(sys, q) = dx[q];
+      megno.delta(sys, 3 * N + q) = dv[q];
+    }
+    for (int k = 0; k < int(megno_sums); ++k) megno.sums(sys, k) = ysum[k];
+  }
   store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop);
   carried.seal(sys, clock.t, clock.lo, N, state);
 }
@@ -382,7 +433,7 @@ struct WHFastSystemKernel {
   WHFastParams params;
   CarriedState<MemorySpace> carried;
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    whfast_system<N>(ens, iterations, sys, params, Rsqrt(), carried);
+    whfast_system<WHSystem<N, Rsqrt>>(ens, iterations, sys, params, Rsqrt(), carried);
   }
 };
 
