@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kosmos {
@@ -38,6 +39,30 @@ struct RunState {
     options.radii = radii;
     options.megno_state = megno_state;
     options.carried = carried;
+  }
+  // The state of systems [first, first + count) of a run of n_systems (a rank's chunk, to
+  // integrate as an ensemble of its own, systems_of).
+  RunState systems(int first, int count, int n_systems) const {
+    kosmos::Impl::require(first >= 0 && count >= 0 && first <= n_systems - count,
+                          "kosmos::nbody::RunState::systems", "systems [", first, ", ",
+                          first + count, ") are not within the run's ", n_systems);
+    const auto part = [&](const auto& values) {
+      std::decay_t<decltype(values)> out;
+      if (values.empty() || n_systems == 0) return out;
+      const std::size_t per = values.size() / std::size_t(n_systems);
+      out.assign(values.begin() + std::ptrdiff_t(per * std::size_t(first)),
+                 values.begin() + std::ptrdiff_t(per * std::size_t(first + count)));
+      return out;
+    };
+    RunState r;
+    r.iterations = part(iterations);
+    r.reference_energy = part(reference_energy);
+    r.energy_offset = part(energy_offset);
+    r.radii = part(radii);
+    r.removed = part(removed);
+    r.megno_state = part(megno_state);
+    r.carried = part(carried);
+    return r;
   }
   // The state a call ended with.
   void update(const IntegrationReport& report) {
