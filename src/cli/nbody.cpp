@@ -471,10 +471,9 @@ int run_nbody(const std::vector<std::string>& args) {
     if (o.has("log"))
       throw usage_error(
           "--log is written by one process: run it without mpirun (or with one rank)");
-    for (const char* one_process : {"checkpoint", "resume", "stability-map"})
-      if (o.has(one_process))
-        throw usage_error(std::string("--") + one_process +
-                          " runs on one process: run it without mpirun (or with one rank)");
+    if (o.has("stability-map"))
+      throw usage_error(
+          "--stability-map runs on one process: run it without mpirun (or with one rank)");
   }
   if (o.has("stability-map")) return run_stability_map_mode(o, settings_from(o));
   for (const char* map_only : {"map-x", "map-y"})
@@ -533,6 +532,9 @@ int run_nbody(const std::vector<std::string>& args) {
     host = std::move(checkpoint.ensemble);
     state = std::move(checkpoint.state);
     log_path = settings["log"];
+    if (!log_path.empty() && kosmos::cli::ranks() > 1)
+      throw usage_error(resume + " belongs to a run with a --log, which one process writes: "
+                                 "resume it without mpirun (or with one rank)");
     try {
       log_size = std::uintmax_t(kosmos::cli::parse_integer("log-size", settings["log-size"], 0,
                                                            kosmos::cli::Options::largest_integer));
@@ -697,6 +699,48 @@ int run_nbody(const std::vector<std::string>& args) {
   const std::size_t width = system_values(host) + 7;
   std::vector<double> rows;
   IntegrationReport total;
+  // Several ranks checkpoint in parts (kosmos::nbody::write_checkpoint_start): rank 0 the run's
+  // start, then after every segment each rank the systems of its finished chunks and of the
+  // chunk under way, so that --resume goes on with any number of ranks.
+  const bool checkpoint_in_parts = !segments.checkpoint.empty() && kosmos::cli::ranks() > 1;
+  std::string run_id;
+  std::vector<std::pair<int, HostEnsemble>> finished_chunks;  // first system, final state
+  RunState finished_state;
+  if (checkpoint_in_parts) {
+    if (opt.megno && state.megno_state.empty())
+      throw usage_error("--megno with --checkpoint starts on one process (a checkpoint in parts "
+                        "cannot hold the MEGNO state of systems not yet integrated): run it "
+                        "without mpirun; its checkpoints resume under mpirun");
+    run_id = std::to_string(kosmos::cli::sum_over_ranks(
+        kosmos::cli::is_root()
+            ? (long long)std::chrono::system_clock::now().time_since_epoch().count()
+            : 0));
+    if (kosmos::cli::is_root()) {
+      auto start_settings = settings;
+      start_settings["log-size"] = "0";
+      write_checkpoint_start(segments.checkpoint, Checkpoint{host, state, start_settings},
+                             kosmos::cli::ranks(), run_id);
+    }
+    kosmos::cli::synchronize_ranks();  // no part before its run's start
+  }
+  auto write_part = [&](const HostEnsemble& current, const RunState& current_state, int first) {
+    int n = current.n_systems();
+    for (const auto& chunk : finished_chunks) n += chunk.second.n_systems();
+    const HostEnsemble systems(n, host.n_bodies(), host.n_attributes());
+    std::vector<int> index;
+    const auto add = [&](int from, const HostEnsemble& e) {
+      for (int s = 0; s < e.n_systems(); ++s) {
+        copy_system(e, s, systems, int(index.size()));
+        index.push_back(from + s);
+      }
+    };
+    for (const auto& chunk : finished_chunks) add(chunk.first, chunk.second);
+    add(first, current);
+    RunState part_state = finished_state;
+    part_state.append(current_state);
+    write_checkpoint_part(segments.checkpoint, kosmos::cli::rank(), run_id, systems, index,
+                          part_state);
+  };
   auto run_chunk = [&](const kosmos::distributed::IndexRange& range) {
     const int first = int(range.begin), count = int(range.size());
     const DevEnsemble part =
@@ -710,12 +754,14 @@ int run_nbody(const std::vector<std::string>& args) {
       update_max_eccentricity(Space(), part, max_e, jacobi);
     }
     SegmentOptions chunk_segments = segments;
+    if (checkpoint_in_parts) chunk_segments.checkpoint.clear();  // written as a part below
     chunk_segments.after_segment = [&](const IntegrationReport&,
                                        std::map<std::string, std::string>& stored) {
       if (track_eccentricity) update_max_eccentricity(Space(), part, max_e, jacobi);
       stored["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
                                               ? 0
                                               : std::filesystem::file_size(log_path));
+      if (checkpoint_in_parts) write_part(clone<Kokkos::HostSpace>(part), chunk_state, first);
     };
     const IntegrationReport rep =
         integrate_segments(Space(), part, destination, chunk_options, chunk_state, chunk_segments);
@@ -723,6 +769,10 @@ int run_nbody(const std::vector<std::string>& args) {
     total.launches += rep.launches;
     total.unfinished += rep.unfinished;
     const HostEnsemble final_part = clone<Kokkos::HostSpace>(part);
+    if (checkpoint_in_parts) {
+      finished_chunks.emplace_back(first, final_part);
+      finished_state.append(chunk_state);
+    }
     const auto e1 = energies(part);
     const auto max_e_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
     const bool megno = !rep.megno.empty();

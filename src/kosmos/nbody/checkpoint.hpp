@@ -64,6 +64,19 @@ struct RunState {
     r.carried = part(carried);
     return r;
   }
+  // Appends the state of `other`'s systems after these (kept by calls with the same options).
+  void append(const RunState& other) {
+    const auto add = [](auto& to, const auto& from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
+    add(iterations, other.iterations);
+    add(reference_energy, other.reference_energy);
+    add(energy_offset, other.energy_offset);
+    add(radii, other.radii);
+    add(removed, other.removed);
+    add(megno_state, other.megno_state);
+    add(carried, other.carried);
+  }
   // The state a call ended with.
   void update(const IntegrationReport& report) {
     iterations = report.iterations;
@@ -85,9 +98,24 @@ struct Checkpoint {
 // checksummed) and the settings as metadata. Atomic.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 // Reads a checkpoint; throws kosmos::file_error naming the file and the first of
-// `required_settings` it lacks (or a damaged entry).
+// `required_settings` it lacks (or a damaged entry). A checkpoint in parts comes back whole.
 Checkpoint read_checkpoint(const std::string& path,
                            const std::vector<std::string>& required_settings = {});
+
+// A checkpoint in parts, for a run whose systems are integrated in parts at once (one per MPI
+// rank, each writing only its own): `path` holds the run as it started (write_checkpoint_start:
+// the ensemble, its state and the settings, with the number of parts and an id of the run), and
+// checkpoint_part_path(path, k) what part k has integrated so far (write_checkpoint_part: its
+// systems, each with its index in the ensemble, and their state). read_checkpoint(path) puts the
+// parts of the same run over the start, so that the run goes on with any number of parts; a
+// system in no part starts as it was at the start (its step count, merges and carried state
+// fresh; MEGNO state and collision radii must be in the start).
+std::string checkpoint_part_path(const std::string& path, int part);
+void write_checkpoint_start(const std::string& path, const Checkpoint& start, int parts,
+                            const std::string& run);
+void write_checkpoint_part(const std::string& path, int part, const std::string& run,
+                           const HostEnsemble& systems, const std::vector<int>& index,
+                           const RunState& state);
 
 struct SegmentOptions {
   // Segments end at origin + k interval (each system at its first step at or after it);
