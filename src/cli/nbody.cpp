@@ -533,8 +533,9 @@ int run_nbody(const std::vector<std::string>& args) {
     state = std::move(checkpoint.state);
     log_path = settings["log"];
     if (!log_path.empty() && kosmos::cli::ranks() > 1)
-      throw usage_error(resume + " belongs to a run with a --log, which one process writes: "
-                                 "resume it without mpirun (or with one rank)");
+      throw usage_error(resume +
+                        " belongs to a run with a --log, which one process writes: "
+                        "resume it without mpirun (or with one rank)");
     try {
       log_size = std::uintmax_t(kosmos::cli::parse_integer("log-size", settings["log-size"], 0,
                                                            kosmos::cli::Options::largest_integer));
@@ -708,9 +709,10 @@ int run_nbody(const std::vector<std::string>& args) {
   RunState finished_state;
   if (checkpoint_in_parts) {
     if (opt.megno && state.megno_state.empty())
-      throw usage_error("--megno with --checkpoint starts on one process (a checkpoint in parts "
-                        "cannot hold the MEGNO state of systems not yet integrated): run it "
-                        "without mpirun; its checkpoints resume under mpirun");
+      throw usage_error(
+          "--megno with --checkpoint starts on one process (a checkpoint in parts "
+          "cannot hold the MEGNO state of systems not yet integrated): run it "
+          "without mpirun; its checkpoints resume under mpirun");
     run_id = std::to_string(kosmos::cli::sum_over_ranks(
         kosmos::cli::is_root()
             ? (long long)std::chrono::system_clock::now().time_since_epoch().count()
