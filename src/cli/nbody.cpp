@@ -447,6 +447,10 @@ int run_nbody(const std::vector<std::string>& args) {
               "given again "
               "override them",
               "", true)
+      .option("mpi-chunk", "N",
+              "under mpirun: systems per chunk of the ranks' work queue (0: a quarter of each "
+              "rank's share)",
+              "0")
       .flag("progress", "print progress to stderr")
       .flag("allow-failures",
             "exit 0 even when systems were disabled (bad input or a numerical failure); "
@@ -462,9 +466,15 @@ int run_nbody(const std::vector<std::string>& args) {
       .option("vel-threshold", "V", "test mode: velocity tolerance", "1e-10")
       .option("time-threshold", "T", "test mode: time tolerance", "1e-10");
   if (!o.parse(args)) return 0;
-  if (kosmos::cli::ranks() > 1)
-    throw usage_error(
-        "runs on one rank: its systems are not split over MPI ranks yet (run it without mpirun)");
+  if (kosmos::cli::ranks() > 1) {
+    // One process owns these files; each rank runs only its chunks of the systems.
+    if (o.has("log"))
+      throw usage_error(
+          "--log is written by one process: run it without mpirun (or with one rank)");
+    if (o.has("stability-map"))
+      throw usage_error(
+          "--stability-map runs on one process: run it without mpirun (or with one rank)");
+  }
   if (o.has("stability-map")) return run_stability_map_mode(o, settings_from(o));
   for (const char* map_only : {"map-x", "map-y"})
     if (o.has(map_only)) throw usage_error(std::string("--") + map_only + " belongs to --stability-map FILE");
@@ -522,6 +532,10 @@ int run_nbody(const std::vector<std::string>& args) {
     host = std::move(checkpoint.ensemble);
     state = std::move(checkpoint.state);
     log_path = settings["log"];
+    if (!log_path.empty() && kosmos::cli::ranks() > 1)
+      throw usage_error(resume +
+                        " belongs to a run with a --log, which one process writes: "
+                        "resume it without mpirun (or with one rank)");
     try {
       log_size = std::uintmax_t(kosmos::cli::parse_integer("log-size", settings["log-size"], 0,
                                                            kosmos::cli::Options::largest_integer));
@@ -657,13 +671,12 @@ int run_nbody(const std::vector<std::string>& args) {
   }
   // Stability mode follows the largest eccentricity at --eccentricity-samples times.
   const bool stability = settings["stability"] == "1";
-  Kokkos::View<double*, Space::memory_space> max_e;
-  if (stability && !o.has("resume")) {
+  const bool track_eccentricity = stability && !o.has("resume");
+  const bool jacobi = frame == ElementFrame::jacobi;
+  if (track_eccentricity) {
     const double spacing =
         (destination - start_time) / double(o.integer("eccentricity-samples", 1, 1000000));
     if (spacing > 0) segments.interval = std::min(segments.interval, spacing);
-    max_e = Kokkos::View<double*, Space::memory_space>("kosmos::nbody::cli::max_e", host.n_systems());
-    update_max_eccentricity(Space(), dev, max_e, frame == ElementFrame::jacobi);
   }
   if (!log_path.empty()) {
     if (!o.has("resume")) kosmos::io::write_atomically(log_path, [](std::ostream&) {});  // a new run: a new log
@@ -679,23 +692,133 @@ int run_nbody(const std::vector<std::string>& args) {
     };
   }
   segments.settings = settings;
-  segments.after_segment = [&](const IntegrationReport&,
-                               std::map<std::string, std::string>& stored) {
-    if (max_e.extent(0) > 0)
-      update_max_eccentricity(Space(), dev, max_e, frame == ElementFrame::jacobi);
-    stored["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
-                                            ? 0
-                                            : std::filesystem::file_size(log_path));
+  // Each rank integrates its chunks of the systems (one rank: the whole ensemble in one chunk),
+  // each chunk an ensemble of its own with its share of the run state, and keeps a row per
+  // system: the system (system_values), its final energy, whether MEGNO ran, MEGNO <Y>, the
+  // Lyapunov rate, the largest eccentricity, the energy merges took out and the merged bodies.
+  const int n_systems = host.n_systems();
+  const std::size_t width = system_values(host) + 7;
+  std::vector<double> rows;
+  IntegrationReport total;
+  // Several ranks checkpoint in parts (kosmos::nbody::write_checkpoint_start): rank 0 the run's
+  // start, then after every segment each rank the systems of its finished chunks and of the
+  // chunk under way, so that --resume goes on with any number of ranks.
+  const bool checkpoint_in_parts = !segments.checkpoint.empty() && kosmos::cli::ranks() > 1;
+  std::string run_id;
+  std::vector<std::pair<int, HostEnsemble>> finished_chunks;  // first system, final state
+  RunState finished_state;
+  if (checkpoint_in_parts) {
+    if (opt.megno && state.megno_state.empty())
+      throw usage_error(
+          "--megno with --checkpoint starts on one process (a checkpoint in parts "
+          "cannot hold the MEGNO state of systems not yet integrated): run it "
+          "without mpirun; its checkpoints resume under mpirun");
+    run_id = std::to_string(kosmos::cli::sum_over_ranks(
+        kosmos::cli::is_root()
+            ? (long long)std::chrono::system_clock::now().time_since_epoch().count()
+            : 0));
+    if (kosmos::cli::is_root()) {
+      auto start_settings = settings;
+      start_settings["log-size"] = "0";
+      write_checkpoint_start(segments.checkpoint, Checkpoint{host, state, start_settings},
+                             kosmos::cli::ranks(), run_id);
+    }
+    kosmos::cli::synchronize_ranks();  // no part before its run's start
+  }
+  auto write_part = [&](const HostEnsemble& current, const RunState& current_state, int first) {
+    int n = current.n_systems();
+    for (const auto& chunk : finished_chunks) n += chunk.second.n_systems();
+    const HostEnsemble systems(n, host.n_bodies(), host.n_attributes());
+    std::vector<int> index;
+    const auto add = [&](int from, const HostEnsemble& e) {
+      for (int s = 0; s < e.n_systems(); ++s) {
+        copy_system(e, s, systems, int(index.size()));
+        index.push_back(from + s);
+      }
+    };
+    for (const auto& chunk : finished_chunks) add(chunk.first, chunk.second);
+    add(first, current);
+    RunState part_state = finished_state;
+    part_state.append(current_state);
+    write_checkpoint_part(segments.checkpoint, kosmos::cli::rank(), run_id, systems, index,
+                          part_state);
   };
-  const IntegrationReport total =
-      integrate_segments(Space(), dev, destination, opt, state, segments);
-  const std::vector<double>& megno = total.megno;
-  const std::vector<double>& lyapunov = total.lyapunov;
-  const std::string& checkpoint = setting("checkpoint");
+  auto run_chunk = [&](const kosmos::distributed::IndexRange& range) {
+    const int first = int(range.begin), count = int(range.size());
+    const DevEnsemble part =
+        count == n_systems ? dev : clone<Space::memory_space>(systems_of(host, first, count));
+    RunState chunk_state = state.systems(first, count, n_systems);
+    IntegrateOptions chunk_options = opt;
+    chunk_options.megno_first_system = first;  // each system's deviation wherever it runs
+    Kokkos::View<double*, Space::memory_space> max_e;
+    if (track_eccentricity) {
+      max_e = Kokkos::View<double*, Space::memory_space>("kosmos::nbody::cli::max_e", count);
+      update_max_eccentricity(Space(), part, max_e, jacobi);
+    }
+    SegmentOptions chunk_segments = segments;
+    if (checkpoint_in_parts) chunk_segments.checkpoint.clear();  // written as a part below
+    chunk_segments.after_segment = [&](const IntegrationReport&,
+                                       std::map<std::string, std::string>& stored) {
+      if (track_eccentricity) update_max_eccentricity(Space(), part, max_e, jacobi);
+      stored["log-size"] = std::to_string(log_path.empty() || !std::filesystem::exists(log_path)
+                                              ? 0
+                                              : std::filesystem::file_size(log_path));
+      if (checkpoint_in_parts) write_part(clone<Kokkos::HostSpace>(part), chunk_state, first);
+    };
+    const IntegrationReport rep =
+        integrate_segments(Space(), part, destination, chunk_options, chunk_state, chunk_segments);
+    total.steps += rep.steps;
+    total.launches += rep.launches;
+    total.unfinished += rep.unfinished;
+    const HostEnsemble final_part = clone<Kokkos::HostSpace>(part);
+    if (checkpoint_in_parts) {
+      finished_chunks.emplace_back(first, final_part);
+      finished_state.append(chunk_state);
+    }
+    const auto e1 = energies(part);
+    const auto max_e_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
+    const bool megno = !rep.megno.empty();
+    for (int s = 0; s < count; ++s) {
+      append_system_values(final_part, s, rows);
+      rows.push_back(e1[std::size_t(s)]);
+      rows.push_back(megno ? 1.0 : 0.0);
+      rows.push_back(megno ? rep.megno[std::size_t(s)] : 0.0);
+      rows.push_back(megno ? rep.lyapunov[std::size_t(s)] : 0.0);
+      rows.push_back(track_eccentricity ? max_e_host(s) : 0.0);
+      rows.push_back(chunk_state.energy_offset.empty() ? 0.0
+                                                       : chunk_state.energy_offset[std::size_t(s)]);
+      rows.push_back(chunk_state.removed.empty() ? 0.0
+                                                 : double(chunk_state.removed[std::size_t(s)]));
+    }
+  };
+  const auto done = kosmos::cli::run_chunks(
+      n_systems,
+      kosmos::cli::schedule_from(o.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer),
+                                 4),
+      run_chunk);
   if (progress) std::fprintf(stderr, "\n");
+  total.steps = kosmos::cli::sum_over_ranks(total.steps);
+  total.launches = kosmos::cli::sum_over_ranks(total.launches);
+  total.unfinished = int(kosmos::cli::sum_over_ranks(total.unfinished));
+  rows = kosmos::cli::gather_rows(done, rows, width, n_systems);
+  if (!kosmos::cli::is_root()) return 0;  // rank 0 reports and writes
 
-  const HostEnsemble out = clone<Kokkos::HostSpace>(dev);
-  const auto e1 = energies(dev);
+  const HostEnsemble out(n_systems, host.n_bodies(), host.n_attributes());
+  const auto n_rows = static_cast<std::size_t>(n_systems);
+  std::vector<double> e1(n_rows), energy_offset(n_rows), megno, lyapunov, max_eccentricity;
+  std::vector<int> removed(n_rows);
+  for (int s = 0; s < n_systems; ++s) {
+    const double* row = set_system_values(&rows[std::size_t(s) * width], out, s);
+    e1[std::size_t(s)] = row[0];
+    if (row[1] != 0) {
+      megno.push_back(row[2]);
+      lyapunov.push_back(row[3]);
+    }
+    if (track_eccentricity) max_eccentricity.push_back(row[4]);
+    energy_offset[std::size_t(s)] = row[5];
+    removed[std::size_t(s)] = int(row[6]);
+  }
+  const std::string& checkpoint = setting("checkpoint");
 
   // Report.
   const int n_sys = out.n_systems();
@@ -703,7 +826,7 @@ int run_nbody(const std::vector<std::string>& args) {
   std::map<std::string, int> by_reason;
   for (int s = 0; s < n_sys; ++s) {
     // The energy merges took out is not the integrator's error.
-    const double merged_away = state.energy_offset.empty() ? 0.0 : state.energy_offset[s];
+    const double merged_away = energy_offset[std::size_t(s)];
     rel[s] = std::fabs((e1[s] + merged_away - e0[s]) / e0[s]);
     ++by_reason[std::string(state_name(out.state(s))) + (out.reason(s) ? std::string(" (") + reason_name(out.reason(s)) + ")" : "")];
   }
@@ -756,7 +879,7 @@ int run_nbody(const std::vector<std::string>& args) {
     write_ensemble(setting("output"), out);
     // Ensemble files have no removed bodies: a merged-away body stays as a massless body.
     int merged_away = 0;
-    for (int mask : state.removed)
+    for (int mask : removed)
       for (; mask != 0; mask &= mask - 1) ++merged_away;
     if (merged_away > 0)
       std::cerr
@@ -768,8 +891,7 @@ int run_nbody(const std::vector<std::string>& args) {
   if (!setting("elements-output").empty()) write_elements(setting("elements-output"), out, frame);
   if (o.has("stability-output")) {
     StabilityOutcomes outcomes;
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), max_e);
-    outcomes.max_eccentricity.assign(h.data(), h.data() + h.extent(0));
+    outcomes.max_eccentricity = max_eccentricity;
     outcomes.megno = megno;
     for (double l : lyapunov) outcomes.lyapunov_time.push_back(l > 0 ? 1 / l : INFINITY);
     write_stability_table(o.str("stability-output"), posterior, systems, out, outcomes);

@@ -1,11 +1,14 @@
 // kosmos::distributed under mpiexec (1, 2 and 3 ranks, one node): partitions cover every item
 // once, the chunk queue hands out every chunk once, gathers put rows and strings in item order.
-// References are computed here independently (closed forms of the item index).
+// References are computed here independently (closed forms of the item index). Checkpoints in
+// parts: each rank writes its systems, every rank reads the run back whole.
 #include <kosmos/distributed/distributed.hpp>
+#include <kosmos/nbody/checkpoint.hpp>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -115,10 +118,69 @@ TEST(Distributed, RowsThatDoNotMatchTheRangesAreRefused) {
       kosmos::distributed::gather_rows(MPI_COMM_WORLD, done, std::vector<double>(3), 2, 2, 0),
       kosmos::invalid_input);
 }
+
+// Rank r has integrated systems r and r + ranks (moved by 1 + index in x, at time index + 1/2,
+// 10 x index steps, carried state {index, 7}); the last system is in no part. Read back on every
+// rank: each system from its part, the last one as it started with a fresh state (no steps, no
+// carried state); after a new start of another run the old parts are ignored.
+TEST(DistributedCheckpoint, PartsOfEveryRankComeBackWhole) {
+  using namespace kosmos::nbody;
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int rank = rank_of(comm), ranks = size_of(comm), n = 2 * ranks + 1;
+  const std::string path = "parts_np" + std::to_string(ranks) + ".ckpt";
+  const HostEnsemble start = generate_planetary_ensemble(n, 3, 1e-3, 0.4, 5);
+  RunState start_state;  // nothing integrated yet: the reference energies only
+  for (int s = 0; s < n; ++s) start_state.reference_energy.push_back(-1.0 - s);
+  if (rank == 0)
+    write_checkpoint_start(path, Checkpoint{start, start_state, {{"destination", "3"}}}, ranks,
+                           "a");
+  MPI_Barrier(comm);
+  const std::vector<int> index = {rank, rank + ranks};
+  const HostEnsemble mine(2, 3);
+  RunState state;
+  for (int k = 0; k < 2; ++k) {
+    const int g = index[std::size_t(k)];
+    copy_system(start, g, mine, k);
+    mine.x(k, 1, 0) += 1 + g;
+    mine.time(k) = g + 0.5;
+    state.iterations.push_back(10 * g);
+    state.reference_energy.push_back(-1.0 - g);
+    state.carried.insert(state.carried.end(), {double(g), 7.0});
+  }
+  write_checkpoint_part(path, rank, "a", mine, index, state);
+  MPI_Barrier(comm);
+  const Checkpoint whole = read_checkpoint(path, {"destination"});
+  ASSERT_EQ(whole.ensemble.n_systems(), n);
+  EXPECT_EQ(whole.settings.at("destination"), "3");
+  ASSERT_EQ(whole.state.iterations.size(), std::size_t(n));
+  ASSERT_EQ(whole.state.carried.size(), std::size_t(2 * n));
+  for (int s = 0; s < n; ++s) {
+    const bool integrated = s < n - 1;
+    EXPECT_EQ(whole.ensemble.x(s, 1, 0), start.x(s, 1, 0) + (integrated ? 1 + s : 0)) << s;
+    EXPECT_EQ(whole.ensemble.x(s, 2, 1), start.x(s, 2, 1)) << s;
+    EXPECT_EQ(whole.ensemble.time(s), integrated ? s + 0.5 : start.time(s)) << s;
+    EXPECT_EQ(whole.state.iterations[std::size_t(s)], integrated ? 10 * s : 0) << s;
+    EXPECT_EQ(whole.state.reference_energy[std::size_t(s)], -1.0 - s) << s;
+    EXPECT_EQ(whole.state.carried[std::size_t(2 * s)], integrated ? s : 0) << s;
+    EXPECT_EQ(whole.state.carried[std::size_t(2 * s + 1)], integrated ? 7 : 0) << s;
+  }
+  MPI_Barrier(comm);  // every rank has read it
+  if (rank == 0)
+    write_checkpoint_start(path, Checkpoint{start, start_state, {{"destination", "3"}}}, ranks,
+                           "b");
+  MPI_Barrier(comm);
+  const Checkpoint restarted = read_checkpoint(path);
+  EXPECT_TRUE(restarted.state.iterations.empty());
+  for (int s = 0; s < n; ++s) EXPECT_EQ(restarted.ensemble.x(s, 1, 0), start.x(s, 1, 0)) << s;
+  MPI_Barrier(comm);
+  std::remove(checkpoint_part_path(path, rank).c_str());
+  if (rank == 0) std::remove(path.c_str());
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   const int status = RUN_ALL_TESTS();
   MPI_Finalize();

@@ -2,6 +2,9 @@
 #include <kosmos/nbody/checkpoint.hpp>
 #include <kosmos/nbody/io.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -34,13 +37,13 @@ std::vector<Column> columns_of(const Checkpoint& c, int n_sys) {
 std::string column_key(const char* name) {
   return std::string("columns:") + name;
 }
-}  // namespace
 
-void write_checkpoint(const std::string& path, const Checkpoint& c) {
+// A checkpoint with `meta` besides its own entries.
+void write_with(const std::string& path, const Checkpoint& c,
+                std::map<std::string, std::string> meta) {
   const HostEnsemble& e = c.ensemble;
   const int n_sys = e.n_systems(), user = e.n_attributes();
   const auto columns = columns_of(c, n_sys);
-  std::map<std::string, std::string> meta;
   meta[kCheckpointKey] = kCheckpointVersion;
   meta["user-attributes"] = std::to_string(user);
   std::size_t width = 0;
@@ -72,9 +75,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   write_binary(path, out, meta);
 }
 
-Checkpoint read_checkpoint(const std::string& path,
-                           const std::vector<std::string>& required_settings) {
-  std::map<std::string, std::string> meta;
+// One checkpoint file (a whole checkpoint, a run's start or a part) and its metadata.
+Checkpoint read_file(const std::string& path, const std::vector<std::string>& required_settings,
+                     std::map<std::string, std::string>& meta) {
   const HostEnsemble in = read_binary(path, &meta);
   const auto it = meta.find(kCheckpointKey);
   if (it == meta.end()) throw file_error(path + ": not a kosmos nbody checkpoint");
@@ -140,6 +143,126 @@ Checkpoint read_checkpoint(const std::string& path,
     take(c.state.radii, widths[5], names[5]);
     take(c.state.megno_state, widths[6], names[6]);
     take(c.state.carried, widths[7], names[7]);
+  }
+  return c;
+}
+
+// What a system in no part has of a field its start lacks.
+enum class Fresh {
+  unknown,            // nothing: the start must have the field
+  zeros,              // zeros: a fresh start
+  zeros_of_any_width  // zeros, also instead of values of another width (carried state of other
+                      // settings, which no system continues from)
+};
+
+// The values of `part`'s systems (one field of a part's state) into theirs in `whole`.
+template <class T>
+void put_systems(const std::string& path, const char* name, Fresh fresh, std::vector<T>& whole,
+                 int n_whole, const std::vector<T>& part, const std::vector<int>& index) {
+  if (index.empty()) return;
+  const std::size_t width = part.size() / index.size();
+  std::size_t whole_width = n_whole > 0 ? whole.size() / std::size_t(n_whole) : 0;
+  if (whole_width != width &&
+      ((fresh == Fresh::zeros && whole_width == 0) || fresh == Fresh::zeros_of_any_width)) {
+    whole.assign(width * std::size_t(n_whole), T(0));
+    whole_width = width;
+  }
+  if (whole_width != width)
+    throw file_error(path + ": its systems have " + std::to_string(width) + " values of '" + name +
+                     "' each, the run's start " + std::to_string(whole_width));
+  for (std::size_t s = 0; s < index.size(); ++s)
+    std::copy(part.begin() + std::ptrdiff_t(s * width),
+              part.begin() + std::ptrdiff_t((s + 1) * width),
+              whole.begin() + std::ptrdiff_t(std::size_t(index[s]) * width));
+}
+
+// Part `p` (read from `path`) over the whole checkpoint `c`.
+void put_part(const std::string& path, const Checkpoint& p, Checkpoint& c) {
+  const HostEnsemble& from = p.ensemble;
+  const int user = c.ensemble.n_attributes(), n_sys = c.ensemble.n_systems();
+  if (from.n_bodies() != c.ensemble.n_bodies() || from.n_attributes() != user + 1)
+    throw file_error(path + ": a checkpoint part of " + std::to_string(from.n_bodies()) +
+                     " bodies and " + std::to_string(from.n_attributes()) +
+                     " attributes, expected " + std::to_string(c.ensemble.n_bodies()) + " and " +
+                     std::to_string(user + 1));
+  std::vector<int> index;
+  for (int s = 0; s < from.n_systems(); ++s) {
+    const double g = from.attributes(s, user);
+    if (!(g >= 0 && g < n_sys && g == std::floor(g)))
+      throw file_error(path + ": system " + std::to_string(s) + " names system " +
+                       std::to_string(g) + " of an ensemble of " + std::to_string(n_sys));
+    index.push_back(int(g));
+    copy_system(from, s, c.ensemble, int(g));
+  }
+  RunState& to = c.state;
+  const RunState& st = p.state;
+  put_systems(path, "iterations", Fresh::zeros, to.iterations, n_sys, st.iterations, index);
+  put_systems(path, "reference_energy", Fresh::unknown, to.reference_energy, n_sys,
+              st.reference_energy, index);
+  put_systems(path, "energy_offset", Fresh::zeros, to.energy_offset, n_sys, st.energy_offset,
+              index);
+  put_systems(path, "removed", Fresh::zeros, to.removed, n_sys, st.removed, index);
+  put_systems(path, "radii", Fresh::unknown, to.radii, n_sys, st.radii, index);
+  put_systems(path, "megno_state", Fresh::unknown, to.megno_state, n_sys, st.megno_state, index);
+  put_systems(path, "carried", Fresh::zeros_of_any_width, to.carried, n_sys, st.carried, index);
+}
+
+const char kPartsKey[] = "parts";
+const char kRunKey[] = "run";
+}  // namespace
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+  write_with(path, c, {});
+}
+
+std::string checkpoint_part_path(const std::string& path, int part) {
+  return path + ".part" + std::to_string(part);
+}
+
+void write_checkpoint_start(const std::string& path, const Checkpoint& start, int parts,
+                            const std::string& run) {
+  kosmos::Impl::require(parts >= 1 && !run.empty(), "kosmos::nbody::write_checkpoint_start", parts,
+                        " parts of run '", run, "': give at least one part and a run id");
+  write_with(path, start, {{kPartsKey, std::to_string(parts)}, {kRunKey, run}});
+}
+
+void write_checkpoint_part(const std::string& path, int part, const std::string& run,
+                           const HostEnsemble& systems, const std::vector<int>& index,
+                           const RunState& state) {
+  kosmos::Impl::require(index.size() == std::size_t(systems.n_systems()),
+                        "kosmos::nbody::write_checkpoint_part", index.size(), " indices for ",
+                        systems.n_systems(), " systems");
+  const int user = systems.n_attributes();
+  HostEnsemble e(systems.n_systems(), systems.n_bodies(), user + 1);
+  for (int s = 0; s < systems.n_systems(); ++s) {
+    copy_system(systems, s, e, s);
+    e.attributes(s, user) = index[std::size_t(s)];
+  }
+  write_with(checkpoint_part_path(path, part), Checkpoint{e, state, {}}, {{kRunKey, run}});
+}
+
+Checkpoint read_checkpoint(const std::string& path,
+                           const std::vector<std::string>& required_settings) {
+  std::map<std::string, std::string> meta;
+  Checkpoint c = read_file(path, required_settings, meta);
+  const auto parts = meta.find(kPartsKey);
+  if (parts == meta.end()) return c;  // whole
+  int n_parts = 0;
+  try {
+    n_parts = std::stoi(parts->second);
+  } catch (const std::exception&) {
+  }
+  if (n_parts < 1 || std::to_string(n_parts) != parts->second)
+    throw file_error(path + ": checkpoint entry 'parts' is '" + parts->second +
+                     "', not a count of parts");
+  const std::string run = meta[kRunKey];
+  for (int k = 0; k < n_parts; ++k) {
+    const std::string part_path = checkpoint_part_path(path, k);
+    if (!std::filesystem::exists(part_path)) continue;  // that part had not finished a segment
+    std::map<std::string, std::string> part_meta;
+    const Checkpoint part = read_file(part_path, {}, part_meta);
+    if (part_meta[kRunKey] != run) continue;  // left by an earlier run
+    put_part(part_path, part, c);
   }
   return c;
 }

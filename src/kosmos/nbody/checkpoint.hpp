@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kosmos {
@@ -39,6 +40,43 @@ struct RunState {
     options.megno_state = megno_state;
     options.carried = carried;
   }
+  // The state of systems [first, first + count) of a run of n_systems (a rank's chunk, to
+  // integrate as an ensemble of its own, systems_of).
+  RunState systems(int first, int count, int n_systems) const {
+    kosmos::Impl::require(first >= 0 && count >= 0 && first <= n_systems - count,
+                          "kosmos::nbody::RunState::systems", "systems [", first, ", ",
+                          first + count, ") are not within the run's ", n_systems);
+    const auto part = [&](const auto& values) {
+      std::decay_t<decltype(values)> out;
+      if (values.empty() || n_systems == 0) return out;
+      const std::size_t per = values.size() / std::size_t(n_systems);
+      out.assign(values.begin() + std::ptrdiff_t(per * std::size_t(first)),
+                 values.begin() + std::ptrdiff_t(per * std::size_t(first + count)));
+      return out;
+    };
+    RunState r;
+    r.iterations = part(iterations);
+    r.reference_energy = part(reference_energy);
+    r.energy_offset = part(energy_offset);
+    r.radii = part(radii);
+    r.removed = part(removed);
+    r.megno_state = part(megno_state);
+    r.carried = part(carried);
+    return r;
+  }
+  // Appends the state of `other`'s systems after these (kept by calls with the same options).
+  void append(const RunState& other) {
+    const auto add = [](auto& to, const auto& from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
+    add(iterations, other.iterations);
+    add(reference_energy, other.reference_energy);
+    add(energy_offset, other.energy_offset);
+    add(radii, other.radii);
+    add(removed, other.removed);
+    add(megno_state, other.megno_state);
+    add(carried, other.carried);
+  }
   // The state a call ended with.
   void update(const IntegrationReport& report) {
     iterations = report.iterations;
@@ -60,9 +98,24 @@ struct Checkpoint {
 // checksummed) and the settings as metadata. Atomic.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 // Reads a checkpoint; throws kosmos::file_error naming the file and the first of
-// `required_settings` it lacks (or a damaged entry).
+// `required_settings` it lacks (or a damaged entry). A checkpoint in parts comes back whole.
 Checkpoint read_checkpoint(const std::string& path,
                            const std::vector<std::string>& required_settings = {});
+
+// A checkpoint in parts, for a run whose systems are integrated in parts at once (one per MPI
+// rank, each writing only its own): `path` holds the run as it started (write_checkpoint_start:
+// the ensemble, its state and the settings, with the number of parts and an id of the run), and
+// checkpoint_part_path(path, k) what part k has integrated so far (write_checkpoint_part: its
+// systems, each with its index in the ensemble, and their state). read_checkpoint(path) puts the
+// parts of the same run over the start, so that the run goes on with any number of parts; a
+// system in no part starts as it was at the start (its step count, merges and carried state
+// fresh; MEGNO state and collision radii must be in the start).
+std::string checkpoint_part_path(const std::string& path, int part);
+void write_checkpoint_start(const std::string& path, const Checkpoint& start, int parts,
+                            const std::string& run);
+void write_checkpoint_part(const std::string& path, int part, const std::string& run,
+                           const HostEnsemble& systems, const std::vector<int>& index,
+                           const RunState& state);
 
 struct SegmentOptions {
   // Segments end at origin + k interval (each system at its first step at or after it);

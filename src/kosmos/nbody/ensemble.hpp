@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kosmos {
 namespace nbody {
@@ -193,6 +194,37 @@ inline void copy_system(const HostEnsemble& src, int s, const HostEnsemble& dst,
   dst.reason(d) = src.reason(s);
   for (int k = 0; k < std::min(src.n_attributes(), dst.n_attributes()); ++k)
     dst.attributes(d, k) = src.attributes(s, k);
+}
+
+// A system as doubles (bodies m, x, v; time, time_lo, step, state, reason; attributes), e.g. to
+// gather the systems of several ranks: system_values(e) of them per system.
+inline std::size_t system_values(const HostEnsemble& e) {
+  return std::size_t(7 * e.n_bodies() + 5 + e.n_attributes());
+}
+inline void append_system_values(const HostEnsemble& e, int s, std::vector<double>& out) {
+  for (int b = 0; b < e.n_bodies(); ++b) {
+    out.push_back(e.m(s, b));
+    for (int c = 0; c < 3; ++c) out.push_back(e.x(s, b, c));
+    for (int c = 0; c < 3; ++c) out.push_back(e.v(s, b, c));
+  }
+  for (double v : {e.time(s), e.time_lo(s), e.step(s), double(e.state(s)), double(e.reason(s))})
+    out.push_back(v);
+  for (int k = 0; k < e.n_attributes(); ++k) out.push_back(e.attributes(s, k));
+}
+// The values of append_system_values into system s of `e`; returns the end of what it read.
+inline const double* set_system_values(const double* in, const HostEnsemble& e, int s) {
+  for (int b = 0; b < e.n_bodies(); ++b) {
+    e.m(s, b) = *in++;
+    for (int c = 0; c < 3; ++c) e.x(s, b, c) = *in++;
+    for (int c = 0; c < 3; ++c) e.v(s, b, c) = *in++;
+  }
+  e.time(s) = *in++;
+  e.time_lo(s) = *in++;
+  e.step(s) = *in++;
+  e.state(s) = int(*in++);
+  e.reason(s) = int(*in++);
+  for (int k = 0; k < e.n_attributes(); ++k) e.attributes(s, k) = *in++;
+  return in;
 }
 
 // Systems [first, first + count) of a host ensemble as an ensemble of their own (a copy), e.g.
