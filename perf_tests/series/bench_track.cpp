@@ -6,6 +6,9 @@
 //   cyclic5/6/7: 120, 720, 5040 paths (70, 156, 924 isolated solutions)
 //   katsura6/8/10: 64, 256, 1024 paths
 //   random10x2: a random dense quadratic system in 10 variables, 2^10 paths
+// BM_TrackEscalated/cyclic7/N1to4/<Space>: the default options (double, then the failed and
+// jumped paths re-tracked in double double and quad double); counter distinct: the solutions
+// found (924 exist).
 // On host spaces only the systems up to 256 paths run in double double and quad double, so the
 // default OpenMP run stays short; the GPU gets the whole grid.
 #include <benchmark_utils.hpp>
@@ -33,6 +36,19 @@ void bm_track(benchmark::State& state, const NumericSystem& system) {
   state.counters["at_infinity"] = double(result.at_infinity);
   state.counters["failed"] = double(result.failed);
   state.counters["distinct"] = double(result.solutions.size());
+}
+
+template <class Space>
+void bm_track_escalated(benchmark::State& state, const NumericSystem& system) {
+  const Space space;
+  TrackResult result;
+  kosmos_bench::fenced_loop(state, space, [&] { result = track(space, system, TrackOptions{}); });
+  state.counters["paths/s"] = kosmos_bench::rate(double(result.paths.size()));
+  state.counters["distinct"] = double(result.solutions.size());
+  state.counters["regular"] = double(result.regular);
+  state.counters["failed"] = double(result.failed);
+  state.counters["raised"] = double(result.raised);
+  state.counters["passes"] = double(result.passes);
 }
 
 template <class Space, int N>
@@ -70,6 +86,13 @@ struct Registrar {
     register_precision<Space, 1>(space_name);
     register_precision<Space, 2>(space_name);
     register_precision<Space, 4>(space_name);
+    const NumericSystem cyclic7 = cyclic_system(7);
+    benchmark::RegisterBenchmark(
+        ("BM_TrackEscalated/cyclic7/N1to4/" + space_name).c_str(),
+        [cyclic7](benchmark::State& state) { bm_track_escalated<Space>(state, cyclic7); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
   }
 };
 

@@ -9,6 +9,8 @@
 //   variables: 64 and 256 regular solutions (Bezout's bound is reached by a generic dense system);
 //   cyclic 5-roots with seed 3 in double alone (a path that passes near a fixed chart's
 //   hyperplane at infinity: the dynamic chart must carry it);
+//   a path of cyclic 7 that fails in double (its steps collapse far from t = 1) and must be
+//   tracked again in double double (precision escalation) to its regular solution;
 //   the parameter homotopy: two circles with fixed centres and radii moved from a generic complex
 //   instance to real ones (intersecting, tangent-free, disjoint: complex points), against the
 //   analytic intersection points.
@@ -308,6 +310,31 @@ TYPED_TEST(TrackTest, Cyclic5Seed3InDoubleAlone) {
   options.paths.clear();
   r = track(TypeParam(), system, options);
   check_all_regular(system, r, 120, 70, 50);
+}
+
+TYPED_TEST(TrackTest, Cyclic7PathWhoseStepsCollapseFarFromTheEndIsTrackedAgain) {
+  // cyclic 7 with seed 1: path 1427's steps collapse at 1 - t of about 0.07 (a near approach of
+  // another path, not the end's singularity); in double the Cauchy end game started there does
+  // not close and Newton's method at t = 1 from its first point fails (residual about 1); the
+  // re-run in double double goes on stepping and must find the regular solution
+  TrackOptions options;
+  options.seed = 1;
+  options.max_precision = 2;
+  options.paths = {1426};
+  const NumericSystem system = cyclic_system(7);
+  const TrackResult r = track(TypeParam(), system, options);
+  const auto f = terms_of(system);
+  ASSERT_EQ(r.paths.size(), options.paths.size());
+  EXPECT_EQ(r.raised, 1);
+  EXPECT_EQ(r.passes, 2);
+  EXPECT_EQ(r.count_precision(2), 1);
+  for (const PathResult& p : r.paths) {
+    EXPECT_EQ(p.status, PathStatus::regular) << "path " << p.index;
+    EXPECT_EQ(p.precision, 2);
+    const double scale = 1.0 + p.max_abs;
+    EXPECT_LT(mp_residual(f, p, 7), 1e-10 * scale) << "path " << p.index;
+    EXPECT_LT(newton_correction(f, p, 7), 1e-10 * scale) << "path " << p.index;
+  }
 }
 
 // (x - a1)^2 + (y - b1)^2 = q1, (x - a2)^2 + (y - b2)^2 = q2: affine in the parameters q.

@@ -41,6 +41,11 @@ std::int64_t TrackResult::count(PathStatus s) const {
                        [s](const PathResult& p) { return p.status == s; });
 }
 
+std::int64_t TrackResult::count_precision(int N) const {
+  return std::count_if(paths.begin(), paths.end(),
+                       [N](const PathResult& p) { return p.precision == N; });
+}
+
 std::complex<double> gamma_of_seed(std::uint64_t seed) {
   // SplitMix64: one well-mixed 64-bit value per seed, an angle away from 0 and pi
   std::uint64_t z = seed + 0x9E3779B97F4A7C15ull;
@@ -76,6 +81,10 @@ void check_options(const TrackOptions& o) {
   kosmos::Impl::require(o.max_precision >= o.precision, w, "max_precision ", o.max_precision,
                         " is below precision ", o.precision);
   kosmos::Impl::require(o.max_steps >= 1, w, "max_steps ", o.max_steps, " is below 1");
+  kosmos::Impl::require(o.reruns >= 0 && o.reruns <= 8, w, "reruns ", o.reruns,
+                        " is not in 0 .. 8");
+  kosmos::Impl::require(o.rerun_step_scale > 0 && o.rerun_step_scale <= 1, w, "rerun_step_scale ",
+                        o.rerun_step_scale, " is not in (0, 1]");
   const double fractions[] = {o.pole_fraction, o.curvature_fraction};
   for (double f : fractions)
     kosmos::Impl::require(f > 0 && f < 1, w, "step fraction ", f, " is not in (0, 1)");
@@ -90,11 +99,13 @@ void check_options(const TrackOptions& o) {
                           " is not a positive number");
 }
 
-TrackParameters parameters(const TrackOptions& o) {
-  return {o.max_steps,
-          o.pole_fraction,
-          o.curvature_fraction,
-          o.max_step,
+TrackParameters parameters(const TrackOptions& o, int pass) {
+  const double scale = std::pow(o.rerun_step_scale, pass);
+  const double steps = std::min(double(o.max_steps) / scale, 1e8);
+  return {int(steps),
+          o.pole_fraction * scale,
+          o.curvature_fraction * scale,
+          o.max_step * scale,
           o.min_step,
           o.corrector_tolerance,
           o.endgame_distance,
@@ -102,6 +113,7 @@ TrackParameters parameters(const TrackOptions& o) {
           o.infinity_threshold,
           o.singular_condition,
           o.residual_tolerance,
+          pass > 0,
           std::numeric_limits<double>::infinity(),
           std::numeric_limits<double>::quiet_NaN()};
 }
@@ -326,9 +338,13 @@ std::vector<std::int64_t> paths_to_raise(const TrackResult& result) {
   std::vector<std::int64_t> list;
   for (std::size_t p = 0; p < result.paths.size(); ++p) {
     const PathResult& r = result.paths[p];
-    const bool jumped = r.status == PathStatus::regular &&
-                        result.solutions[std::size_t(r.solution)].multiplicity > 1;
-    if (r.status == PathStatus::failed || jumped) list.push_back(std::int64_t(p));
+    const int multiplicity =
+        r.solution >= 0 ? result.solutions[std::size_t(r.solution)].multiplicity : 0;
+    const bool jumped = r.status == PathStatus::regular && multiplicity > 1;
+    // one path at a singular end, without a winding number: no evidence of a multiple root
+    const bool lone_singular =
+        r.status == PathStatus::singular && multiplicity == 1 && r.winding < 2;
+    if (r.status == PathStatus::failed || jumped || lone_singular) list.push_back(std::int64_t(p));
   }
   return list;
 }
@@ -375,7 +391,9 @@ void write_track(std::ostream& out, const TrackResult& r, const std::string& sou
   }
   out << "paths " << r.paths.size() << " regular " << r.regular << " singular " << r.singular
       << " at_infinity " << r.at_infinity << " failed " << r.failed << " distinct "
-      << r.solutions.size() << " raised " << r.raised << '\n';
+      << r.solutions.size() << " raised " << r.raised << " passes " << r.passes;
+  for (int N : {1, 2, 4}) out << " precision" << N << ' ' << r.count_precision(N);
+  out << '\n';
 }
 
 void write_track_h5(const std::string& path, const TrackResult& r, const std::string& source) {
@@ -393,6 +411,8 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.attribute("/", "at_infinity", (long long)r.at_infinity);
   out.attribute("/", "failed", (long long)r.failed);
   out.attribute("/", "distinct", (long long)r.solutions.size());
+  out.attribute("/", "raised", (long long)r.raised);
+  out.attribute("/", "passes", (long long)r.passes);
   const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
   std::vector<std::int32_t> status, precision, steps, rejections, solution, winding;
   std::vector<std::int64_t> index;

@@ -43,9 +43,12 @@
 //      regular      Newton converged to about the working precision
 //      failed       step size underflow far from t = 1, max_steps reached, no convergence, a
 //                   residual above residual_tolerance (relative), NaN
-//  * precision raised per path: paths that failed, and regular end points reached by more than
-//    one path (a path jump), are tracked again from their start in 2, then 4 doubles (up to
-//    max_precision);
+//  * precision raised per path: paths that failed, regular end points reached by more than one
+//    path (a path jump: two paths at one regular root), and singular end points reached by one
+//    path without a winding number >= 2 (no evidence of a multiple root) are tracked again from
+//    their start, in one launch of just those paths, in 2, then 4 doubles (up to max_precision),
+//    then `reruns` more times at max_precision; every such pass tightens the step control
+//    (rerun_step_scale), as PHCpack re-runs clustered paths with smaller steps;
 //  * solutions deduplicated: finite end points within duplicate_tolerance (relative) are one
 //    solution with a multiplicity (singular if any of its paths is).
 #pragma once
@@ -68,9 +71,14 @@ enum class PathStatus { regular = 0, singular = 1, at_infinity = 2, failed = 3 }
 const char* to_string(PathStatus s);
 
 struct TrackOptions {
-  std::uint64_t seed = 2021;        // picks gamma
-  int precision = 1;                // N of the first pass: 1, 2 or 4
-  int max_precision = 4;            // raised per path up to this (= precision: never raised)
+  std::uint64_t seed = 2021;  // picks gamma
+  int precision = 1;          // N of the first pass: 1, 2 or 4
+  int max_precision = 4;      // raised per path up to this (= precision: never raised)
+  // Passes again at max_precision, after the raises, for the paths still failed or jumped.
+  int reruns = 1;
+  // Each pass after the first scales pole_fraction, curvature_fraction and max_step by this
+  // and max_steps by its inverse (tighter step control for the re-tracked paths).
+  double rerun_step_scale = 0.5;
   int max_steps = 4000;             // accepted steps per path
   double pole_fraction = 0.5;       // beta1
   double curvature_fraction = 0.1;  // beta2
@@ -122,8 +130,10 @@ struct TrackResult {
   std::vector<PathResult> paths;    // in the order of TrackOptions::paths (all: by number)
   std::vector<Solution> solutions;  // distinct finite endpoints
   std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
-  std::int64_t raised = 0;  // paths tracked again in a higher precision
+  std::int64_t raised = 0;  // re-tracked paths (summed over the passes after the first)
+  int passes = 0;           // launches (1: no path re-tracked)
   std::int64_t count(PathStatus s) const;
+  std::int64_t count_precision(int N) const;  // paths whose final pass ran in N doubles
 };
 
 // All paths of the total-degree homotopy of `system` (square; coefficients constant in t: a
@@ -174,7 +184,8 @@ namespace series {
 // a line per failed path
 //   failed path p : t T steps S rejections R precision N residual r |x| X
 // and a summary line
-//   paths P regular R singular S at_infinity I failed F distinct D raised K
+//   paths P regular R singular S at_infinity I failed F distinct D raised K passes Q
+//   precision1 A precision2 B precision4 C      (paths by the precision of their final pass)
 void write_track(std::ostream& out, const TrackResult& result, const std::string& source,
                  int digits);
 

@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -49,12 +50,13 @@ struct Homotopy {
     return generic ? flatten_parameter(*generic, *target, precision) : flatten(*target, precision);
   }
 };
-TrackParameters parameters(const TrackOptions& options);
+// The kernel's parameters for pass `pass` (0: the first; later ones step more tightly).
+TrackParameters parameters(const TrackOptions& options, int pass);
 void check_options(const TrackOptions& options);
 // Statuses counted, finite endpoints deduplicated into result.solutions.
 void deduplicate(TrackResult& result, const TrackOptions& options);
-// Positions in result.paths to track again in a higher precision: failed ones and regular
-// endpoints shared by paths.
+// Positions in result.paths to track again: failed ones, regular endpoints shared by paths and
+// singular endpoints of one path without a winding number >= 2.
 std::vector<std::int64_t> paths_to_raise(const TrackResult& result);
 // result.paths for options.paths (checked) or all `total` paths, numbered.
 void select_paths(TrackResult& result, const TrackOptions& options, std::int64_t total);
@@ -89,10 +91,10 @@ DeviceTerms<Space> upload_terms(const Space& space, const FlatTerms& f) {
   return d;
 }
 
-// Tracks the paths at positions `path_list` of result.paths in N doubles.
+// Tracks the paths at positions `path_list` of result.paths in N doubles, pass `pass`.
 template <int N, class Space>
 void track_pass(const Space& space, const Homotopy& homotopy,
-                const std::vector<std::int64_t>& path_list, const TrackOptions& options,
+                const std::vector<std::int64_t>& path_list, const TrackOptions& options, int pass,
                 TrackResult& result) {
   if (path_list.empty()) return;
   std::vector<std::int64_t> numbers;
@@ -135,7 +137,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
       Kokkos::view_alloc(space, "kosmos::series::track::measures"), slots, 4);
   kernel.gamma =
       ComplexMD<N>(MultiDouble<N>(result.gamma.real()), MultiDouble<N>(result.gamma.imag()));
-  kernel.par = parameters(options);
+  kernel.par = parameters(options, pass);
   Kokkos::parallel_for(
       "kosmos::series::track_paths",
       Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, slots), kernel);
@@ -164,21 +166,23 @@ void track_pass(const Space& space, const Homotopy& homotopy,
 
 template <class Space>
 void track_pass(const Space& space, int precision, const Homotopy& homotopy,
-                const std::vector<std::int64_t>& path_list, const TrackOptions& options,
+                const std::vector<std::int64_t>& path_list, const TrackOptions& options, int pass,
                 TrackResult& result) {
   switch (precision) {
     case 1:
-      return track_pass<1>(space, homotopy, path_list, options, result);
+      return track_pass<1>(space, homotopy, path_list, options, pass, result);
     case 2:
-      return track_pass<2>(space, homotopy, path_list, options, result);
+      return track_pass<2>(space, homotopy, path_list, options, pass, result);
     default:
-      return track_pass<4>(space, homotopy, path_list, options, result);
+      return track_pass<4>(space, homotopy, path_list, options, pass, result);
   }
 }
 
 // The passes of track() and track_parameter(): all selected paths in options.precision, then
-// failed paths and path jumps again in twice the precision, up to options.max_precision; each
-// pass through `pass` (when set) or directly on `space`.
+// failed paths and path jumps (paths_to_raise) again in twice the precision, up to
+// options.max_precision, then options.reruns times more at max_precision, each pass with
+// tighter steps; each pass through `pass` (when set: a pass may run its paths in parts, all with
+// the pass's number) or directly on `space`.
 template <class Space>
 TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
                            const TrackOptions& options, const TrackPass& pass) {
@@ -198,8 +202,9 @@ TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
   for (std::size_t p = 0; p < path_list.size(); ++p) path_list[p] = std::int64_t(p);
   int precision = options.precision;
   const auto run_pass = [&](const std::vector<std::int64_t>& paths) {
+    const int number = result.passes++;
     const TrackRun run = [&](const std::vector<std::int64_t>& part) {
-      track_pass(space, precision, homotopy, part, options, result);
+      track_pass(space, precision, homotopy, part, options, number, result);
     };
     if (pass)
       pass(precision, paths, run, result);
@@ -207,11 +212,12 @@ TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
       run(paths);
   };
   run_pass(path_list);
-  while (precision < options.max_precision) {
+  int reruns = precision < options.max_precision ? options.reruns : 0;
+  while (precision < options.max_precision || reruns-- > 0) {
     deduplicate(result, options);
     path_list = paths_to_raise(result);
     if (path_list.empty()) break;
-    precision *= 2;
+    precision = std::min(2 * precision, options.max_precision);
     result.raised += std::int64_t(path_list.size());
     run_pass(path_list);
   }

@@ -23,6 +23,9 @@ struct TrackParameters {
   double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
   double endgame_distance, endgame_stall, infinity_threshold, singular_condition,
       residual_tolerance;
+  // After a Cauchy end game that did not close at radius r > endgame_distance: go on stepping
+  // and try the end game again below r / 10 (re-run passes), else Newton's method at t = 1.
+  bool endgame_retry;
   double infinity, not_a_number;  // IEEE specials, set on the host
 };
 
@@ -559,63 +562,84 @@ struct TrackPaths {
     MD t(0.0);
     int steps = 0, rejections = 0, status = status_tracking;
     bool endgame = false;
-    while (status == status_tracking) {
-      const double remaining = to_double(MD(1.0) - t);
-      normalize_chart(s, series_at(n, 0, 0));
-      const double size = norm(s, series_at(n, 0, 0));
-      if (!math::isfinite(size)) {
-        status = 3;
-        break;
-      }
-      if (remaining <= 0.0 || endgame) break;
-      if (steps >= par.max_steps) {
-        status = 3;
-        break;
-      }
-      double eta = 0, largest = 0;
-      double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
-      if (!(h > 0.0)) {
-        status = 3;
-        break;
-      }
-      while (true) {
-        if ((remaining <= par.endgame_distance && h < remaining) ||
-            (remaining <= par.endgame_stall && h < 1e-3 * remaining)) {
-          endgame = true;  // too close to a singular end to step, or the steps collapse near it
-          break;
-        }
-        const bool last = h >= remaining;
-        const MD t_new = last ? MD(1.0) : t + MD(h);
-        if (try_step(s, C(t_new, MD(0.0)), last ? MD(1.0) - t : MD(h), largest, eta)) {
-          for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
-          t = t_new;
-          ++steps;
-          break;
-        }
-        ++rejections;
-        h *= 0.5;
-        if (h < par.min_step) {
-          // the corrector fails at any step: near the end that is the ill-conditioning of a
-          // singular end point (the end game takes over), elsewhere a failure
-          if (remaining <= par.endgame_stall)
-            endgame = true;
-          else
-            status = 3;
-          break;
-        }
-      }
-    }
-    double size = 0, residual = par.not_a_number, condition = par.not_a_number;
+    // The end game may start only where 1 - t is below this: with par.endgame_retry, after a
+    // Cauchy end game that did not close (a chord failed, or no winding number within
+    // max_winding loops) at radius r, the steps go on from its first point and the game is
+    // tried again below r / 10 (the collapse that started it can be a near approach of another
+    // path, not the end's singularity: cyclic 7's path 1427 with seed 1 collapsed at
+    // 1 - t = 0.07 and failed in Newton's method at t = 1 from there). Not in the first pass:
+    // there most such paths go to infinity, where the steps would crawl to max_steps.
+    double endgame_below = par.infinity;
     int winding = 1;
-    if (status == status_tracking && endgame) {
+    while (status == status_tracking) {
+      while (status == status_tracking) {
+        const double remaining = to_double(MD(1.0) - t);
+        normalize_chart(s, series_at(n, 0, 0));
+        const double size = norm(s, series_at(n, 0, 0));
+        if (!math::isfinite(size)) {
+          status = 3;
+          break;
+        }
+        if (remaining <= 0.0 || endgame) break;
+        if (steps >= par.max_steps) {
+          status = 3;
+          break;
+        }
+        double eta = 0, largest = 0;
+        double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
+        if (!(h > 0.0)) {
+          status = 3;
+          break;
+        }
+        const bool endgame_allowed = remaining <= par.endgame_stall && remaining < endgame_below;
+        while (true) {
+          if ((remaining <= par.endgame_distance && h < remaining) ||
+              (endgame_allowed && h < 1e-3 * remaining)) {
+            endgame = true;  // too close to a singular end to step, or the steps collapse near it
+            break;
+          }
+          const bool last = h >= remaining;
+          const MD t_new = last ? MD(1.0) : t + MD(h);
+          if (try_step(s, C(t_new, MD(0.0)), last ? MD(1.0) - t : MD(h), largest, eta)) {
+            for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
+            t = t_new;
+            ++steps;
+            break;
+          }
+          ++rejections;
+          h *= 0.5;
+          if (h < par.min_step) {
+            // the corrector fails at any step: near the end that is the ill-conditioning of a
+            // singular end point (the end game takes over), elsewhere a failure
+            if (endgame_allowed)
+              endgame = true;
+            else
+              status = 3;
+            break;
+          }
+        }
+      }
+      if (status != status_tracking || !endgame) {  // failed, or reached t = 1 by steps
+        for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
+        break;
+      }
+      const double radius = to_double(MD(1.0) - t);
       winding = cauchy(s, t);
+      if (winding <= 0 && par.endgame_retry && radius > par.endgame_distance) {
+        // not closed: back to the first point of the loops, steps towards a smaller radius
+        for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, loop_start_at(j)));
+        endgame = false;
+        endgame_below = 0.1 * radius;
+        winding = 1;
+        continue;
+      }
       // a chord that failed: Newton's method at t = 1 from the point at 1 - r
       if (winding < 0)
         for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, loop_start_at(j)));
       t = MD(1.0);
-    } else {
-      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
+      break;
     }
+    double size = 0, residual = par.not_a_number, condition = par.not_a_number;
     if (status == status_tracking) {
       status = finish(s, &size, &residual, &condition, winding);
     } else {
