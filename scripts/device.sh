@@ -22,7 +22,8 @@
 #   scripts/device.sh unship                  # there: unpack build/shipped.tar.xz (carried) where
 #                                             #   it was built; `bench` then runs what it holds
 # Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_BUILD_TARGETS
-# (build only these CMake targets, space-separated), KOSMOS_CMAKE_ARGS (more configure arguments,
+# (build only these CMake targets, space-separated), KOSMOS_BENCH_SECONDS (stop each `bench`
+# spec after this many seconds; its rows so far are kept), KOSMOS_CMAKE_ARGS (more configure arguments,
 # e.g. -DPython3_EXECUTABLE=... for the Python package), KOSMOS_COMPILE_TIMES
 # (a file: `build` appends each compile's seconds and object to it), KOSMOS_CUDA_ARCH (default HOPPER90), KOSMOS_DEVICE_KOKKOS
 # (3.4, the default: Debian's Kokkos 3.4.01 in C++17; or 4.6: Kokkos 4.6 from .deps/kokkos46 in
@@ -177,7 +178,7 @@ run_benchmarks() {
     echo "== benchmarks: $module ($filter)"
     # Line-buffered, so that the rows before a crash are not lost in the pipe's buffer.
     local status=0
-    stdbuf -oL "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$name.json" \
+    ${KOSMOS_BENCH_SECONDS:+timeout "$KOSMOS_BENCH_SECONDS"} stdbuf -oL "$exe" --benchmark_filter="$filter" --benchmark_out="$out/bench_$name.json" \
       --benchmark_out_format=json --benchmark_counters_tabular=true 2>&1 | tee "$out/bench_$name.txt" ||
       status=${PIPESTATUS[0]}
     if [ "$status" -ne 0 ]; then
