@@ -4,12 +4,6 @@
 set -u
 export KOSMOS_CACHE=/root/.cache/kosmos
 cd "$(dirname "$0")/.."
-# The prebuilt Kokkos names the CUDA libraries where this repository's build machine has them.
-for lib in libcublas.so libcusparse.so libcudart.so stubs/libcuda.so; do
-  [ -e /usr/local/cuda/lib/$lib ] && continue
-  found=$(find /usr/local/cuda/ -path "*$lib" \( -type f -o -type l \) 2>/dev/null | grep -v "^/usr/local/cuda/lib/" | head -n1)
-  [ -n "$found" ] && mkdir -p "$(dirname /usr/local/cuda/lib/$lib)" && ln -sf "$found" /usr/local/cuda/lib/$lib
-done
 python=$(command -v python3)
 export KOSMOS_CMAKE_ARGS="-DPython3_EXECUTABLE=$python"
 t0=$(date +%s)

@@ -110,7 +110,19 @@ install_mpi() {
   ln -sf /usr/bin/mpirun.openmpi /usr/bin/mpiexec
 }
 
+# The prebuilt Kokkos names the CUDA libraries where this repository's build machine has them
+# (/usr/local/cuda/lib); the device's toolkit keeps them elsewhere.
+link_cuda_libs() {
+  local lib found
+  for lib in libcublas.so libcusparse.so libcudart.so stubs/libcuda.so; do
+    [ -e "/usr/local/cuda/lib/$lib" ] && continue
+    found=$(find /usr/local/cuda/ -path "*$lib" \( -type f -o -type l \) 2>/dev/null | grep -v "^/usr/local/cuda/lib/" | head -n1)
+    [ -n "$found" ] && mkdir -p "$(dirname "/usr/local/cuda/lib/$lib")" && ln -sf "$found" "/usr/local/cuda/lib/$lib"
+  done
+}
+
 build_all() {
+  link_cuda_libs
   # The GPU machine starts bare: its cache lives in /tmp and its sources come from .deps/.
   export KOSMOS_CACHE=${KOSMOS_CACHE:-/tmp/kosmos-cache}
   export KOSMOS_DEPS_BUNDLE="$deps/sources"
