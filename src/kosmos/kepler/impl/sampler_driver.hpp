@@ -100,7 +100,8 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
     for (int part = 0; part < 2; ++part) {
       half_generation(chains, g, part);
     }
-    if (swap_temperatures) timed(space, timing.generation, [&] { chains.swap_temperatures(g); });
+    if (temperature_ladder > 0)
+      timed(space, timing.generation, [&] { chains.swap_temperatures(g, temperature_ladder); });
     evaluations += std::int64_t(n_stars) * n;
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0) {
       timed(space, timing.generation, [&] { chains.keep(kept, filled); });
