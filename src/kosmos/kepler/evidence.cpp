@@ -91,7 +91,7 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
 // the group's samples of temperature k (log-sum-exp).
 // ladder: the fits of the temperatures beta, in order.
 template <class Group>
-std::vector<double> stepping_stones(const StarFit* ladder, const std::vector<double>& beta, int dim,
+std::vector<double> stepping_stones(const StarFit* ladder, const std::vector<double>& beta,
                                     int groups, const Group& group) {
   std::vector<double> ln_z(std::size_t(groups), 0.0);
   for (std::size_t k = 0; k + 1 < beta.size(); ++k) {
@@ -99,13 +99,13 @@ std::vector<double> stepping_stones(const StarFit* ladder, const std::vector<dou
     const double step = beta[k + 1] - beta[k];
     std::vector<double> top(std::size_t(groups), -HUGE_VAL), sum(std::size_t(groups), 0.0),
         count(std::size_t(groups), 0.0);
-    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
+    for (std::size_t r = 0; r < fit.kept_loglike.size(); ++r) {
       const auto g = std::size_t(group(r, fit.result.sample_chain[r]));
-      top[g] = std::max(top[g], step * fit.kept[r][std::size_t(dim) + 1]);
+      top[g] = std::max(top[g], step * fit.kept_loglike[r]);
     }
-    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
+    for (std::size_t r = 0; r < fit.kept_loglike.size(); ++r) {
       const auto g = std::size_t(group(r, fit.result.sample_chain[r]));
-      sum[g] += std::exp(step * fit.kept[r][std::size_t(dim) + 1] - top[g]);
+      sum[g] += std::exp(step * fit.kept_loglike[r] - top[g]);
       count[g] += 1;
     }
     for (std::size_t g = 0; g < ln_z.size(); ++g) ln_z[g] += top[g] + std::log(sum[g] / count[g]);
@@ -167,33 +167,32 @@ Model ladder_model(const RVData& data, const SearchOptions& opt, int planets,
 }
 
 // The evidence of one ladder's kept samples (fits of the temperatures out.beta, in order).
-void ladder_evidence(const StarFit* ladder, int dim, int chains, CountEvidence& out) {
+void ladder_evidence(const StarFit* ladder, int chains, CountEvidence& out) {
   const int T = int(out.beta.size()), n = chains;
   // <ln L> and Var ln L per temperature: the thermodynamic integral (a cross-check).
   std::vector<double> loglike_variance;
   for (int k = 0; k < T; ++k) {
     const StarFit& fit = ladder[k];
     double sum = 0;
-    for (const auto& row : fit.kept) sum += row[std::size_t(dim) + 1];
-    const double mean = sum / double(fit.kept.size());
+    for (double ll : fit.kept_loglike) sum += ll;
+    const double mean = sum / double(fit.kept_loglike.size());
     out.mean_loglike.push_back(mean);
     double square = 0;
-    for (const auto& row : fit.kept)
-      square += (row[std::size_t(dim) + 1] - mean) * (row[std::size_t(dim) + 1] - mean);
-    loglike_variance.push_back(square / double(fit.kept.size() - 1));
+    for (double ll : fit.kept_loglike) square += (ll - mean) * (ll - mean);
+    loglike_variance.push_back(square / double(fit.kept_loglike.size() - 1));
   }
   // Stepping stones over all samples; the Monte Carlo error from the spread of the same
   // estimate over each chain's samples; the drift between the first and second half of the kept
   // generations (a run still settling shows there, and moves ln Z more than the chains' spread
   // says) added in quadrature.
-  out.ln_z = stepping_stones(ladder, out.beta, dim, 1, [](std::size_t, int) { return 0; })[0];
+  out.ln_z = stepping_stones(ladder, out.beta, 1, [](std::size_t, int) { return 0; })[0];
   const auto per_chain =
-      stepping_stones(ladder, out.beta, dim, n, [](std::size_t, int chain) { return chain; });
+      stepping_stones(ladder, out.beta, n, [](std::size_t, int chain) { return chain; });
   double chain_mean = 0, chain_spread = 0;
   for (double z : per_chain) chain_mean += z / n;
   for (double z : per_chain) chain_spread += (z - chain_mean) * (z - chain_mean) / (n - 1);
-  const std::size_t rows = ladder[0].kept.size();
-  const auto halves = stepping_stones(ladder, out.beta, dim, 2,
+  const std::size_t rows = ladder[0].kept_loglike.size();
+  const auto halves = stepping_stones(ladder, out.beta, 2,
                                       [rows](std::size_t r, int) { return r < rows / 2 ? 0 : 1; });
   out.ln_z_drift = halves[1] - halves[0];
   out.ln_z_error = std::sqrt(chain_spread / n + out.ln_z_drift * out.ln_z_drift);
@@ -240,6 +239,7 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
       fit.epoch = epoch;
       fit.baseline = baseline;
       fit.beta = beta[std::size_t(k)];
+      fit.keep_parameters = k == T - 1;  // the posterior; the others feed only the evidence
       fit.stream = star.stream < 0 ? -1 : star.stream * T + k;
       fit.result.n_free = model.n_free();
       // Orbits are narrow modes that chains drawn from the prior rarely find: the temperatures
@@ -296,7 +296,7 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
     out.planets = planets;
     out.trend = model.L.n_trend;
     out.beta = beta;
-    ladder_evidence(ladder, model.L.dim(), n, out);
+    ladder_evidence(ladder, n, out);
     TemperedRun run{out, std::move(ladder[T - 1])};
     run.cold.evaluations = lik->evaluations / (long long)stars.size();  // the shared launches
     run.cold.model = std::make_unique<Model>(model);
