@@ -189,7 +189,6 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
       const auto& r = part_results[s];
       std::ostringstream w, row, table;
       for (const auto& text : r.warnings) w << "warning: " << part[s].path << ": " << text << "\n";
-      warnings.push_back(w.str());
       row << part[s].path << " " << r.n_obs << " " << r.planets << std::setprecision(10);
       for (int j = 0; j < so.planets; ++j)
         for (const char* q : {"P_", "K_", "e_"}) {
@@ -217,7 +216,12 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
         }
         row << " " << (z.counts.size() > 1 ? z.get(z.preferred, so.trend).ln_z - other : 0.0) << " "
             << (z.top_of_range ? "yes" : "no") << std::defaultfloat;
+        if (z.top_of_range)
+          w << "note: " << part[s].path << ": the supported count is the largest compared ("
+            << so.planets << "): more planets may be there (compare more: --planets " << first_count
+            << ".." << so.planets + 1 << ")\n";
       }
+      warnings.push_back(w.str());
       row << "\n";
       rows.push_back(row.str());
       table_rows.push_back(table.str());
