@@ -306,9 +306,9 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
 }
 
 // The same job with each star's count chosen by evidence (survey_evidence, `kosmos rv --batch
-// --evidence --temperatures 8`): 3 counts x 8 temperatures x the sampler of BM_SurveyEndToEnd per
+// --evidence --temperatures 16`): 3 counts x 16 temperatures x the sampler of BM_SurveyEndToEnd per
 // star. The device runs 200 stars, the host 3.
-constexpr int kEvidenceTemperatures = 8, kEvidenceStarsDevice = 200, kEvidenceStarsHost = 3;
+constexpr int kEvidenceTemperatures = 16, kEvidenceStarsDevice = 200, kEvidenceStarsHost = 3;
 
 template <class Space>
 void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
@@ -393,7 +393,7 @@ const bool registered = [] {
           ->Unit(benchmark::kMillisecond)
           ->Iterations(1)
           ->Arg(iterations_for<Space>(kEndToEndStarsDevice, kEndToEndStarsHost));
-      benchmark::RegisterBenchmark(("BM_SurveyEvidenceEndToEnd<T8>" + sp).c_str(),
+      benchmark::RegisterBenchmark(("BM_SurveyEvidenceEndToEnd<T16>" + sp).c_str(),
                                    [](benchmark::State& s) { BM_SurveyEvidenceEndToEnd<Space>(s); })
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond)
