@@ -465,6 +465,27 @@ TEST(KeplerSurveyEvidence, EachStarOfAMixedSurveyGetsItsTrueCount) {
   EXPECT_NEAR(periods[1], two[1].P, 0.3);
 }
 
+// Options a survey cannot run are refused before any work, naming the star.
+TEST(KeplerSurveyEvidence, BadOptionsAreNamed) {
+  using namespace kosmos::kepler;
+  auto star = one_instrument({}, 0.0, 20, 100, 5);
+  star.path = "star_x";
+  auto expect_error = [&](const SearchOptions& o, const std::string& text) {
+    try {
+      survey_evidence({star}, o, small_ladder());
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const kosmos::invalid_input& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  auto o = selection_options(2);
+  o.chains = 10;
+  expect_error(o, "star_x: kosmos::kepler::planet_count_evidence: chains = 10 must be even");
+  o = selection_options(1);
+  o.trend = kAutoTrend;
+  expect_error(o, "a survey compares planet counts at one trend order");
+}
+
 TEST(KeplerEvidence, ImproperOffsetPriorIsRefused) {
   using namespace kosmos::kepler;
   auto o = evidence_options();

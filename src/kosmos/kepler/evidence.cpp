@@ -200,6 +200,11 @@ void ladder_evidence(const StarFit* ladder, int chains, CountEvidence& out) {
 }
 }  // namespace
 
+void check_ladder_model(const RVData& data, const SearchOptions& opt, int planets) {
+  std::vector<BoundPrior> priors;
+  ladder_model(data, opt, planets, priors);
+}
+
 std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
                                                 const EvidenceOptions& ev, int planets,
                                                 std::mt19937_64& seed_source) {

@@ -24,28 +24,28 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   kosmos::Impl::require(first_star >= 0, where, "first_star = ", first_star, " < 0");
   kosmos::Impl::require(options.trend >= 0 && options.trend <= 2, where, "trend = ", options.trend,
                         ": a survey compares planet counts at one trend order (0, 1 or 2)");
-  for (const auto& star : stars) {
+  const int first = options.min_planets >= 0 ? options.min_planets : options.planets;
+  // Each star's proper priors (select_model's defaults from its own data); the checks of every
+  // star's runs before any work.
+  std::vector<ModelSelection> out(stars.size());
+  std::vector<SearchOptions> star_options(stars.size(), options);
+  for (std::size_t s = 0; s < stars.size(); ++s) {
     try {
-      check_evidence_options(star, options, ev);
+      check_evidence_options(stars[s], options, ev);
+      out[s].evidence.default_priors = evidence_default_priors(stars[s], options);
+      for (const auto& p : out[s].evidence.default_priors) star_options[s].priors.push_back(p);
+      for (int c = first; c <= options.planets; ++c)
+        check_ladder_model(stars[s], star_options[s], c);
     } catch (const kosmos::invalid_input& e) {  // which star of the survey
-      throw kosmos::invalid_input(star.path + ": " + e.what());
+      throw kosmos::invalid_input(stars[s].path + ": " + e.what());
     }
   }
-  const int first = options.min_planets >= 0 ? options.min_planets : options.planets;
   SearchOptions all = options;  // the optimization stages fit every count compared
   all.min_planets = first < options.planets ? first : -1;
   Progress progress(options.progress);
   std::mt19937_64 rng(options.seed);
   std::vector<StarFit> fits(stars.size());
   const bool batched = optimize_survey(fits, stars, all, first_star, rng, progress);
-
-  // Each star's proper priors (select_model's defaults from its own data).
-  std::vector<ModelSelection> out(stars.size());
-  std::vector<SearchOptions> star_options(stars.size(), options);
-  for (std::size_t s = 0; s < stars.size(); ++s) {
-    out[s].evidence.default_priors = evidence_default_priors(stars[s], options);
-    for (const auto& p : out[s].evidence.default_priors) star_options[s].priors.push_back(p);
-  }
   std::vector<std::vector<TemperedRun>> runs(stars.size());
   for (int c = first; c <= options.planets; ++c) {
     std::vector<LadderStar> ladders;

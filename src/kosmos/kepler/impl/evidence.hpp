@@ -41,6 +41,10 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
                                                 const EvidenceOptions& ev, int planets,
                                                 std::mt19937_64& seed_source);
 
+// The checks of a tempered run of `planets` planets (proper priors on the offsets and trend,
+// enough chains) without running it: kosmos::invalid_input.
+void check_ladder_model(const RVData& data, const SearchOptions& opt, int planets);
+
 // Checks of the options shared by planet_count_evidence, select_model and survey_evidence.
 void check_evidence_options(const RVData& data, const SearchOptions& opt,
                             const EvidenceOptions& ev);
