@@ -151,9 +151,8 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   if (so.trend < 0)
     throw kosmos::cli::usage_error("--batch fits one trend order: --trend 0, 1 or 2");
   if (!output.empty() && kosmos::cli::ranks() > 1)
-    throw kosmos::cli::usage_error(
-        "--output with --batch writes one HDF5 file from one rank: "
-        "under mpirun use --summary (every parameter of every star)");
+    throw kosmos::cli::usage_error("--output with --batch writes one HDF5 file from one rank: "
+                                   "under mpirun use --summary (every parameter of every star)");
   std::vector<kosmos::kepler::RVData> stars;
   for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
   const auto config = kosmos::current_configuration();

@@ -79,8 +79,8 @@ class BatchedSearch {
         p_limits_ = Rows("kosmos::kepler::survey::period_limits", n_stars_, 2));
     auto freq_begin = Kokkos::create_mirror_view(
         freq_begin_ = Index("kosmos::kepler::survey::freq_begin", n_stars_ + 1));
-    auto star_key =
-        Kokkos::create_mirror_view(star_key_ = Keys("kosmos::kepler::survey::star_key", n_stars_));
+    auto star_key = Kokkos::create_mirror_view(
+        star_key_ = Keys("kosmos::kepler::survey::star_key", n_stars_));
     long long frequencies = 0;
     for (int s = 0; s < n_stars_; ++s) {
       const StarFit& fit = fits[std::size_t(s)];
@@ -473,8 +473,8 @@ class BatchedSearch {
         x[Ln.jitter(i)] = old[Lo.jitter(i)];
       }
       for (int i = 0; i < Ln.n_trend; ++i) x[Ln.trend(i)] = old[Lo.trend(i)];
-      Kokkos::Random_XorShift64<Space> rand(mix64(key ^ item_stream(star_key(s), candidates, c)),
-                                            0);
+      Kokkos::Random_XorShift64<Space> rand(
+          mix64(key ^ item_stream(star_key(s), candidates, c)), 0);
       const int row = s * kPeaks + c % (n_peaks(s) > 0 ? n_peaks(s) : 1);
       const double p_min = p_limits(s, 0), p_max = p_limits(s, 1);
       const double f = 1 / peaks(row, 0) + (rand.drand() - 0.5) / baseline(s);
