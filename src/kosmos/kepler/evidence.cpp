@@ -338,7 +338,7 @@ std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& 
   optimize_star(star, all, rng, progress);
   std::vector<TemperedRun> runs;
   for (int c = first; c <= opt.planets; ++c) {
-    const LadderStar ladder{&data, &opt, &star.optimum_of_count[std::size_t(c)], &rng};
+    const LadderStar ladder{&data, &opt, &star.optimum_of_count[std::size_t(c)], &rng, -1};
     runs.push_back(std::move(tempered_runs_of_count({ladder}, ev, c, rng)[0]));
     std::ostringstream m;
     m << "evidence: " << c << " planet(s), trend " << opt.trend << ": ln Z = " << std::fixed
