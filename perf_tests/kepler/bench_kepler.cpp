@@ -327,8 +327,8 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
 }
 
 template <class Fn>
-void add(const std::string& name, Fn fn, int iterations) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)
+auto* add(const std::string& name, Fn fn, int iterations) {
+  return benchmark::RegisterBenchmark(name.c_str(), fn)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->Iterations(iterations);
@@ -387,17 +387,12 @@ const bool registered = [] {
       add(
           "BM_SurveySamplerFromTrueOrbits<one_star_loop>" + sp,
           [](benchmark::State& s) { BM_SurveySamplerFromTrueOrbits<Space>(s, false); }, 1);
-      benchmark::RegisterBenchmark(("BM_SurveyEndToEnd" + sp).c_str(),
-                                   [](benchmark::State& s) { BM_SurveyEndToEnd<Space>(s); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond)
-          ->Iterations(1)
+      add(
+          "BM_SurveyEndToEnd" + sp, [](benchmark::State& s) { BM_SurveyEndToEnd<Space>(s); }, 1)
           ->Arg(iterations_for<Space>(kEndToEndStarsDevice, kEndToEndStarsHost));
-      benchmark::RegisterBenchmark(("BM_SurveyEvidenceEndToEnd<T16>" + sp).c_str(),
-                                   [](benchmark::State& s) { BM_SurveyEvidenceEndToEnd<Space>(s); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond)
-          ->Iterations(1)
+      add(
+          "BM_SurveyEvidenceEndToEnd<T16>" + sp,
+          [](benchmark::State& s) { BM_SurveyEvidenceEndToEnd<Space>(s); }, 1)
           ->Arg(iterations_for<Space>(kEvidenceStarsDevice, kEvidenceStarsHost));
     }
 #if defined(KOKKOS_ENABLE_CUDA)
