@@ -10,7 +10,8 @@
 # Needs a build with KOSMOS_ENABLE_MPI=ON (on the device: the OpenMPI .debs that
 # `scripts/device.sh prepare` carries in .deps/mpi-debs, unpacked by `scripts/device.sh build`) and
 # mpirun on PATH. Environment: SYSTEMS (default 131072 3-body systems, Hermite, dt 1e-3, to
-# DESTINATION, default 6.283185307179586: one orbit of the inner planet), STARS (default 16, each
+# DESTINATION, default 62.83185307179586: ten orbits of the inner planet, so that each rank's
+# integration outweighs gathering every system's final state to rank 0), STARS (default 16, each
 # the full default `kosmos rv` fit of one planet), RANKS (default "1 2"), MPIRUN_FLAGS (default:
 # --allow-run-as-root --bind-to none, for a root shell on the device).
 set -euo pipefail
@@ -20,7 +21,7 @@ kosmos=$build/src/cli/kosmos
 [ -x "$kosmos" ] || { echo "no kosmos tool at $kosmos (build it first)"; exit 1; }
 "$kosmos" info | grep -q 'features .*mpi' || { echo "$kosmos was built without MPI (KOSMOS_ENABLE_MPI)"; exit 1; }
 systems=${SYSTEMS:-131072}
-destination=${DESTINATION:-6.283185307179586}
+destination=${DESTINATION:-62.83185307179586}
 stars=${STARS:-16}
 read -r -a rank_counts <<<"${RANKS:-1 2}"
 read -r -a flags <<<"${MPIRUN_FLAGS:---allow-run-as-root --bind-to none}"
