@@ -23,12 +23,15 @@
 #include <kosmos/dust/stochastic.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kosmos {
@@ -73,10 +76,38 @@ struct StreamSummary {
   double device_wait_seconds = 0, summary_seconds = 0, worker_blocked_seconds = 0,
          worker_busy_seconds = 0;
   int worker_threads = 0;
+  // Each chunk's summary (chunk_width values), in chunk order: the totals above are their sums in
+  // that order, so chunks of one run spread over several processes give the same totals
+  // (sum_chunk_summaries).
+  static constexpr std::size_t chunk_width = std::size_t(Impl::summary_size);
+  std::vector<double> chunk_summaries;
 
   bool any_heated() const { return min_temperature <= max_temperature; }
   double emitted_over_absorbed() const { return absorbed > 0 ? emitted / absorbed : 0.0; }
 };
+
+// The totals of chunk summaries (StreamSummary::chunk_summaries, in chunk order), summed as
+// EmissionStream::run sums them; the timings stay 0.
+inline StreamSummary sum_chunk_summaries(const std::vector<double>& chunk_summaries) {
+  constexpr std::size_t width = StreamSummary::chunk_width;
+  kosmos::Impl::require(chunk_summaries.size() % width == 0, "kosmos::dust::sum_chunk_summaries",
+                        chunk_summaries.size(), " values are not whole chunk summaries of ", width);
+  StreamSummary s;
+  for (std::size_t at = 0; at < chunk_summaries.size(); at += width) {
+    const double* r = &chunk_summaries[at];
+    for (std::size_t k = 0; k < s.status_counts.size(); ++k)
+      s.status_counts[k] += std::int64_t(r[Impl::summary_status + int(k)]);
+    for (std::size_t k = 0; k < s.stochastic_counts.size(); ++k)
+      s.stochastic_counts[k] += std::int64_t(r[Impl::summary_stochastic_status + int(k)]);
+    s.min_temperature = std::min(s.min_temperature, r[Impl::summary_t_min]);
+    s.max_temperature = std::max(s.max_temperature, r[Impl::summary_t_max]);
+    s.absorbed += r[Impl::summary_absorbed];
+    s.nonfinite_sed += std::int64_t(r[Impl::summary_nonfinite_sed]);
+    if (r[Impl::summary_nonfinite_sed] == 0) s.emitted += r[Impl::summary_emitted];
+  }
+  s.chunk_summaries = chunk_summaries;
+  return s;
+}
 
 // One chunk's results in host memory (row-major, one row per cell), valid while on_rows runs.
 template <class T>
@@ -90,6 +121,121 @@ struct StreamRows {
   host_view<const int**> status, stochastic_status;  // (n, S) TemperatureStatus, (n, Q)
   // (n, Q, M) when StreamOptions::distributions: P(T) and its bin temperatures (K); else empty.
   host_view<const double***> probability, bin_temperature;
+};
+
+// A chunk's rows as one string of bytes and back, to bring rows computed in one process to the
+// process that writes them (`kosmos dust` over MPI ranks): dust masses, temperatures, statuses,
+// SEDs, stochastic statuses, P(T) and bin temperatures when the rows have them, and optionally the
+// cells' intensities (n x L, row-major).
+template <class T>
+class PackedRows {
+ public:
+  PackedRows(const StreamRows<T>& rows, const T* intensity) {
+    const std::int64_t n = rows.cells;
+    header_ = {rows.first_cell,
+               n,
+               std::int64_t(rows.temperature.extent(1)),
+               std::int64_t(rows.sed.extent(1)),
+               std::int64_t(rows.stochastic_status.extent(1)),
+               std::int64_t(rows.probability.extent(2)),
+               intensity ? 1 : 0};
+    bytes_.resize(layout(header_).total);
+    std::memcpy(bytes_.data(), header_.data(), sizeof(header_));
+    const Layout at = layout(header_);
+    auto put = [&](std::size_t offset, const void* data, std::size_t bytes) {
+      if (bytes > 0) std::memcpy(bytes_.data() + offset, data, bytes);
+    };
+    put(at.dust_mass, rows.dust_mass.data(), at.dust_mass_bytes);
+    put(at.temperature, rows.temperature.data(), at.temperature_bytes);
+    put(at.status, rows.status.data(), at.status_bytes);
+    put(at.sed, rows.sed.data(), at.sed_bytes);
+    put(at.stochastic_status, rows.stochastic_status.data(), at.stochastic_bytes);
+    put(at.probability, rows.probability.data(), at.distribution_bytes);
+    put(at.bin_temperature, rows.bin_temperature.data(), at.distribution_bytes);
+    put(at.intensity, intensity, at.intensity_bytes);
+  }
+  explicit PackedRows(std::vector<char> bytes) : bytes_(std::move(bytes)) {
+    const char* where = "kosmos::dust::PackedRows";
+    kosmos::Impl::require(bytes_.size() >= sizeof(header_), where, bytes_.size(),
+                          " bytes hold no header");
+    std::memcpy(header_.data(), bytes_.data(), sizeof(header_));
+    for (auto v : header_) kosmos::Impl::require(v >= 0, where, "a negative size in the header");
+    kosmos::Impl::require(layout(header_).total == bytes_.size(), where, bytes_.size(),
+                          " bytes for rows of ", layout(header_).total);
+  }
+
+  const std::vector<char>& bytes() const { return bytes_; }
+  std::int64_t first_cell() const { return header_[0]; }
+  std::int64_t cells() const { return header_[1]; }
+  // Views of the rows in bytes(), valid while this object lives.
+  StreamRows<T> rows() const {
+    using R = StreamRows<T>;
+    const Layout at = layout(header_);
+    const std::int64_t n = header_[1], ns = header_[2], nl = header_[3], nq = header_[4],
+                       bins = header_[5];
+    R r;
+    r.first_cell = header_[0];
+    r.cells = n;
+    r.dust_mass = typename R::template host_view<const T*>(pointer<T>(at.dust_mass), n);
+    r.temperature = typename R::template host_view<const T**>(pointer<T>(at.temperature), n, ns);
+    r.status = typename R::template host_view<const int**>(pointer<int>(at.status), n, ns);
+    r.sed = typename R::template host_view<const T**>(pointer<T>(at.sed), n, nl);
+    r.stochastic_status =
+        typename R::template host_view<const int**>(pointer<int>(at.stochastic_status), n, nq);
+    if (bins > 0) {
+      using P = typename R::template host_view<const double***>;
+      r.probability = P(pointer<double>(at.probability), n, nq, bins);
+      r.bin_temperature = P(pointer<double>(at.bin_temperature), n, nq, bins);
+    }
+    return r;
+  }
+  // The cells' intensities (n x L), or nullptr when packed without them.
+  const T* intensity() const { return header_[6] ? pointer<T>(layout(header_).intensity) : nullptr; }
+
+ private:
+  using Header = std::array<std::int64_t, 7>;  // first cell, n, S, L, Q, bins, with intensity
+  struct Layout {
+    std::size_t dust_mass_bytes, temperature_bytes, status_bytes, sed_bytes, stochastic_bytes,
+        distribution_bytes, intensity_bytes;
+    std::size_t dust_mass, temperature, status, sed, stochastic_status, probability,
+        bin_temperature, intensity, total;
+  };
+  // Sections in the order above, each starting at a multiple of 8 bytes.
+  static Layout layout(const Header& h) {
+    const auto n = std::size_t(h[1]), ns = std::size_t(h[2]), nl = std::size_t(h[3]),
+               nq = std::size_t(h[4]), bins = std::size_t(h[5]);
+    Layout l{};
+    l.dust_mass_bytes = n * sizeof(T);
+    l.temperature_bytes = n * ns * sizeof(T);
+    l.status_bytes = n * ns * sizeof(int);
+    l.sed_bytes = n * nl * sizeof(T);
+    l.stochastic_bytes = n * nq * sizeof(int);
+    l.distribution_bytes = n * nq * bins * sizeof(double);
+    l.intensity_bytes = h[6] ? n * nl * sizeof(T) : 0;
+    std::size_t at = sizeof(Header);
+    auto next = [&at](std::size_t bytes) {
+      const std::size_t start = at;
+      at += (bytes + 7) / 8 * 8;
+      return start;
+    };
+    l.dust_mass = next(l.dust_mass_bytes);
+    l.temperature = next(l.temperature_bytes);
+    l.status = next(l.status_bytes);
+    l.sed = next(l.sed_bytes);
+    l.stochastic_status = next(l.stochastic_bytes);
+    l.probability = next(l.distribution_bytes);
+    l.bin_temperature = next(l.distribution_bytes);
+    l.intensity = next(l.intensity_bytes);
+    l.total = at;
+    return l;
+  }
+  template <class V>
+  const V* pointer(std::size_t offset) const {
+    return reinterpret_cast<const V*>(bytes_.data() + offset);
+  }
+
+  Header header_{};
+  std::vector<char> bytes_;
 };
 
 namespace Impl {
@@ -266,12 +412,24 @@ class EmissionStream {
   template <class FillChunk, class OnRows>
   StreamSummary run(std::int64_t n_cells, const FillChunk& fill_chunk, const host_cells& out,
                     const OnRows& on_rows) {
+    return run_range(0, n_cells, fill_chunk, out, on_rows);
+  }
+
+  // Cells [first_cell, first_cell + n_cells) of a larger set (EmissionPipeline::run_range): the
+  // rows' first_cell and fill_chunk's cells count from 0 of that set, `out` from first_cell; with
+  // first_cell a multiple of chunk_cells() the chunks are those of a run over the whole set.
+  template <class FillChunk, class OnRows>
+  StreamSummary run_range(std::int64_t first_cell, std::int64_t n_cells,
+                          const FillChunk& fill_chunk, const host_cells& out,
+                          const OnRows& on_rows) {
     using clock = std::chrono::steady_clock;
     const std::int64_t chunk = chunk_cells();
     const int nq = selected();
     const bool distributions = probability_.extent(2) > 0;
     host_buffers(out.cells(), nq, distributions ? int(probability_.extent(2)) : 0);
-    StreamSummary total;
+    std::vector<double> chunk_summaries;
+    chunk_summaries.reserve(std::size_t((n_cells + chunk - 1) / chunk) * StreamSummary::chunk_width);
+    double summary_seconds = 0;
     Impl::OrderedWorkers workers(std::size_t(options_.worker_threads),
                                  std::size_t(options_.worker_threads));
     auto fill = [&](const ExecSpace& instance, std::int64_t c0, const Input& in) {
@@ -283,14 +441,17 @@ class EmissionStream {
     auto step = [&](const ExecSpace& instance, const Chunk& c) { chunk_step(instance, c); };
     auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
       const auto t0 = clock::now();
-      add_summary(total, &summary_h_(row / chunk, 0));
-      total.summary_seconds += std::chrono::duration<double>(clock::now() - t0).count();
+      const double* r = &summary_h_(row / chunk, 0);
+      chunk_summaries.insert(chunk_summaries.end(), r, r + StreamSummary::chunk_width);
+      summary_seconds += std::chrono::duration<double>(clock::now() - t0).count();
       const rows_type rows = host_rows(out, c0, n, row, nq);
       workers.push([rows, &on_rows] { on_rows(rows); });
-      if (options_.on_progress) options_.on_progress(c0 + n, n_cells);
+      if (options_.on_progress) options_.on_progress(c0 - first_cell + n, n_cells);
     };
-    pipeline_.run(n_cells, fill, out, options_.solver, step, on_chunk);
+    pipeline_.run_range(first_cell, n_cells, fill, out, options_.solver, step, on_chunk);
     workers.finish();
+    StreamSummary total = sum_chunk_summaries(chunk_summaries);
+    total.summary_seconds = summary_seconds;
     total.device_wait_seconds = pipeline_.device_wait_seconds();
     total.worker_blocked_seconds = workers.blocked_seconds();
     total.worker_busy_seconds = workers.busy_seconds();
@@ -388,18 +549,6 @@ class EmissionStream {
     Kokkos::deep_copy(instance,
                       Kokkos::subview(summary_h_, chunk.first_row / chunk_cells(), Kokkos::ALL),
                       summary);
-  }
-
-  static void add_summary(StreamSummary& s, const double* r) {
-    for (std::size_t k = 0; k < s.status_counts.size(); ++k)
-      s.status_counts[k] += std::int64_t(r[Impl::summary_status + int(k)]);
-    for (std::size_t k = 0; k < s.stochastic_counts.size(); ++k)
-      s.stochastic_counts[k] += std::int64_t(r[Impl::summary_stochastic_status + int(k)]);
-    s.min_temperature = std::min(s.min_temperature, r[Impl::summary_t_min]);
-    s.max_temperature = std::max(s.max_temperature, r[Impl::summary_t_max]);
-    s.absorbed += r[Impl::summary_absorbed];
-    s.nonfinite_sed += std::int64_t(r[Impl::summary_nonfinite_sed]);
-    if (r[Impl::summary_nonfinite_sed] == 0) s.emitted += r[Impl::summary_emitted];
   }
 
   rows_type host_rows(const host_cells& out, std::int64_t c0, std::int64_t n, std::int64_t row,
