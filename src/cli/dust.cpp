@@ -88,6 +88,8 @@ const char* kSummary =
     "                    0: none); the temperature floor is then T_cmb / 2 (else 3 K).\n"
     "  --sublimation     per table (K); converged grains above it get status 6 and a warning.\n"
     "                    auto: 1500 K silicate, 1750 K graphite (Laor & Draine 1993); 0: no check.\n"
+    "MPI (a build with MPI, under mpirun or srun): the cells are split over the ranks in blocks of whole\n"
+    "  --chunk-cells chunks, one GPU per rank; rank 0 writes every output, the same files as one process.\n"
     "Solver status per (cell, species), all counted in the summary; grains at the floor or above\n"
     "sublimation are warned about; the run exits 1 when any solve is at the ceiling (unless\n"
     "--allow-ceiling: then a warning), invalid or not converged:";
@@ -636,15 +638,22 @@ int run_dust(const kosmos::cli::Options& o) {
   const Cells results = keep_all ? cells : ring.get();  // run() checks its rows
   const auto t_ring = clock::now();
   // HDF5 rows go to the stream's worker threads as each chunk lands (the text outputs read the
-  // rows kept in `cells` afterwards); other ranks pack each chunk's rows for rank 0.
-  const bool send_intensity = generate && !cells_out.empty();
+  // rows kept in `cells` afterwards); other ranks pack each chunk's rows for rank 0, the parts it
+  // writes.
+  using Packed = PackedRows<T>;
+  auto part_if = [](bool wanted, unsigned part) { return wanted ? part : 0u; };
+  const unsigned sent_parts = Packed::dust_mass | part_if(!output("temperatures").empty(), Packed::temperature) |
+                              part_if(!output("status").empty(), Packed::status) |
+                              part_if(!output("sed").empty() || photometry, Packed::sed) |
+                              part_if(!pt_out.empty(), Packed::distributions) |
+                              part_if(generate && !cells_out.empty(), Packed::intensity);
   std::vector<kosmos::distributed::Piece> pieces(
       root ? 0 : std::size_t((block.size() + streaming.chunk_cells - 1) / streaming.chunk_cells));
   auto write_rows = [&](const StreamRows<T>& rows) {
     if (!root) {
-      const T* intensity = send_intensity ? &cells.intensity(rows.first_cell, 0) : nullptr;
+      const T* intensity = sent_parts & Packed::intensity ? &cells.intensity(rows.first_cell, 0) : nullptr;
       pieces[std::size_t((rows.first_cell - block.begin) / streaming.chunk_cells)] = {
-          {rows.first_cell, rows.first_cell + rows.cells}, PackedRows<T>(rows, intensity).bytes()};
+          {rows.first_cell, rows.first_cell + rows.cells}, Packed(rows, sent_parts, intensity).bytes()};
       return;
     }
     if (!any_h5) return;
@@ -689,16 +698,17 @@ int run_dust(const kosmos::cli::Options& o) {
     // Rank 0 writes the other ranks' rows as they arrive, and every rank sums every chunk's
     // summary in chunk order, as one rank does.
     kosmos::cli::send_pieces_to_root(pieces, [&](const kosmos::distributed::IndexRange&, std::vector<char> bytes) {
-      const PackedRows<T> packed(std::move(bytes));
+      const Packed packed(std::move(bytes));
       const auto rows = packed.rows();
-      const std::int64_t first = rows.first_cell, n = rows.cells;
-      if (packed.intensity())
-        std::copy(packed.intensity(), packed.intensity() + n * nl, &cells.intensity(first, 0));
+      const std::int64_t first = rows.first_cell;
+      auto copy = [](const auto& part, auto* to) { std::copy(part.data(), part.data() + part.size(), to); };
+      if (packed.has(Packed::intensity))
+        std::copy(packed.intensities(), packed.intensities() + rows.cells * nl, &cells.intensity(first, 0));
       if (keep_all) {
-        std::copy(rows.dust_mass.data(), rows.dust_mass.data() + n, &results.dust_mass(first));
-        std::copy(rows.temperature.data(), rows.temperature.data() + n * ns, &results.temperature(first, 0));
-        std::copy(rows.status.data(), rows.status.data() + n * ns, &results.status(first, 0));
-        std::copy(rows.sed.data(), rows.sed.data() + n * nl, &results.sed(first, 0));
+        copy(rows.dust_mass, &results.dust_mass(first));
+        copy(rows.temperature, &results.temperature(first, 0));
+        copy(rows.status, &results.status(first, 0));
+        copy(rows.sed, &results.sed(first, 0));
       }
       write_rows(rows);
     });

@@ -246,8 +246,9 @@ class EmissionPipeline {
   void run_range(std::int64_t first_cell, std::int64_t n_cells, const FillChunk& fill_chunk,
                  const HostCells<T, HostMemory>& out, const SolverOptions& solver,
                  const ChunkStep& chunk_step, const OnChunk& on_chunk) {
-    kosmos::Impl::require(first_cell >= 0 && n_cells >= 0, "kosmos::dust::EmissionPipeline::run_range",
-                          "first_cell = ", first_cell, " and n_cells = ", n_cells, " must be >= 0");
+    kosmos::Impl::require(first_cell >= 0 && n_cells >= 0,
+                          "kosmos::dust::EmissionPipeline::run_range", "first_cell = ", first_cell,
+                          " and n_cells = ", n_cells, " must be >= 0");
     const std::int64_t nc = n_cells, chunk = options_.chunk_cells;
     const int nl = g_.wavelengths(), ns = g_.species(), ni = instances_.size();
     const bool ring = out.cells() < nc;
@@ -313,7 +314,8 @@ class EmissionPipeline {
         gemm_[std::size_t(i)](space, g_.sigma_dlambda, intensity_t, left(heating.data(), ns, n));
       equilibrium_temperatures(space, g_, heating, temperature, status, solver);
       emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
-      chunk_step(space, Chunk{first_cell + c0, first_row(k), i, in, heating, temperature, sed, status});
+      chunk_step(space,
+                 Chunk{first_cell + c0, first_row(k), i, in, heating, temperature, sed, status});
       const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(k), first_row(k) + n);
       auto copy_out = [&](const auto& host, const auto& result, const auto& result_rows) {
         if constexpr (transposes) {

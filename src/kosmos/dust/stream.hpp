@@ -124,35 +124,48 @@ struct StreamRows {
 };
 
 // A chunk's rows as one string of bytes and back, to bring rows computed in one process to the
-// process that writes them (`kosmos dust` over MPI ranks): dust masses, temperatures, statuses,
-// SEDs, stochastic statuses, P(T) and bin temperatures when the rows have them, and optionally the
-// cells' intensities (n x L, row-major).
+// process that writes them (`kosmos dust` over MPI ranks): the parts it writes of dust masses,
+// temperatures, statuses, SEDs, stochastic statuses, P(T) with its bin temperatures (when the rows
+// have them), and the cells' intensities (n x L, row-major, given apart from the rows).
 template <class T>
 class PackedRows {
  public:
-  PackedRows(const StreamRows<T>& rows, const T* intensity) {
-    const std::int64_t n = rows.cells;
+  enum Part : unsigned {
+    dust_mass = 1,
+    temperature = 2,
+    status = 4,
+    sed = 8,
+    stochastic_status = 16,
+    distributions = 32,  // probability and bin_temperature
+    intensity = 64,
+    all = 127
+  };
+
+  PackedRows(const StreamRows<T>& rows, unsigned parts, const T* intensities = nullptr) {
+    kosmos::Impl::require(parts <= all && (!(parts & intensity) || intensities),
+                          "kosmos::dust::PackedRows", "parts ", parts,
+                          " are not a set of Part values, or ask for intensities not given");
     header_ = {rows.first_cell,
-               n,
+               rows.cells,
                std::int64_t(rows.temperature.extent(1)),
                std::int64_t(rows.sed.extent(1)),
                std::int64_t(rows.stochastic_status.extent(1)),
                std::int64_t(rows.probability.extent(2)),
-               intensity ? 1 : 0};
-    bytes_.resize(layout(header_).total);
-    std::memcpy(bytes_.data(), header_.data(), sizeof(header_));
+               std::int64_t(parts)};
     const Layout at = layout(header_);
-    auto put = [&](std::size_t offset, const void* data, std::size_t bytes) {
-      if (bytes > 0) std::memcpy(bytes_.data() + offset, data, bytes);
+    bytes_.resize(at.total);
+    std::memcpy(bytes_.data(), header_.data(), sizeof(header_));
+    auto put = [&](const Section& section, const void* data) {
+      if (section.bytes > 0) std::memcpy(bytes_.data() + section.offset, data, section.bytes);
     };
-    put(at.dust_mass, rows.dust_mass.data(), at.dust_mass_bytes);
-    put(at.temperature, rows.temperature.data(), at.temperature_bytes);
-    put(at.status, rows.status.data(), at.status_bytes);
-    put(at.sed, rows.sed.data(), at.sed_bytes);
-    put(at.stochastic_status, rows.stochastic_status.data(), at.stochastic_bytes);
-    put(at.probability, rows.probability.data(), at.distribution_bytes);
-    put(at.bin_temperature, rows.bin_temperature.data(), at.distribution_bytes);
-    put(at.intensity, intensity, at.intensity_bytes);
+    put(at.dust_mass, rows.dust_mass.data());
+    put(at.temperature, rows.temperature.data());
+    put(at.status, rows.status.data());
+    put(at.sed, rows.sed.data());
+    put(at.stochastic_status, rows.stochastic_status.data());
+    put(at.probability, rows.probability.data());
+    put(at.bin_temperature, rows.bin_temperature.data());
+    put(at.intensity, intensities);
   }
   explicit PackedRows(std::vector<char> bytes) : bytes_(std::move(bytes)) {
     const char* where = "kosmos::dust::PackedRows";
@@ -160,78 +173,76 @@ class PackedRows {
                           " bytes hold no header");
     std::memcpy(header_.data(), bytes_.data(), sizeof(header_));
     for (auto v : header_) kosmos::Impl::require(v >= 0, where, "a negative size in the header");
-    kosmos::Impl::require(layout(header_).total == bytes_.size(), where, bytes_.size(),
-                          " bytes for rows of ", layout(header_).total);
+    kosmos::Impl::require(header_[6] <= all && layout(header_).total == bytes_.size(), where,
+                          bytes_.size(), " bytes for rows of ", layout(header_).total);
   }
 
   const std::vector<char>& bytes() const { return bytes_; }
-  std::int64_t first_cell() const { return header_[0]; }
-  std::int64_t cells() const { return header_[1]; }
-  // Views of the rows in bytes(), valid while this object lives.
+  bool has(Part part) const { return (unsigned(header_[6]) & part) != 0; }
+  // Views of the rows in bytes(), valid while this object lives; a part not packed has no rows.
   StreamRows<T> rows() const {
     using R = StreamRows<T>;
     const Layout at = layout(header_);
-    const std::int64_t n = header_[1], ns = header_[2], nl = header_[3], nq = header_[4],
-                       bins = header_[5];
+    const std::int64_t ns = header_[2], nl = header_[3], nq = header_[4], bins = header_[5];
+    auto n = [&](Part part) { return has(part) ? header_[1] : std::int64_t(0); };
     R r;
     r.first_cell = header_[0];
-    r.cells = n;
-    r.dust_mass = typename R::template host_view<const T*>(pointer<T>(at.dust_mass), n);
-    r.temperature = typename R::template host_view<const T**>(pointer<T>(at.temperature), n, ns);
-    r.status = typename R::template host_view<const int**>(pointer<int>(at.status), n, ns);
-    r.sed = typename R::template host_view<const T**>(pointer<T>(at.sed), n, nl);
-    r.stochastic_status =
-        typename R::template host_view<const int**>(pointer<int>(at.stochastic_status), n, nq);
+    r.cells = header_[1];
+    r.dust_mass = typename R::template host_view<const T*>(pointer<T>(at.dust_mass), n(dust_mass));
+    r.temperature =
+        typename R::template host_view<const T**>(pointer<T>(at.temperature), n(temperature), ns);
+    r.status = typename R::template host_view<const int**>(pointer<int>(at.status), n(status), ns);
+    r.sed = typename R::template host_view<const T**>(pointer<T>(at.sed), n(sed), nl);
+    r.stochastic_status = typename R::template host_view<const int**>(
+        pointer<int>(at.stochastic_status), n(stochastic_status), nq);
     if (bins > 0) {
       using P = typename R::template host_view<const double***>;
-      r.probability = P(pointer<double>(at.probability), n, nq, bins);
-      r.bin_temperature = P(pointer<double>(at.bin_temperature), n, nq, bins);
+      r.probability = P(pointer<double>(at.probability), n(distributions), nq, bins);
+      r.bin_temperature = P(pointer<double>(at.bin_temperature), n(distributions), nq, bins);
     }
     return r;
   }
   // The cells' intensities (n x L), or nullptr when packed without them.
-  const T* intensity() const { return header_[6] ? pointer<T>(layout(header_).intensity) : nullptr; }
+  const T* intensities() const {
+    return has(intensity) ? pointer<T>(layout(header_).intensity) : nullptr;
+  }
 
  private:
-  using Header = std::array<std::int64_t, 7>;  // first cell, n, S, L, Q, bins, with intensity
-  struct Layout {
-    std::size_t dust_mass_bytes, temperature_bytes, status_bytes, sed_bytes, stochastic_bytes,
-        distribution_bytes, intensity_bytes;
-    std::size_t dust_mass, temperature, status, sed, stochastic_status, probability,
-        bin_temperature, intensity, total;
+  using Header = std::array<std::int64_t, 7>;  // first cell, n, S, L, Q, bins, parts
+  struct Section {
+    std::size_t offset = 0, bytes = 0;
   };
-  // Sections in the order above, each starting at a multiple of 8 bytes.
+  struct Layout {
+    Section dust_mass, temperature, status, sed, stochastic_status, probability, bin_temperature,
+        intensity;
+    std::size_t total = 0;
+  };
+  // The parts in the order above, each starting at a multiple of 8 bytes.
   static Layout layout(const Header& h) {
     const auto n = std::size_t(h[1]), ns = std::size_t(h[2]), nl = std::size_t(h[3]),
                nq = std::size_t(h[4]), bins = std::size_t(h[5]);
-    Layout l{};
-    l.dust_mass_bytes = n * sizeof(T);
-    l.temperature_bytes = n * ns * sizeof(T);
-    l.status_bytes = n * ns * sizeof(int);
-    l.sed_bytes = n * nl * sizeof(T);
-    l.stochastic_bytes = n * nq * sizeof(int);
-    l.distribution_bytes = n * nq * bins * sizeof(double);
-    l.intensity_bytes = h[6] ? n * nl * sizeof(T) : 0;
+    const auto parts = unsigned(h[6]);
     std::size_t at = sizeof(Header);
-    auto next = [&at](std::size_t bytes) {
-      const std::size_t start = at;
-      at += (bytes + 7) / 8 * 8;
-      return start;
+    auto next = [&](Part part, std::size_t bytes) {
+      const Section s{at, parts & part ? bytes : 0};
+      at += (s.bytes + 7) / 8 * 8;
+      return s;
     };
-    l.dust_mass = next(l.dust_mass_bytes);
-    l.temperature = next(l.temperature_bytes);
-    l.status = next(l.status_bytes);
-    l.sed = next(l.sed_bytes);
-    l.stochastic_status = next(l.stochastic_bytes);
-    l.probability = next(l.distribution_bytes);
-    l.bin_temperature = next(l.distribution_bytes);
-    l.intensity = next(l.intensity_bytes);
+    Layout l;
+    l.dust_mass = next(dust_mass, n * sizeof(T));
+    l.temperature = next(temperature, n * ns * sizeof(T));
+    l.status = next(status, n * ns * sizeof(int));
+    l.sed = next(sed, n * nl * sizeof(T));
+    l.stochastic_status = next(stochastic_status, n * nq * sizeof(int));
+    l.probability = next(distributions, n * nq * bins * sizeof(double));
+    l.bin_temperature = next(distributions, n * nq * bins * sizeof(double));
+    l.intensity = next(intensity, n * nl * sizeof(T));
     l.total = at;
     return l;
   }
   template <class V>
-  const V* pointer(std::size_t offset) const {
-    return reinterpret_cast<const V*>(bytes_.data() + offset);
+  const V* pointer(const Section& section) const {
+    return section.bytes > 0 ? reinterpret_cast<const V*>(bytes_.data() + section.offset) : nullptr;
   }
 
   Header header_{};
@@ -428,7 +439,8 @@ class EmissionStream {
     const bool distributions = probability_.extent(2) > 0;
     host_buffers(out.cells(), nq, distributions ? int(probability_.extent(2)) : 0);
     std::vector<double> chunk_summaries;
-    chunk_summaries.reserve(std::size_t((n_cells + chunk - 1) / chunk) * StreamSummary::chunk_width);
+    chunk_summaries.reserve(std::size_t((n_cells + chunk - 1) / chunk) *
+                            StreamSummary::chunk_width);
     double summary_seconds = 0;
     Impl::OrderedWorkers workers(std::size_t(options_.worker_threads),
                                  std::size_t(options_.worker_threads));
