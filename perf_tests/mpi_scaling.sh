@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Weak scaling of the MPI mode from 1 to 2 ranks, one GPU per rank: the same work per rank (an
 # n-body ensemble of SYSTEMS systems per rank; an RV survey of STARS stars per rank), so the ideal
-# time stays constant and the efficiency is T(1 rank) / T(2 ranks). The time is the tool's own
-# (rank 0 from the start of the integration or survey to the gathered result, input reading and
-# MPI/Kokkos start-up excluded; the launcher's wall time is printed beside it).
+# time stays constant and the efficiency is T(1 rank) / T(2 ranks); dust: CELLS generated cells
+# per rank). The time is the tool's own (rank 0 from the start of the integration, survey or cell
+# pipeline to the gathered result, input reading and MPI/Kokkos start-up excluded; the launcher's
+# wall time is printed beside it).
 #
 #   perf_tests/mpi_scaling.sh [BUILD_DIR]     # default build/device-cuda (scripts/device.sh build)
 #
@@ -12,8 +13,11 @@
 # mpirun on PATH. Environment: SYSTEMS (default 131072 3-body systems, Hermite, dt 1e-3, to
 # DESTINATION, default 62.83185307179586: ten orbits of the inner planet, so that each rank's
 # integration outweighs gathering every system's final state to rank 0), STARS (default 16, each
-# the full default `kosmos rv` fit of one planet), RANKS (default "1 2"), MPIRUN_FLAGS (default:
-# --allow-run-as-root --bind-to none, for a root shell on the device).
+# the full default `kosmos rv` fit of one planet), CELLS (default 262144 dust cells, Draine's 81-size
+# graphite and silicate tables on the default 1208 wavelengths in float; their temperatures go to
+# one HDF5 file written by rank 0, the SEDs are computed but neither sent nor written), RANKS
+# (default "1 2"), MPIRUN_FLAGS (default: --allow-run-as-root --bind-to none, for a root shell on
+# the device).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/device-cuda}
@@ -23,6 +27,7 @@ kosmos=$build/src/cli/kosmos
 systems=${SYSTEMS:-131072}
 destination=${DESTINATION:-62.83185307179586}
 stars=${STARS:-16}
+cells=${CELLS:-262144}
 read -r -a rank_counts <<<"${RANKS:-1 2}"
 read -r -a flags <<<"${MPIRUN_FLAGS:---allow-run-as-root --bind-to none}"
 work=$(mktemp -d)
@@ -58,8 +63,11 @@ for ranks in "${rank_counts[@]}"; do
   ls "$work"/stars/*.txt | head -n $((stars * ranks)) >"$star_list"
   run rv "$ranks" 's/^done in ([0-9.e+-]+) s .*/\1/p' \
     rv --batch "$star_list" --planets 1 --quiet --summary "$work/summary_$ranks.txt"
+  run dust "$ranks" 's/.*\(pipelined\) ([0-9.e+-]+),.*/\1/p' \
+    dust --cross-sections "$root/data/dust/draine_graphite_81.dat,$root/data/dust/draine_suvsilicate_81.dat" \
+    --generate $((cells * ranks)) --precision float --temperatures "$work/dust_$ranks.h5"
 done
-for name in nbody rv; do
+for name in nbody rv dust; do
   base=${seconds[$name.${rank_counts[0]}]}
   for ranks in "${rank_counts[@]:1}"; do
     printf '%-6s weak-scaling efficiency %d -> %d ranks: %.1f %%\n' "$name" "${rank_counts[0]}" "$ranks" \

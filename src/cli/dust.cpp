@@ -88,6 +88,8 @@ const char* kSummary =
     "                    0: none); the temperature floor is then T_cmb / 2 (else 3 K).\n"
     "  --sublimation     per table (K); converged grains above it get status 6 and a warning.\n"
     "                    auto: 1500 K silicate, 1750 K graphite (Laor & Draine 1993); 0: no check.\n"
+    "MPI (a build with MPI, under mpirun or srun): the cells are split over the ranks in blocks of whole\n"
+    "  --chunk-cells chunks, one GPU per rank; rank 0 writes every output, the same files as one process.\n"
     "Solver status per (cell, species), all counted in the summary; grains at the floor or above\n"
     "sublimation are warned about; the run exits 1 when any solve is at the ceiling (unless\n"
     "--allow-ceiling: then a warning), invalid or not converged:";
@@ -415,17 +417,22 @@ int run_dust(const kosmos::cli::Options& o) {
   if (method == "table") options.method = TemperatureMethod::table;
   // Every cell's results stay in host memory only for text outputs and --write-cells; otherwise
   // they stream through a ring of chunk buffers straight into the HDF5 files.
+  // Over several MPI ranks each rank streams its block of whole chunks (the chunks of a one-rank
+  // run) and sends its rows to rank 0, which writes every file as one rank does; every rank holds
+  // the cells' inputs, only rank 0 every cell's results.
+  const bool root = kosmos::cli::is_root(), several_ranks = kosmos::cli::ranks() > 1;
   auto h5_path = [](const std::string& path) { return !path.empty() && kosmos::io::is_hdf5_path(path); };
-  auto text_output = [&](const char* name) {
+  auto text_output = [&](const char* name) {  // written by rank 0
     const std::string path = output(name);
-    return !path.empty() && !h5_path(path);
+    return root && !path.empty() && !h5_path(path);
   };
   const bool keep_all = text_output("temperatures") || text_output("status") || text_output("sed") ||
-                        text_output("photometry") || !cells_out.empty();
+                        text_output("photometry") || (root && !cells_out.empty());
+  const bool keep_inputs = !generate || !cells_out.empty();
   using Cells = HostCells<T>;
-  const Cells cells = keep_all ? Cells(nc, nl, ns, generate && cells_out.empty() ? Cells::results : Cells::both)
-                      : generate ? Cells()
-                                 : Cells(nc, nl, ns, Cells::inputs);
+  const Cells cells = keep_all      ? Cells(nc, nl, ns, keep_inputs ? Cells::both : Cells::results)
+                      : keep_inputs ? Cells(nc, nl, ns, Cells::inputs)
+                                    : Cells();
   // Stages 2-4 are streamed through the device (below). Each chunk's summary is reduced on its
   // instance and comes back with its rows; its HDF5 rows go to writer threads, so that the host
   // thread keeps the device fed. Without text outputs the results land in a ring of pinned rows
@@ -454,6 +461,7 @@ int run_dust(const kosmos::cli::Options& o) {
           ? std::max<std::int64_t>(1, (std::int64_t(18) << 20) / (writer_threads * result_bytes_per_cell))
           : o.integer("chunk-cells", 1, kosmos::cli::Options::largest_integer);
   streaming.chunk_cells = std::max<std::int64_t>(1, std::min(chunk_cells, nc));
+  const auto block = kosmos::cli::chunk_block(nc, streaming.chunk_cells);  // this rank's cells
   if (any_h5 && !keep_all) streaming.ring_chunks = streaming.instances + writer_threads;
   const std::int64_t ring_rows = std::min(streaming.ring_rows(), nc);
   auto ring = keep_all ? std::future<Cells>()
@@ -525,7 +533,7 @@ int run_dust(const kosmos::cli::Options& o) {
   std::map<std::string, std::unique_ptr<kosmos::io::H5Writer>> h5;
   auto h5_output = [&](const char* name) -> kosmos::io::H5Writer* {
     const std::string path = output(name);
-    if (path.empty() || !kosmos::io::is_hdf5_path(path)) return nullptr;
+    if (path.empty() || !kosmos::io::is_hdf5_path(path) || !root) return nullptr;
     auto& writer = h5[path];
     if (!writer) {
       writer = std::make_unique<kosmos::io::H5Writer>(path);
@@ -616,21 +624,38 @@ int run_dust(const kosmos::cli::Options& o) {
     for (auto& t : stream_options.sublimation_temperature)
       if (t == 0) t = options.max_temperature;  // no check for this composition
   const auto t_progress = clock::now();
-  if (o.is_set("progress"))
+  if (o.is_set("progress") && root)
     stream_options.on_progress = [&](std::int64_t done, std::int64_t total) {
-      std::fprintf(stderr, "\r[kosmos dust] %lld of %lld cells (%5.1f%%), %.1f s   ", (long long)done,
-                   (long long)total, 100.0 * double(done) / double(total), seconds(t_progress, clock::now()));
+      std::fprintf(stderr, "\r[kosmos dust] %lld of %s%lld cells (%5.1f%%), %.1f s   ", (long long)done,
+                   several_ranks ? "rank 0's " : "", (long long)total, 100.0 * double(done) / double(total),
+                   seconds(t_progress, clock::now()));
       if (done == total) std::fprintf(stderr, "\n");
     };
   stream_options.worker_threads = any_h5 ? writer_threads : 0;
-  stream_options.distributions = h5_pt != nullptr;
+  stream_options.distributions = nq > 0 && !pt_out.empty();  // every rank: rank 0 writes them
   EmissionStream<T, Space> stream(space, grains, grain_inputs, stream_options, stochastic);
   const auto t_buffers = clock::now();
   const Cells results = keep_all ? cells : ring.get();  // run() checks its rows
   const auto t_ring = clock::now();
   // HDF5 rows go to the stream's worker threads as each chunk lands (the text outputs read the
-  // rows kept in `cells` afterwards).
+  // rows kept in `cells` afterwards); other ranks pack each chunk's rows for rank 0, the parts it
+  // writes.
+  using Packed = PackedRows<T>;
+  auto part_if = [](bool wanted, unsigned part) { return wanted ? part : 0u; };
+  const unsigned sent_parts = Packed::dust_mass | part_if(!output("temperatures").empty(), Packed::temperature) |
+                              part_if(!output("status").empty(), Packed::status) |
+                              part_if(!output("sed").empty() || photometry, Packed::sed) |
+                              part_if(!pt_out.empty(), Packed::distributions) |
+                              part_if(generate && !cells_out.empty(), Packed::intensity);
+  std::vector<kosmos::distributed::Piece> pieces(
+      root ? 0 : std::size_t((block.size() + streaming.chunk_cells - 1) / streaming.chunk_cells));
   auto write_rows = [&](const StreamRows<T>& rows) {
+    if (!root) {
+      const T* intensity = sent_parts & Packed::intensity ? &cells.intensity(rows.first_cell, 0) : nullptr;
+      pieces[std::size_t((rows.first_cell - block.begin) / streaming.chunk_cells)] = {
+          {rows.first_cell, rows.first_cell + rows.cells}, Packed(rows, sent_parts, intensity).bytes()};
+      return;
+    }
     if (!any_h5) return;
     const std::size_t first = std::size_t(rows.first_cell), n = std::size_t(rows.cells);
     if (h5_temperature) h5_temperature->write_rows("temperature", first, n, rows.temperature.data());
@@ -654,9 +679,9 @@ int run_dust(const kosmos::cli::Options& o) {
   using Input = typename EmissionStream<T, Space>::Input;
   const auto seed = std::uint64_t(o.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const auto t_run = clock::now();
-  const StreamSummary summary =
-      generate ? stream.run(
-                     nc,
+  StreamSummary summary =
+      generate ? stream.run_range(
+                     block.begin, block.size(),
                      [&](const Space& instance, std::int64_t c0, const Input& in) {
                        synthetic_cells(instance, grain_inputs.wavelength, in.intensity, in.dust_mass, seed, c0);
                        if (cells.intensity.extent(0) > 0) {  // --write-cells
@@ -667,8 +692,39 @@ int run_dust(const kosmos::cli::Options& o) {
                        }
                      },
                      results, write_rows)
-               : stream.run(nc, EmissionStream<T, Space>::pipeline_type::copy_cells_in(cells), results,
-                            write_rows);
+               : stream.run_range(block.begin, block.size(),
+                                  EmissionStream<T, Space>::pipeline_type::copy_cells_in(cells), results, write_rows);
+  if (several_ranks) {
+    // Rank 0 writes the other ranks' rows as they arrive, and every rank sums every chunk's
+    // summary in chunk order, as one rank does.
+    kosmos::cli::send_pieces_to_root(pieces, [&](const kosmos::distributed::IndexRange&, std::vector<char> bytes) {
+      const Packed packed(std::move(bytes));
+      const auto rows = packed.rows();
+      const std::int64_t first = rows.first_cell;
+      auto copy = [](const auto& part, auto* to) { std::copy(part.data(), part.data() + part.size(), to); };
+      if (packed.has(Packed::intensity))
+        std::copy(packed.intensities(), packed.intensities() + rows.cells * nl, &cells.intensity(first, 0));
+      if (keep_all) {
+        copy(rows.dust_mass, &results.dust_mass(first));
+        copy(rows.temperature, &results.temperature(first, 0));
+        copy(rows.status, &results.status(first, 0));
+        copy(rows.sed, &results.sed(first, 0));
+      }
+      write_rows(rows);
+    });
+    pieces.clear();
+    const std::int64_t chunk = streaming.chunk_cells;
+    const auto all_chunks = kosmos::cli::gather_rows({{block.begin / chunk, (block.end + chunk - 1) / chunk}},
+                                                     summary.chunk_summaries, StreamSummary::chunk_width,
+                                                     (nc + chunk - 1) / chunk, true);
+    StreamSummary all = sum_chunk_summaries(all_chunks);
+    all.device_wait_seconds = summary.device_wait_seconds;  // rank 0's timings
+    all.summary_seconds = summary.summary_seconds;
+    all.worker_blocked_seconds = summary.worker_blocked_seconds;
+    all.worker_busy_seconds = summary.worker_busy_seconds;
+    all.worker_threads = summary.worker_threads;
+    summary = std::move(all);
+  }
   const auto t_drained = clock::now();
   const auto& counts = summary.status_counts;
   const auto& stochastic_counts = summary.stochastic_counts;
@@ -678,7 +734,8 @@ int run_dust(const kosmos::cli::Options& o) {
 
   std::cout << std::setprecision(6) << "kosmos dust: " << nc << " cells x " << ns << " species x "
             << nl << " wavelengths, " << (sizeof(T) == 4 ? "float" : "double") << ", method "
-            << method << ", on " << Space::name() << "\n"
+            << method << ", on " << Space::name()
+            << (several_ranks ? " x " + std::to_string(kosmos::cli::ranks()) + " MPI ranks" : std::string()) << "\n"
             << "  time (s): grains " << seconds(t0, t1)
             << ", cells in + heating + temperatures + SED + out "
             << "(pipelined) " << seconds(t_run, t_drained) << ", HDF5 commit "
@@ -934,9 +991,6 @@ int run_dust_command(const std::vector<std::string>& args) {
       o.reject_given({"plot"}, "needs an output to draw: --sed, --temperatures or --pt-output");
     kosmos::cli::require_plotting("plot");
   }
-  if (kosmos::cli::ranks() > 1)
-    throw kosmos::cli::usage_error(
-        "runs on one rank: its cells are not split over MPI ranks yet (run it without mpirun)");
   const std::string precision = o.str("precision");
   std::vector<kosmos::cli::FileArgument> inputs, outputs;
   for (const char* in : {"cross-sections", "sizes", "wavelengths", "cells"})
@@ -948,7 +1002,7 @@ int run_dust_command(const std::vector<std::string>& args) {
   if (precision != "float" && precision != "double")
     throw kosmos::cli::usage_error("--precision must be float or double, not '" + precision + "'");
   const int status = precision == "float" ? run_dust<float>(o) : run_dust<double>(o);
-  if (!plot_dir.empty()) {
+  if (!plot_dir.empty() && kosmos::cli::is_root()) {
     std::vector<std::string> plot_args{"dust", "--output", plot_dir};
     for (const auto& [option, flag] : {std::pair<const char*, const char*>{"sed", "--sed"},
                                        {"temperatures", "--temperatures"},

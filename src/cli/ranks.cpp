@@ -136,6 +136,18 @@ std::vector<std::string> gather_strings(const std::vector<distributed::IndexRang
   return items;
 }
 
+distributed::IndexRange chunk_block(std::int64_t n, std::int64_t chunk) {
+  return distributed::chunk_aligned_block(n, chunk, rank_count, this_rank);
+}
+
+void send_pieces_to_root([[maybe_unused]] const std::vector<distributed::Piece>& pieces,
+                         [[maybe_unused]] const std::function<void(const distributed::IndexRange&,
+                                                                   std::vector<char>)>& receive) {
+#if KOSMOS_HAVE_MPI
+  if (rank_count > 1) distributed::send_pieces_to_root(MPI_COMM_WORLD, pieces, 0, receive);
+#endif
+}
+
 void synchronize_ranks() {
 #if KOSMOS_HAVE_MPI
   if (rank_count > 1) MPI_Barrier(MPI_COMM_WORLD);

@@ -1,8 +1,9 @@
 // The ranks `kosmos` runs on. Started by an MPI launcher (mpirun, srun) in a build with
 // KOSMOS_ENABLE_MPI, the tool runs one rank per process over MPI_COMM_WORLD, one GPU each; else
 // (or without MPI) it is one rank. Commands split their items (systems, stars, cells, paths)
-// with run_chunks and bring the results to rank 0 with gather_rows / gather_strings; rank 0
-// prints and writes everything, so the outputs are those of a one-rank run.
+// with run_chunks (or chunk_block) and bring the results to rank 0 with gather_rows /
+// gather_strings (or send_pieces_to_root); rank 0 prints and writes everything, so the outputs are
+// those of a one-rank run.
 #pragma once
 
 #include <kosmos/distributed/partition.hpp>
@@ -50,6 +51,14 @@ std::vector<double> gather_rows(const std::vector<distributed::IndexRange>& done
                                 bool on_every_rank = false);
 std::vector<std::string> gather_strings(const std::vector<distributed::IndexRange>& done,
                                         const std::vector<std::string>& items, std::int64_t n);
+// This rank's block of [0, n) in whole chunks of `chunk` items (distributed::chunk_aligned_block;
+// one rank: [0, n)), for items of even cost that a pipeline cuts into chunks of its own.
+distributed::IndexRange chunk_block(std::int64_t n, std::int64_t chunk);
+// Rank 0 gets the other ranks' pieces one at a time in item order and passes each to `receive`
+// (distributed::send_pieces_to_root); other ranks send theirs. One rank: nothing happens.
+void send_pieces_to_root(
+    const std::vector<distributed::Piece>& pieces,
+    const std::function<void(const distributed::IndexRange&, std::vector<char>)>& receive);
 // Returns when every rank has called it.
 void synchronize_ranks();
 // The sum over all ranks, on every rank.

@@ -1,7 +1,8 @@
 // kosmos::distributed under mpiexec (1, 2 and 3 ranks, one node): partitions cover every item
 // once, the chunk queue hands out every chunk once, gathers put rows and strings in item order.
 // References are computed here independently (closed forms of the item index). Checkpoints in
-// parts: each rank writes its systems, every rank reads the run back whole.
+// parts: each rank writes its systems, every rank reads the run back whole. Pieces of bytes reach
+// rank 0 in item order.
 #include <kosmos/distributed/distributed.hpp>
 #include <kosmos/nbody/checkpoint.hpp>
 
@@ -42,6 +43,31 @@ TEST(Partition, BlocksCoverTheRangeInOrderWithSizesWithinOne) {
       EXPECT_LE(largest - smallest, 1);
     }
   EXPECT_THROW(kosmos::distributed::block_range(10, 2, 2), kosmos::invalid_input);
+}
+
+// Blocks of whole chunks: contiguous, covering [0, n), starting on a chunk boundary, chunk counts
+// within one of each other.
+TEST(Partition, ChunkAlignedBlocksKeepChunksWhole) {
+  for (std::int64_t n : {0, 1, 10, 23, 1001})
+    for (std::int64_t chunk : {1, 3, 4, 64, 2000})
+      for (int parts : {1, 2, 3, 7}) {
+        std::int64_t next = 0, fewest = n, most = 0;
+        for (int p = 0; p < parts; ++p) {
+          const IndexRange r = kosmos::distributed::chunk_aligned_block(n, chunk, parts, p);
+          SCOPED_TRACE("n " + std::to_string(n) + " chunk " + std::to_string(chunk) + " parts " +
+                       std::to_string(parts) + " part " + std::to_string(p));
+          EXPECT_EQ(r.begin, next);
+          EXPECT_TRUE(r.begin % chunk == 0 || r.begin == n);
+          const std::int64_t chunks = (r.size() + chunk - 1) / chunk;
+          fewest = std::min(fewest, chunks);
+          most = std::max(most, chunks);
+          next = r.end;
+        }
+        EXPECT_EQ(next, n);
+        EXPECT_LE(most - fewest, 1);
+      }
+  EXPECT_EQ(kosmos::distributed::chunk_aligned_block(23, 4, 2, 1), (IndexRange{12, 23}));
+  EXPECT_THROW(kosmos::distributed::chunk_aligned_block(10, 0, 2, 0), kosmos::invalid_input);
 }
 
 TEST(Partition, PlanChunksAndStaticShare) {
@@ -110,6 +136,41 @@ TEST(Distributed, GatherStringsOfDifferentLengths) {
   ASSERT_EQ(all.size(), std::size_t(n));
   for (std::int64_t i = 0; i < n; ++i)
     EXPECT_EQ(all[std::size_t(i)], std::string(std::size_t(i % 4), char('a' + i)));
+}
+
+// Each rank's pieces (chunks of 3 items of its block, sent in reverse order; item i's bytes: i % 7
+// + 1 copies of char('a' + i % 26)) reach rank 0 in item order, rank 0's own excepted.
+TEST(Distributed, PiecesReachRootInItemOrder) {
+  const std::int64_t n = 29;
+  const int size = size_of(MPI_COMM_WORLD), rank = rank_of(MPI_COMM_WORLD);
+  auto bytes_of = [](std::int64_t begin, std::int64_t end) {
+    std::vector<char> b;
+    for (std::int64_t i = begin; i < end; ++i)
+      b.insert(b.end(), std::size_t(i % 7 + 1), char('a' + i % 26));
+    return b;
+  };
+  const IndexRange mine = kosmos::distributed::block_range(n, size, rank);
+  std::vector<kosmos::distributed::Piece> pieces;
+  for (std::int64_t b = mine.begin; b < mine.end; b += 3) {
+    const std::int64_t e = std::min(mine.end, b + 3);
+    pieces.insert(pieces.begin(), {{b, e}, bytes_of(b, e)});
+  }
+  std::vector<IndexRange> received;
+  kosmos::distributed::send_pieces_to_root(
+      MPI_COMM_WORLD, pieces, 0, [&](const IndexRange& r, std::vector<char> bytes) {
+        EXPECT_EQ(bytes, bytes_of(r.begin, r.end)) << "[" << r.begin << ", " << r.end << ")";
+        received.push_back(r);
+      });
+  if (rank != 0) {
+    EXPECT_TRUE(received.empty());
+    return;
+  }
+  std::int64_t next = kosmos::distributed::block_range(n, size, 0).end;  // after root's own
+  for (const auto& r : received) {
+    EXPECT_EQ(r.begin, next);
+    next = r.end;
+  }
+  EXPECT_EQ(next, size > 1 ? n : kosmos::distributed::block_range(n, size, 0).end);
 }
 
 TEST(Distributed, RowsThatDoNotMatchTheRangesAreRefused) {

@@ -4,7 +4,8 @@
 // (converted here independently); sublimation limits flag the grains above them; the CMB heats an
 // unlit grain to T_cmb and adds to a lit one as B(T_cmb) added to the field would; P(T) of the
 // stochastic species comes back normalized and energy-conserving on 128 bins and on 2048 (beyond
-// the fast team scratch of a CPU team); an invalid cell is named.
+// the fast team scratch of a CPU team); cells run in two halves (as on two MPI ranks) give the rows
+// and totals of one run; an invalid cell is named.
 #include "dust_test_problem.hpp"
 
 #include <kosmos/dust/stream.hpp>
@@ -160,24 +161,46 @@ TYPED_TEST(DustStreamTest, CmbHeatsUnlitGrainsToTheCmbTemperature) {
     }
 }
 
+// The problem's graphite species below 0.01 micron, heated stochastically.
+std::vector<kosmos::dust::StochasticSpecies> stochastic_species(const Problem& p) {
+  std::vector<kosmos::dust::StochasticSpecies> small;
+  for (int s = 0; s < p.ns(); ++s)
+    if (p.radius[std::size_t(s)] < 0.01e-6)
+      small.push_back({s, kosmos::dust::GrainMaterial::graphite, p.radius[std::size_t(s)] * 1e6});
+  return small;
+}
+
+// A problem's grains on the device, its stochastic species on `bins` bins, and stream options with
+// P(T) in the rows (chunks of 4, 2 workers).
+template <class Space>
+struct StochasticSetup {
+  StochasticSetup(const Problem& p, int bins)
+      : d(p), o(with_distributions()), g(d.prepare(o.solver)), small(stochastic_species(p)) {
+    kosmos::dust::StochasticOptions so;
+    so.bins = bins;
+    m = kosmos::dust::prepare_stochastic(Space(), g, small, so);
+  }
+  static StreamOptions with_distributions() {
+    auto o = small_chunks(2);
+    o.distributions = true;
+    return o;
+  }
+  DeviceProblem<double, Space> d;
+  StreamOptions o;
+  kosmos::dust::GrainModel<double, Space> g;
+  std::vector<kosmos::dust::StochasticSpecies> small;
+  kosmos::dust::StochasticModel<Space> m;
+};
+
 // bins: 128 fits the fast team scratch; 2048 (74 KB) does not, on CPU teams or GPUs, and runs
 // from global memory. Status ok means the P(T) emits what the grain absorbs to 1 %.
 template <class Space>
 void check_distributions(int bins) {
   SCOPED_TRACE("bins " + std::to_string(bins));
   const auto p = graphite_problem(97, 8, 6, 13);
-  DeviceProblem<double, Space> d(p);
-  auto o = small_chunks(2);
-  o.distributions = true;
-  const auto g = d.prepare(o.solver);
-  std::vector<kosmos::dust::StochasticSpecies> small;
-  for (int s = 0; s < p.ns(); ++s)
-    if (p.radius[std::size_t(s)] < 0.01e-6)
-      small.push_back({s, kosmos::dust::GrainMaterial::graphite, p.radius[std::size_t(s)] * 1e6});
+  const StochasticSetup<Space> setup(p, bins);
+  const auto& [d, o, g, small, m] = setup;
   ASSERT_EQ(small.size(), 3u);
-  kosmos::dust::StochasticOptions so;
-  so.bins = bins;
-  const auto m = kosmos::dust::prepare_stochastic(Space(), g, small, so);
   kosmos::dust::EmissionStream<double, Space> stream(Space(), g, grain_inputs(d), o, m);
   const auto cells = host_cells(p, p.intensity);
   const kosmos::dust::HostCells<double> out(p.nc(), p.nl(), p.ns(),
@@ -231,6 +254,73 @@ TYPED_TEST(DustStreamTest, SublimationFlagsOnlyGrainsAboveTheirLimit) {
         << s;
     EXPECT_EQ(flagged.temperature[std::size_t(s)], free.temperature[std::size_t(s)]) << s;
   }
+}
+
+// Cells [0, 11) in one run and as two run_range halves split on a chunk boundary (as two MPI ranks
+// run them, each with its own stream): the same rows, byte for byte, also after packing into bytes
+// and unpacking (PackedRows, with P(T) and intensities, or the temperatures alone); the halves'
+// chunk summaries joined in chunk order sum to the whole run's totals exactly.
+TYPED_TEST(DustStreamTest, HalvesOnAChunkBoundaryGiveTheWholeRun) {
+  using Space = TypeParam;
+  using kosmos::dust::PackedRows;
+  const auto p = graphite_problem(97, 8, 11, 13);
+  const StochasticSetup<Space> setup(p, 32);
+  const auto cells = host_cells(p, p.intensity);
+  // Packed rows by first cell, and the run's summary.
+  auto run = [&](std::int64_t first, std::int64_t n, std::vector<std::vector<char>>& packed) {
+    kosmos::dust::EmissionStream<double, Space> stream(Space(), setup.g, grain_inputs(setup.d),
+                                                       setup.o, setup.m);
+    const kosmos::dust::HostCells<double> ring(stream.ring_rows(), p.nl(), p.ns(),
+                                               kosmos::dust::HostCells<double>::results);
+    return stream.run_range(
+        first, n, decltype(stream)::pipeline_type::copy_cells_in(cells), ring,
+        [&](const StreamRows<double>& rows) {
+          const double* intensity = &cells.intensity(rows.first_cell, 0);
+          packed[std::size_t(rows.first_cell)] =
+              PackedRows<double>(rows, PackedRows<double>::all, intensity).bytes();
+        });
+  };
+  std::vector<std::vector<char>> whole(std::size_t(p.nc())), halves(std::size_t(p.nc()));
+  const auto total = run(0, p.nc(), whole);
+  const auto first = run(0, 8, halves), second = run(8, p.nc() - 8, halves);
+  ASSERT_EQ(first.chunk_summaries.size(), 2 * kosmos::dust::StreamSummary::chunk_width);
+  for (int c = 0; c < p.nc(); ++c) {
+    EXPECT_EQ(whole[std::size_t(c)], halves[std::size_t(c)]) << "rows from cell " << c;
+    if (c % 4 != 0) continue;
+    const PackedRows<double> back{std::vector<char>(halves[std::size_t(c)])};
+    const auto rows = back.rows();
+    ASSERT_EQ(rows.first_cell, c);
+    ASSERT_EQ(rows.cells, std::min(4, p.nc() - c));
+    ASSERT_EQ(rows.probability.extent(1), setup.small.size());
+    ASSERT_EQ(rows.probability.extent(2), 32u);
+    EXPECT_EQ(back.intensities()[p.nl() + 1], p.intensity[std::size_t(c + 1)][1]);
+    EXPECT_EQ(rows.dust_mass(1), p.dust_mass[std::size_t(c + 1)]);
+    double sum = 0;  // P(T) of the last cell's first stochastic species
+    for (int j = 0; j < 32; ++j) sum += rows.probability(rows.cells - 1, 0, j);
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+    // Repacked: the same bytes; only temperatures: those alone.
+    EXPECT_EQ(PackedRows<double>(rows, PackedRows<double>::all, back.intensities()).bytes(),
+              halves[std::size_t(c)]);
+    const PackedRows<double> some(rows, PackedRows<double>::temperature);
+    const auto t = some.rows();
+    EXPECT_EQ(some.bytes().size(), 7 * 8 + std::size_t(rows.cells) * p.ns() * sizeof(double));
+    ASSERT_EQ(t.temperature.extent(0), std::size_t(rows.cells));
+    EXPECT_EQ(t.temperature(1, 2), rows.temperature(1, 2));
+    EXPECT_EQ(t.sed.extent(0), 0u);
+    EXPECT_EQ(some.intensities(), nullptr);
+  }
+  auto joined = first.chunk_summaries;
+  joined.insert(joined.end(), second.chunk_summaries.begin(), second.chunk_summaries.end());
+  const auto summed = kosmos::dust::sum_chunk_summaries(joined);
+  EXPECT_EQ(summed.status_counts, total.status_counts);
+  EXPECT_EQ(summed.stochastic_counts, total.stochastic_counts);
+  EXPECT_EQ(summed.absorbed, total.absorbed);
+  EXPECT_EQ(summed.emitted, total.emitted);
+  EXPECT_EQ(summed.min_temperature, total.min_temperature);
+  EXPECT_EQ(summed.max_temperature, total.max_temperature);
+  EXPECT_EQ(summed.status_counts[kosmos::dust::status_converged], std::int64_t(p.nc()) * p.ns());
+  EXPECT_THROW(PackedRows<double>(std::vector<char>(halves[0].begin(), halves[0].end() - 8)),
+               kosmos::invalid_input);
 }
 
 TYPED_TEST(DustStreamTest, InvalidCellIsNamed) {

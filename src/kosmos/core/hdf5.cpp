@@ -182,6 +182,15 @@ hid_t intermediate_groups() {
   return lcpl;
 }
 
+// Dataset creation properties without the creation and modification times HDF5 records by
+// default: the same results make the same file, byte for byte (e.g. from one process and from
+// several MPI ranks).
+hid_t untimed_dataset() {
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_obj_track_times(dcpl, 0);
+  return dcpl;
+}
+
 std::vector<std::size_t> dataset_dims(hid_t dataset) {
   Id space(H5Dget_space(dataset));
   const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -322,7 +331,7 @@ void H5Writer::create(const std::string& name, const std::vector<std::size_t>& d
                       RowWrites writes) {
   Id space(make_space(dims));
   Id lcpl(intermediate_groups());
-  Id dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  Id dcpl(untimed_dataset());
   const bool concurrent = writes == RowWrites::concurrent && !dims.empty();
   if (concurrent) {
     // Bytes in the file now, at one place, never written by HDF5: the mapping owns them.
@@ -395,7 +404,8 @@ void H5Writer::write_strings(const std::string& name, const std::vector<std::str
   Id type(fixed_string_type(width));
   Id space(make_space({values.size()}));
   Id lcpl(intermediate_groups());
-  Id dataset(H5Dcreate2(h_->file, name.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT,
+  Id dcpl(untimed_dataset());
+  Id dataset(H5Dcreate2(h_->file, name.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(),
                         H5P_DEFAULT));
   if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
   if (!values.empty() &&

@@ -210,5 +210,47 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::vector<IndexRa
   return out;
 }
 
+void send_pieces_to_root(MPI_Comm comm, const std::vector<Piece>& pieces, int root,
+                         const std::function<void(const IndexRange&, std::vector<char>)>& receive) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<std::size_t> order;  // this rank's pieces by range begin: the order root takes them
+  for (std::size_t k = 0; k < pieces.size() && rank != root; ++k) order.push_back(k);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return pieces[a].range.begin < pieces[b].range.begin;
+  });
+  std::vector<std::int64_t> mine;  // rank, begin, end, bytes per piece
+  for (const std::size_t k : order)
+    mine.insert(mine.end(), {std::int64_t(rank), pieces[k].range.begin, pieces[k].range.end,
+                             std::int64_t(pieces[k].bytes.size())});
+  const auto gathered = gather_concatenated(comm, mine.data(), std::int64_t(mine.size()),
+                                            MPI_INT64_T, sizeof(std::int64_t), root);
+  // Both sides cut a piece into messages of at most INT_MAX bytes the same way.
+  auto parts = [](char* data, std::size_t bytes, const std::function<void(char*, int)>& part) {
+    for (std::size_t at = 0; at < bytes; at += std::size_t(INT_MAX))
+      part(data + at, int(std::min(bytes - at, std::size_t(INT_MAX))));
+  };
+  if (rank != root) {
+    for (const std::size_t k : order)
+      parts(const_cast<char*>(pieces[k].bytes.data()), pieces[k].bytes.size(),
+            [&](char* data, int count) { MPI_Send(data, count, MPI_BYTE, root, 0, comm); });
+    return;
+  }
+  std::vector<std::int64_t> all(gathered.size() / sizeof(std::int64_t));
+  if (!all.empty()) std::memcpy(all.data(), gathered.data(), gathered.size());
+  std::vector<std::size_t> entries;
+  for (std::size_t e = 0; e < all.size() / 4; ++e) entries.push_back(e);
+  std::stable_sort(entries.begin(), entries.end(),
+                   [&](std::size_t a, std::size_t b) { return all[4 * a + 1] < all[4 * b + 1]; });
+  for (const std::size_t e : entries) {
+    const std::int64_t* entry = &all[4 * e];
+    std::vector<char> bytes(static_cast<std::size_t>(entry[3]));
+    parts(bytes.data(), bytes.size(), [&](char* data, int count) {
+      MPI_Recv(data, count, MPI_BYTE, int(entry[0]), 0, comm, MPI_STATUS_IGNORE);
+    });
+    receive(IndexRange{entry[1], entry[2]}, std::move(bytes));
+  }
+}
+
 }  // namespace distributed
 }  // namespace kosmos

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -107,6 +108,14 @@ std::vector<T> all_gather_rows(MPI_Comm comm, const std::vector<IndexRange>& ran
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::vector<IndexRange>& ranges,
                                         const std::vector<std::string>& items, std::int64_t n,
                                         int root);
+
+// Items' results (as bytes) brought to root one piece at a time, so that root never holds the
+// other ranks' results all at once (e.g. rows it writes to a file as they arrive): `pieces` are
+// this rank's, each an item range and its bytes; on root, receive(range, bytes) runs for each
+// piece of the other ranks in item order (by range begin). Root's own pieces are not sent (it
+// has them; pass none). A piece may exceed an int's count of bytes. Collective.
+void send_pieces_to_root(MPI_Comm comm, const std::vector<Piece>& pieces, int root,
+                         const std::function<void(const IndexRange&, std::vector<char>)>& receive);
 
 }  // namespace distributed
 }  // namespace kosmos

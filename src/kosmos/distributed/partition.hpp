@@ -5,13 +5,15 @@
 // static_fraction of the chunks are dealt out before any work starts, in contiguous blocks of
 // equal chunk counts, rank r taking the r-th block (no communication, locality kept); the rest
 // form a queue that ranks draw from as they finish (ChunkQueue in distributed.hpp), so a rank whose
-// items take longer (adaptive steps, bigger stars) simply draws fewer of them.
+// items take longer (adaptive steps, bigger stars) simply draws fewer of them. Items of even cost
+// that a pipeline cuts into chunks of its own (dust cells) go in chunk_aligned_block instead.
 #pragma once
 
 #include <kosmos/core/error.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace kosmos {
 namespace distributed {
@@ -32,6 +34,22 @@ inline IndexRange block_range(std::int64_t n, int parts, int part) {
   const std::int64_t begin = part * base + std::min<std::int64_t>(part, extra);
   return {begin, begin + base + (part < extra ? 1 : 0)};
 }
+
+// The block of [0, n) that part `part` of `parts` owns in whole chunks of `chunk` items (the last
+// chunk of [0, n) may be shorter): block_range over the chunks, so that a pipeline cutting each
+// block into chunks of `chunk` items cuts exactly the chunks of one pipeline over [0, n).
+inline IndexRange chunk_aligned_block(std::int64_t n, std::int64_t chunk, int parts, int part) {
+  kosmos::Impl::require(chunk >= 1, "kosmos::distributed::chunk_aligned_block", "chunk = ", chunk,
+                        " must be >= 1");
+  const IndexRange chunks = block_range((n + chunk - 1) / chunk, parts, part);
+  return {std::min(n, chunks.begin * chunk), std::min(n, chunks.end * chunk)};
+}
+
+// A piece of an ensemble's results: its items and their bytes (send_pieces_to_root).
+struct Piece {
+  IndexRange range;
+  std::vector<char> bytes;
+};
 
 struct Schedule {
   std::int64_t chunk = 0;        // items per chunk; 0: n / (chunks_per_rank x ranks), rounded up

@@ -167,6 +167,9 @@ namespace dust {
 // ResultLayout: the layout of a chunk's results on the device (Chunk::heating ... status); the
 // default suits the space (see Impl::pipeline_layout_t), LayoutLeft results are transposed to
 // rows on the device before the copy out.
+// run_range(first_cell, n_cells, ...) runs cells [first_cell, first_cell + n_cells) of a larger
+// set (e.g. one rank's block): chunks start at first_cell, fill_chunk, on_chunk, Chunk::first_cell
+// and error messages name cells by that numbering, rows in `out` count from first_cell (row 0).
 template <class T, class ExecSpace, class ResultLayout = Impl::pipeline_layout_t<ExecSpace>>
 class EmissionPipeline {
  public:
@@ -236,6 +239,16 @@ class EmissionPipeline {
   template <class FillChunk, class HostMemory, class ChunkStep, class OnChunk>
   void run(std::int64_t n_cells, const FillChunk& fill_chunk, const HostCells<T, HostMemory>& out,
            const SolverOptions& solver, const ChunkStep& chunk_step, const OnChunk& on_chunk) {
+    run_range(0, n_cells, fill_chunk, out, solver, chunk_step, on_chunk);
+  }
+
+  template <class FillChunk, class HostMemory, class ChunkStep, class OnChunk>
+  void run_range(std::int64_t first_cell, std::int64_t n_cells, const FillChunk& fill_chunk,
+                 const HostCells<T, HostMemory>& out, const SolverOptions& solver,
+                 const ChunkStep& chunk_step, const OnChunk& on_chunk) {
+    kosmos::Impl::require(first_cell >= 0 && n_cells >= 0,
+                          "kosmos::dust::EmissionPipeline::run_range", "first_cell = ", first_cell,
+                          " and n_cells = ", n_cells, " must be >= 0");
     const std::int64_t nc = n_cells, chunk = options_.chunk_cells;
     const int nl = g_.wavelengths(), ns = g_.species(), ni = instances_.size();
     const bool ring = out.cells() < nc;
@@ -261,9 +274,10 @@ class EmissionPipeline {
       if (b.first_invalid_host() < n * (nl + 1)) {
         const Input in = input(b, n);
         throw invalid_input(Impl::invalid_cell_message("kosmos::dust::validate_cells", in.intensity,
-                                                       in.dust_mass, b.first_invalid_host(), c0));
+                                                       in.dust_mass, b.first_invalid_host(),
+                                                       first_cell + c0));
       }
-      on_chunk(c0, n, first_row(k));
+      on_chunk(first_cell + c0, n, first_row(k));
     };
     for (std::int64_t c0 = 0, k = 0; c0 < nc; c0 += chunk, ++k) {
       const int i = int(k % ni);
@@ -285,7 +299,7 @@ class EmissionPipeline {
           heating_rows(p + m * (nl + ns), m, ns);
       const Kokkos::View<int**, Kokkos::LayoutRight, device_type, unmanaged> status_rows(q + n * ns,
                                                                                          m, ns);
-      fill_chunk(space, c0, in);
+      fill_chunk(space, first_cell + c0, in);
       Impl::find_invalid_cell(
           space, in.intensity, in.dust_mass,
           Kokkos::Min<std::int64_t, typename ExecSpace::memory_space>(b.first_invalid));
@@ -300,7 +314,8 @@ class EmissionPipeline {
         gemm_[std::size_t(i)](space, g_.sigma_dlambda, intensity_t, left(heating.data(), ns, n));
       equilibrium_temperatures(space, g_, heating, temperature, status, solver);
       emission_sed(space, g_, temperature, in.dust_mass, sed, solver);
-      chunk_step(space, Chunk{c0, first_row(k), i, in, heating, temperature, sed, status});
+      chunk_step(space,
+                 Chunk{first_cell + c0, first_row(k), i, in, heating, temperature, sed, status});
       const Kokkos::pair<std::int64_t, std::int64_t> range(first_row(k), first_row(k) + n);
       auto copy_out = [&](const auto& host, const auto& result, const auto& result_rows) {
         if constexpr (transposes) {

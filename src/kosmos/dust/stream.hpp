@@ -23,12 +23,15 @@
 #include <kosmos/dust/stochastic.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kosmos {
@@ -73,10 +76,38 @@ struct StreamSummary {
   double device_wait_seconds = 0, summary_seconds = 0, worker_blocked_seconds = 0,
          worker_busy_seconds = 0;
   int worker_threads = 0;
+  // Each chunk's summary (chunk_width values), in chunk order: the totals above are their sums in
+  // that order, so chunks of one run spread over several processes give the same totals
+  // (sum_chunk_summaries).
+  static constexpr std::size_t chunk_width = std::size_t(Impl::summary_size);
+  std::vector<double> chunk_summaries;
 
   bool any_heated() const { return min_temperature <= max_temperature; }
   double emitted_over_absorbed() const { return absorbed > 0 ? emitted / absorbed : 0.0; }
 };
+
+// The totals of chunk summaries (StreamSummary::chunk_summaries, in chunk order), summed as
+// EmissionStream::run sums them; the timings stay 0.
+inline StreamSummary sum_chunk_summaries(const std::vector<double>& chunk_summaries) {
+  constexpr std::size_t width = StreamSummary::chunk_width;
+  kosmos::Impl::require(chunk_summaries.size() % width == 0, "kosmos::dust::sum_chunk_summaries",
+                        chunk_summaries.size(), " values are not whole chunk summaries of ", width);
+  StreamSummary s;
+  for (std::size_t at = 0; at < chunk_summaries.size(); at += width) {
+    const double* r = &chunk_summaries[at];
+    for (std::size_t k = 0; k < s.status_counts.size(); ++k)
+      s.status_counts[k] += std::int64_t(r[Impl::summary_status + int(k)]);
+    for (std::size_t k = 0; k < s.stochastic_counts.size(); ++k)
+      s.stochastic_counts[k] += std::int64_t(r[Impl::summary_stochastic_status + int(k)]);
+    s.min_temperature = std::min(s.min_temperature, r[Impl::summary_t_min]);
+    s.max_temperature = std::max(s.max_temperature, r[Impl::summary_t_max]);
+    s.absorbed += r[Impl::summary_absorbed];
+    s.nonfinite_sed += std::int64_t(r[Impl::summary_nonfinite_sed]);
+    if (r[Impl::summary_nonfinite_sed] == 0) s.emitted += r[Impl::summary_emitted];
+  }
+  s.chunk_summaries = chunk_summaries;
+  return s;
+}
 
 // One chunk's results in host memory (row-major, one row per cell), valid while on_rows runs.
 template <class T>
@@ -90,6 +121,132 @@ struct StreamRows {
   host_view<const int**> status, stochastic_status;  // (n, S) TemperatureStatus, (n, Q)
   // (n, Q, M) when StreamOptions::distributions: P(T) and its bin temperatures (K); else empty.
   host_view<const double***> probability, bin_temperature;
+};
+
+// A chunk's rows as one string of bytes and back, to bring rows computed in one process to the
+// process that writes them (`kosmos dust` over MPI ranks): the parts it writes of dust masses,
+// temperatures, statuses, SEDs, stochastic statuses, P(T) with its bin temperatures (when the rows
+// have them), and the cells' intensities (n x L, row-major, given apart from the rows).
+template <class T>
+class PackedRows {
+ public:
+  enum Part : unsigned {
+    dust_mass = 1,
+    temperature = 2,
+    status = 4,
+    sed = 8,
+    stochastic_status = 16,
+    distributions = 32,  // probability and bin_temperature
+    intensity = 64,
+    all = 127
+  };
+
+  PackedRows(const StreamRows<T>& rows, unsigned parts, const T* intensities = nullptr) {
+    kosmos::Impl::require(parts <= all && (!(parts & intensity) || intensities),
+                          "kosmos::dust::PackedRows", "parts ", parts,
+                          " are not a set of Part values, or ask for intensities not given");
+    header_ = {rows.first_cell,
+               rows.cells,
+               std::int64_t(rows.temperature.extent(1)),
+               std::int64_t(rows.sed.extent(1)),
+               std::int64_t(rows.stochastic_status.extent(1)),
+               std::int64_t(rows.probability.extent(2)),
+               std::int64_t(parts)};
+    const Layout at = layout(header_);
+    bytes_.resize(at.total);
+    std::memcpy(bytes_.data(), header_.data(), sizeof(header_));
+    auto put = [&](const Section& section, const void* data) {
+      if (section.bytes > 0) std::memcpy(bytes_.data() + section.offset, data, section.bytes);
+    };
+    put(at.dust_mass, rows.dust_mass.data());
+    put(at.temperature, rows.temperature.data());
+    put(at.status, rows.status.data());
+    put(at.sed, rows.sed.data());
+    put(at.stochastic_status, rows.stochastic_status.data());
+    put(at.probability, rows.probability.data());
+    put(at.bin_temperature, rows.bin_temperature.data());
+    put(at.intensity, intensities);
+  }
+  explicit PackedRows(std::vector<char> bytes) : bytes_(std::move(bytes)) {
+    const char* where = "kosmos::dust::PackedRows";
+    kosmos::Impl::require(bytes_.size() >= sizeof(header_), where, bytes_.size(),
+                          " bytes hold no header");
+    std::memcpy(header_.data(), bytes_.data(), sizeof(header_));
+    for (auto v : header_) kosmos::Impl::require(v >= 0, where, "a negative size in the header");
+    kosmos::Impl::require(header_[6] <= all && layout(header_).total == bytes_.size(), where,
+                          bytes_.size(), " bytes for rows of ", layout(header_).total);
+  }
+
+  const std::vector<char>& bytes() const { return bytes_; }
+  bool has(Part part) const { return (unsigned(header_[6]) & part) != 0; }
+  // Views of the rows in bytes(), valid while this object lives; a part not packed has no rows.
+  StreamRows<T> rows() const {
+    using R = StreamRows<T>;
+    const Layout at = layout(header_);
+    const std::int64_t ns = header_[2], nl = header_[3], nq = header_[4], bins = header_[5];
+    auto n = [&](Part part) { return has(part) ? header_[1] : std::int64_t(0); };
+    R r;
+    r.first_cell = header_[0];
+    r.cells = header_[1];
+    r.dust_mass = typename R::template host_view<const T*>(pointer<T>(at.dust_mass), n(dust_mass));
+    r.temperature =
+        typename R::template host_view<const T**>(pointer<T>(at.temperature), n(temperature), ns);
+    r.status = typename R::template host_view<const int**>(pointer<int>(at.status), n(status), ns);
+    r.sed = typename R::template host_view<const T**>(pointer<T>(at.sed), n(sed), nl);
+    r.stochastic_status = typename R::template host_view<const int**>(
+        pointer<int>(at.stochastic_status), n(stochastic_status), nq);
+    if (bins > 0) {
+      using P = typename R::template host_view<const double***>;
+      r.probability = P(pointer<double>(at.probability), n(distributions), nq, bins);
+      r.bin_temperature = P(pointer<double>(at.bin_temperature), n(distributions), nq, bins);
+    }
+    return r;
+  }
+  // The cells' intensities (n x L), or nullptr when packed without them.
+  const T* intensities() const {
+    return has(intensity) ? pointer<T>(layout(header_).intensity) : nullptr;
+  }
+
+ private:
+  using Header = std::array<std::int64_t, 7>;  // first cell, n, S, L, Q, bins, parts
+  struct Section {
+    std::size_t offset = 0, bytes = 0;
+  };
+  struct Layout {
+    Section dust_mass, temperature, status, sed, stochastic_status, probability, bin_temperature,
+        intensity;
+    std::size_t total = 0;
+  };
+  // The parts in the order above, each starting at a multiple of 8 bytes.
+  static Layout layout(const Header& h) {
+    const auto n = std::size_t(h[1]), ns = std::size_t(h[2]), nl = std::size_t(h[3]),
+               nq = std::size_t(h[4]), bins = std::size_t(h[5]);
+    const auto parts = unsigned(h[6]);
+    std::size_t at = sizeof(Header);
+    auto next = [&](Part part, std::size_t bytes) {
+      const Section s{at, parts & part ? bytes : 0};
+      at += (s.bytes + 7) / 8 * 8;
+      return s;
+    };
+    Layout l;
+    l.dust_mass = next(dust_mass, n * sizeof(T));
+    l.temperature = next(temperature, n * ns * sizeof(T));
+    l.status = next(status, n * ns * sizeof(int));
+    l.sed = next(sed, n * nl * sizeof(T));
+    l.stochastic_status = next(stochastic_status, n * nq * sizeof(int));
+    l.probability = next(distributions, n * nq * bins * sizeof(double));
+    l.bin_temperature = next(distributions, n * nq * bins * sizeof(double));
+    l.intensity = next(intensity, n * nl * sizeof(T));
+    l.total = at;
+    return l;
+  }
+  template <class V>
+  const V* pointer(const Section& section) const {
+    return section.bytes > 0 ? reinterpret_cast<const V*>(bytes_.data() + section.offset) : nullptr;
+  }
+
+  Header header_{};
+  std::vector<char> bytes_;
 };
 
 namespace Impl {
@@ -266,12 +423,25 @@ class EmissionStream {
   template <class FillChunk, class OnRows>
   StreamSummary run(std::int64_t n_cells, const FillChunk& fill_chunk, const host_cells& out,
                     const OnRows& on_rows) {
+    return run_range(0, n_cells, fill_chunk, out, on_rows);
+  }
+
+  // Cells [first_cell, first_cell + n_cells) of a larger set (EmissionPipeline::run_range): the
+  // rows' first_cell and fill_chunk's cells count from 0 of that set, `out` from first_cell; with
+  // first_cell a multiple of chunk_cells() the chunks are those of a run over the whole set.
+  template <class FillChunk, class OnRows>
+  StreamSummary run_range(std::int64_t first_cell, std::int64_t n_cells,
+                          const FillChunk& fill_chunk, const host_cells& out,
+                          const OnRows& on_rows) {
     using clock = std::chrono::steady_clock;
     const std::int64_t chunk = chunk_cells();
     const int nq = selected();
     const bool distributions = probability_.extent(2) > 0;
     host_buffers(out.cells(), nq, distributions ? int(probability_.extent(2)) : 0);
-    StreamSummary total;
+    std::vector<double> chunk_summaries;
+    chunk_summaries.reserve(std::size_t((n_cells + chunk - 1) / chunk) *
+                            StreamSummary::chunk_width);
+    double summary_seconds = 0;
     Impl::OrderedWorkers workers(std::size_t(options_.worker_threads),
                                  std::size_t(options_.worker_threads));
     auto fill = [&](const ExecSpace& instance, std::int64_t c0, const Input& in) {
@@ -283,14 +453,17 @@ class EmissionStream {
     auto step = [&](const ExecSpace& instance, const Chunk& c) { chunk_step(instance, c); };
     auto on_chunk = [&](std::int64_t c0, std::int64_t n, std::int64_t row) {
       const auto t0 = clock::now();
-      add_summary(total, &summary_h_(row / chunk, 0));
-      total.summary_seconds += std::chrono::duration<double>(clock::now() - t0).count();
+      const double* r = &summary_h_(row / chunk, 0);
+      chunk_summaries.insert(chunk_summaries.end(), r, r + StreamSummary::chunk_width);
+      summary_seconds += std::chrono::duration<double>(clock::now() - t0).count();
       const rows_type rows = host_rows(out, c0, n, row, nq);
       workers.push([rows, &on_rows] { on_rows(rows); });
-      if (options_.on_progress) options_.on_progress(c0 + n, n_cells);
+      if (options_.on_progress) options_.on_progress(c0 - first_cell + n, n_cells);
     };
-    pipeline_.run(n_cells, fill, out, options_.solver, step, on_chunk);
+    pipeline_.run_range(first_cell, n_cells, fill, out, options_.solver, step, on_chunk);
     workers.finish();
+    StreamSummary total = sum_chunk_summaries(chunk_summaries);
+    total.summary_seconds = summary_seconds;
     total.device_wait_seconds = pipeline_.device_wait_seconds();
     total.worker_blocked_seconds = workers.blocked_seconds();
     total.worker_busy_seconds = workers.busy_seconds();
@@ -388,18 +561,6 @@ class EmissionStream {
     Kokkos::deep_copy(instance,
                       Kokkos::subview(summary_h_, chunk.first_row / chunk_cells(), Kokkos::ALL),
                       summary);
-  }
-
-  static void add_summary(StreamSummary& s, const double* r) {
-    for (std::size_t k = 0; k < s.status_counts.size(); ++k)
-      s.status_counts[k] += std::int64_t(r[Impl::summary_status + int(k)]);
-    for (std::size_t k = 0; k < s.stochastic_counts.size(); ++k)
-      s.stochastic_counts[k] += std::int64_t(r[Impl::summary_stochastic_status + int(k)]);
-    s.min_temperature = std::min(s.min_temperature, r[Impl::summary_t_min]);
-    s.max_temperature = std::max(s.max_temperature, r[Impl::summary_t_max]);
-    s.absorbed += r[Impl::summary_absorbed];
-    s.nonfinite_sed += std::int64_t(r[Impl::summary_nonfinite_sed]);
-    if (r[Impl::summary_nonfinite_sed] == 0) s.emitted += r[Impl::summary_emitted];
   }
 
   rows_type host_rows(const host_cells& out, std::int64_t c0, std::int64_t n, std::int64_t row,
