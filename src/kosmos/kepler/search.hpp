@@ -133,9 +133,13 @@ struct ModelComparison {
 // SearchOptions::time_stages. likelihood: the batched ln L kernel (fenced);
 // generation: the per-generation work around it (proposals, priors, accept/reject, staging the
 // parameter rows, keeping samples); transfers: host <-> device copies; total: the whole sampling
-// stage, its setup (starting scatter, curvature probes) included.
+// stage, its setup (starting scatter, curvature probes) included. survey() also fills, always:
+// summaries, the summaries of the stars sampled together (derived columns, quantiles,
+// diagnostics, modes; host threads), and optimization, the batched optimization stages of all
+// stars before any sampling (shared by every star of the survey).
 struct SamplerTiming {
   double likelihood = 0, generation = 0, transfers = 0, total = 0;
+  double summaries = 0, optimization = 0;
 };
 
 // One mode of a period posterior: its median and 15.87 / 84.13 percentiles, and the fraction of

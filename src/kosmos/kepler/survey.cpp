@@ -9,6 +9,7 @@
 #include <kosmos/kepler/impl/warnings.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -49,10 +50,14 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
         lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
   auto finish = [&](const std::size_t s) { finish_star(*fits[s], opt, star_rng[s], refine); };
+  const auto start = std::chrono::steady_clock::now();
   if (refine)  // polishing launches kernels of its own: one star at a time
     for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
   else
     host_for("kosmos::kepler::survey::finish", fits.size(), finish);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (StarFit* fit : fits) fit->result.sampler_timing.summaries = seconds;
 }
 
 // Samples each planet count's stars together; the results in the order of `fits`.
@@ -91,9 +96,14 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
     fits[s].stream_rng.seed(mix64(opt.seed ^ mix64(std::uint64_t(fits[s].stream))));
   }
   if (batched_search_supports(opt)) {
+    const auto start = std::chrono::steady_clock::now();
     optimize_stars(fits, opt, rng(), progress);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // the MAP: the batched polish's optimum or a better sample (no per-star polish after sampling)
-    return sample_by_count(fits, opt, rng, progress, false);
+    auto results = sample_by_count(fits, opt, rng, progress, false);
+    for (auto& r : results) r.sampler_timing.optimization = seconds;
+    return results;
   }
   for (std::size_t s = 0; s < stars.size(); ++s) {
     try {
