@@ -7,6 +7,7 @@
 #include <benchmark_utils.hpp>
 
 #include <kosmos/kepler/chi2.hpp>
+#include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/rv_data.hpp>
 #include <kosmos/kepler/search.hpp>
 
@@ -270,9 +271,9 @@ struct EndToEndSet {
   }
 };
 
+// The end-to-end benchmarks' settings: the defaults, counts 0..2, the CLI's precision.
 template <class Space>
-void BM_SurveyEndToEnd(benchmark::State& state) {
-  const EndToEndSet set(int(state.range(0)));
+SearchOptions end_to_end_options() {
   SearchOptions options;
   options.planets = 2;
   options.min_planets = 0;
@@ -280,9 +281,11 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
   options.host_space = !std::is_same<Space, Kokkos::DefaultExecutionSpace>::value;
   options.mixed_precision =
       !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-  std::vector<SearchResult> results;
-  Space space;
-  kosmos_bench::fenced_loop(state, space, [&] { results = survey(set.stars, options); });
+  return options;
+}
+
+void end_to_end_counters(benchmark::State& state, const EndToEndSet& set,
+                         const std::vector<SearchResult>& results) {
   int recovered = 0, converged = 0;
   for (std::size_t s = 0; s < results.size(); ++s) {
     recovered += set.recovered(s, results[s]) ? 1 : 0;
@@ -305,9 +308,40 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
   state.counters["summaries_s"] = summaries;
 }
 
+template <class Space>
+void BM_SurveyEndToEnd(benchmark::State& state) {
+  const EndToEndSet set(int(state.range(0)));
+  const SearchOptions options = end_to_end_options<Space>();
+  std::vector<SearchResult> results;
+  Space space;
+  kosmos_bench::fenced_loop(state, space, [&] { results = survey(set.stars, options); });
+  end_to_end_counters(state, set, results);
+}
+
+// The same job with each star's count chosen by evidence (survey_evidence, `kosmos rv --batch
+// --evidence --temperatures 16`): 3 counts x 16 temperatures x the sampler of BM_SurveyEndToEnd per
+// star. The device runs 200 stars, the host 3.
+constexpr int kEvidenceTemperatures = 16, kEvidenceStarsDevice = 200, kEvidenceStarsHost = 3;
+
+template <class Space>
+void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
+  const EndToEndSet set(int(state.range(0)));
+  const SearchOptions options = end_to_end_options<Space>();
+  EvidenceOptions ev;
+  ev.temperatures = kEvidenceTemperatures;
+  std::vector<SearchResult> results;
+  Space space;
+  kosmos_bench::fenced_loop(state, space, [&] {
+    results.clear();
+    for (auto& selection : survey_evidence(set.stars, options, ev))
+      results.push_back(std::move(selection.posterior));
+  });
+  end_to_end_counters(state, set, results);
+}
+
 template <class Fn>
-void add(const std::string& name, Fn fn, int iterations) {
-  benchmark::RegisterBenchmark(name.c_str(), fn)
+auto* add(const std::string& name, Fn fn, int iterations) {
+  return benchmark::RegisterBenchmark(name.c_str(), fn)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond)
       ->Iterations(iterations);
@@ -366,12 +400,13 @@ const bool registered = [] {
       add(
           "BM_SurveySamplerFromTrueOrbits<one_star_loop>" + sp,
           [](benchmark::State& s) { BM_SurveySamplerFromTrueOrbits<Space>(s, false); }, 1);
-      benchmark::RegisterBenchmark(("BM_SurveyEndToEnd" + sp).c_str(),
-                                   [](benchmark::State& s) { BM_SurveyEndToEnd<Space>(s); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond)
-          ->Iterations(1)
+      add(
+          "BM_SurveyEndToEnd" + sp, [](benchmark::State& s) { BM_SurveyEndToEnd<Space>(s); }, 1)
           ->Arg(iterations_for<Space>(kEndToEndStarsDevice, kEndToEndStarsHost));
+      add(
+          "BM_SurveyEvidenceEndToEnd<T16>" + sp,
+          [](benchmark::State& s) { BM_SurveyEvidenceEndToEnd<Space>(s); }, 1)
+          ->Arg(iterations_for<Space>(kEvidenceStarsDevice, kEvidenceStarsHost));
     }
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<Space,

@@ -144,8 +144,10 @@ std::vector<std::string> batch_files(const std::string& source) {
 
 // `--batch`: one survey over every star, one summary line each; --summary: every parameter of
 // every star (kosmos::kepler::write_survey_table); --output: the posteriors, a group per star.
+// ev: the planet counts by evidence (kosmos::kepler::survey_evidence; null: by BIC).
 int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& so,
-               const kosmos::cli::Options& options, const std::string& output) {
+               const kosmos::cli::Options& options, const std::string& output,
+               const kosmos::kepler::EvidenceOptions* ev) {
   if (so.trend < 0)
     throw kosmos::cli::usage_error("--batch fits one trend order: --trend 0, 1 or 2");
   if (!output.empty() && kosmos::cli::ranks() > 1)
@@ -156,8 +158,12 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   const auto config = kosmos::current_configuration();
   std::cout << "kosmos rv --batch: " << stars.size() << " stars, "
             << (so.min_planets >= 0 ? std::to_string(so.min_planets) + ".." : std::string())
-            << so.planets << " planet(s), trend " << so.trend << ", " << so.chains
-            << " DE-MCMC chains per star, on " << config.backend << " (" << config.device << ")\n";
+            << so.planets << " planet(s)"
+            << (ev ? " by evidence (" + std::to_string(ev->temperatures) + " temperatures)"
+                   : std::string(so.min_planets >= 0 ? " by BIC" : ""))
+            << ", trend " << so.trend << ", " << so.chains << " DE-MCMC chains per star, on "
+            << config.backend << " (" << config.device << ")\n";
+  const int first_count = so.min_planets >= 0 ? so.min_planets : so.planets;
   const auto start = std::chrono::steady_clock::now();
   const std::string letters = "bcdefghi";
   // Per star its warnings, its line and its parameter-table lines; under mpirun each rank fits its
@@ -168,12 +174,20 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   auto fit_chunk = [&](const kosmos::distributed::IndexRange& range) {
     const std::vector<kosmos::kepler::RVData> part(stars.begin() + range.begin,
                                                    stars.begin() + range.end);
-    auto part_results = kosmos::kepler::survey(part, so, range.begin);
+    std::vector<kosmos::kepler::SearchResult> part_results;
+    std::vector<kosmos::kepler::EvidenceResult> part_evidence;
+    if (ev) {
+      for (auto& selection : kosmos::kepler::survey_evidence(part, so, *ev, range.begin)) {
+        part_results.push_back(std::move(selection.posterior));
+        part_evidence.push_back(std::move(selection.evidence));
+      }
+    } else {
+      part_results = kosmos::kepler::survey(part, so, range.begin);
+    }
     for (std::size_t s = 0; s < part.size(); ++s) {
       const auto& r = part_results[s];
       std::ostringstream w, row, table;
       for (const auto& text : r.warnings) w << "warning: " << part[s].path << ": " << text << "\n";
-      warnings.push_back(w.str());
       row << part[s].path << " " << r.n_obs << " " << r.planets << std::setprecision(10);
       for (int j = 0; j < so.planets; ++j)
         for (const char* q : {"P_", "K_", "e_"}) {
@@ -186,9 +200,29 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
               << std::setprecision(10);
         }
       row << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
-          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat << "\n";
-      rows.push_back(row.str());
+          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat;
       kosmos::kepler::write_survey_table_rows(table, part[s], r);
+      if (ev) {  // ln Z per count, the supported count's ln odds against the best other one
+        const auto& z = part_evidence[s];
+        double other = -HUGE_VAL;
+        row << std::fixed << std::setprecision(2);
+        for (const auto& c : z.counts) {
+          row << " " << c.ln_z << " " << c.ln_z_error;
+          if (c.planets != z.preferred) other = std::max(other, c.ln_z);
+          table << part[s].path << " " << r.planets << " lnZ_" << c.planets << "_planets "
+                << std::setprecision(10) << c.ln_z << " " << c.ln_z - c.ln_z_error << " "
+                << c.ln_z + c.ln_z_error << " nan nan nan nan\n";
+        }
+        row << " " << (z.counts.size() > 1 ? z.get(z.preferred, so.trend).ln_z - other : 0.0) << " "
+            << (z.top_of_range ? "yes" : "no") << std::defaultfloat;
+        if (z.top_of_range)
+          w << "note: " << part[s].path << ": the supported count is the largest compared ("
+            << so.planets << "): more planets may be there (compare more: --planets " << first_count
+            << ".." << so.planets + 1 << ")\n";
+      }
+      warnings.push_back(w.str());
+      row << "\n";
+      rows.push_back(row.str());
       table_rows.push_back(table.str());
     }
     if (!output.empty())
@@ -212,7 +246,12 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   for (int j = 0; j < so.planets; ++j)
     for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
       std::cout << " " << q << "_" << letters[j];
-  std::cout << " lnL_MAP max_rhat min_ess\n";
+  std::cout << " lnL_MAP max_rhat min_ess";
+  if (ev) {
+    for (int c = first_count; c <= so.planets; ++c) std::cout << " lnZ_" << c << " lnZ_err_" << c;
+    std::cout << " ln_odds top_of_range";
+  }
+  std::cout << "\n";
   for (const auto& row : rows) std::cout << row;
   std::cout << "done in " << std::setprecision(3) << seconds << " s (" << stars.size() / seconds
             << " stars/s)\n";
@@ -339,7 +378,8 @@ int run_rv(const std::vector<std::string>& args) {
                "compare the planet counts of --planets by their evidence (thermodynamic "
                "integration over parallel-tempered DE-MCMC; offsets and trend without a prior "
                "get data-derived uniform ones) and sample the supported count (the default with "
-               "--planets auto or --trend auto)");
+               "--planets auto or --trend auto); with --batch: every star's count by evidence, "
+               "all stars' temperature ladders in shared launches (default there: BIC)");
   options.option("temperatures", "N", "temperatures of the evidence's ladder (>= 3)", "32");
   options.option("plot", "DIR",
                  "after the fit, draw the data with the MAP model, phase folds, the residual "
@@ -464,9 +504,6 @@ int run_rv(const std::vector<std::string>& args) {
   else
     throw kosmos::cli::usage_error("--solver must be markley or danby, not '" + solver + "'");
   const bool output_given = options.has("output") && !options.str("output").empty();
-  if (batch && options.is_set("evidence"))
-    throw kosmos::cli::usage_error(
-        "--evidence compares the planet counts of one star, not --batch");
   const double odds_threshold = options.number("odds-threshold");
   if (!(odds_threshold >= 0))
     throw kosmos::cli::usage_error("--odds-threshold " + options.str("odds-threshold") +
@@ -484,7 +521,12 @@ int run_rv(const std::vector<std::string>& args) {
   if (!options.is_set("quiet"))
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
-  if (batch) return run_survey(options.str("batch"), so, options, output);
+  kosmos::kepler::EvidenceOptions ev;
+  ev.temperatures = ev_temperatures(options);
+  ev.log_odds_threshold = odds_threshold;
+  if (batch)
+    return run_survey(options.str("batch"), so, options, output,
+                      options.is_set("evidence") ? &ev : nullptr);
   if (kosmos::cli::ranks() > 1)
     throw kosmos::cli::usage_error(
         "one star's fit runs on one rank: under mpirun, --batch splits a survey's stars");
@@ -507,12 +549,7 @@ int run_rv(const std::vector<std::string>& args) {
             << ")\n";
 
   kosmos::kepler::ModelSelection selection;
-  if (by_evidence) {
-    kosmos::kepler::EvidenceOptions ev;
-    ev.temperatures = ev_temperatures(options);
-    ev.log_odds_threshold = odds_threshold;
-    selection = kosmos::kepler::select_model(data, so, ev);
-  }
+  if (by_evidence) selection = kosmos::kepler::select_model(data, so, ev);
   const auto r = by_evidence ? std::move(selection.posterior) : kosmos::kepler::search(data, so);
   if (by_evidence) print_evidence(selection.evidence, so, ev_temperatures(options));
   kosmos::kepler::write_samples(output, r, data);

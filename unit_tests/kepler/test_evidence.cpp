@@ -381,6 +381,111 @@ TEST(KeplerModelSelection, BetaEccentricityPrior) {
   EXPECT_THROW(parse_prior("e_b beta 0 1", "test"), kosmos::invalid_input);
 }
 
+// The survey's evidence (survey_evidence: every star's ladder in shared launches) against the
+// one-star path and the analytic evidence. Jitter fixed at 0: with one instrument the model of
+// no planet is linear (the offset), its ln Z analytic under the default offset prior, whose
+// width the test computes from the data itself: 2 (max v - min v + 10 max sigma).
+double default_offset_width(const kosmos::kepler::RVData& data) {
+  return 2 * (*std::max_element(data.velocity.begin(), data.velocity.end()) -
+              *std::min_element(data.velocity.begin(), data.velocity.end()) +
+              10 * *std::max_element(data.sigma.begin(), data.sigma.end()));
+}
+
+TEST(KeplerSurveyEvidence, MatchesTheOneStarEvidenceAndTheAnalyticValue) {
+  using namespace kosmos::kepler;
+  const std::vector<RVData> stars{one_instrument({}, 0.0, 40, 300, 21),
+                                  one_instrument({{11.3, 9.0, 0.1, 1.0, 2.0}}, 0.0, 40, 250, 22)};
+  auto o = selection_options(1);
+  o.priors = {parse_prior("jitter_A fixed 0", "test")};
+  const auto survey = survey_evidence(stars, o, small_ladder());
+  ASSERT_EQ(survey.size(), stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const auto& z = survey[s].evidence;
+    ASSERT_EQ(z.counts.size(), 2u);
+    ASSERT_EQ(z.default_priors.size(), 1u);  // gamma_A
+    EXPECT_NEAR(z.default_priors[0].b - z.default_priors[0].a, default_offset_width(stars[s]),
+                1e-9 * default_offset_width(stars[s]));
+    auto one_options = o;
+    one_options.priors.push_back(z.default_priors[0]);
+    const auto one = planet_count_evidence(stars[s], one_options, small_ladder());
+    const double analytic = analytic_ln_z(stars[s], {std::vector<double>(stars[s].size(), 1.0)},
+                                          {default_offset_width(stars[s])});
+    for (int c = 0; c <= 1; ++c) {
+      const auto &batched = z.get(c, 0), &single = one.get(c, 0);
+      std::printf(
+          "[kepler] survey star %zu, %d planet(s): ln Z %.2f +- %.2f, one star %.2f +- "
+          "%.2f%s\n",
+          s, c, batched.ln_z, batched.ln_z_error, single.ln_z, single.ln_z_error,
+          c == 0 ? (", analytic " + std::to_string(analytic)).c_str() : "");
+      EXPECT_NEAR(batched.ln_z, single.ln_z,
+                  3 * std::hypot(batched.ln_z_error, single.ln_z_error) + 0.2);
+    }
+    EXPECT_NEAR(z.get(0, 0).ln_z, analytic, std::max(3 * z.get(0, 0).ln_z_error, 0.15));
+    EXPECT_EQ(z.preferred, one.preferred);
+    EXPECT_EQ(survey[s].posterior.planets, z.preferred);
+  }
+  // A star's result does not depend on the stars beside it: alone (numbered as in the survey)
+  // it draws the same numbers and gets the same evidences.
+  const auto alone = survey_evidence({stars[1]}, o, small_ladder(), 1);
+  for (std::size_t c = 0; c < alone[0].evidence.counts.size(); ++c)
+    EXPECT_EQ(alone[0].evidence.counts[c].ln_z, survey[1].evidence.counts[c].ln_z);
+}
+
+// 0-, 1- and 2-planet stars in one survey each get their count; the noise-only star no planet.
+TEST(KeplerSurveyEvidence, EachStarOfAMixedSurveyGetsItsTrueCount) {
+  using namespace kosmos::kepler;
+  const std::vector<Orbit> two{{11.3, 9.0, 0.1, 1.0, 2.0}, {27.5, 8.0, 0.05, 2.0, 4.0}};
+  const std::vector<RVData> stars{one_instrument({}, 0.0, 40, 300, 21),
+                                  one_instrument({two[0]}, 0.0, 40, 250, 22),
+                                  one_instrument(two, 0.0, 50, 250, 26)};
+  auto o = selection_options(2);
+  o.priors = {parse_prior("jitter_A fixed 0", "test")};
+  o.chains = 24;  // 11 free parameters at most
+  o.burn = o.steps = 80;
+  auto ev = small_ladder();
+  ev.temperatures = 8;
+  const auto survey = survey_evidence(stars, o, ev);
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const auto& z = survey[s].evidence;
+    std::printf("[kepler] mixed survey star %zu:", s);
+    for (const auto& c : z.counts)
+      std::printf("  %d pl: ln Z %.2f +- %.2f", c.planets, c.ln_z, c.ln_z_error);
+    std::printf("  -> %d\n", z.preferred);
+    EXPECT_EQ(z.preferred, int(s));
+    EXPECT_EQ(survey[s].posterior.planets, int(s));
+    EXPECT_EQ(z.top_of_range, s == 2);
+  }
+  EXPECT_LT(survey[0].evidence.log_odds(1, 0), ev.log_odds_threshold);
+  EXPECT_NEAR(survey[1].posterior.get("P_b").median, two[0].P, 0.05);
+  std::vector<double> periods;
+  for (const auto& orbit : survey[2].posterior.best_orbits) periods.push_back(orbit.P);
+  std::sort(periods.begin(), periods.end());
+  ASSERT_EQ(periods.size(), 2u);
+  EXPECT_NEAR(periods[0], two[0].P, 0.1);
+  EXPECT_NEAR(periods[1], two[1].P, 0.3);
+}
+
+// Options a survey cannot run are refused before any work, naming the star.
+TEST(KeplerSurveyEvidence, BadOptionsAreNamed) {
+  using namespace kosmos::kepler;
+  auto star = one_instrument({}, 0.0, 20, 100, 5);
+  star.path = "star_x";
+  auto expect_error = [&](const SearchOptions& o, const std::string& text) {
+    try {
+      survey_evidence({star}, o, small_ladder());
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const kosmos::invalid_input& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  auto o = selection_options(2);
+  o.chains = 10;
+  expect_error(o, "star_x: kosmos::kepler::planet_count_evidence: chains = 10 must be even");
+  o = selection_options(1);
+  o.trend = kAutoTrend;
+  expect_error(o, "a survey compares planet counts at one trend order");
+}
+
 TEST(KeplerEvidence, ImproperOffsetPriorIsRefused) {
   using namespace kosmos::kepler;
   auto o = evidence_options();

@@ -2,8 +2,8 @@
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/evidence.hpp>
+#include <kosmos/kepler/impl/evidence.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
-#include <kosmos/kepler/impl/search_stages.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -89,23 +89,23 @@ std::vector<double> draw_model(const Model& m, const std::vector<BoundPrior>& pr
 // Stepping-stone estimates of ln Z (Xie et al. 2011), one per group of kept rows: group(row,
 // chain) in [0, groups) of each temperature's rows; Z_k+1 / Z_k = <L^(beta_k+1 - beta_k)> over
 // the group's samples of temperature k (log-sum-exp).
+// ladder: the fits of the temperatures beta, in order.
 template <class Group>
-std::vector<double> stepping_stones(const std::vector<StarFit>& fits,
-                                    const std::vector<double>& beta, int dim, int groups,
-                                    const Group& group) {
+std::vector<double> stepping_stones(const StarFit* ladder, const std::vector<double>& beta,
+                                    int groups, const Group& group) {
   std::vector<double> ln_z(std::size_t(groups), 0.0);
-  for (std::size_t k = 0; k + 1 < fits.size(); ++k) {
-    const StarFit& fit = fits[k];
+  for (std::size_t k = 0; k + 1 < beta.size(); ++k) {
+    const StarFit& fit = ladder[k];
     const double step = beta[k + 1] - beta[k];
     std::vector<double> top(std::size_t(groups), -HUGE_VAL), sum(std::size_t(groups), 0.0),
         count(std::size_t(groups), 0.0);
-    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
+    for (std::size_t r = 0; r < fit.kept_loglike.size(); ++r) {
       const auto g = std::size_t(group(r, fit.result.sample_chain[r]));
-      top[g] = std::max(top[g], step * fit.kept[r][std::size_t(dim) + 1]);
+      top[g] = std::max(top[g], step * fit.kept_loglike[r]);
     }
-    for (std::size_t r = 0; r < fit.kept.size(); ++r) {
+    for (std::size_t r = 0; r < fit.kept_loglike.size(); ++r) {
       const auto g = std::size_t(group(r, fit.result.sample_chain[r]));
-      sum[g] += std::exp(step * fit.kept[r][std::size_t(dim) + 1] - top[g]);
+      sum[g] += std::exp(step * fit.kept_loglike[r] - top[g]);
       count[g] += 1;
     }
     for (std::size_t g = 0; g < ln_z.size(); ++g) ln_z[g] += top[g] + std::log(sum[g] / count[g]);
@@ -131,28 +131,20 @@ double corrected_trapezoid(const std::vector<double>& beta, const std::vector<do
   if (previous + 1 != beta.size()) interval(previous, beta.size() - 1);
   return sum;
 }
-}  // namespace
 
-// One model's parallel-tempered run: its evidence and its beta = 1 chains (the posterior).
-struct TemperedRun {
-  CountEvidence evidence;
-  StarFit cold;
-};
-
-// optimum: the polished optimum of this count by the optimization stages (where the chains of
-// the colder temperatures start).
-TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const EvidenceOptions& ev,
-                         int planets, const std::vector<double>& optimum, std::mt19937_64& rng) {
-  const double baseline = data.baseline();
-  const double p_max = opt.period_max > 0 ? opt.period_max : 2 * baseline;
+// The model of `planets` planets of one star for its tempered run, its bound priors (those of
+// the largest count compared; priors on planets beyond this count drop out), after the checks
+// that the priors are proper and the chains enough.
+Model ladder_model(const RVData& data, const SearchOptions& opt, int planets,
+                   std::vector<BoundPrior>& priors) {
+  const double p_max = opt.period_max > 0 ? opt.period_max : 2 * data.baseline();
   const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
   const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
                            opt.jitter_max};
   const auto noise = extra_parameters(data, opt);
-  // priors of the largest count compared (those on planets beyond this count drop out)
-  const auto priors = bind_priors(opt.priors, data.instrument_names, std::max(planets, opt.planets),
-                                  opt.trend, noise);
-  const Model model({planets, data.n_instruments(), opt.trend}, bounds, epoch, priors, noise);
+  priors = bind_priors(opt.priors, data.instrument_names, std::max(planets, opt.planets), opt.trend,
+                       noise);
+  Model model({planets, data.n_instruments(), opt.trend}, bounds, epoch, priors, noise);
   const ParamLayout& L = model.L;
   // Proper priors: the offsets and trend coefficients have no bounds of their own.
   auto has_prior = [&](PriorTarget target, int index) {
@@ -171,69 +163,127 @@ TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const Evi
   kosmos::Impl::require(opt.chains >= 2 * model.n_free() + 2 && opt.chains % 2 == 0, kWhere,
                         "chains = ", opt.chains,
                         " must be even and >= 2 x parameters + 2 = ", 2 * model.n_free() + 2);
+  return model;
+}
 
-  const int T = ev.temperatures, n = opt.chains, dim = L.dim();
-  kosmos::Impl::require(
-      model.log_prior(optimum.data()) > kNegInf, kWhere, data.path,
-      ": the best model found has ln posterior -inf: the priors exclude the searched models "
-      "(check each prior's range against period_min, period_max, k_max and e_max)");
-  CountEvidence out;
-  out.planets = planets;
-  out.trend = opt.trend;
-  for (int k = 0; k < T; ++k) out.beta.push_back(std::pow(double(k) / (T - 1), ev.ladder_power));
-  // One "star" per temperature: the observations repeated, each copy about the epoch.
+// The evidence of one ladder's kept samples (fits of the temperatures out.beta, in order).
+void ladder_evidence(const StarFit* ladder, int chains, CountEvidence& out) {
+  const int T = int(out.beta.size()), n = chains;
+  // <ln L> and Var ln L per temperature: the thermodynamic integral (a cross-check).
+  std::vector<double> loglike_variance;
+  for (int k = 0; k < T; ++k) {
+    const StarFit& fit = ladder[k];
+    double sum = 0;
+    for (double ll : fit.kept_loglike) sum += ll;
+    const double mean = sum / double(fit.kept_loglike.size());
+    out.mean_loglike.push_back(mean);
+    double square = 0;
+    for (double ll : fit.kept_loglike) square += (ll - mean) * (ll - mean);
+    loglike_variance.push_back(square / double(fit.kept_loglike.size() - 1));
+  }
+  // Stepping stones over all samples; the Monte Carlo error from the spread of the same
+  // estimate over each chain's samples; the drift between the first and second half of the kept
+  // generations (a run still settling shows there, and moves ln Z more than the chains' spread
+  // says) added in quadrature.
+  out.ln_z = stepping_stones(ladder, out.beta, 1, [](std::size_t, int) { return 0; })[0];
+  const auto per_chain =
+      stepping_stones(ladder, out.beta, n, [](std::size_t, int chain) { return chain; });
+  double chain_mean = 0, chain_spread = 0;
+  for (double z : per_chain) chain_mean += z / n;
+  for (double z : per_chain) chain_spread += (z - chain_mean) * (z - chain_mean) / (n - 1);
+  const std::size_t rows = ladder[0].kept_loglike.size();
+  const auto halves = stepping_stones(ladder, out.beta, 2,
+                                      [rows](std::size_t r, int) { return r < rows / 2 ? 0 : 1; });
+  out.ln_z_drift = halves[1] - halves[0];
+  out.ln_z_error = std::sqrt(chain_spread / n + out.ln_z_drift * out.ln_z_drift);
+  out.ln_z_ti = corrected_trapezoid(out.beta, out.mean_loglike, loglike_variance, 1);
+}
+}  // namespace
+
+void check_ladder_model(const RVData& data, const SearchOptions& opt, int planets) {
+  std::vector<BoundPrior> priors;
+  ladder_model(data, opt, planets, priors);
+}
+
+std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
+                                                const EvidenceOptions& ev, int planets,
+                                                std::mt19937_64& seed_source) {
+  const SearchOptions& opt = *stars.front().opt;
+  const int T = ev.temperatures, n = opt.chains;
+  std::vector<double> beta;
+  for (int k = 0; k < T; ++k) beta.push_back(std::pow(double(k) / (T - 1), ev.ladder_power));
+  // One "star" per (star, temperature), star-major: each star's observations repeated, each
+  // copy about the star's epoch.
   HostObservations obs;
   std::vector<int> begin, count;
-  for (int k = 0; k < T; ++k) {
-    begin.push_back(int(obs.t.size()));
-    count.push_back(int(data.size()));
-    obs.append(data, epoch, opt);
-  }
-  auto lik = make_likelihood(obs, std::vector<Model>(std::size_t(T), model), begin, count, opt);
-  lik->swap_temperatures = true;
-  std::vector<StarFit> fits(static_cast<std::size_t>(T));
+  std::vector<Model> models;
+  std::vector<StarFit> fits(stars.size() * std::size_t(T));
   std::vector<StarFit*> pointers;
   std::vector<const double*> x;
-  for (int k = 0; k < T; ++k) {
-    StarFit& fit = fits[std::size_t(k)];
-    fit.data = &data;
-    fit.epoch = epoch;
-    fit.baseline = baseline;
-    fit.beta = out.beta[std::size_t(k)];
-    fit.result.n_free = model.n_free();
-    // Orbits are narrow modes that chains drawn from the prior rarely find: the temperatures
-    // with beta >= 1e-3 start at the search's optimum (scattered by a tenth of the parameter
-    // scales), the hotter ones from the prior; swaps carry each population along the ladder.
-    const bool at_optimum = !optimum.empty() && fit.beta >= 1e-3;
-    const auto scales = at_optimum ? parameter_scales(optimum, L, baseline) : std::vector<double>();
-    std::normal_distribution<double> g(0.0, 1.0);
-    for (int c = 0; c < n; ++c) {
-      auto draw = draw_model(model, priors, rng);
-      if (at_optimum)
-        for (int attempt = 0; attempt < 100; ++attempt) {
-          for (int d = 0; d < dim; ++d)
-            draw[std::size_t(d)] =
-                optimum[std::size_t(d)] + (c == 0 ? 0.0 : 0.1 * scales[std::size_t(d)] * g(rng));
-          model.apply_fixed(draw.data());
-          if (model.log_prior(draw.data()) > kNegInf) break;
-          draw = optimum;
-        }
-      fit.chains.insert(fit.chains.end(), draw.begin(), draw.end());
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    const LadderStar& star = stars[s];
+    const RVData& data = *star.data;
+    const std::vector<double>& optimum = *star.optimum;
+    std::mt19937_64& rng = *star.rng;
+    std::vector<BoundPrior> priors;
+    const Model model = ladder_model(data, *star.opt, planets, priors);
+    const ParamLayout& L = model.L;
+    const int dim = L.dim();
+    const double epoch = model.epoch, baseline = data.baseline();
+    kosmos::Impl::require(
+        model.log_prior(optimum.data()) > kNegInf, kWhere, data.path,
+        ": the best model found has ln posterior -inf: the priors exclude the searched models "
+        "(check each prior's range against period_min, period_max, k_max and e_max)");
+    for (int k = 0; k < T; ++k) {
+      begin.push_back(int(obs.t.size()));
+      count.push_back(int(data.size()));
+      obs.append(data, epoch, opt);
+      models.push_back(model);
+      StarFit& fit = fits[s * std::size_t(T) + std::size_t(k)];
+      fit.data = &data;
+      fit.epoch = epoch;
+      fit.baseline = baseline;
+      fit.beta = beta[std::size_t(k)];
+      fit.keep_parameters = k == T - 1;  // the posterior; the others feed only the evidence
+      fit.stream = star.stream < 0 ? -1 : star.stream * T + k;
+      fit.result.n_free = model.n_free();
+      // Orbits are narrow modes that chains drawn from the prior rarely find: the temperatures
+      // with beta >= 1e-3 start at the search's optimum (scattered by a tenth of the parameter
+      // scales), the hotter ones from the prior; swaps carry each population along the ladder.
+      const bool at_optimum = !optimum.empty() && fit.beta >= 1e-3;
+      const auto scales =
+          at_optimum ? parameter_scales(optimum, L, baseline) : std::vector<double>();
+      std::normal_distribution<double> g(0.0, 1.0);
+      for (int c = 0; c < n; ++c) {
+        auto draw = draw_model(model, priors, rng);
+        if (at_optimum)
+          for (int attempt = 0; attempt < 100; ++attempt) {
+            for (int d = 0; d < dim; ++d)
+              draw[std::size_t(d)] =
+                  optimum[std::size_t(d)] + (c == 0 ? 0.0 : 0.1 * scales[std::size_t(d)] * g(rng));
+            model.apply_fixed(draw.data());
+            if (model.log_prior(draw.data()) > kNegInf) break;
+            draw = optimum;
+          }
+        fit.chains.insert(fit.chains.end(), draw.begin(), draw.end());
+      }
+      fit.sigma = parameter_scales(
+          std::vector<double>(fit.chains.begin(), fit.chains.begin() + dim), L, baseline);
+      for (int d = 0; d < dim; ++d)
+        if (model.is_fixed(d)) fit.sigma[std::size_t(d)] = 0;
+      pointers.push_back(&fit);
+      x.push_back(fit.chains.data());
     }
-    fit.sigma = parameter_scales(std::vector<double>(fit.chains.begin(), fit.chains.begin() + dim),
-                                 L, baseline);
-    for (int d = 0; d < dim; ++d)
-      if (model.is_fixed(d)) fit.sigma[std::size_t(d)] = 0;
-    pointers.push_back(&fit);
-    x.push_back(fit.chains.data());
   }
+  auto lik = make_likelihood(obs, models, begin, count, opt);
+  lik->temperature_ladder = T;
   std::vector<double> logpost, loglike;
   lik->evaluate_stars(x, n, logpost, &loglike, nullptr);
-  for (int k = 0; k < T; ++k) {
-    StarFit& fit = fits[std::size_t(k)];
+  for (std::size_t f = 0; f < fits.size(); ++f) {
+    StarFit& fit = fits[f];
     for (int c = 0; c < n; ++c) {
-      const std::size_t r = std::size_t(k) * n + std::size_t(c);
-      kosmos::Impl::require(std::isfinite(logpost[r]), kWhere, data.path,
+      const std::size_t r = f * std::size_t(n) + std::size_t(c);
+      kosmos::Impl::require(std::isfinite(logpost[r]), kWhere, fit.data->path,
                             ": a draw of the prior has ln posterior ", logpost[r],
                             " (a prior outside the bounds?)");
       const double prior = logpost[r] - loglike[r];
@@ -242,44 +292,25 @@ TemperedRun tempered_run(const RVData& data, const SearchOptions& opt, const Evi
     }
   }
   Progress quiet(nullptr);
-  lik->run_chains(pointers, opt, rng(), quiet);
-  fits.back().evaluations = lik->evaluations;
-  // <ln L> and Var ln L per temperature: the thermodynamic integral (a cross-check).
-  std::vector<double> loglike_variance;
-  for (int k = 0; k < T; ++k) {
-    const StarFit& fit = fits[std::size_t(k)];
-    double sum = 0;
-    for (const auto& row : fit.kept) sum += row[std::size_t(dim) + 1];
-    const double mean = sum / double(fit.kept.size());
-    out.mean_loglike.push_back(mean);
-    double square = 0;
-    for (const auto& row : fit.kept)
-      square += (row[std::size_t(dim) + 1] - mean) * (row[std::size_t(dim) + 1] - mean);
-    loglike_variance.push_back(square / double(fit.kept.size() - 1));
+  lik->run_chains(pointers, opt, seed_source(), quiet);
+  std::vector<TemperedRun> runs;
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    StarFit* ladder = &fits[s * std::size_t(T)];
+    const Model& model = models[s * std::size_t(T)];
+    CountEvidence out;
+    out.planets = planets;
+    out.trend = model.L.n_trend;
+    out.beta = beta;
+    ladder_evidence(ladder, n, out);
+    TemperedRun run{out, std::move(ladder[T - 1])};
+    run.cold.evaluations = lik->evaluations / (long long)stars.size();  // the shared launches
+    run.cold.model = std::make_unique<Model>(model);
+    run.cold.current = *stars[s].optimum;
+    runs.push_back(std::move(run));
   }
-  // Stepping stones over all samples; the Monte Carlo error from the spread of the same
-  // estimate over each chain's samples; the drift between the first and second half of the kept
-  // generations (a run still settling shows there, and moves ln Z more than the chains' spread
-  // says) added in quadrature.
-  out.ln_z = stepping_stones(fits, out.beta, dim, 1, [](std::size_t, int) { return 0; })[0];
-  const auto per_chain =
-      stepping_stones(fits, out.beta, dim, n, [](std::size_t, int chain) { return chain; });
-  double chain_mean = 0, chain_spread = 0;
-  for (double z : per_chain) chain_mean += z / n;
-  for (double z : per_chain) chain_spread += (z - chain_mean) * (z - chain_mean) / (n - 1);
-  const std::size_t rows = fits.front().kept.size();
-  const auto halves = stepping_stones(fits, out.beta, dim, 2,
-                                      [rows](std::size_t r, int) { return r < rows / 2 ? 0 : 1; });
-  out.ln_z_drift = halves[1] - halves[0];
-  out.ln_z_error = std::sqrt(chain_spread / n + out.ln_z_drift * out.ln_z_drift);
-  out.ln_z_ti = corrected_trapezoid(out.beta, out.mean_loglike, loglike_variance, 1);
-  TemperedRun run{out, std::move(fits.back())};
-  run.cold.model = std::make_unique<Model>(model);
-  run.cold.current = optimum;
-  return run;
+  return runs;
 }
 
-// Checks shared by planet_count_evidence and select_model.
 void check_evidence_options(const RVData& data, const SearchOptions& opt,
                             const EvidenceOptions& ev) {
   kosmos::Impl::require(data.size() >= 2 && data.baseline() > 0, kWhere,
@@ -295,8 +326,8 @@ void check_evidence_options(const RVData& data, const SearchOptions& opt,
                         " with thin = ", opt.thin, " keeps under 4 samples per chain");
 }
 
-// The optimization stages of counts first..opt.planets at opt.trend, then each count's tempered
-// run (keep_chains: with its beta = 1 chains).
+// One star: the optimization stages of counts first..opt.planets at opt.trend, then each count's
+// tempered run.
 std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& opt,
                                        const EvidenceOptions& ev, std::mt19937_64& rng,
                                        StarFit& star, Progress& progress) {
@@ -307,7 +338,8 @@ std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& 
   optimize_star(star, all, rng, progress);
   std::vector<TemperedRun> runs;
   for (int c = first; c <= opt.planets; ++c) {
-    runs.push_back(tempered_run(data, opt, ev, c, star.optimum_of_count[std::size_t(c)], rng));
+    const LadderStar ladder{&data, &opt, &star.optimum_of_count[std::size_t(c)], &rng, -1};
+    runs.push_back(std::move(tempered_runs_of_count({ladder}, ev, c, rng)[0]));
     std::ostringstream m;
     m << "evidence: " << c << " planet(s), trend " << opt.trend << ": ln Z = " << std::fixed
       << std::setprecision(2) << runs.back().evidence.ln_z << " +- "
@@ -317,7 +349,6 @@ std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& 
   return runs;
 }
 
-// Probabilities (equal prior odds) and the supported model of `result.counts`.
 void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count) {
   double top = -HUGE_VAL;
   for (const auto& c : result.counts) top = std::max(top, c.ln_z);
@@ -342,6 +373,53 @@ void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count
   rule << "the fewest planets (then the lowest trend order) whose ln Z + 2 sigma is within "
        << ev.log_odds_threshold << " of the largest ln Z - 2 sigma (ln odds; equal prior odds)";
   result.rule = rule.str();
+}
+
+std::vector<Prior> evidence_default_priors(const RVData& data, const SearchOptions& options) {
+  std::vector<Prior> out;
+  const double v_min = *std::min_element(data.velocity.begin(), data.velocity.end());
+  const double v_max = *std::max_element(data.velocity.begin(), data.velocity.end());
+  const double range = v_max - v_min + 10 * *std::max_element(data.sigma.begin(), data.sigma.end());
+  const double span = data.baseline();
+  auto given = [&](const std::string& name) {
+    return std::any_of(options.priors.begin(), options.priors.end(),
+                       [&](const Prior& p) { return p.parameter == name; });
+  };
+  auto add = [&](const std::string& name, double lower, double upper) {
+    if (given(name)) return;
+    std::ostringstream spec;
+    spec << std::setprecision(10) << name << " uniform " << lower << " " << upper;
+    out.push_back(parse_prior(spec.str(), kWhere));
+  };
+  for (int i = 0; i < data.n_instruments(); ++i) {
+    double sw = 0, swv = 0;
+    for (std::size_t k = 0; k < data.size(); ++k)
+      if (data.instrument[k] == i) {
+        sw += 1 / (data.sigma[k] * data.sigma[k]);
+        swv += data.velocity[k] / (data.sigma[k] * data.sigma[k]);
+      }
+    add("gamma_" + data.instrument_names[std::size_t(i)], swv / sw - range, swv / sw + range);
+  }
+  if (options.trend != 0) add("dvdt", -2 * range / span, 2 * range / span);
+  if (options.trend == kAutoTrend || options.trend == 2)
+    add("curv", -8 * range / (span * span), 8 * range / (span * span));
+  return out;
+}
+
+SearchResult tempered_posterior(StarFit& cold, const SearchResult& optimization,
+                                long long evaluations, std::chrono::steady_clock::time_point start,
+                                const SearchOptions& opt, std::mt19937_64& rng, bool refine) {
+  SearchResult result = optimization;
+  result.sample_chain = std::move(cold.result.sample_chain);
+  result.comparison.clear();
+  result.comparison_rule.clear();
+  result.planets = cold.model->L.n_pl;
+  result.n_free = cold.model->n_free();
+  cold.result = std::move(result);
+  cold.start = start;
+  cold.evaluations = evaluations;
+  finish_star(cold, opt, rng, refine);
+  return std::move(cold.result);
 }
 }  // namespace Impl
 
@@ -392,35 +470,7 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
   ModelSelection out;
   SearchOptions opt = options;
   // Proper priors on the offsets and trend where the user gave none.
-  {
-    const double v_min = *std::min_element(data.velocity.begin(), data.velocity.end());
-    const double v_max = *std::max_element(data.velocity.begin(), data.velocity.end());
-    const double range =
-        v_max - v_min + 10 * *std::max_element(data.sigma.begin(), data.sigma.end());
-    const double span = data.baseline();
-    auto given = [&](const std::string& name) {
-      return std::any_of(options.priors.begin(), options.priors.end(),
-                         [&](const Prior& p) { return p.parameter == name; });
-    };
-    auto add = [&](const std::string& name, double lower, double upper) {
-      if (given(name)) return;
-      std::ostringstream spec;
-      spec << std::setprecision(10) << name << " uniform " << lower << " " << upper;
-      out.evidence.default_priors.push_back(parse_prior(spec.str(), kWhere));
-    };
-    for (int i = 0; i < data.n_instruments(); ++i) {
-      double sw = 0, swv = 0;
-      for (std::size_t k = 0; k < data.size(); ++k)
-        if (data.instrument[k] == i) {
-          sw += 1 / (data.sigma[k] * data.sigma[k]);
-          swv += data.velocity[k] / (data.sigma[k] * data.sigma[k]);
-        }
-      add("gamma_" + data.instrument_names[std::size_t(i)], swv / sw - range, swv / sw + range);
-    }
-    if (options.trend != 0) add("dvdt", -2 * range / span, 2 * range / span);
-    if (options.trend == kAutoTrend || options.trend == 2)
-      add("curv", -8 * range / (span * span), 8 * range / (span * span));
-  }
+  out.evidence.default_priors = evidence_default_priors(data, options);
   std::vector<int> trends;
   if (options.trend == kAutoTrend)
     trends = {0, 1, 2};
@@ -450,22 +500,11 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
     ++chosen;
   std::size_t q = 0;
   while (trends[q] != out.evidence.preferred_trend) ++q;
-  // The posterior: the chosen model's beta = 1 chains, with the optimization stages' results.
-  StarFit& fit = runs[chosen].cold;
-  SearchResult result = stars[q].result;
-  result.sample_chain = std::move(fit.result.sample_chain);
-  result.comparison.clear();
-  result.comparison_rule.clear();
-  result.planets = out.evidence.preferred;
-  result.n_free = fit.model->n_free();
-  fit.result = std::move(result);
-  fit.start = start;
   long long evaluations = 0;  // every model's optimization and tempered run
   for (const auto& run : runs) evaluations += run.cold.evaluations;
   for (const auto& star : stars) evaluations += star.evaluations;
-  fit.evaluations = evaluations;
-  finish_star(fit, trend_options[q], rng, true);
-  out.posterior = std::move(fit.result);
+  out.posterior = tempered_posterior(runs[chosen].cold, stars[q].result, evaluations, start,
+                                     trend_options[q], rng, true);
   out.evidence.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

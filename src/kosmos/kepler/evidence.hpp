@@ -86,5 +86,24 @@ struct ModelSelection {
 // on the period range, k_max and e_max (the priors of the orbits).
 ModelSelection select_model(const RVData& data, const SearchOptions& options,
                             const EvidenceOptions& evidence = {});
+
+// select_model for a survey (`kosmos rv --batch --evidence`): each star's planet count chosen by
+// its evidence among options.min_planets..options.planets (min_planets < 0: planets alone) at
+// options.trend (one order, 0..2, for every star), batched across stars: the survey's
+// optimization stages (survey()'s, batched where it batches them), then per count every star's
+// ladder of `temperatures` tempered copies in the same kernel launches (stars x temperatures
+// "stars" of the survey layout, chains exchanged only within a star's ladder), ln Z by stepping
+// stones per (star, count), the count by select_model's rule, and the supported count's
+// beta = 1 chains as the star's posterior. Per star its own default priors on the offsets and
+// trend (select_model's, from its data). `stars` are stars [first_star, first_star +
+// stars.size()) of a survey: each star's random streams are numbered by its index there, so its
+// result does not depend on the other stars of the call (or on the MPI rank count).
+// Cost per star: (counts compared) x temperatures x chains x (burn + steps) likelihood
+// evaluations, all stars' in shared launches. EvidenceResult::seconds: the call's wall time
+// divided by the stars.
+std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
+                                            const SearchOptions& options,
+                                            const EvidenceOptions& evidence = {},
+                                            long long first_star = 0);
 }  // namespace kepler
 }  // namespace kosmos

@@ -60,6 +60,32 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
   for (StarFit* fit : fits) fit->result.sampler_timing.summaries = seconds;
 }
 
+bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
+                     const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
+                     Progress& progress) {
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    fits[s].data = &stars[s];
+    fits[s].stream = first_star + (long long)s;
+    fits[s].stream_rng.seed(mix64(opt.seed ^ mix64(std::uint64_t(fits[s].stream))));
+  }
+  if (batched_search_supports(opt)) {
+    optimize_stars(fits, opt, rng(), progress);
+    return true;
+  }
+  Progress quiet(nullptr);
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    try {
+      optimize_star(fits[s], opt, fits[s].stream_rng, quiet);
+    } catch (const kosmos::invalid_input& e) {  // which star of the survey
+      throw kosmos::invalid_input(stars[s].path + ": " + e.what());
+    }
+    std::ostringstream m;
+    m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
+    progress.message(m.str());
+  }
+  return false;
+}
+
 // Samples each planet count's stars together; the results in the order of `fits`.
 std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const SearchOptions& opt,
                                           std::mt19937_64& rng, Progress& progress, bool refine) {
@@ -87,35 +113,17 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
   kosmos::Impl::require(first_star >= 0, "kosmos::kepler::survey", "first_star = ", first_star,
                         " < 0");
   Progress progress(opt.progress);
-  Progress quiet(nullptr);
   std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());
-  for (std::size_t s = 0; s < stars.size(); ++s) {
-    fits[s].data = &stars[s];
-    fits[s].stream = first_star + (long long)s;
-    fits[s].stream_rng.seed(mix64(opt.seed ^ mix64(std::uint64_t(fits[s].stream))));
-  }
-  if (batched_search_supports(opt)) {
-    const auto start = std::chrono::steady_clock::now();
-    optimize_stars(fits, opt, rng(), progress);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // the MAP: the batched polish's optimum or a better sample (no per-star polish after sampling)
-    auto results = sample_by_count(fits, opt, rng, progress, false);
-    for (auto& r : results) r.sampler_timing.optimization = seconds;
-    return results;
-  }
-  for (std::size_t s = 0; s < stars.size(); ++s) {
-    try {
-      optimize_star(fits[s], opt, fits[s].stream_rng, quiet);
-    } catch (const kosmos::invalid_input& e) {  // which star of the survey
-      throw kosmos::invalid_input(stars[s].path + ": " + e.what());
-    }
-    std::ostringstream m;
-    m << "optimized " << s + 1 << "/" << stars.size() << ": " << stars[s].path;
-    progress.message(m.str());
-  }
-  return sample_by_count(fits, opt, rng, progress, true);
+  const auto start = std::chrono::steady_clock::now();
+  const bool batched = optimize_survey(fits, stars, opt, first_star, rng, progress);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // batched: the MAP is the batched polish's optimum or a better sample (no per-star polish
+  // after sampling)
+  auto results = sample_by_count(fits, opt, rng, progress, !batched);
+  for (auto& r : results) r.sampler_timing.optimization = seconds;
+  return results;
 }
 
 std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,

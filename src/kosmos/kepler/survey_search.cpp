@@ -803,6 +803,7 @@ class BatchedSearch {
       result.planets = count;
       fit.model = std::make_unique<Model>(model_for(s, count));
       fit.current = optima[std::size_t(count)];
+      fit.optimum_of_count = optima;  // the survey's evidence starts each count's ladder there
       result.n_free = fit.model->n_free();
     }
   }

@@ -113,7 +113,7 @@ class DeMcmcChains {
   Rows sigma;
   Column de_gamma;
   // Per star the inverse temperature of its target, prior x L^beta (1 unless tempered: then the
-  // "stars" are the temperatures of one star's model, swap_temperatures exchanges their chains).
+  // "stars" are ladders of temperatures, swap_temperatures exchanges chains within a ladder).
   Column beta;
   // Per star the number of its random streams: (star_key(s) x chains + chain) keys each chain's
   // draws. The batch position s unless the caller numbers its stars itself (a survey numbers them
@@ -203,12 +203,15 @@ class DeMcmcChains {
         });
   }
 
-  // Parallel tempering: the stars are the temperatures of one model, ascending in beta. After
-  // generation g, chain c of temperature k and chain c of k + 1 (k of the parity of g) exchange
-  // states with probability min(1, exp((beta_k - beta_k+1) (lnL_k+1 - lnL_k))).
-  void swap_temperatures(int generation) const {
+  // Parallel tempering: the stars are ladders of `ladder` temperatures (star l * ladder + k:
+  // temperature k of ladder l, ascending in beta; one ladder per star and model of a survey, or
+  // one model of one star). After generation g, chain c of temperature k and chain c of k + 1 of
+  // the same ladder (k of the parity of g) exchange states with probability
+  // min(1, exp((beta_k - beta_k+1) (lnL_k+1 - lnL_k))).
+  void swap_temperatures(int generation, int ladder) const {
     const int chains = chains_, parity = generation % 2;
-    const int pairs = (n_stars_ - parity) / 2;
+    const int per_ladder = (ladder - parity) / 2;
+    const int pairs = (n_stars_ / ladder) * per_ladder;
     if (pairs <= 0) return;
     const std::uint64_t key = stream(generation, 0, 2);
     const auto beta_ = beta;
@@ -216,12 +219,15 @@ class DeMcmcChains {
     const auto state_ = state;
     const auto lnpost_ = lnpost;
     const auto lnlike_ = lnlike;
+    const auto star_key_ = star_key;
     launch(
         "kosmos::kepler::de_mcmc::swap", pairs * chains, KOKKOS_LAMBDA(const int w) {
-          const int k = parity + 2 * (w / chains), c = w % chains;
+          const int pair = w / chains, c = w % chains;
+          const int k = (pair / per_ladder) * ladder + parity + 2 * (pair % per_ladder);
           const int a = k * chains + c, b = (k + 1) * chains + c;
           const double la = lnlike_(a), lb = lnlike_(b), ba = beta_(k), bb = beta_(k + 1);
-          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ std::uint64_t(a)), 0);
+          Kokkos::Random_XorShift64<Space> rand(mix64(key ^ item_stream(star_key_(k), chains, c)),
+                                                0);
           if (!(math::log(rand.drand()) < (ba - bb) * (lb - la))) return;
           const double prior_a = lnpost_(a) - ba * la, prior_b = lnpost_(b) - bb * lb;
           const int dim = spec_(k).L.dim();

@@ -35,8 +35,9 @@ class Likelihood {
   long long evaluations = 0;
   // With time_stages, every stage below is fenced and its wall added to `timing` (total unused).
   bool time_stages = false;
-  // Parallel tempering (evidence.cpp): the stars are one model's temperatures (StarFit::beta).
-  bool swap_temperatures = false;
+  // Parallel tempering (evidence.cpp): > 0, the stars are ladders of this many temperatures
+  // (StarFit::beta), one per star and model; chains are exchanged within a ladder.
+  int temperature_ladder = 0;
   SamplerTiming timing;
 
  protected:

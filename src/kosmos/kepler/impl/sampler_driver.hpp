@@ -86,7 +86,8 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
         for (int slot = 0; slot < filled; ++slot)
           for (int c = 0; c < n; ++c) {
             const double* src = &kept_host(slot, s * std::size_t(n) + std::size_t(c), 0);
-            fit.kept.emplace_back(src, src + dim + 2);
+            if (fit.keep_parameters) fit.kept.emplace_back(src, src + dim + 2);
+            fit.kept_loglike.push_back(src[dim + 1]);
             fit.result.sample_chain.push_back(c);
           }
       });
@@ -100,7 +101,8 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
     for (int part = 0; part < 2; ++part) {
       half_generation(chains, g, part);
     }
-    if (swap_temperatures) timed(space, timing.generation, [&] { chains.swap_temperatures(g); });
+    if (temperature_ladder > 0)
+      timed(space, timing.generation, [&] { chains.swap_temperatures(g, temperature_ladder); });
     evaluations += std::int64_t(n_stars) * n;
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0) {
       timed(space, timing.generation, [&] { chains.keep(kept, filled); });

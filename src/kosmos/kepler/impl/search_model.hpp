@@ -284,6 +284,10 @@ struct StarFit {
   std::vector<double> chains, sigma, lnpost, lnlike;
   double start_lnpost = 0, start_lnlike = 0;  // at `current` when sampling began
   std::vector<std::vector<double>> kept;
+  // ln L of every kept row (also when kept is not filled), and whether kept holds the rows (a
+  // tempered run's hotter temperatures feed only the evidence, which needs ln L alone).
+  std::vector<double> kept_loglike;
+  bool keep_parameters = true;
   long long accepted = 0, proposed = 0;
   double beta = 1;  // inverse temperature of the DE-MCMC's target prior x L^beta
   // The star's index in its survey, which numbers its random streams (-1: they come from the

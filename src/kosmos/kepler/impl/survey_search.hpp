@@ -29,6 +29,15 @@ HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>
 // result's optimization fields; with opt.min_planets >= 0 the comparison of the counts).
 void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::uint64_t seed,
                     Progress& progress);
+
+// The optimization stages of a survey's stars (stars [first_star, first_star + stars.size()) of
+// the whole survey; fits: one per star): each star's random streams numbered by its index in the
+// survey (StarFit::stream, stream_rng); batched by optimize_stars where it supports the options
+// (returns true), else optimize_star per star. rng: the survey's generator (one draw when
+// batched).
+bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
+                     const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
+                     Progress& progress);
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos

@@ -1,0 +1,67 @@
+// The stages of the evidence path shared by select_model (evidence.cpp) and the survey's
+// survey_evidence (survey_evidence.cpp): proper default priors, the parallel-tempered runs of
+// one planet count (one ladder of temperatures per star, every ladder in the same kernel
+// launches), the supported model and its posterior.
+#pragma once
+
+#include <kosmos/kepler/evidence.hpp>
+#include <kosmos/kepler/impl/search_stages.hpp>
+
+#include <chrono>
+#include <random>
+#include <vector>
+
+namespace kosmos {
+namespace kepler {
+namespace Impl {
+// One model's parallel-tempered run of one star: its evidence and its beta = 1 chains (the
+// posterior).
+struct TemperedRun {
+  CountEvidence evidence;
+  StarFit cold;
+};
+
+// One star's ladder in a batched tempered run.
+struct LadderStar {
+  const RVData* data = nullptr;
+  const SearchOptions* opt = nullptr;            // with the star's proper priors
+  const std::vector<double>* optimum = nullptr;  // the optimization stages' optimum of the count
+  std::mt19937_64* rng = nullptr;                // the host draws of its starting chains
+  // Its index in the survey: temperature k of star i draws the device streams of key
+  // i x temperatures + k (-1: keyed by the position in the batch).
+  long long stream = -1;
+};
+
+// The tempered runs of `planets` planets of every star, all ladders (stars x temperatures
+// "stars" of the survey layout) in the same kernel launches, chains exchanged within a ladder.
+// The options other than the priors are the first star's. seed_source: its next draw, after
+// every star's starting chains, seeds the device streams. One star with stream -1: the
+// single-star run of select_model and planet_count_evidence.
+std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
+                                                const EvidenceOptions& ev, int planets,
+                                                std::mt19937_64& seed_source);
+
+// The checks of a tempered run of `planets` planets (proper priors on the offsets and trend,
+// enough chains) without running it: kosmos::invalid_input.
+void check_ladder_model(const RVData& data, const SearchOptions& opt, int planets);
+
+// Checks of the options shared by planet_count_evidence, select_model and survey_evidence.
+void check_evidence_options(const RVData& data, const SearchOptions& opt,
+                            const EvidenceOptions& ev);
+
+// Uniform priors on the offsets and trend coefficients (options.trend: 0..2 or kAutoTrend) that
+// options.priors leaves without one (select_model's rule, evidence.hpp).
+std::vector<Prior> evidence_default_priors(const RVData& data, const SearchOptions& options);
+
+// Probabilities (equal prior odds) and the supported model of `result.counts`.
+void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count);
+
+// The posterior of a tempered run's model: its beta = 1 chains with the optimization stages'
+// result (`optimization`: the star's SearchResult before sampling), summarized as search() does
+// (finish_star; refine as there). evaluations: the star's total.
+SearchResult tempered_posterior(StarFit& cold, const SearchResult& optimization,
+                                long long evaluations, std::chrono::steady_clock::time_point start,
+                                const SearchOptions& opt, std::mt19937_64& rng, bool refine);
+}  // namespace Impl
+}  // namespace kepler
+}  // namespace kosmos
