@@ -235,8 +235,7 @@ RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains)
     for (double x : c)
       if (!std::isfinite(x)) return d;
   const Chains split = split_chains(chains);
-  const std::size_t len = split.front().size();
-  std::vector<double> flat;  // draw k = c * len + i of the split chains
+  std::vector<double> flat;  // the split chains' draws, chain after chain
   for (const auto& c : split) flat.insert(flat.end(), c.begin(), c.end());
   auto value = [&](std::size_t k) { return flat[k]; };
   std::vector<std::pair<double, std::size_t>> sorted;
