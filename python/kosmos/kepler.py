@@ -299,7 +299,7 @@ def _options(planets, trend, priors, fix, stellar_mass, precision, progress, opt
     return o
 
 
-def fit(t, v=None, sigma=None, instrument=None, *, planets=2, trend=0, priors=None, fix=None,
+def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto", priors=None, fix=None,
         stellar_mass=None, precision="auto", progress=None, evidence=False, max_planets=2,
         temperatures=32, ladder_power=5.0, odds_threshold=5.0, **options):
     """Global search and DE-MCMC posterior of a Keplerian RV model (kosmos::kepler::search).
@@ -318,8 +318,8 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets=2, trend=0, priors=No
     counts (and trend orders) are compared by ln Z over a ladder of `temperatures` (>= 3;
     beta_k = (k / (T - 1))^ladder_power), the supported model preferred unless a larger one
     raises ln Z by more than odds_threshold (ln odds), and that model's tempered posterior is
-    returned, its Evidence in ``result.evidence`` (None otherwise). Unlike the tool's, the
-    defaults here are one 2-planet model without a trend.
+    returned, its Evidence in ``result.evidence`` (None otherwise). The defaults are the tool's:
+    0..max_planets planets and trend orders 0..2 by evidence.
     """
     data = t if isinstance(t, RVData) else RVData(t, v, sigma, instrument)
     o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
@@ -365,13 +365,15 @@ def noise_models():
     return list(_k.noise_model_names())
 
 
-def survey(stars, *, planets=2, trend=0, priors=None, fix=None, stellar_mass=None,
-           precision="auto", progress=None, **options):
-    """Many stars, one planet count: per-star optimization, then one DE-MCMC for all stars in
-    shared launches (kosmos::kepler::survey). stars: RVData objects or file paths. Returns one
-    FitResult per star, in order."""
+def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mass=None,
+           precision="auto", progress=None, max_planets=2, **options):
+    """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
+    stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
+    planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as
+    ``kosmos rv --batch``): 0..max_planets. Returns one FitResult per star, in order."""
     data = [s if isinstance(s, RVData) else read(s) for s in stars]
-    o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options)
+    o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
+                 max_planets)
     return [FitResult(r, d) for r, d in zip(_k.survey([d._arguments() for d in data], o), data)]
 
 

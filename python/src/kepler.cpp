@@ -360,24 +360,6 @@ kk::EvidenceOptions evidence_options(const py::dict& o) {
   return ev;
 }
 
-const char* prior_kind_name(kk::Prior::Kind kind) {
-  switch (kind) {
-    case kk::Prior::uniform:
-      return "uniform";
-    case kk::Prior::log_uniform:
-      return "loguniform";
-    case kk::Prior::gaussian:
-      return "gauss";
-    case kk::Prior::truncated_gaussian:
-      return "tgauss";
-    case kk::Prior::fixed:
-      return "fixed";
-    case kk::Prior::beta:
-      return "beta";
-  }
-  return "?";
-}
-
 // ln Z per model (trend order major, then planets), the supported model and the rule.
 py::dict evidence_dict(const kk::EvidenceResult& z) {
   py::list counts;
@@ -391,7 +373,7 @@ py::dict evidence_dict(const kk::EvidenceResult& z) {
             py::array_t<double>(py::ssize_t(c.mean_loglike.size()), c.mean_loglike.data())));
   py::list priors;
   for (const auto& p : z.default_priors)
-    priors.append(py::make_tuple(p.parameter, prior_kind_name(p.kind), p.a, p.b));
+    priors.append(py::make_tuple(p.parameter, kk::prior_kind_name(p.kind), p.a, p.b));
   return py::dict(py::arg("counts") = counts, py::arg("preferred") = z.preferred,
                   py::arg("preferred_trend") = z.preferred_trend,
                   py::arg("top_of_range") = z.top_of_range, py::arg("rule") = z.rule,

@@ -87,9 +87,8 @@ void print_evidence(const kosmos::kepler::EvidenceResult& z,
   if (!z.default_priors.empty()) {
     std::cout << "  priors added (offsets and trend need proper ones):";
     for (const auto& p : z.default_priors)
-      std::cout << "  " << p.parameter << " uniform " << std::defaultfloat << std::setprecision(4)
-                << p.a << " " << p.b << ";";
-    std::cout << std::fixed << "\n";
+      std::cout << "  " << kosmos::kepler::format_prior(p) << ";";
+    std::cout << "\n";
   }
   std::cout << "  planets  trend        ln Z      +-    probability   ln odds vs supported\n";
   const double best = z.get(z.preferred, z.preferred_trend).ln_z;
@@ -151,8 +150,9 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   if (so.trend < 0)
     throw kosmos::cli::usage_error("--batch fits one trend order: --trend 0, 1 or 2");
   if (!output.empty() && kosmos::cli::ranks() > 1)
-    throw kosmos::cli::usage_error("--output with --batch writes one HDF5 file from one rank: "
-                                   "under mpirun use --summary (every parameter of every star)");
+    throw kosmos::cli::usage_error(
+        "--output with --batch writes one HDF5 file from one rank: "
+        "under mpirun use --summary (every parameter of every star)");
   std::vector<kosmos::kepler::RVData> stars;
   for (const auto& f : batch_files(source)) stars.push_back(kosmos::kepler::read_rv_file(f));
   const auto config = kosmos::current_configuration();
@@ -165,7 +165,6 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
             << config.backend << " (" << config.device << ")\n";
   const int first_count = so.min_planets >= 0 ? so.min_planets : so.planets;
   const auto start = std::chrono::steady_clock::now();
-  const std::string letters = "bcdefghi";
   // Per star its warnings, its line and its parameter-table lines; under mpirun each rank fits its
   // chunks of the stars (a survey each: the stars of a chunk share kernel launches, and a star's
   // result does not depend on its chunk) and rank 0 prints them in star order.
@@ -186,42 +185,16 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
     }
     for (std::size_t s = 0; s < part.size(); ++s) {
       const auto& r = part_results[s];
+      const kosmos::kepler::EvidenceResult* z = ev ? &part_evidence[s] : nullptr;
       std::ostringstream w, row, table;
       for (const auto& text : r.warnings) w << "warning: " << part[s].path << ": " << text << "\n";
-      row << part[s].path << " " << r.n_obs << " " << r.planets << std::setprecision(10);
-      for (int j = 0; j < so.planets; ++j)
-        for (const char* q : {"P_", "K_", "e_"}) {
-          if (j >= r.planets) {  // a count below the range's top: no such planet
-            row << " - -";
-            continue;
-          }
-          const auto& p = r.get(q + std::string(1, letters[j]));
-          row << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
-              << std::setprecision(10);
-        }
-      row << " " << r.best_loglike << std::setprecision(4) << " " << r.max_rhat << " "
-          << std::setprecision(0) << std::fixed << r.min_ess << std::defaultfloat;
-      kosmos::kepler::write_survey_table_rows(table, part[s], r);
-      if (ev) {  // ln Z per count, the supported count's ln odds against the best other one
-        const auto& z = part_evidence[s];
-        double other = -HUGE_VAL;
-        row << std::fixed << std::setprecision(2);
-        for (const auto& c : z.counts) {
-          row << " " << c.ln_z << " " << c.ln_z_error;
-          if (c.planets != z.preferred) other = std::max(other, c.ln_z);
-          table << part[s].path << " " << r.planets << " lnZ_" << c.planets << "_planets "
-                << std::setprecision(10) << c.ln_z << " " << c.ln_z - c.ln_z_error << " "
-                << c.ln_z + c.ln_z_error << " nan nan nan nan\n";
-        }
-        row << " " << (z.counts.size() > 1 ? z.get(z.preferred, so.trend).ln_z - other : 0.0) << " "
-            << (z.top_of_range ? "yes" : "no") << std::defaultfloat;
-        if (z.top_of_range)
-          w << "note: " << part[s].path << ": the supported count is the largest compared ("
-            << so.planets << "): more planets may be there (compare more: --planets " << first_count
-            << ".." << so.planets + 1 << ")\n";
-      }
+      kosmos::kepler::write_survey_line(row, part[s], r, so.planets, z);
+      kosmos::kepler::write_survey_table_rows(table, part[s], r, z);
+      if (z && z->top_of_range)
+        w << "note: " << part[s].path << ": the supported count is the largest compared ("
+          << so.planets << "): more planets may be there (compare more: --planets " << first_count
+          << ".." << so.planets + 1 << ")\n";
       warnings.push_back(w.str());
-      row << "\n";
       rows.push_back(row.str());
       table_rows.push_back(table.str());
     }
@@ -242,16 +215,7 @@ int run_survey(const std::string& source, const kosmos::kepler::SearchOptions& s
   for (const auto& w : warnings) std::cout << w;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "star n_obs planets";
-  for (int j = 0; j < so.planets; ++j)
-    for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
-      std::cout << " " << q << "_" << letters[j];
-  std::cout << " lnL_MAP max_rhat min_ess";
-  if (ev) {
-    for (int c = first_count; c <= so.planets; ++c) std::cout << " lnZ_" << c << " lnZ_err_" << c;
-    std::cout << " ln_odds top_of_range";
-  }
-  std::cout << "\n";
+  kosmos::kepler::write_survey_lines_header(std::cout, so.planets, first_count, ev != nullptr);
   for (const auto& row : rows) std::cout << row;
   std::cout << "done in " << std::setprecision(3) << seconds << " s (" << stars.size() / seconds
             << " stars/s)\n";

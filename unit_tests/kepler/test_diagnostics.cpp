@@ -128,13 +128,19 @@ Chains ar1_chains(int m, int n, double phi, unsigned seed, double shift_last) {
   return c;
 }
 
+// Odd chain lengths (the split drops each chain's middle draw) and ties (draws rounded to 0.1:
+// equal values, and equal distances from the median on both sides of it) included.
 TEST(KeplerDiagnostics, RankDiagnosticsMatchDirectImplementation) {
   for (const double shift : {0.0, 0.8}) {
-    for (const bool heavy_tailed : {false, true}) {
-      Chains c = ar1_chains(4, 400, 0.6, 3, shift);
+    for (const int variant : {0, 1, 2, 3}) {
+      const bool heavy_tailed = variant == 1, rounded = variant == 2;
+      Chains c = ar1_chains(4, variant == 3 ? 401 : 400, 0.6, 3, shift);
       if (heavy_tailed)  // a Cauchy-like transform: R-hat of the draws is unreliable
         for (auto& x : c)
           for (auto& v : x) v = std::tan(0.49 * 3.14159265358979323846 * std::tanh(v));
+      if (rounded)
+        for (auto& x : c)
+          for (auto& v : x) v = 0.1 * std::round(10 * v);
       const auto d = kosmos::kepler::rank_diagnostics(c);
       const Chains s = split(c);
       const double median = [&] {
@@ -148,9 +154,9 @@ TEST(KeplerDiagnostics, RankDiagnosticsMatchDirectImplementation) {
         for (auto& v : x) v = std::fabs(v - median);
       const double rhat = std::max(reference_rhat(rank_normalize(s)),
                                    reference_rhat(rank_normalize(split(folded))));
-      EXPECT_NEAR(d.rhat, rhat, 1e-10) << "shift " << shift << " heavy " << heavy_tailed;
+      EXPECT_NEAR(d.rhat, rhat, 1e-10) << "shift " << shift << " variant " << variant;
       EXPECT_NEAR(d.ess_bulk, reference_ess(rank_normalize(s)), 1e-8 * d.ess_bulk)
-          << "shift " << shift << " heavy " << heavy_tailed;
+          << "shift " << shift << " variant " << variant;
       std::vector<double> all;
       for (const auto& x : c) all.insert(all.end(), x.begin(), x.end());
       std::sort(all.begin(), all.end());
@@ -164,7 +170,7 @@ TEST(KeplerDiagnostics, RankDiagnosticsMatchDirectImplementation) {
           for (auto& v : x) v = v <= cut ? 1.0 : 0.0;
         tail = std::min(tail, reference_ess(indicator));
       }
-      EXPECT_NEAR(d.ess_tail, tail, 1e-8 * tail) << "shift " << shift << " heavy " << heavy_tailed;
+      EXPECT_NEAR(d.ess_tail, tail, 1e-8 * tail) << "shift " << shift << " variant " << variant;
       if (shift > 0) {
         EXPECT_GT(d.rhat, 1.05);
       }

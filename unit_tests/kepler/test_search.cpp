@@ -196,6 +196,29 @@ TEST(KeplerSearch, ActivityRegressorRecoversTheCoefficient) {
   for (const auto& s : stars) expect_within(s, "c_svalue", c, 4);
 }
 
+// format_prior writes what parse_prior reads.
+TEST(KeplerSearch, PriorsFormatInTheSyntaxTheyAreReadFrom) {
+  using kosmos::kepler::format_prior;
+  using kosmos::kepler::parse_prior;
+  EXPECT_EQ(format_prior(parse_prior("K_b tgauss 5 2 0 10", "test")), "K_b tgauss 5 2 0 10");
+  EXPECT_EQ(format_prior(parse_prior("e_b fixed 0.25", "test")), "e_b fixed 0.25");
+  EXPECT_EQ(format_prior(parse_prior("P_b loguniform 1 1e4", "test")), "P_b loguniform 1 10000");
+  // Every kind read back unchanged, numbers to the last bit.
+  for (const std::string kind : {"uniform", "loguniform", "gauss", "tgauss", "beta", "fixed"}) {
+    const std::string args = kind == "tgauss" ? " 0.1 0.30000000000000004 -1e-300 7.123456789012345"
+                             : kind == "fixed" ? " 0.1"
+                                               : " 0.1 0.30000000000000004";
+    const auto p = parse_prior("gamma_A " + kind + args, "test");
+    const auto q = parse_prior(format_prior(p), "test");
+    EXPECT_EQ(kosmos::kepler::prior_kind_name(q.kind), kind);
+    EXPECT_EQ(q.parameter, "gamma_A");
+    EXPECT_EQ(q.a, p.a);
+    EXPECT_EQ(q.b, p.b);
+    EXPECT_EQ(q.lower, p.lower);
+    EXPECT_EQ(q.upper, p.upper);
+  }
+}
+
 // A Gaussian prior on an offset pulls it from the data's value (about 0) to the prior's centre
 // when the prior is much narrower than the data's constraint; a truncated Gaussian on the jitter
 // keeps it inside its bounds; priors and fixed values are parsed and checked.

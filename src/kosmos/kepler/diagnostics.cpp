@@ -102,25 +102,36 @@ Chains split_chains(const Chains& chains) {
   return out;
 }
 
-// Rank normalization: z = Phi^-1((r - 3/8) / (S + 1/4)) with r the average rank of each draw among
-// all S draws (ties share their mean rank).
-Chains z_scale(const Chains& chains) {
-  std::vector<std::pair<double, std::size_t>> all;
-  for (std::size_t c = 0; c < chains.size(); ++c)
-    for (std::size_t i = 0; i < chains[c].size(); ++i)
-      all.emplace_back(chains[c][i], c * chains[c].size() + i);
-  std::sort(all.begin(), all.end());
-  const double S = double(all.size());
+// Phi^-1((r - 3/8) / (S + 1/4)) for the ranks r = 1..S: a table per thread for the last S (every
+// column of a posterior has the same S, and each z-scale of it needs S quantiles).
+double rank_quantile(double rank, std::size_t S) {
+  thread_local std::vector<double> table;
+  thread_local std::size_t table_size = 0;
+  const double size = double(S);
+  if (rank != std::floor(rank))  // the mean rank of an even number of ties
+    return normal_quantile((rank - 0.375) / (size + 0.25));
+  if (table_size != S) {
+    table.resize(S);
+    for (std::size_t r = 0; r < S; ++r)
+      table[r] = normal_quantile((double(r) + 0.625) / (size + 0.25));
+    table_size = S;
+  }
+  return table[std::size_t(rank) - 1];
+}
+
+// Rank normalization of `chains` (equal lengths) given the order of its draws (`order`: flat
+// indices c * n + i, ascending in key): z = Phi^-1((r - 3/8) / (S + 1/4)), r the average rank of
+// each draw among all S draws (equal keys share their mean rank).
+template <class Key>
+Chains z_scale(const Chains& chains, const std::vector<std::size_t>& order, const Key& key) {
+  const std::size_t len = chains.front().size(), S = order.size();
   Chains out = chains;
-  for (std::size_t i = 0; i < all.size();) {
+  for (std::size_t i = 0; i < S;) {
     std::size_t j = i;
-    while (j < all.size() && all[j].first == all[i].first) ++j;
-    const double rank = 0.5 * double(i + 1 + j);  // mean of ranks i + 1 .. j
-    const double z = normal_quantile((rank - 0.375) / (S + 0.25));
-    for (std::size_t k = i; k < j; ++k) {
-      const std::size_t len = chains.front().size();
-      out[all[k].second / len][all[k].second % len] = z;
-    }
+    const double value = key(order[i]);
+    while (j < S && key(order[j]) == value) ++j;
+    const double z = rank_quantile(0.5 * double(i + 1 + j), S);  // mean of ranks i + 1 .. j
+    for (std::size_t k = i; k < j; ++k) out[order[k] / len][order[k] % len] = z;
     i = j;
   }
   return out;
@@ -224,20 +235,44 @@ RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains)
     for (double x : c)
       if (!std::isfinite(x)) return d;
   const Chains split = split_chains(chains);
+  std::vector<double> flat;  // the split chains' draws, chain after chain
+  for (const auto& c : split) flat.insert(flat.end(), c.begin(), c.end());
+  auto value = [&](std::size_t k) { return flat[k]; };
+  std::vector<std::pair<double, std::size_t>> sorted;
+  for (std::size_t k = 0; k < flat.size(); ++k) sorted.emplace_back(flat[k], k);
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::size_t> order;
+  for (const auto& entry : sorted) order.push_back(entry.second);
   std::vector<double> pooled;
-  for (const auto& c : chains) pooled.insert(pooled.end(), c.begin(), c.end());
-  std::sort(pooled.begin(), pooled.end());
+  if (order.size() == chains.size() * chains.front().size()) {  // the split keeps every draw
+    for (const auto& entry : sorted) pooled.push_back(entry.first);
+  } else {
+    for (const auto& c : chains) pooled.insert(pooled.end(), c.begin(), c.end());
+    std::sort(pooled.begin(), pooled.end());
+  }
   if (pooled.back() - pooled.front() < 1e-15 * std::max(1.0, std::fabs(pooled.front()))) {
     d.rhat = 1;  // a constant quantity
     d.ess_bulk = d.ess_tail = double(pooled.size());
     return d;
   }
   const double median = Impl::sorted_percentile(pooled, 0.5);
-  Chains folded = chains;
-  for (auto& c : folded)
-    for (auto& x : c) x = std::fabs(x - median);
-  d.rhat = std::max(basic_rhat(z_scale(split)), basic_rhat(z_scale(split_chains(folded))));
-  d.ess_bulk = basic_ess(z_scale(split));
+  // |x - median| in ascending order: the sorted draws merged outwards from the median (the
+  // distances grow monotonically on each side, rounding included).
+  auto distance = [&](std::size_t k) { return std::fabs(value(k) - median); };
+  std::vector<std::size_t> folded_order;
+  folded_order.reserve(order.size());
+  std::size_t right = std::size_t(
+      std::lower_bound(sorted.begin(), sorted.end(), std::make_pair(median, std::size_t(0))) -
+      sorted.begin());
+  std::size_t left = right;  // order[left - 1] is the next below the median
+  while (left > 0 || right < order.size()) {
+    const bool take_left =
+        right == order.size() || (left > 0 && distance(order[left - 1]) <= distance(order[right]));
+    folded_order.push_back(take_left ? order[--left] : order[right++]);
+  }
+  const Chains z_split = z_scale(split, order, value);
+  d.rhat = std::max(basic_rhat(z_split), basic_rhat(z_scale(split, folded_order, distance)));
+  d.ess_bulk = basic_ess(z_split);
   double tail = std::numeric_limits<double>::infinity();
   for (double q : {0.05, 0.95}) {
     const double cut = Impl::sorted_percentile(pooled, q);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 namespace kosmos {
@@ -17,6 +18,34 @@ double Prior::log_density(double x) const {
                     int(fixed) == Impl::kind_fixed && int(beta) == Impl::kind_beta,
                 "kosmos::kepler::Prior: the kinds must be numbered as Impl::PriorKind");
   return Impl::prior_log_density(int(kind), a, b, lower, upper, x);
+}
+
+const char* prior_kind_name(Prior::Kind kind) {
+  switch (kind) {
+    case Prior::uniform:
+      return "uniform";
+    case Prior::log_uniform:
+      return "loguniform";
+    case Prior::gaussian:
+      return "gauss";
+    case Prior::truncated_gaussian:
+      return "tgauss";
+    case Prior::beta:
+      return "beta";
+    case Prior::fixed:
+      return "fixed";
+  }
+  throw invalid_input("kosmos::kepler::prior_kind_name: unknown prior kind " +
+                      std::to_string(int(kind)));
+}
+
+std::string format_prior(const Prior& prior) {
+  std::ostringstream out;
+  out << std::setprecision(17) << prior.parameter << " " << prior_kind_name(prior.kind) << " "
+      << prior.a;
+  if (prior.kind != Prior::fixed) out << " " << prior.b;
+  if (prior.kind == Prior::truncated_gaussian) out << " " << prior.lower << " " << prior.upper;
+  return out.str();
 }
 
 Prior parse_prior(const std::string& spec, const std::string& where) {

@@ -1,6 +1,7 @@
 // Posterior samples to HDF5 or a text table.
 #include <kosmos/core/hdf5.hpp>
 #include <kosmos/core/io.hpp>
+#include <kosmos/kepler/evidence.hpp>
 #include <kosmos/kepler/search.hpp>
 
 #include <kosmos/core/validation.hpp>
@@ -37,7 +38,8 @@ void write_posterior(io::H5Writer& out, const std::string& group, const SearchRe
   // The MAP model (the polished optimum), which plots draw: orbits as rows P K e omega M0
   // (days, m/s, -, radians, radians at the epoch), offsets and jitters in instrument order.
   std::vector<double> orbits;
-  for (const auto& o : result.best_orbits) orbits.insert(orbits.end(), {o.P, o.K, o.e, o.omega, o.M0});
+  for (const auto& o : result.best_orbits)
+    orbits.insert(orbits.end(), {o.P, o.K, o.e, o.omega, o.M0});
   out.write<double>(prefix + "map_orbits", orbits.data(), {result.best_orbits.size(), 5});
   out.write(prefix + "map_offsets", result.best_offsets);
   out.write(prefix + "map_jitters", result.best_jitters);
@@ -128,12 +130,65 @@ void write_survey_table_header(std::ostream& out) {
   out << "star planets parameter median lower upper map rhat ess_bulk ess_tail\n";
 }
 
-void write_survey_table_rows(std::ostream& out, const RVData& star, const SearchResult& result) {
+void write_survey_table_rows(std::ostream& out, const RVData& star, const SearchResult& result,
+                             const EvidenceResult* evidence) {
   for (const auto& p : result.summary)
     out << star.path << " " << result.planets << " " << p.name << " " << std::setprecision(10)
         << p.median << " " << p.lower << " " << p.upper << " " << p.best << " "
         << std::setprecision(4) << p.rhat << " " << std::setprecision(6) << p.ess << " "
         << p.ess_tail << "\n";
+  if (evidence)
+    for (const auto& c : evidence->counts)
+      out << star.path << " " << result.planets << " lnZ_" << c.planets << "_planets "
+          << std::setprecision(10) << c.ln_z << " " << c.ln_z - c.ln_z_error << " "
+          << c.ln_z + c.ln_z_error << " nan nan nan nan\n";
+}
+
+void write_survey_lines_header(std::ostream& out, int planets, int first_count, bool evidence) {
+  const std::string letters = "bcdefghi";
+  out << "star n_obs planets";
+  for (int j = 0; j < planets; ++j)
+    for (const char* q : {"P", "P_err", "K", "K_err", "e", "e_err"})
+      out << " " << q << "_" << letters[std::size_t(j)];
+  out << " lnL_MAP max_rhat min_ess";
+  if (evidence) {
+    for (int c = first_count; c <= planets; ++c) out << " lnZ_" << c << " lnZ_err_" << c;
+    out << " ln_odds top_of_range";
+  }
+  out << "\n";
+}
+
+void write_survey_line(std::ostream& out, const RVData& star, const SearchResult& result,
+                       int planets, const EvidenceResult* evidence) {
+  const std::string letters = "bcdefghi";
+  std::ostringstream row;
+  row << star.path << " " << result.n_obs << " " << result.planets << std::setprecision(10);
+  for (int j = 0; j < planets; ++j)
+    for (const char* q : {"P_", "K_", "e_"}) {
+      if (j >= result.planets) {  // a count below the range's top: no such planet
+        row << " - -";
+        continue;
+      }
+      const auto& p = result.get(q + std::string(1, letters[std::size_t(j)]));
+      row << " " << p.median << " " << std::setprecision(3) << 0.5 * (p.upper - p.lower)
+          << std::setprecision(10);
+    }
+  row << " " << result.best_loglike << std::setprecision(4) << " " << result.max_rhat << " "
+      << std::setprecision(0) << std::fixed << result.min_ess << std::defaultfloat;
+  if (evidence) {  // ln Z per count, the supported count's ln odds against the best other one
+    double other = -HUGE_VAL;
+    row << std::fixed << std::setprecision(2);
+    for (const auto& c : evidence->counts) {
+      row << " " << c.ln_z << " " << c.ln_z_error;
+      if (c.planets != evidence->preferred) other = std::max(other, c.ln_z);
+    }
+    row << " "
+        << (evidence->counts.size() > 1
+                ? evidence->get(evidence->preferred, evidence->preferred_trend).ln_z - other
+                : 0.0)
+        << " " << (evidence->top_of_range ? "yes" : "no");
+  }
+  out << row.str() << "\n";
 }
 
 void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,

@@ -38,6 +38,8 @@
 namespace kosmos {
 namespace kepler {
 
+struct EvidenceResult;  // kosmos/kepler/evidence.hpp
+
 // A prior on one parameter, or its fixed value. Parameters (planet letters b, c, ...):
 //   P_b [d], K_b [m/s], e_b, omega_b [deg], Tc_b (time of conjunction, any transit: the prior
 //   is applied to the conjunction nearest its centre), gamma_<instrument>, jitter_<instrument>,
@@ -57,6 +59,10 @@ struct Prior {
 
 // "NAME KIND ARGS..." (the syntax above); `where` prefixes errors (kosmos::invalid_input).
 Prior parse_prior(const std::string& spec, const std::string& where);
+// The kind's name in that syntax ("uniform", "loguniform", "gauss", "tgauss", "beta", "fixed").
+const char* prior_kind_name(Prior::Kind kind);
+// "NAME KIND ARGS..." that parse_prior reads back to the same prior (numbers to 17 digits).
+std::string format_prior(const Prior& prior);
 // One prior per non-empty line ('#' comments); errors name file:line (kosmos::file_error).
 std::vector<Prior> read_prior_file(const std::string& path);
 // Kipping (2013, MNRAS 434, L51) Beta(0.867, 3.03) on the eccentricity of each of `planets`
@@ -133,9 +139,13 @@ struct ModelComparison {
 // SearchOptions::time_stages. likelihood: the batched ln L kernel (fenced);
 // generation: the per-generation work around it (proposals, priors, accept/reject, staging the
 // parameter rows, keeping samples); transfers: host <-> device copies; total: the whole sampling
-// stage, its setup (starting scatter, curvature probes) included.
+// stage, its setup (starting scatter, curvature probes) included. survey() also fills, always:
+// summaries, the summaries of the stars sampled together (derived columns, quantiles,
+// diagnostics, modes; host threads), and optimization, the optimization stages of all
+// stars before any sampling (shared by every star of the survey).
 struct SamplerTiming {
   double likelihood = 0, generation = 0, transfers = 0, total = 0;
+  double summaries = 0, optimization = 0;
 };
 
 // One mode of a period posterior: its median and 15.87 / 84.13 percentiles, and the fraction of
@@ -281,7 +291,19 @@ void write_survey_table(std::ostream& out, const std::vector<RVData>& stars,
                         const std::vector<SearchResult>& results);
 // The table's two header lines, and one star's lines (a survey split over processes writes its
 // stars' lines apart and puts them together in star order).
+// With the star's evidence (survey_evidence) its rows end with one line per count compared,
+// "lnZ_<count>_planets ln_z ln_z - error ln_z + error nan nan nan nan".
 void write_survey_table_header(std::ostream& out);
-void write_survey_table_rows(std::ostream& out, const RVData& star, const SearchResult& result);
+void write_survey_table_rows(std::ostream& out, const RVData& star, const SearchResult& result,
+                             const EvidenceResult* evidence = nullptr);
+
+// The survey's line per star (what `kosmos rv --batch` prints): star n_obs planets; for each of
+// `planets` planets P, P_err, K, K_err, e, e_err (posterior medians and half their 68 %
+// intervals; "- -" each beyond the star's count); lnL_MAP max_rhat min_ess; with the star's
+// evidence also lnZ_<c> lnZ_err_<c> per count compared (first_count..planets), ln_odds (ln Z of
+// the supported count less the best other's; 0 with one count) and top_of_range (yes / no).
+void write_survey_lines_header(std::ostream& out, int planets, int first_count, bool evidence);
+void write_survey_line(std::ostream& out, const RVData& star, const SearchResult& result,
+                       int planets, const EvidenceResult* evidence = nullptr);
 }  // namespace kepler
 }  // namespace kosmos

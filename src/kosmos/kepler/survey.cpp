@@ -9,6 +9,7 @@
 #include <kosmos/kepler/impl/warnings.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -49,10 +50,14 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
         lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
   auto finish = [&](const std::size_t s) { finish_star(*fits[s], opt, star_rng[s], refine); };
+  const auto start = std::chrono::steady_clock::now();
   if (refine)  // polishing launches kernels of its own: one star at a time
     for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
   else
     host_for("kosmos::kepler::survey::finish", fits.size(), finish);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (StarFit* fit : fits) fit->result.sampler_timing.summaries = seconds;
 }
 
 bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
@@ -110,10 +115,15 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
   Progress progress(opt.progress);
   std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());
+  const auto start = std::chrono::steady_clock::now();
   const bool batched = optimize_survey(fits, stars, opt, first_star, rng, progress);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // batched: the MAP is the batched polish's optimum or a better sample (no per-star polish
   // after sampling)
-  return sample_by_count(fits, opt, rng, progress, !batched);
+  auto results = sample_by_count(fits, opt, rng, progress, !batched);
+  for (auto& r : results) r.sampler_timing.optimization = seconds;
+  return results;
 }
 
 std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
