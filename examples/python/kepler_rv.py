@@ -21,7 +21,7 @@ out.mkdir(parents=True, exist_ok=True)
 
 settings = dict(chains=40, burn=60, steps=60, candidates=1024, generations=30) if quick else \
     dict(chains=64, burn=400, steps=400)
-fit = kosmos.kepler.fit(data, planets=2, stellar_mass=(0.874, 0.012), **settings)
+fit = kosmos.kepler.fit(data, planets=2, trend=0, stellar_mass=(0.874, 0.012), **settings)
 print(fit)
 kosmos.plot.rv(fit, out / "rv.png", dpi=80)
 kosmos.plot.phase(fit, out / "phase.png", dpi=80)

@@ -2,7 +2,7 @@
 
     import kosmos
     E = kosmos.kepler.solve(M, e)             # batched Kepler equation
-    fit = kosmos.kepler.fit(t, v, sigma, planets=1)
+    fit = kosmos.kepler.fit(t, v, sigma, planets=1, trend=0)
     kosmos.plot.rv(fit, "rv.png")
 
 Kokkos is initialized on import (unless the process already did; Kokkos options, e.g.

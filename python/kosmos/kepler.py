@@ -366,15 +366,31 @@ def noise_models():
 
 
 def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mass=None,
-           precision="auto", progress=None, max_planets=2, **options):
+           precision="auto", progress=None, max_planets=2, evidence=False, temperatures=32,
+           ladder_power=5.0, odds_threshold=5.0, **options):
     """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
     stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
     planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as
-    ``kosmos rv --batch``): 0..max_planets. Returns one FitResult per star, in order."""
+    ``kosmos rv --batch``): 0..max_planets. evidence=True (``kosmos rv --batch --evidence``):
+    each star's count by evidence instead (kosmos::kepler::survey_evidence; every star's
+    temperature ladders in shared launches), its Evidence in ``result.evidence``. Returns one
+    FitResult per star, in order."""
     data = [s if isinstance(s, RVData) else read(s) for s in stars]
     o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
                  max_planets)
-    return [FitResult(r, d) for r, d in zip(_k.survey([d._arguments() for d in data], o), data)]
+    arguments = [d._arguments() for d in data]
+    if not evidence:
+        results = [FitResult(r, d) for r, d in zip(_k.survey(arguments, o), data)]
+        for result in results:
+            result.evidence = None
+        return results
+    results = []
+    for s, d in zip(_k.survey(arguments, o,
+                              _evidence_options(temperatures, ladder_power, odds_threshold)), data):
+        result = FitResult(s["posterior"], d)
+        result.evidence = Evidence(s["evidence"])
+        results.append(result)
+    return results
 
 
 def read_posterior(path, data):

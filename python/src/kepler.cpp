@@ -411,8 +411,9 @@ double false_alarm_probability(double power, py::handle t_in, py::handle w_in, d
                                      {w.data(), w.data() + w.shape(0)}, f_max);
 }
 
-// stars: (t, v, sigma, instrument, names) tuples.
-py::list survey(const py::list& stars, const py::dict& options) {
+// stars: (t, v, sigma, instrument, names) tuples. With evidence options (not None) each star's
+// count by evidence (kk::survey_evidence): {"posterior": ..., "evidence": ...} per star.
+py::list survey(const py::list& stars, const py::dict& options, const py::object& ev_options) {
   std::vector<kk::RVData> data;
   for (auto star : stars) {
     auto s = star.cast<py::tuple>();
@@ -420,13 +421,28 @@ py::list survey(const py::list& stars, const py::dict& options) {
                            "star " + std::to_string(data.size())));
   }
   const auto so = search_options(options);
-  std::vector<kk::SearchResult> results;
+  py::list out;
+  if (ev_options.is_none()) {
+    std::vector<kk::SearchResult> results;
+    {
+      py::gil_scoped_release unlocked;
+      results = kk::survey(data, so);
+    }
+    for (const auto& r : results) out.append(result_dict(r));
+    return out;
+  }
+  const auto ev = evidence_options(ev_options.cast<py::dict>());
+  std::vector<kk::ModelSelection> selections;
   {
     py::gil_scoped_release unlocked;
-    results = kk::survey(data, so);
+    selections = kk::survey_evidence(data, so, ev);
   }
-  py::list out;
-  for (const auto& r : results) out.append(result_dict(r));
+  for (const auto& s : selections) {
+    py::dict d;
+    d["evidence"] = evidence_dict(s.evidence);
+    d["posterior"] = result_dict(s.posterior);
+    out.append(d);
+  }
   return out;
 }
 }  // namespace
@@ -447,7 +463,8 @@ void bind_kepler(py::module_& parent) {
   m.def("read_rv_file", &read_rv_file, py::arg("path"));
   m.def("fit", &fit, py::arg("t"), py::arg("v"), py::arg("sigma"), py::arg("instrument"),
         py::arg("instrument_names"), py::arg("options"));
-  m.def("survey", &survey, py::arg("stars"), py::arg("options"));
+  m.def("survey", &survey, py::arg("stars"), py::arg("options"),
+        py::arg("evidence_options") = py::none());
   m.def("evidence", &model_evidence, py::arg("t"), py::arg("v"), py::arg("sigma"),
         py::arg("instrument"), py::arg("instrument_names"), py::arg("options"),
         py::arg("evidence_options"), py::arg("with_posterior"));

@@ -98,7 +98,7 @@ def synthetic(n=40, P=12.3, K=10.0, seed=3):
 
 def test_fit_recovers_a_circular_planet():
     t, v, sigma = synthetic()
-    r = kepler.fit(t, v, sigma, planets=1, chains=16, burn=60, steps=60, thin=2, candidates=256,
+    r = kepler.fit(t, v, sigma, planets=1, trend=0, chains=16, burn=60, steps=60, thin=2, candidates=256,
                    generations=15, period_max=60.0, precision="double")
     assert r.planets == 1 and r.samples.shape == (len(r.chain), len(r.columns))
     P = r.summary["P_b"]
@@ -191,6 +191,19 @@ def test_evidence_prefers_no_planet_and_no_trend_for_noise():
     assert z.log_odds(1, 0) < 5
     assert fit.planets == 0 and fit.trend == 0
     assert fit.false_alarm[0] > 0.01  # the signal searched for and rejected
+
+
+def test_survey_counts_each_star_by_evidence():
+    # A 1-planet star and a noise-only star in one survey (kosmos::kepler::survey_evidence).
+    stars = [_star([(11.3, 9.0, 0.1, 1.0, 2.0)], 40, 250, 22), _star([], 40, 300, 21)]
+    results = kepler.survey(stars, max_planets=1, evidence=True, **_selection_budget(1))
+    assert [r.evidence.preferred for r in results] == [1, 0]
+    assert [r.planets for r in results] == [1, 0]
+    assert results[0].evidence.log_odds(1, 0) > 20
+    assert results[1].evidence.log_odds(1, 0) < 5
+    assert results[0].summary["P_b"].median == pytest.approx(11.3, abs=0.05)
+    assert kepler.survey(stars[:1], planets=1, chains=16, burn=20, steps=20, thin=2,
+                         candidates=256, generations=10, precision="double")[0].evidence is None
 
 
 def test_count_evidence_of_offsets_matches_the_analytic_evidence():

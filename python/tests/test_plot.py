@@ -12,7 +12,7 @@ def fit():
     t = np.sort(rng.uniform(0, 150, 40))
     v = 8 * np.cos(2 * np.pi * t / 11.0) + 4 * np.cos(2 * np.pi * t / 47.0 + 1) + rng.normal(0, 1, 40)
     inst = np.where(t < 75, "A", "B")
-    return kepler.fit(t, v, np.ones(40), inst, planets=2, chains=32, burn=40, steps=40, thin=2,
+    return kepler.fit(t, v, np.ones(40), inst, planets=2, trend=0, chains=32, burn=40, steps=40, thin=2,
                       candidates=256, generations=15, period_max=80.0, precision="double")
 
 
