@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -136,6 +137,36 @@ TEST(SeriesFiles, BadHdf5FilesNameFileAndDataset) {
   }
   expect_throws_with([&] { read_system_h5(path); },
                      "bad.h5: 'point': has shape (1, 11), expected (1, 3, 4)");
+  {  // a variable number that the shift to 0-based would overflow (INT_MIN - 1)
+    sys = load_system(kExample, 1);
+    const auto& p = sys.polynomials[0];
+    kosmos::io::H5Writer w(path);
+    w.attribute("/", "format", "kosmos series system");
+    w.attribute("/", "variables", (long long)sys.num_variables);
+    w.attribute("/", "degree", (long long)sys.degree);
+    w.attribute("/", "precision", 1LL);
+    w.attribute("/", "complex", 0LL);
+    w.attribute("/", "polynomials", 1LL);
+    const std::size_t n1 = std::size_t(sys.degree) + 1, M = p.structure.monomials.size();
+    w.write("point", sys.point.data(), {1, std::size_t(sys.num_variables), n1});
+    w.write("polynomial_1/coefficients", p.coefficients.data(), {1, M + 1, n1});
+    std::vector<std::int32_t> offsets{0}, variables, exponents;
+    for (const auto& m : p.structure.monomials) {
+      for (std::size_t j = 0; j < m.variables.size(); ++j) {
+        variables.push_back(m.variables[j] + 1);
+        exponents.push_back(m.exponents.empty() ? 1 : m.exponents[j]);
+      }
+      offsets.push_back(std::int32_t(variables.size()));
+    }
+    variables[0] = std::numeric_limits<std::int32_t>::min();
+    w.write("polynomial_1/monomial_offsets", offsets);
+    w.write("polynomial_1/variables", variables);
+    w.write("polynomial_1/exponents", exponents);
+    w.commit();
+  }
+  expect_throws_with([&] { read_system_h5(path); },
+                     "bad.h5: dataset 'polynomial_1/variables' entry 0 is -2147483648, not a "
+                     "variable 1..");
   sys = load_system(kExample, 1);
   sys.polynomials[1].coefficients[2] = std::nan("");
   write_system_h5(path, sys, "example");
