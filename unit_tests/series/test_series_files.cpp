@@ -137,31 +137,21 @@ TEST(SeriesFiles, BadHdf5FilesNameFileAndDataset) {
   }
   expect_throws_with([&] { read_system_h5(path); },
                      "bad.h5: 'point': has shape (1, 11), expected (1, 3, 4)");
-  {  // a variable number that the shift to 0-based would overflow (INT_MIN - 1)
-    sys = load_system(kExample, 1);
-    const auto& p = sys.polynomials[0];
+  {  // one monomial whose variable number the shift to 0-based would overflow (INT_MIN - 1)
     kosmos::io::H5Writer w(path);
     w.attribute("/", "format", "kosmos series system");
-    w.attribute("/", "variables", (long long)sys.num_variables);
-    w.attribute("/", "degree", (long long)sys.degree);
+    w.attribute("/", "variables", 2LL);
+    w.attribute("/", "degree", 1LL);
     w.attribute("/", "precision", 1LL);
     w.attribute("/", "complex", 0LL);
     w.attribute("/", "polynomials", 1LL);
-    const std::size_t n1 = std::size_t(sys.degree) + 1, M = p.structure.monomials.size();
-    w.write("point", sys.point.data(), {1, std::size_t(sys.num_variables), n1});
-    w.write("polynomial_1/coefficients", p.coefficients.data(), {1, M + 1, n1});
-    std::vector<std::int32_t> offsets{0}, variables, exponents;
-    for (const auto& m : p.structure.monomials) {
-      for (std::size_t j = 0; j < m.variables.size(); ++j) {
-        variables.push_back(m.variables[j] + 1);
-        exponents.push_back(m.exponents.empty() ? 1 : m.exponents[j]);
-      }
-      offsets.push_back(std::int32_t(variables.size()));
-    }
-    variables[0] = std::numeric_limits<std::int32_t>::min();
-    w.write("polynomial_1/monomial_offsets", offsets);
-    w.write("polynomial_1/variables", variables);
-    w.write("polynomial_1/exponents", exponents);
+    const std::vector<double> point(4, 1.0), coefficients(4, 1.0);
+    w.write("point", point.data(), {1, 2, 2});
+    w.write("polynomial_1/coefficients", coefficients.data(), {1, 2, 2});
+    w.write("polynomial_1/monomial_offsets", std::vector<std::int32_t>{0, 1});
+    w.write("polynomial_1/variables",
+            std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min()});
+    w.write("polynomial_1/exponents", std::vector<std::int32_t>{1});
     w.commit();
   }
   expect_throws_with([&] { read_system_h5(path); },
