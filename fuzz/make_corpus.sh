@@ -7,7 +7,7 @@ kosmos=$(realpath "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 c=$root/fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c"/{rv_text,rv_csv,priors,series_text,series_symbolic,series_hdf5,nbody_text,nbody_binary,nbody_hdf5,posterior_text,posterior_hdf5,dust_table,dust_sizes,dust_wavelengths,dust_cells}
+mkdir -p "$c"/{rv_text,rv_csv,priors,series_text,series_symbolic,series_hdf5,nbody_text,nbody_binary,nbody_hdf5,nbody_checkpoint,posterior_text,posterior_hdf5,dust_table,dust_sizes,dust_wavelengths,dust_cells}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -24,6 +24,10 @@ printf 'x^2 + y^2 - (1 + 2*t);\nx*y - 0.5e-1;\n' > "$c/series_symbolic/circle.tx
 cp "$work/e.txt" "$c/nbody_text/two_systems.txt"
 "$kosmos" nbody --input "$work/e.txt" --destination 0 --output "$c/nbody_binary/two_systems.bin" >/dev/null
 "$kosmos" nbody --input "$work/e.txt" --destination 0 --output "$c/nbody_hdf5/two_systems.h5" >/dev/null
+# (run in the scratch folder: the checkpoint stores its settings' file names as given)
+(cd "$work" && "$kosmos" nbody --input e.txt --destination 1 --checkpoint two_systems.ckpt \
+  --checkpoint-interval 0.5 --output end.txt >/dev/null)
+cp "$work/two_systems.ckpt" "$c/nbody_checkpoint/"
 "$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 --thin 2 \
   --generations 4 --candidates 64 --quiet --output "$work/post.txt" >/dev/null
 head -n 16 "$work/post.txt" > "$c/posterior_text/post.txt"

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -121,21 +122,40 @@ TEST(SeriesFiles, BadHdf5FilesNameFileAndDataset) {
   expect_throws_with([&] { read_system_h5(path); }, "bad.h5: not a kosmos series system");
   auto sys = load_system(kExample, 1);
   write_system_h5(path, sys, "example");
+  const auto real_one_polynomial_header = [](kosmos::io::H5Writer& w, long long variables,
+                                             long long degree) {
+    w.attribute("/", "format", "kosmos series system");
+    w.attribute("/", "variables", variables);
+    w.attribute("/", "degree", degree);
+    w.attribute("/", "precision", 1LL);
+    w.attribute("/", "complex", 0LL);
+    w.attribute("/", "polynomials", 1LL);
+  };
   {  // a point of the wrong size
     sys.point.pop_back();
     sys.num_variables = 3;
     kosmos::io::H5Writer w(path);
-    w.attribute("/", "format", "kosmos series system");
-    w.attribute("/", "variables", 3LL);
-    w.attribute("/", "degree", 3LL);
-    w.attribute("/", "precision", 1LL);
-    w.attribute("/", "complex", 0LL);
-    w.attribute("/", "polynomials", 1LL);
+    real_one_polynomial_header(w, 3, 3);
     w.write("point", sys.point.data(), {1, 11});
     w.commit();
   }
   expect_throws_with([&] { read_system_h5(path); },
                      "bad.h5: 'point': has shape (1, 11), expected (1, 3, 4)");
+  {  // one monomial whose variable number the shift to 0-based would overflow (INT_MIN - 1)
+    kosmos::io::H5Writer w(path);
+    real_one_polynomial_header(w, 2, 1);
+    const std::vector<double> point(4, 1.0), coefficients(4, 1.0);
+    w.write("point", point.data(), {1, 2, 2});
+    w.write("polynomial_1/coefficients", coefficients.data(), {1, 2, 2});
+    w.write("polynomial_1/monomial_offsets", std::vector<std::int32_t>{0, 1});
+    w.write("polynomial_1/variables",
+            std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min()});
+    w.write("polynomial_1/exponents", std::vector<std::int32_t>{1});
+    w.commit();
+  }
+  expect_throws_with([&] { read_system_h5(path); },
+                     "bad.h5: dataset 'polynomial_1/variables' entry 0 is -2147483648, not a "
+                     "variable 1..");
   sys = load_system(kExample, 1);
   sys.polynomials[1].coefficients[2] = std::nan("");
   write_system_h5(path, sys, "example");

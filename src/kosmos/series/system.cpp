@@ -227,6 +227,11 @@ NumericSystem read_system_h5(const std::string& path) {
     const std::size_t entries = std::size_t(offsets.back());
     const auto variables = read_dataset<std::int32_t>(in, group + "variables", {entries});
     const auto exponents = read_dataset<std::int32_t>(in, group + "exponents", {entries});
+    for (std::size_t e = 0; e < entries; ++e)  // 1-based in the file: checked before the shift
+      if (variables[e] < 1 || variables[e] > sys.num_variables)
+        fail(path, "dataset '" + group + "variables' entry " + std::to_string(e) + " is " +
+                       std::to_string(variables[e]) + ", not a variable 1.." +
+                       std::to_string(sys.num_variables));
     for (std::size_t j = 0; j < M; ++j) {
       Monomial m;
       bool powers = false;
