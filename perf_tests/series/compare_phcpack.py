@@ -86,6 +86,7 @@ def random_quadratic(n, seed):
 
 SYSTEMS = {
     "cyclic5": lambda: cyclic(5),
+    "cyclic6": lambda: cyclic(6),
     "cyclic7": lambda: cyclic(7),
     "katsura6": lambda: katsura(6),
     "katsura8": lambda: katsura(8),
