@@ -150,6 +150,15 @@ def deduplicate(solutions, tolerance):
     return distinct
 
 
+def phc_input(path):
+    """A copy of the system file for phc, which appends its solutions to its input file (the
+    complete list, where the output file may split it into lists of different subsystems)."""
+    copy = path[:-len(".txt")] + "_phc.txt"
+    with open(path) as f, open(copy, "w") as g:
+        g.write(f.read())
+    return copy
+
+
 def run(command, env=None):
     """Runs command (its output captured), prints it first; returns the result and wall seconds."""
     shown = " ".join(shlex.quote(c) for c in command)
@@ -210,7 +219,7 @@ def parse_kosmos(text):
             x.append(complex(float(m.group(1)), float(m.group(2))))
         solutions.append((status, multiplicity, x))
     summary = re.search(r"^paths .*$", text, re.M)
-    return solutions, summary.group(0) if summary else "(no summary line)"
+    return solutions, summary.group(0) if summary else None
 
 
 def compare(args):
@@ -223,17 +232,22 @@ def compare(args):
         out = os.path.join(args.work, name + ".phc")
         if os.path.exists(out):
             os.remove(out)
-        done, phc_seconds = run([args.phc, "-b", path, out])
+        target = phc_input(path)
+        done, phc_seconds = run([args.phc, "-b", target, out])
         if done.returncode != 0 or not os.path.exists(out):
             print(done.stdout[-2000:])
             raise SystemExit("phc -b failed on " + name)
-        with open(out) as f:
-            phc = [ordered(x, n) for x in parse_phc_solutions(f.read())]
+        with open(target) as f:
+            text = f.read()
+        if "THE SOLUTIONS" not in text:
+            with open(out) as f:
+                text = f.read()
+        phc = [ordered(x, n) for x in parse_phc_solutions(text)]
         done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--digits", "17"])
-        if done.returncode not in (0, 1):
+        kosmos, summary = parse_kosmos(done.stdout)
+        if done.returncode not in (0, 1) or summary is None:
             print(done.stdout[-2000:])
             raise SystemExit("kosmos series --track failed on " + name)
-        kosmos, summary = parse_kosmos(done.stdout)
         order = kosmos_order(path)
         finite = []
         for status, _, y in kosmos:
@@ -309,7 +323,7 @@ def time_trackers(args):
         out = os.path.join(args.work, name + "_b2p.phc")
         if os.path.exists(out):
             os.remove(out)
-        done, phc_seconds = run([args.phc, "-b2", "-p", path, start, out])
+        done, phc_seconds = run([args.phc, "-b2", "-p", phc_input(path), start, out])
         if done.returncode != 0 or not os.path.exists(out):
             print(done.stdout[-3000:])
             raise SystemExit("phc -b2 -p failed on " + name)
@@ -319,6 +333,9 @@ def time_trackers(args):
         done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--precision", "2",
                                     "--max-precision", "2"], env=env)
         _, summary = parse_kosmos(done.stdout)
+        if done.returncode not in (0, 1) or summary is None:
+            print(done.stdout[-2000:])
+            raise SystemExit("kosmos series --track failed on " + name)
         distinct = re.search(r"distinct (\d+)", summary)
         results.append((name, paths, phc_seconds,
                         "%.2f" % continuation if continuation is not None else "?",
