@@ -19,8 +19,9 @@
 #
 # The build is PHCpack's own project main.gpr (its Alire crate: Ada and C, main phctop.adb ->
 # phc, -O3 -gnatp) with gprbuild, configured for Linux instead of the crate's default Windows.
-# The binary links libgcc and the GNAT runtime statically, so it can be carried to another
-# x86-64 Linux machine without GNAT.
+# The binary links libgcc and the GNAT runtime statically (gnatbind -static: a project with C
+# sources otherwise links Debian's libgnat-12.so and libgnarl-12.so), so it can be carried to
+# another x86-64 Linux machine without GNAT; it needs only the C library.
 set -euo pipefail
 
 cache=${KOSMOS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kosmos}
@@ -92,6 +93,10 @@ fi
 prefix=$cache/phcpack/$id
 phc=$prefix/bin/phc
 if [[ -x $phc ]]; then
+    if ldd "$phc" 2>/dev/null | grep -q libgnat; then
+        log "$phc links the GNAT runtime dynamically (built before gnatbind -static);" \
+            "carry libgnat and libgnarl along, or delete $prefix to rebuild"
+    fi
     echo "$phc"
     exit 0
 fi
@@ -114,7 +119,7 @@ if [[ ! -f $build/.sources-copied ]]; then
 fi
 
 log "building phc in $build (log: $prefix/build.log); this takes a while"
-(cd "$build" && gprbuild -p -j"$jobs" -P main.gpr) >>"$prefix/build.log" 2>&1 ||
+(cd "$build" && gprbuild -p -j"$jobs" -P main.gpr -bargs -static) >>"$prefix/build.log" 2>&1 ||
     die "the build failed; see $prefix/build.log"
 
 mkdir -p "$prefix/bin"
