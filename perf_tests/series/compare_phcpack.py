@@ -16,7 +16,8 @@
       `kosmos series --track --precision 2 --max-precision 2` on one OpenMP thread (its own
       total-degree homotopy, same number of paths). Prints paths, seconds and paths/s of both:
       wall time of the whole command, and for phc also the user time it reports for the
-      continuation alone (the rest is reading, root refinement and writing).
+      continuation alone (the rest is reading, root refinement and writing), and the regular
+      solutions phc found. --phc-only: phc alone.
 
 Both print the exact commands run. The systems are written in PHCpack's input syntax, which the
 Kosmos symbolic reader also takes. PHC: path of the phc binary (scripts/phcpack.sh builds it);
@@ -310,9 +311,10 @@ def phc_continuation_seconds(text):
 
 
 def time_trackers(args):
-    header = ("| system | paths | phc -b2 -p wall s | phc continuation user s | phc paths/s (wall) "
-              "| kosmos N=2 wall s | kosmos paths/s | kosmos distinct |")
-    results = []
+    """Prints each system's row as soon as it is measured, so a long run leaves what it did."""
+    print("| system | paths | phc -b2 -p wall s | phc continuation user s | phc paths/s (wall) "
+          "| phc regular | kosmos N=2 wall s | kosmos paths/s | kosmos distinct |")
+    print("| --- " * 9 + "|", flush=True)
     for name in args.systems.split(","):
         system = SYSTEMS[name]()
         path = os.path.join(args.work, name + ".txt")
@@ -328,24 +330,25 @@ def time_trackers(args):
             print(done.stdout[-3000:])
             raise SystemExit("phc -b2 -p failed on " + name)
         with open(out) as f:
-            continuation = phc_continuation_seconds(f.read())
-        env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="true")
-        done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--precision", "2",
-                                    "--max-precision", "2"], env=env)
-        _, summary = parse_kosmos(done.stdout)
-        if done.returncode not in (0, 1) or summary is None:
-            print(done.stdout[-2000:])
-            raise SystemExit("kosmos series --track failed on " + name)
-        distinct = re.search(r"distinct (\d+)", summary)
-        results.append((name, paths, phc_seconds,
-                        "%.2f" % continuation if continuation is not None else "?",
-                        paths / phc_seconds, kosmos_seconds, paths / kosmos_seconds,
-                        distinct.group(1) if distinct else "?"))
-    print()
-    print(header)
-    print("| --- " * 8 + "|")
-    for r in results:
-        print("| %s | %d | %.2f | %s | %.1f | %.2f | %.1f | %s |" % r)
+            text = f.read()
+        continuation = phc_continuation_seconds(text)
+        regular = re.search(r"Number of regular solutions\s*:\s*(\d+)", text)
+        kosmos = ["-", "-", "-"]
+        if not args.phc_only:
+            env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="true")
+            done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--precision",
+                                        "2", "--max-precision", "2"], env=env)
+            _, summary = parse_kosmos(done.stdout)
+            if done.returncode not in (0, 1) or summary is None:
+                print(done.stdout[-2000:])
+                raise SystemExit("kosmos series --track failed on " + name)
+            distinct = re.search(r"distinct (\d+)", summary)
+            kosmos = ["%.2f" % kosmos_seconds, "%.1f" % (paths / kosmos_seconds),
+                      distinct.group(1) if distinct else "?"]
+        print("| %s | %d | %.2f | %s | %.1f | %s | %s |" % (
+            name, paths, phc_seconds, "%.2f" % continuation if continuation is not None else "?",
+            paths / phc_seconds, regular.group(1) if regular else "?", " | ".join(kosmos)),
+            flush=True)
     return 0
 
 
@@ -356,6 +359,8 @@ def main():
     parser.add_argument("--kosmos", default=os.path.join(ROOT, "build/openmp/src/cli/kosmos"))
     parser.add_argument("--work", default="phcpack_compare", help="folder for the files written")
     parser.add_argument("--time", action="store_true", help="time the trackers (see above)")
+    parser.add_argument("--phc-only", action="store_true",
+                        help="with --time: time phc alone (the baseline), not kosmos")
     parser.add_argument("--systems", default=None,
                         help="comma-separated: " + ", ".join(SYSTEMS))
     parser.add_argument("--tolerance", type=float, default=1e-6,
