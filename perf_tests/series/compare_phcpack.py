@@ -305,7 +305,7 @@ def write_start_system(path, degrees):
 
 def phc_continuation_seconds(text):
     """The user time phc's print_times reports for 'continuation' (None if absent)."""
-    m = re.search(r"TIMING INFORMATION for continuation.*?User time in seconds\s*:\s*([0-9.]+)",
+    m = re.search(r"TIMING INFORMATION for continuation.*?User time in seconds was\s*([0-9.]+)",
                   text, re.S)
     return float(m.group(1)) if m else None
 
