@@ -86,8 +86,6 @@ else
         git clone --quiet --bare --filter=blob:none "$source" "$gitdir"
     fi
     id=$(git --git-dir="$gitdir" rev-parse "$commit^{commit}")
-    tree=$work/tree
-    export_parts "$gitdir" "$id" "$tree"
 fi
 
 prefix=$cache/phcpack/$id
@@ -106,10 +104,14 @@ build=$prefix/build
 if [[ ! -f $build/.sources-copied ]]; then
     rm -rf "$build"
     mkdir -p "$build"
-    for part in "${parts[@]}"; do
-        mkdir -p "$build/$(dirname "$part")"
-        cp -r "$tree/$part" "$build/$part"
-    done
+    if [[ -n ${gitdir:-} ]]; then
+        export_parts "$gitdir" "$id" "$build"
+    else
+        for part in "${parts[@]}"; do
+            mkdir -p "$build/$(dirname "$part")"
+            cp -r "$tree/$part" "$build/$part"
+        done
+    fi
     # The crate's configuration names Windows; the Linux sources (Unix timer) instead.
     sed -i 's/^ *Alire_Host_OS := "windows";/   Alire_Host_OS := "linux";/' \
         "$build/config/phcpack_config.gpr"
