@@ -16,7 +16,8 @@
       `kosmos series --track --precision 2 --max-precision 2` on one OpenMP thread (its own
       total-degree homotopy, same number of paths). Prints paths, seconds and paths/s of both:
       wall time of the whole command, and for phc also the user time it reports for the
-      continuation alone (the rest is reading, root refinement and writing).
+      continuation alone (the rest is reading, root refinement and writing), and the regular
+      solutions phc found. --phc-only: phc alone.
 
 Both print the exact commands run. The systems are written in PHCpack's input syntax, which the
 Kosmos symbolic reader also takes. PHC: path of the phc binary (scripts/phcpack.sh builds it);
@@ -86,6 +87,7 @@ def random_quadratic(n, seed):
 
 SYSTEMS = {
     "cyclic5": lambda: cyclic(5),
+    "cyclic6": lambda: cyclic(6),
     "cyclic7": lambda: cyclic(7),
     "katsura6": lambda: katsura(6),
     "katsura8": lambda: katsura(8),
@@ -149,6 +151,15 @@ def deduplicate(solutions, tolerance):
     return distinct
 
 
+def phc_input(path):
+    """A copy of the system file for phc, which appends its solutions to its input file (the
+    complete list, where the output file may split it into lists of different subsystems)."""
+    copy = path[:-len(".txt")] + "_phc.txt"
+    with open(path) as f, open(copy, "w") as g:
+        g.write(f.read())
+    return copy
+
+
 def run(command, env=None):
     """Runs command (its output captured), prints it first; returns the result and wall seconds."""
     shown = " ".join(shlex.quote(c) for c in command)
@@ -209,7 +220,7 @@ def parse_kosmos(text):
             x.append(complex(float(m.group(1)), float(m.group(2))))
         solutions.append((status, multiplicity, x))
     summary = re.search(r"^paths .*$", text, re.M)
-    return solutions, summary.group(0) if summary else "(no summary line)"
+    return solutions, summary.group(0) if summary else None
 
 
 def compare(args):
@@ -222,17 +233,22 @@ def compare(args):
         out = os.path.join(args.work, name + ".phc")
         if os.path.exists(out):
             os.remove(out)
-        done, phc_seconds = run([args.phc, "-b", path, out])
+        target = phc_input(path)
+        done, phc_seconds = run([args.phc, "-b", target, out])
         if done.returncode != 0 or not os.path.exists(out):
             print(done.stdout[-2000:])
             raise SystemExit("phc -b failed on " + name)
-        with open(out) as f:
-            phc = [ordered(x, n) for x in parse_phc_solutions(f.read())]
+        with open(target) as f:
+            text = f.read()
+        if "THE SOLUTIONS" not in text:
+            with open(out) as f:
+                text = f.read()
+        phc = [ordered(x, n) for x in parse_phc_solutions(text)]
         done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--digits", "17"])
-        if done.returncode not in (0, 1):
+        kosmos, summary = parse_kosmos(done.stdout)
+        if done.returncode not in (0, 1) or summary is None:
             print(done.stdout[-2000:])
             raise SystemExit("kosmos series --track failed on " + name)
-        kosmos, summary = parse_kosmos(done.stdout)
         order = kosmos_order(path)
         finite = []
         for status, _, y in kosmos:
@@ -289,15 +305,16 @@ def write_start_system(path, degrees):
 
 def phc_continuation_seconds(text):
     """The user time phc's print_times reports for 'continuation' (None if absent)."""
-    m = re.search(r"TIMING INFORMATION for continuation.*?User time in seconds\s*:\s*([0-9.]+)",
+    m = re.search(r"TIMING INFORMATION for continuation.*?User time in seconds was\s*([0-9.]+)",
                   text, re.S)
     return float(m.group(1)) if m else None
 
 
 def time_trackers(args):
-    header = ("| system | paths | phc -b2 -p wall s | phc continuation user s | phc paths/s (wall) "
-              "| kosmos N=2 wall s | kosmos paths/s | kosmos distinct |")
-    results = []
+    """Prints each system's row as soon as it is measured, so a long run leaves what it did."""
+    print("| system | paths | phc -b2 -p wall s | phc continuation user s | phc paths/s (wall) "
+          "| phc regular | kosmos N=2 wall s | kosmos paths/s | kosmos distinct |")
+    print("| --- " * 9 + "|", flush=True)
     for name in args.systems.split(","):
         system = SYSTEMS[name]()
         path = os.path.join(args.work, name + ".txt")
@@ -308,26 +325,30 @@ def time_trackers(args):
         out = os.path.join(args.work, name + "_b2p.phc")
         if os.path.exists(out):
             os.remove(out)
-        done, phc_seconds = run([args.phc, "-b2", "-p", path, start, out])
+        done, phc_seconds = run([args.phc, "-b2", "-p", phc_input(path), start, out])
         if done.returncode != 0 or not os.path.exists(out):
             print(done.stdout[-3000:])
             raise SystemExit("phc -b2 -p failed on " + name)
         with open(out) as f:
-            continuation = phc_continuation_seconds(f.read())
-        env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="true")
-        done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--precision", "2",
-                                    "--max-precision", "2"], env=env)
-        _, summary = parse_kosmos(done.stdout)
-        distinct = re.search(r"distinct (\d+)", summary)
-        results.append((name, paths, phc_seconds,
-                        "%.2f" % continuation if continuation is not None else "?",
-                        paths / phc_seconds, kosmos_seconds, paths / kosmos_seconds,
-                        distinct.group(1) if distinct else "?"))
-    print()
-    print(header)
-    print("| --- " * 8 + "|")
-    for r in results:
-        print("| %s | %d | %.2f | %s | %.1f | %.2f | %.1f | %s |" % r)
+            text = f.read()
+        continuation = phc_continuation_seconds(text)
+        regular = re.search(r"Number of regular solutions\s*:\s*(\d+)", text)
+        kosmos = ["-", "-", "-"]
+        if not args.phc_only:
+            env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="true")
+            done, kosmos_seconds = run([args.kosmos, "series", "--track", path, "--precision",
+                                        "2", "--max-precision", "2"], env=env)
+            _, summary = parse_kosmos(done.stdout)
+            if done.returncode not in (0, 1) or summary is None:
+                print(done.stdout[-2000:])
+                raise SystemExit("kosmos series --track failed on " + name)
+            distinct = re.search(r"distinct (\d+)", summary)
+            kosmos = ["%.2f" % kosmos_seconds, "%.1f" % (paths / kosmos_seconds),
+                      distinct.group(1) if distinct else "?"]
+        print("| %s | %d | %.2f | %s | %.1f | %s | %s |" % (
+            name, paths, phc_seconds, "%.2f" % continuation if continuation is not None else "?",
+            paths / phc_seconds, regular.group(1) if regular else "?", " | ".join(kosmos)),
+            flush=True)
     return 0
 
 
@@ -338,6 +359,8 @@ def main():
     parser.add_argument("--kosmos", default=os.path.join(ROOT, "build/openmp/src/cli/kosmos"))
     parser.add_argument("--work", default="phcpack_compare", help="folder for the files written")
     parser.add_argument("--time", action="store_true", help="time the trackers (see above)")
+    parser.add_argument("--phc-only", action="store_true",
+                        help="with --time: time phc alone (the baseline), not kosmos")
     parser.add_argument("--systems", default=None,
                         help="comma-separated: " + ", ".join(SYSTEMS))
     parser.add_argument("--tolerance", type=float, default=1e-6,
