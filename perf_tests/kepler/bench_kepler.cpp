@@ -294,8 +294,12 @@ void end_to_end_counters(benchmark::State& state, const EndToEndSet& set,
   state.counters["stars/s"] = kosmos_bench::rate(double(set.stars.size()));
   state.counters["recovered"] = double(recovered) / double(results.size());
   state.counters["converged"] = double(converged) / double(results.size());
-  // Where the wall went: the shared optimization, then per planet count (one sampling run each)
-  // its sampling and its stars' summaries.
+}
+
+// Where survey()'s wall went (its SamplerTiming): the shared optimization, then per planet count
+// (one sampling run each) its sampling and its stars' summaries. survey_evidence's results carry
+// no such split.
+void survey_stage_counters(benchmark::State& state, const std::vector<SearchResult>& results) {
   double sampling = 0, summaries = 0;
   std::set<int> counts;
   for (const auto& r : results)
@@ -316,6 +320,7 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
   Space space;
   kosmos_bench::fenced_loop(state, space, [&] { results = survey(set.stars, options); });
   end_to_end_counters(state, set, results);
+  survey_stage_counters(state, results);
 }
 
 // The same job with each star's count chosen by evidence (survey_evidence, `kosmos rv --batch
