@@ -1,8 +1,8 @@
 // Helpers shared by the benchmarks: device-fenced timing so each iteration measures finished work.
 #pragma once
 
-#include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
+#include <Kokkos_Core.hpp>
 
 #include <chrono>
 
@@ -10,9 +10,11 @@ namespace kosmos_bench {
 
 // Runs `body` once per benchmark iteration with a fence before and after, and reports the
 // wall time of the fenced region as the iteration's manual time (use ->UseManualTime()).
-template <class Space, class Body>
-void fenced_loop(benchmark::State& state, const Space& space, Body&& body) {
-  body();  // warm-up: first-touch, kernel load, scratch allocation
+// `warm_up` runs once before (first-touch, kernel load, scratch allocation): for a whole job, a
+// small instance of it, so the warm-up does not cost a second job.
+template <class Space, class WarmUp, class Body>
+void fenced_job(benchmark::State& state, const Space& space, WarmUp&& warm_up, Body&& body) {
+  warm_up();
   space.fence();
   for (auto _ : state) {
     space.fence();
@@ -22,6 +24,12 @@ void fenced_loop(benchmark::State& state, const Space& space, Body&& body) {
     const auto stop = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
   }
+}
+
+// fenced_job with the body itself as the warm-up.
+template <class Space, class Body>
+void fenced_loop(benchmark::State& state, const Space& space, Body&& body) {
+  fenced_job(state, space, body, body);
 }
 
 // A rate counter: `count` items per iteration, reported per second.

@@ -309,7 +309,9 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
     "auto": 0..max_planets by evidence), trend (0, 1, 2, or "auto": the order 0..2 by evidence),
     priors ("P_b gauss 4.23 0.01; K_b uniform 0 30" or a list), fix ({"e_b": 0}), stellar_mass
     (M or (M, sigma): adds m sin i and a), precision (auto, double, mixed), chains, burn, steps,
-    thin, generations, candidates, period_min, period_max, epoch, solver ('markley', 'danby'),
+    thin, max_extensions, target_rhat (chains not converged run on: ``kosmos rv
+    --max-extensions``), generations, candidates, period_min, period_max, epoch, solver
+    ('markley', 'danby'),
     noise (``noise_models()``), seed, and the library's k_max, e_max, jitter_max, bic_threshold.
     progress: a callable receiving progress messages.
 

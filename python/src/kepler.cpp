@@ -229,6 +229,10 @@ kk::SearchOptions search_options(const py::dict& o) {
       so.steps = value.cast<int>();
     else if (key == "thin")
       so.thin = value.cast<int>();
+    else if (key == "max_extensions")
+      so.max_extensions = value.cast<int>();
+    else if (key == "target_rhat")
+      so.target_rhat = value.cast<double>();
     else if (key == "generations")
       so.optimizer_generations = value.cast<int>();
     else if (key == "candidates")
@@ -327,6 +331,8 @@ py::dict result_dict(const kk::SearchResult& r) {
   d["max_rhat"] = r.max_rhat;
   d["min_ess"] = r.min_ess;
   d["acceptance"] = r.acceptance;
+  d["generations"] = r.generations;
+  d["extensions"] = r.extensions;
   d["seconds"] = r.seconds;
   d["likelihood_evaluations"] = r.likelihood_evaluations;
   return d;

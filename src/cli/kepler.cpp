@@ -297,6 +297,14 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("burn", "N", "DE-MCMC burn-in generations", "1000");
   options.option("steps", "N", "DE-MCMC generations kept after burn-in", "1000");
   options.option("thin", "N", "keep every N-th generation", "4");
+  options.option("max-extensions", "N",
+                 "rounds of more generations for chains not converged (round r: steps x 2^r "
+                 "more, thin x 2^r; the last round's samples kept); 0: exactly --steps",
+                 "3");
+  options.option("target-rhat", "X",
+                 "convergence: rank-normalized split R-hat of every free parameter and ln L "
+                 "below X",
+                 "1.01");
   options.option("generations", "N", "DE optimizer generations per planet", "150");
   options.option("candidates", "N", "random-search orbits per planet (at most 1e7)", "8192");
   options.option("period-min", "DAYS", "shortest period searched", "0.5");
@@ -409,6 +417,10 @@ int run_rv(const std::vector<std::string>& args) {
   so.burn = int(options.integer("burn", 0));
   so.steps = int(options.integer("steps", 1));
   so.thin = int(options.integer("thin", 1));
+  so.max_extensions = int(options.integer("max-extensions", 0, 10));
+  so.target_rhat = options.number("target-rhat");
+  if (!(so.target_rhat > 1))
+    throw kosmos::cli::usage_error("--target-rhat " + options.str("target-rhat") + " must be > 1");
   // Split R-hat halves each chain: with fewer than 4 kept samples it reported 1.000, not "unknown".
   const int kept = (so.steps + so.thin - 1) / so.thin;  // generations 0, thin, 2 thin, ... < steps
   if (kept < 4)
@@ -523,12 +535,14 @@ int run_rv(const std::vector<std::string>& args) {
             << r.likelihood_evaluations / r.seconds << " models/s), DE-MCMC acceptance "
             << std::fixed << std::setprecision(2) << r.acceptance
             << ", max R-hat (rank-normalized split) " << std::setprecision(3) << r.max_rhat
-            << ", min ESS (bulk, tail) " << std::setprecision(0) << r.min_ess << "\n";
+            << ", min ESS (bulk, tail) " << std::setprecision(0) << r.min_ess << ", "
+            << r.generations << " generations (" << r.extensions << " extension round(s))\n";
   print_warnings("", r.warnings);
-  if (r.max_rhat > 1.1)
+  if (!(r.max_rhat < so.target_rhat))
     std::cout << "note: max R-hat " << std::setprecision(3) << r.max_rhat
-              << " > 1.1: the chains have not fully mixed; use larger --burn/--steps (or more "
-                 "--chains on a GPU)\n";
+              << " >= " << so.target_rhat
+              << ": the chains have not converged; use larger --steps or --max-extensions (or "
+                 "more --chains on a GPU)\n";
   if (!r.comparison.empty()) {
     std::cout << "\nmodel comparison (ln L at the polished optimum; n = " << r.n_obs << "):\n"
               << "  planets  free      ln L             BIC          AICc      delta BIC\n";

@@ -36,7 +36,8 @@ inline kosmos::kepler::RVData one_instrument_star(const std::vector<kosmos::kepl
   return data;
 }
 
-// A small search budget for unit tests: `generations` burn-in and as many kept.
+// A small search budget for unit tests: `generations` burn-in and as many kept, no extension
+// rounds (a fixed cost).
 inline kosmos::kepler::SearchOptions test_budget(int planets, int chains, int generations, int thin,
                                                  int optimizer_generations, int candidates) {
   kosmos::kepler::SearchOptions o;
@@ -44,6 +45,7 @@ inline kosmos::kepler::SearchOptions test_budget(int planets, int chains, int ge
   o.chains = chains;
   o.burn = o.steps = generations;
   o.thin = thin;
+  o.max_extensions = 0;
   o.optimizer_generations = optimizer_generations;
   o.random_candidates = candidates;
   return o;

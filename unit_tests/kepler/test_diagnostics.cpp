@@ -213,6 +213,36 @@ bool any_contains(const std::vector<std::string>& list, const std::string& text)
   return false;
 }
 
+// Chains too short to converge run on in rounds (steps x 2^r more, thin x 2^r) until every free
+// column's R-hat is below the target or the rounds are spent; the sample count stays that of
+// steps / thin, the R-hat falls, and the generations add up.
+TEST(KeplerDiagnostics, UnconvergedChainsAreExtended) {
+  using namespace kosmos::kepler;
+  auto o = quick_options();
+  o.burn = o.steps = 20;
+  o.thin = 2;
+  const auto fixed_budget = search(star(15, 3), o);
+  EXPECT_EQ(fixed_budget.generations, 40);
+  EXPECT_EQ(fixed_budget.extensions, 0);
+  ASSERT_GE(fixed_budget.max_rhat, 1.01);  // else the case tests nothing
+  o.max_extensions = 4;
+  const auto extended = search(star(15, 3), o);
+  ASSERT_GE(extended.extensions, 1);
+  int generations = 40;
+  for (int r = 1; r <= extended.extensions; ++r) generations += 20 << r;
+  EXPECT_EQ(extended.generations, generations);
+  EXPECT_EQ(extended.samples.size(), fixed_budget.samples.size());
+  EXPECT_LT(extended.max_rhat, fixed_budget.max_rhat);
+  if (extended.extensions < o.max_extensions) {
+    EXPECT_LT(extended.max_rhat, 1.05);
+  }
+  o.max_extensions = -1;
+  EXPECT_THROW(search(star(15, 3), o), kosmos::invalid_input);
+  o.max_extensions = 1;
+  o.target_rhat = 1.0;
+  EXPECT_THROW(search(star(15, 3), o), kosmos::invalid_input);
+}
+
 TEST(KeplerDiagnostics, FixedParametersAndTheirColumnsAreNotDiagnosed) {
   using namespace kosmos::kepler;
   auto o = quick_options();

@@ -222,7 +222,8 @@ double basic_ess(const Chains& chains) {
 }
 }  // namespace
 
-RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains) {
+namespace {
+RankDiagnostics rank_statistics(const std::vector<std::vector<double>>& chains, bool with_ess) {
   kosmos::Impl::require(!chains.empty() && !chains.front().empty(),
                         "kosmos::kepler::rank_diagnostics", "no samples");
   for (const auto& c : chains)
@@ -272,6 +273,7 @@ RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains)
   }
   const Chains z_split = z_scale(split, order, value);
   d.rhat = std::max(basic_rhat(z_split), basic_rhat(z_scale(split, folded_order, distance)));
+  if (!with_ess) return d;
   d.ess_bulk = basic_ess(z_split);
   double tail = std::numeric_limits<double>::infinity();
   for (double q : {0.05, 0.95}) {
@@ -283,6 +285,15 @@ RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains)
   }
   d.ess_tail = tail;
   return d;
+}
+}  // namespace
+
+RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains) {
+  return rank_statistics(chains, true);
+}
+
+double rank_rhat(const std::vector<std::vector<double>>& chains) {
+  return rank_statistics(chains, false).rhat;
 }
 }  // namespace kepler
 }  // namespace kosmos

@@ -1,10 +1,14 @@
 // The DE-MCMC stage: starting scatter from the curvature of ln posterior, then the chains of
 // every star on the execution space (Likelihood::run_chains).
 #include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/de_mcmc.hpp>
 #include <kosmos/kepler/impl/search_stages.hpp>
+#include <kosmos/kepler/impl/survey_search.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <sstream>
 
 namespace kosmos {
 namespace kepler {
@@ -90,6 +94,93 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
   SamplerTiming timing = lik.timing;
   timing.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (auto* fit : fits) fit->result.sampler_timing = timing;
+}
+
+HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
+                             std::vector<int>& count, const SearchOptions& opt) {
+  HostObservations obs;
+  for (const StarFit* fit : fits) {
+    const RVData& d = *fit->data;
+    begin.push_back(int(obs.t.size()));
+    count.push_back(int(d.size()));
+    obs.append(d, fit->epoch, opt);  // each star about its own epoch
+  }
+  return obs;
+}
+
+std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
+                                             const SearchOptions& opt) {
+  std::vector<int> begin, count;
+  std::vector<Model> models;
+  for (const StarFit* fit : fits) {
+    kosmos::Impl::require(fit->model->L.n_pl == fits.front()->model->L.n_pl,
+                          "kosmos::kepler::survey", "every star needs the same planet count (",
+                          fit->data->path, ")");
+    models.push_back(*fit->model);
+  }
+  const HostObservations obs = concatenate(fits, begin, count, opt);
+  return make_likelihood(obs, models, begin, count, opt);
+}
+
+// The largest rank-normalized split R-hat over the star's free sampled parameters and ln L (the
+// slowest to mix), from its kept rows; NaN when not estimable.
+double sampled_rhat(const StarFit& fit, int chains) {
+  const Model& model = *fit.model;
+  const int dim = model.L.dim();
+  std::vector<std::vector<double>> per_chain(static_cast<std::size_t>(chains));
+  double worst = 0;
+  for (int d = 0; d <= dim + 1; ++d) {
+    if (d == dim || (d < dim && model.is_fixed(d))) continue;  // d == dim: ln posterior
+    for (auto& c : per_chain) c.clear();
+    for (std::size_t r = 0; r < fit.kept.size(); ++r)
+      per_chain[std::size_t(fit.result.sample_chain[r])].push_back(fit.kept[r][std::size_t(d)]);
+    const double rhat = rank_rhat(per_chain);
+    if (std::isnan(rhat)) return rhat;
+    worst = std::max(worst, rhat);
+  }
+  return worst;
+}
+
+void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
+                        std::mt19937_64& rng, Progress& progress) {
+  kosmos::Impl::require(opt.max_extensions >= 0 && opt.max_extensions <= 10,
+                        "kosmos::kepler::search", "max_extensions = ", opt.max_extensions,
+                        " must be within 0..10");
+  kosmos::Impl::require(opt.target_rhat > 1, "kosmos::kepler::search",
+                        "target_rhat = ", opt.target_rhat, " must be > 1");
+  const auto start = std::chrono::steady_clock::now();
+  // One draw whatever the rounds: the caller's later draws do not depend on how many ran (a
+  // star's numbers do not depend on the stars beside it, on this rank or another).
+  const std::uint64_t seed = rng();
+  for (int round = 1; round <= opt.max_extensions; ++round) {
+    std::vector<StarFit*> pending;
+    std::vector<double> rhat(fits.size());
+    host_for("kosmos::kepler::search::convergence", fits.size(),
+             [&](const std::size_t s) { rhat[s] = sampled_rhat(*fits[s], opt.chains); });
+    for (std::size_t s = 0; s < fits.size(); ++s)
+      if (fits[s]->keep_parameters && !(rhat[s] < opt.target_rhat)) pending.push_back(fits[s]);
+    if (pending.empty()) break;
+    SearchOptions more = opt;
+    more.burn = 0;
+    more.steps = opt.steps << round;
+    more.thin = opt.thin << round;
+    std::ostringstream m;
+    m << pending.size() << " star(s) with R-hat >= " << opt.target_rhat << ": " << more.steps
+      << " generations more (extension " << round << " of " << opt.max_extensions << ")";
+    progress.message(m.str());
+    for (StarFit* fit : pending) {  // the earlier generations become burn-in
+      fit->kept.clear();
+      fit->kept_loglike.clear();
+      fit->result.sample_chain.clear();
+      fit->result.extensions = round;
+    }
+    auto lik = stars_likelihood(pending, opt);
+    lik->run_chains(pending, more, mix64(seed + std::uint64_t(round)), progress);
+    for (StarFit* fit : pending) fit->evaluations += lik->evaluations / (long long)pending.size();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (StarFit* fit : fits) fit->result.sampler_timing.total += seconds;
 }
 }  // namespace Impl
 }  // namespace kepler

@@ -19,8 +19,8 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
-void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
-                   Progress& progress, bool checks_only) {
+void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, Progress& progress,
+                   bool checks_only) {
   const RVData& data = *fit.data;
   constexpr const char* where = "kosmos::kepler::search";
   fit.start = std::chrono::steady_clock::now();
@@ -306,6 +306,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   auto lik = make_likelihood(obs, *fit.model, opt);
   sample_stars({&fit}, *lik, opt, rng, progress);
   fit.evaluations += lik->evaluations;
+  extend_unconverged({&fit}, opt, rng, progress);
   finish_star(fit, opt, rng, true);
   return std::move(fit.result);
 }

@@ -83,6 +83,11 @@ struct SearchOptions {
   int burn = 1000;                // DE-MCMC burn-in generations
   int steps = 1000;               // DE-MCMC generations kept
   int thin = 4;                   // keep every thin-th generation
+  // Chains not converged after burn + steps (rank-normalized split R-hat of a free parameter or
+  // of ln L >= target_rhat) run on: round r (1..max_extensions) runs steps x 2^r generations more
+  // and keeps those alone, every (thin x 2^r)-th (the earlier ones become burn-in); 0: no rounds.
+  int max_extensions = 3;
+  double target_rhat = 1.01;
   int optimizer_generations = 150;
   int random_candidates = 8192;  // random-search orbits per planet
   double period_min = 0.5;       // days (ultra-short-period planets have P ~ 1 d)
@@ -191,6 +196,9 @@ struct SearchResult {
   double max_rhat = 0;    // rank-normalized split R-hat, worst over free columns
   double min_ess = 0;     // smallest bulk or tail ESS over the free columns
   double acceptance = 0;  // DE-MCMC acceptance rate
+  // DE-MCMC generations run (burn-in and extensions included), and the extension rounds
+  // (SearchOptions::max_extensions) the chains needed; the samples come from the last run.
+  int generations = 0, extensions = 0;
   // Things a user should look at: a prior truncated by period_min / period_max / k_max / e_max /
   // jitter_max, a posterior piled up at one of them, velocities that look like km/s.
   std::vector<std::string> warnings;
@@ -250,6 +258,8 @@ struct RankDiagnostics {
   double ess_tail = std::numeric_limits<double>::quiet_NaN();
 };
 RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains);
+// rank_diagnostics' R-hat alone (without the effective sample sizes, most of its cost).
+double rank_rhat(const std::vector<std::vector<double>>& chains);
 
 // False-alarm probability of a generalized Lomb-Scargle peak (Zechmeister & Kuerster 2009
 // normalization, floating mean: power = 1 - chi^2(f) / chi^2 of a constant) of `power` in a

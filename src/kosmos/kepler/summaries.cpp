@@ -27,7 +27,11 @@ PlanetMass minimum_mass(const Orbit& o, double stellar_mass) {
   const double gm_star = stellar_mass * kGMSun, P = o.P * 86400.0, K = o.K, e = o.e;
   const double factor = K * std::sqrt((1 - e) * (1 + e)) * std::cbrt(P / kTwoPi);
   double gm_planet = 0;  // fixed point of the mass function; m / M_star < 1 converges fast
-  for (int it = 0; it < 60; ++it) gm_planet = factor * std::pow(gm_star + gm_planet, 2.0 / 3.0);
+  for (int it = 0; it < 60; ++it) {
+    const double next = factor * std::pow(gm_star + gm_planet, 2.0 / 3.0);
+    if (next == gm_planet) break;
+    gm_planet = next;
+  }
   PlanetMass m;
   m.msini_jupiter = gm_planet / kGMJupiter;
   m.msini_earth = gm_planet / kGMEarth;

@@ -16,39 +16,20 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
-// The DE-MCMC of many prepared stars of one planet count in shared launches, then each star's
-// summaries (left in the fits' results).
-HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
-                             std::vector<int>& count, const SearchOptions& opt) {
-  HostObservations obs;
-  for (const StarFit* fit : fits) {
-    const RVData& d = *fit->data;
-    begin.push_back(int(obs.t.size()));
-    count.push_back(int(d.size()));
-    obs.append(d, fit->epoch, opt);  // each star about its own epoch
-  }
-  return obs;
-}
-
+// The DE-MCMC of many prepared stars of one planet count in shared launches (extended for stars
+// not converged), then each star's summaries (left in the fits' results).
 void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                    std::mt19937_64& rng, Progress& progress, bool refine) {
-  constexpr const char* where = "kosmos::kepler::survey";
-  std::vector<int> begin, count;
-  std::vector<Model> models;
-  for (const StarFit* fit : fits) {
-    kosmos::Impl::require(fit->model->L.n_pl == fits.front()->model->L.n_pl, where,
-                          "every star needs the same planet count (", fit->data->path, ")");
-    models.push_back(*fit->model);
+  {
+    auto lik = stars_likelihood(fits, opt);
+    sample_stars(fits, *lik, opt, rng, progress);
+    for (StarFit* fit : fits)
+      fit->evaluations += lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
-  const HostObservations obs = concatenate(fits, begin, count, opt);
-  auto lik = make_likelihood(obs, models, begin, count, opt);
-  sample_stars(fits, *lik, opt, rng, progress);
+  extend_unconverged(fits, opt, rng, progress);
   std::vector<std::mt19937_64> star_rng(fits.size());
-  for (std::size_t s = 0; s < fits.size(); ++s) {
+  for (std::size_t s = 0; s < fits.size(); ++s)
     star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
-    fits[s]->evaluations +=
-        lik->evaluations / (long long)fits.size();  // the shared launches, evenly
-  }
   auto finish = [&](const std::size_t s) { finish_star(*fits[s], opt, star_rng[s], refine); };
   const auto start = std::chrono::steady_clock::now();
   if (refine)  // polishing launches kernels of its own: one star at a time

@@ -128,10 +128,22 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
   }
   if (filled > 0) flush();
   auto accepted = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.accepted);
+  // The chains' last state: an extension round continues from it.
+  auto state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.state);
+  auto lnpost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.lnpost);
+  auto lnlike = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chains.lnlike);
   for (int s = 0; s < n_stars; ++s) {
     StarFit& fit = *fits[std::size_t(s)];
-    for (int c = 0; c < n; ++c) fit.accepted += accepted(s * n + c);
+    const int dim = models[std::size_t(s)].L.dim();
+    for (int c = 0; c < n; ++c) {
+      const int row = s * n + c;
+      fit.accepted += accepted(row);
+      for (int d = 0; d < dim; ++d) fit.chains[std::size_t(c) * dim + d] = state(row, d);
+      fit.lnpost[std::size_t(c)] = lnpost(row);
+      fit.lnlike[std::size_t(c)] = lnlike(row);
+    }
     fit.proposed += (long long)generations * n;
+    fit.result.generations += generations;
   }
 }
 }  // namespace Impl

@@ -22,6 +22,17 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
 void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const SearchOptions& opt,
                   std::mt19937_64& rng, Progress& progress);
 
+// The likelihood of the stars together (one planet count; each star about its own epoch).
+std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
+                                             const SearchOptions& opt);
+
+// After sample_stars: each star whose chains have not converged (SearchOptions::target_rhat over
+// its free parameters and ln L) continues from its chains' state for steps x 2^r more
+// generations, thinned by thin x 2^r, in round r = 1..max_extensions, all such stars together;
+// their kept rows are those of the last round. Uses one number of rng, however many rounds.
+void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
+                        std::mt19937_64& rng, Progress& progress);
+
 // The MAP, derived columns and summaries of one star after sampling. refine: polish a sample
 // above the MAP (and evaluate the MAP again); otherwise the MAP is the best of the start and the
 // samples, its chi^2 from its ln L (the survey benchmark's path).

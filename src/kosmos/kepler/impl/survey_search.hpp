@@ -14,7 +14,7 @@ namespace Impl {
 // optimize_star per star otherwise.
 bool batched_search_supports(const SearchOptions& opt);
 
-// The observations of many stars concatenated (survey.cpp), each star's times about its own
+// The observations of many stars concatenated (sampler.cpp), each star's times about its own
 // epoch; appends each star's first row and row count to begin and count.
 HostObservations concatenate(const std::vector<StarFit*>& fits, std::vector<int>& begin,
                              std::vector<int>& count, const SearchOptions& opt);
