@@ -298,8 +298,8 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("steps", "N", "DE-MCMC generations kept after burn-in", "1000");
   options.option("thin", "N", "keep every N-th generation", "4");
   options.option("max-extensions", "N",
-                 "rounds of more generations for chains not converged (round r: steps x 2^r "
-                 "more, thin x 2^r; the last round's samples kept); 0: exactly --steps",
+                 "rounds of more generations for chains not converged (each doubles the "
+                 "generations after burn-in and the thinning); 0: exactly --steps",
                  "3");
   options.option("target-rhat", "X",
                  "convergence: rank-normalized split R-hat of every free parameter and ln L "

@@ -213,8 +213,8 @@ bool any_contains(const std::vector<std::string>& list, const std::string& text)
   return false;
 }
 
-// Chains too short to converge run on in rounds (steps x 2^r more, thin x 2^r) until every free
-// column's R-hat is below the target or the rounds are spent; the sample count stays that of
+// Chains too short to converge run on in rounds (steps x 2^(r-1) more, thin x 2^r) until every
+// free column's R-hat is below the target or the rounds are spent; the sample count stays that of
 // steps / thin, the R-hat falls, and the generations add up.
 TEST(KeplerDiagnostics, UnconvergedChainsAreExtended) {
   using namespace kosmos::kepler;
@@ -229,7 +229,7 @@ TEST(KeplerDiagnostics, UnconvergedChainsAreExtended) {
   const auto extended = search(star(15, 3), o);
   ASSERT_GE(extended.extensions, 1);
   int generations = 40;
-  for (int r = 1; r <= extended.extensions; ++r) generations += 20 << r;
+  for (int r = 1; r <= extended.extensions; ++r) generations += 20 << (r - 1);
   EXPECT_EQ(extended.generations, generations);
   EXPECT_EQ(extended.samples.size(), fixed_budget.samples.size());
   EXPECT_LT(extended.max_rhat, fixed_budget.max_rhat);

@@ -141,6 +141,23 @@ double sampled_rhat(const StarFit& fit, int chains) {
   return worst;
 }
 
+// Every other kept generation of each chain (rows are ordered generation, then chain): the rows
+// kept so far thinned twice as much.
+void halve_kept(StarFit& fit, int chains) {
+  std::size_t out = 0;
+  const std::size_t rows = fit.kept_loglike.size();
+  for (std::size_t r = 0; r < rows; ++r) {
+    if ((r / std::size_t(chains)) % 2 == 1) continue;
+    if (out != r) fit.kept[out] = std::move(fit.kept[r]);  // a vector moved onto itself empties
+    fit.kept_loglike[out] = fit.kept_loglike[r];
+    fit.result.sample_chain[out] = fit.result.sample_chain[r];
+    ++out;
+  }
+  fit.kept.resize(out);
+  fit.kept_loglike.resize(out);
+  fit.result.sample_chain.resize(out);
+}
+
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                         std::mt19937_64& rng, Progress& progress) {
   kosmos::Impl::require(opt.max_extensions >= 0 && opt.max_extensions <= 10,
@@ -155,23 +172,29 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
   for (int round = 1; round <= opt.max_extensions; ++round) {
     std::vector<StarFit*> pending;
     std::vector<double> rhat(fits.size());
-    host_for("kosmos::kepler::search::convergence", fits.size(),
-             [&](const std::size_t s) { rhat[s] = sampled_rhat(*fits[s], opt.chains); });
+    host_for(
+        "kosmos::kepler::search::convergence", fits.size(),
+        [&](const std::size_t s) { rhat[s] = sampled_rhat(*fits[s], opt.chains); }, 2);
     for (std::size_t s = 0; s < fits.size(); ++s)
       if (fits[s]->keep_parameters && !(rhat[s] < opt.target_rhat)) pending.push_back(fits[s]);
     if (pending.empty()) break;
+    // The generations after burn-in double; the new ones are kept on the same grid of every
+    // (thin x 2^r)-th generation as the halved earlier rows, so the sample count stays.
+    const int before = opt.steps << (round - 1);
     SearchOptions more = opt;
-    more.burn = 0;
-    more.steps = opt.steps << round;
     more.thin = opt.thin << round;
+    more.burn = (more.thin - before % more.thin) % more.thin;
+    more.steps = before - more.burn;
+    if (more.steps < 1) {  // fewer generations than one thinning interval: off the grid
+      more.burn = 0;
+      more.steps = before;
+    }
     std::ostringstream m;
-    m << pending.size() << " star(s) with R-hat >= " << opt.target_rhat << ": " << more.steps
+    m << pending.size() << " star(s) with R-hat >= " << opt.target_rhat << ": " << before
       << " generations more (extension " << round << " of " << opt.max_extensions << ")";
     progress.message(m.str());
-    for (StarFit* fit : pending) {  // the earlier generations become burn-in
-      fit->kept.clear();
-      fit->kept_loglike.clear();
-      fit->result.sample_chain.clear();
+    for (StarFit* fit : pending) {
+      halve_kept(*fit, opt.chains);
       fit->result.extensions = round;
     }
     auto lik = stars_likelihood(pending, opt);

@@ -84,8 +84,9 @@ struct SearchOptions {
   int steps = 1000;               // DE-MCMC generations kept
   int thin = 4;                   // keep every thin-th generation
   // Chains not converged after burn + steps (rank-normalized split R-hat of a free parameter or
-  // of ln L >= target_rhat) run on: round r (1..max_extensions) runs steps x 2^r generations more
-  // and keeps those alone, every (thin x 2^r)-th (the earlier ones become burn-in); 0: no rounds.
+  // of ln L >= target_rhat) run on: round r (1..max_extensions) doubles the generations after
+  // burn-in (steps x 2^(r-1) more) and keeps every (thin x 2^r)-th of them all (the sample count
+  // stays); 0: no rounds.
   int max_extensions = 3;
   double target_rhat = 1.01;
   int optimizer_generations = 150;

@@ -35,7 +35,7 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
   if (refine)  // polishing launches kernels of its own: one star at a time
     for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
   else
-    host_for("kosmos::kepler::survey::finish", fits.size(), finish);
+    host_for("kosmos::kepler::survey::finish", fits.size(), finish, 2);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (StarFit* fit : fits) fit->result.sampler_timing.summaries = seconds;

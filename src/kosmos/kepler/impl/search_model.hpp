@@ -225,10 +225,12 @@ struct Model : ModelSpec {
 // body(i) for i in [0, n) on the host execution space: the per-row and per-star host work
 // (staging, the DE-MCMC's starting scatter, unpacking kept samples, summaries), each index
 // independent.
-// Small batches (one star's chains) run inline, as the DE-MCMC kernels' (kMinParallelRows).
+// Batches under min_parallel (default: one star's chains, as the DE-MCMC kernels'
+// kMinParallelRows) run inline; per-star work of a survey (summaries: ~0.1 s a star) passes 2.
 template <class Body>
-void host_for(const char* label, std::size_t n, const Body& body) {
-  if (n < std::size_t(kMinParallelRows)) {
+void host_for(const char* label, std::size_t n, const Body& body,
+              std::size_t min_parallel = std::size_t(kMinParallelRows)) {
+  if (n < min_parallel) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }

@@ -27,9 +27,10 @@ std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
                                              const SearchOptions& opt);
 
 // After sample_stars: each star whose chains have not converged (SearchOptions::target_rhat over
-// its free parameters and ln L) continues from its chains' state for steps x 2^r more
-// generations, thinned by thin x 2^r, in round r = 1..max_extensions, all such stars together;
-// their kept rows are those of the last round. Uses one number of rng, however many rounds.
+// its free parameters and ln L) continues from its chains' state for steps x 2^(r-1) more
+// generations in round r = 1..max_extensions, all such stars together: the generations after
+// burn-in double, the rows kept so far are thinned by 2 and the new ones kept every
+// (thin x 2^r)-th, so the sample count stays. Uses one number of rng, however many rounds.
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                         std::mt19937_64& rng, Progress& progress);
 
