@@ -118,7 +118,7 @@ void BM_DustDl07EndToEnd(benchmark::State& state) {
                        "--timings"});
   };
   kosmos_bench::fenced_job(
-      state, Kokkos::DefaultExecutionSpace(), [&] { job(kWarmUpCells); },
+      state, Kokkos::DefaultExecutionSpace(), [&] { job(std::min(kWarmUpCells, state.range(0))); },
       [&] { job(state.range(0)); });
   std::remove(out.c_str());
   if (code != 0) state.SkipWithError("kosmos dust exited with an error");
