@@ -158,13 +158,15 @@ void halve_kept(StarFit& fit, int chains) {
   fit.result.sample_chain.resize(out);
 }
 
+void require_extension_options(const SearchOptions& opt, const char* where) {
+  kosmos::Impl::require(opt.max_extensions >= 0 && opt.max_extensions <= 10, where,
+                        "max_extensions = ", opt.max_extensions, " must be within 0..10");
+  kosmos::Impl::require(opt.target_rhat > 1, where, "target_rhat = ", opt.target_rhat,
+                        " must be > 1");
+}
+
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                         std::mt19937_64& rng, Progress& progress) {
-  kosmos::Impl::require(opt.max_extensions >= 0 && opt.max_extensions <= 10,
-                        "kosmos::kepler::search", "max_extensions = ", opt.max_extensions,
-                        " must be within 0..10");
-  kosmos::Impl::require(opt.target_rhat > 1, "kosmos::kepler::search",
-                        "target_rhat = ", opt.target_rhat, " must be > 1");
   const auto start = std::chrono::steady_clock::now();
   // One draw whatever the rounds: the caller's later draws do not depend on how many ran (a
   // star's numbers do not depend on the stars beside it, on this rank or another).

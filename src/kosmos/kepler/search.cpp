@@ -31,6 +31,7 @@ void optimize_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng,
                         " must be < planets = ", opt.planets, " (or < 0: no comparison)");
   kosmos::Impl::require(opt.trend >= 0 && opt.trend <= 2, where, "trend = ", opt.trend,
                         " is not 0, 1 or 2");
+  require_extension_options(opt, where);
   const double baseline = data.baseline();
   kosmos::Impl::require(baseline > 0, where, "the observations span no time");
   const double p_max = opt.period_max > 0 ? opt.period_max : 2 * baseline;

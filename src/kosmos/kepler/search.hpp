@@ -198,7 +198,8 @@ struct SearchResult {
   double min_ess = 0;     // smallest bulk or tail ESS over the free columns
   double acceptance = 0;  // DE-MCMC acceptance rate
   // DE-MCMC generations run (burn-in and extensions included), and the extension rounds
-  // (SearchOptions::max_extensions) the chains needed; the samples come from the last run.
+  // (SearchOptions::max_extensions) the chains needed; the samples span every generation after
+  // burn-in.
   int generations = 0, extensions = 0;
   // Things a user should look at: a prior truncated by period_min / period_max / k_max / e_max /
   // jitter_max, a posterior piled up at one of them, velocities that look like km/s.

@@ -115,6 +115,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
   kosmos::Impl::ScopedRegion region(where);
   kosmos::Impl::require(!stars.empty() && starts.size() == stars.size(), where, stars.size(),
                         " stars and ", starts.size(), " starting models");
+  require_extension_options(opt, where);
   Progress progress(opt.progress);
   std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());

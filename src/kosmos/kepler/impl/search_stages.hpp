@@ -26,6 +26,10 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
 std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
                                              const SearchOptions& opt);
 
+// Throws kosmos::invalid_input (naming `where`) for extension options extend_unconverged cannot
+// run with; the searches check them before any work.
+void require_extension_options(const SearchOptions& opt, const char* where);
+
 // After sample_stars: each star whose chains have not converged (SearchOptions::target_rhat over
 // its free parameters and ln L) continues from its chains' state for steps x 2^(r-1) more
 // generations in round r = 1..max_extensions, all such stars together: the generations after
