@@ -6,7 +6,8 @@
 // this test's own sums over the cross sections (only the Draine & Li heat capacity, the physics
 // input, comes from the library). The measured errors of the transition-matrix P(T) in the
 // 3-6, 6-12 and 12-25 micron bands are printed for 128, 512 and 2048 bins, and for the bins that
-// refine_bins reaches by doubling from 128 until the band powers change by less than 1 %.
+// refine_bins reaches by doubling from 128 until the band powers change by less than 1 %; the
+// bands that hold >= 1e-3 of a grain's power must be within 2 % at every bin count.
 #include "dust_test_problem.hpp"
 
 #include <kosmos/dust/stochastic.hpp>
@@ -25,6 +26,8 @@ using kosmos::dust::GrainMaterial;
 
 constexpr int kBands = 3;
 constexpr double kBandEdges[kBands + 1] = {3.0, 6.0, 12.0, 25.0};  // micron
+// Bands below this share of a grain's power are printed, not checked (refine_bins' rule).
+constexpr double kSignificantShare = 1e-3;
 
 int band_of(double lambda_m) {
   const double w = lambda_m * 1e6;
@@ -161,7 +164,7 @@ TYPED_TEST(DustStochasticMonteCarloTest, BandPowersApproachTheMonteCarloAsBinsDo
   Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", 1, p.ns());
   kosmos::dust::heating(Space(), g, d.intensity, heat);
   kosmos::dust::equilibrium_temperatures(Space(), g, heat, t_eq, eq_status, o);
-  const std::vector<int> species = {0, 1};  // 10 and 25 Angstrom
+  const std::vector<int> species = {0, 1, 2};  // 10, 25 and 63 Angstrom
   std::vector<kosmos::dust::StochasticSpecies> small;
   for (int s : species)
     small.push_back({s, GrainMaterial::graphite, p.radius[std::size_t(s)] * 1e6});
@@ -190,30 +193,33 @@ TYPED_TEST(DustStochasticMonteCarloTest, BandPowersApproachTheMonteCarloAsBinsDo
         for (int b = 0; b <= kBands; ++b) pt[std::size_t(b)] += hp(0, q, j) * bp[std::size_t(b)];
       }
       for (int b = 0; b < kBands; ++b) {
-        const double err = pt[std::size_t(b)] / mc[q][std::size_t(b)] - 1;
-        std::printf("a = %.4f micron, %g-%g micron, %4d bins: P(T) / Monte Carlo - 1 = %+.4f\n",
+        const double err = pt[std::size_t(b)] / mc[q][std::size_t(b)] - 1,
+                     share = mc[q][std::size_t(b)] / mc[q][kBands];
+        std::printf("a = %.4f micron, %g-%g micron, %4d bins: P(T) / Monte Carlo - 1 = %+.4f (%.1e "
+                    "of the grain's power)\n",
                     p.radius[std::size_t(species[q])] * 1e6, kBandEdges[b], kBandEdges[b + 1], bins,
-                    err);
-        worst = std::max(worst, std::fabs(err));
+                    err, share);
+        // A band with a negligible share (the Wien tail of a bigger grain) is not an observable.
+        if (share >= kSignificantShare) worst = std::max(worst, std::fabs(err));
       }
     }
     return worst;
   };
+  // Midpoint bins are second order: 128 bins already within 2 %, and every count above.
   for (int bins : {128, 512, 2048}) {
     kosmos::dust::StochasticOptions so;
     so.bins = bins;
-    const double worst = worst_error(kosmos::dust::prepare_stochastic(Space(), g, small, so));
-    if (bins == 2048) {
-      EXPECT_LE(worst, 0.02);
-    }
+    EXPECT_LE(worst_error(kosmos::dust::prepare_stochastic(Space(), g, small, so)), 0.02) << bins;
   }
-  // Bins doubled from 128 until no band power changes by 1 %: within 2 % of the Monte Carlo.
+  // Bins doubled from 128 until no band power changes by 1 %: within 2 % of the Monte Carlo, at
+  // a bin count a survey can afford.
   kosmos::dust::BinRefinement r;
   const auto refined = kosmos::dust::refine_bins(
       Space(), g, small, d.intensity, t_eq, kosmos::dust::StochasticOptions(),
       {{3.0, 6.0}, {6.0, 12.0}, {12.0, 25.0}}, 0.01, 8192, &r);
   std::printf("refined: %d bins, last change %.4f\n", r.bins, r.change);
   EXPECT_TRUE(r.converged);
+  EXPECT_LE(r.bins, 512);
   EXPECT_EQ(refined.options.bins, r.bins);
   EXPECT_LE(worst_error(refined), 0.02);
 }

@@ -84,6 +84,7 @@ struct GrainModel {
   matrix_type sed_weight;       // (S, L): n_s sigma_{s,l} 2hc^2 / lambda^5
   vector_type x;                // (L): hc / (k lambda)
   vector_type scale;            // (S): E_s(reference_temperature), W sr^-1
+  vector_type number_per_mass;  // (S): n_s, grains per unit dust mass
   vector_type guess_offset;     // (S): log10(scale) + alpha1 log10 a + alpha2 log10^2 a
   Kokkos::View<T**, Kokkos::LayoutRight, device_type> log_emission_table;  // (S, K) when method == table
   Impl::TableParams<T> table{};
@@ -150,6 +151,7 @@ void prepare_kernel(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, c
   auto sw = g.sed_weight;
   auto x = g.x;
   auto scale = g.scale;
+  auto number = g.number_per_mass;
   auto offset = g.guess_offset;
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member = typename team_policy::member_type;
@@ -180,6 +182,7 @@ void prepare_kernel(const ExecSpace& space, const GrainModel<T, ExecSpace>& g, c
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           const double la = math::log10(double(radius(s)));
           scale(s) = T(e_ref);
+          number(s) = T(number_per_mass(s));
           offset(s) = T(math::log10(e_ref) + a1 * la + a2 * la * la);
         });
       });
@@ -360,6 +363,7 @@ GrainModel<T, ExecSpace> prepare_grains(const ExecSpace& space, const Wave& wave
   g.sed_weight = typename GrainModel<T, ExecSpace>::matrix_type(alloc("kosmos::dust::sed_weight"), ns, nl);
   g.x = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::x"), nl);
   g.scale = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::scale"), ns);
+  g.number_per_mass = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::number_per_mass"), ns);
   g.guess_offset = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::guess_offset"), ns);
   Impl::prepare_kernel(space, g, wavelength, dlambda, sigma, radius, number_per_mass, options);
   // The per-species scale must be representable and the SED weights must not overflow T.

@@ -15,11 +15,14 @@
 //  - upward rates from the absorbed photon spectrum R_l = I_l sigma_l dlambda_l / eps_l, each
 //    photon taking bin i to E_i + eps split linearly between the two nearest bins (so every
 //    transition conserves energy in expectation, including photons smaller than a bin);
-//  - downward: continuous cooling, A_{j-1,j} = L(T_j) / (E_j - E_{j-1}), with
+//  - downward: continuous cooling, A_{j-1,j} = L(Tm_j) / (E_j - E_{j-1}), Tm_j the temperature
+//    of the bin's midpoint energy (E_{j-1} + E_j) / 2, at which bin j also emits (P(T) reports
+//    Tm_j): the dwell time and emission of a grain cooling through the bin by the midpoint rule,
+//    second order in the bin width (the bin's edge T_j would make them first order), with
 //    L(T) = sum_l sigma dlambda B interpolated in a per-species ln L(ln T) table (2048 points);
 //  - steady state by the recursion P_j = sum_{i<j} B_{ji} P_i / A_{j-1,j},
 //    B_{ji} = sum_{f>=j} A_{fi}.
-//  The construction conserves energy (sum_j P_j L(T_j) = absorbed, to the L table's accuracy)
+//  The construction conserves energy (sum_j P_j L(Tm_j) = absorbed, to the L table's accuracy)
 //  unless photons would lift the grain above T_hi (capped at max_temperature): the status says so.
 #pragma once
 
@@ -240,11 +243,13 @@ struct BinRefinement {
 };
 
 // P(T) bins refined by doubling: P(T) of every (cell, selected species) at options.bins, then 2x,
-// 4x, ... up to max_bins, until the power of every (cell, species) in every band [lo, hi) (micron)
-// changes by less than `tolerance` relative to the previous doubling (bands holding less than 1e-3
-// of the grain's power in all bands count relative to that sum). One bin count for all the cells
-// given (refine on a representative set, e.g. the hottest and the faintest cells). Returns the
-// model at the final bins, for temperature_distributions or add_stochastic_emission.
+// 4x, ... up to max_bins, until the band emissivities of every cell change by less than
+// `tolerance` relative to the previous doubling: per band [lo, hi) (micron), the selected grains'
+// power weighted by their number per dust mass, the changes of the species summed in absolute
+// value (bands holding less than 1e-3 of the cell's power in all bands count relative to that
+// sum). One bin count for all the cells given (refine on a representative set, e.g. the hottest
+// and the faintest cells). Returns the model at the final bins, for temperature_distributions or
+// add_stochastic_emission.
 template <class T, class ExecSpace, class Intensity, class Temperature>
 StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                                        const std::vector<StochasticSpecies>& species,
@@ -275,7 +280,11 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
   Kokkos::View<double***, Kokkos::LayoutRight, device> power("kosmos::dust::band_power", nc, nq,
                                                              nbands);
   Kokkos::View<int**, Kokkos::LayoutRight, device> status("kosmos::dust::refine_status", nc, nq);
-  std::vector<double> previous;
+  std::vector<double> previous, number(static_cast<std::size_t>(nq));
+  {
+    const auto n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.number_per_mass);
+    for (int q = 0; q < nq; ++q) number[std::size_t(q)] = double(n(species[std::size_t(q)].index));
+  }
   BinRefinement r;
   while (true) {
     const auto m = prepare_stochastic(space, g, species, options);
@@ -287,15 +296,23 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), power);
     const std::vector<double> now(h.data(), h.data() + h.span());
     if (!previous.empty()) {
+      // Per cell and band, the mixture's change: grains weighted by their number, no cancellation
+      // between species.
       r.change = 0;
-      for (std::size_t k = 0; k < now.size(); k += std::size_t(nbands)) {
+      for (int c = 0; c < nc; ++c) {
+        std::vector<double> power_then(std::size_t(nbands), 0.0), moved(std::size_t(nbands), 0.0);
         double total = 0;
-        for (int b = 0; b < nbands; ++b) total += previous[k + std::size_t(b)];
+        for (int q = 0; q < nq; ++q)
+          for (int b = 0; b < nbands; ++b) {
+            const std::size_t k = (std::size_t(c) * std::size_t(nq) + std::size_t(q)) *
+                                      std::size_t(nbands) + std::size_t(b);
+            power_then[std::size_t(b)] += number[std::size_t(q)] * previous[k];
+            moved[std::size_t(b)] += number[std::size_t(q)] * std::fabs(now[k] - previous[k]);
+            total += number[std::size_t(q)] * previous[k];
+          }
         for (int b = 0; b < nbands; ++b) {
-          const double ref = std::max(previous[k + std::size_t(b)], 1e-3 * total);
-          if (ref > 0)
-            r.change = std::max(
-                r.change, std::fabs(now[k + std::size_t(b)] - previous[k + std::size_t(b)]) / ref);
+          const double ref = std::max(power_then[std::size_t(b)], 1e-3 * total);
+          if (ref > 0) r.change = std::max(r.change, moved[std::size_t(b)] / ref);
         }
       }
       r.converged = r.change < tolerance;

@@ -123,6 +123,11 @@ struct StochasticFunctor {
            4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb);
   }
 
+  // Energy a grain in bin j has: the floor E_0 for j = 0, else the midpoint of [E_{j-1}, E_j].
+  KOKKOS_INLINE_FUNCTION static double bin_energy(const scratch_view& edges, int j) {
+    return j == 0 ? edges(0) : 0.5 * (edges(j - 1) + edges(j));
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const int nq = m.selected(), nl = g.wavelengths(), nb = m.options.bins;
     const int c = team.league_rank() / nq, q = team.league_rank() % nq, s = m.species(q);
@@ -199,10 +204,17 @@ struct StochasticFunctor {
         t_hi = math::fmax(t_hi, t_lo * 1.01);
       }
     }
+    // Bin edges E_j at log-spaced temperatures. Bin 0 is the floor E_0; bin j >= 1 holds the
+    // grain while it cools through [E_{j-1}, E_j]: its dwell time (width / L) and its emission are
+    // taken at the midpoint energy (tb: that temperature), a midpoint rule, second order in the
+    // width. (At the top edge both are first order, and the Wien tail magnifies that bias in the
+    // near infrared.) Photons still lift the grain from E_j, so every transition conserves energy.
     const double ratio = math::log(t_hi / t_lo) / (nb - 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb),
+                         [&](const int j) { eb(j) = enthalpy(t_lo * math::exp(ratio * j)); });
+    team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      tb(j) = t_lo * math::exp(ratio * j);
-      eb(j) = enthalpy(tb(j));
+      tb(j) = j == 0 ? t_lo : enthalpy.inverse(bin_energy(eb, j));
       cool(j) = cooling(tb(j));
       p(j) = j == 0 ? 1.0 : 0.0;
       next(j) = 0;
@@ -214,8 +226,9 @@ struct StochasticFunctor {
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         p(0) = 0;
         int j = 0;
-        while (j + 2 < nb && eb(j + 1) <= e_eq) ++j;
-        const double upper = math::fmin(1.0, math::fmax(0.0, (e_eq - eb(j)) / (eb(j + 1) - eb(j))));
+        while (j + 2 < nb && bin_energy(eb, j + 1) <= e_eq) ++j;
+        const double e_j = bin_energy(eb, j), e_next = bin_energy(eb, j + 1);
+        const double upper = math::fmin(1.0, math::fmax(0.0, (e_eq - e_j) / (e_next - e_j)));
         p(j) = 1 - upper;
         p(j + 1) = upper;
       });
