@@ -186,6 +186,8 @@ run_benchmarks() {
     [ "${runs[$module]}" -eq 1 ] || name="${module}_${runs[$module]}"
     exe="$build/perf_tests/$module/kosmos_${module}_benchmarks"
     [ -x "$exe" ] || exe="$build/perf_tests/kosmos_${module}_benchmarks"
+    # A module's second executable, e.g. nbody_stability: perf_tests/nbody/kosmos_nbody_stability_benchmarks.
+    [ -x "$exe" ] || exe="$build/perf_tests/${module%%_*}/kosmos_${module}_benchmarks"
     [ -x "$exe" ] || { echo "no benchmarks for $module"; continue; }
     echo "== benchmarks: $module ($filter)"
     # Line-buffered, so that the rows before a crash are not lost in the pipe's buffer.
