@@ -203,33 +203,62 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
 }
 
 namespace Impl {
-// power(c, q, b) = sum over the band's wavelengths of sigma dlambda sum_j P_j B(lambda, T_j)
-// (W sr^-1) for bands [lo, hi) in m.
+// scale_s sum over the wavelengths of [lo, hi) of emission_weight(l, s) occupation(x_l), the
+// band's sigma dlambda B summed with a mean photon occupation (W sr^-1 per grain).
+template <class T, class ExecSpace, class Occupation>
+KOKKOS_INLINE_FUNCTION double band_power(const GrainModel<T, ExecSpace>& g, int s, double lo,
+                                         double hi, const Occupation& occupation) {
+  double sum = 0;
+  for (int l = 0; l < g.wavelengths(); ++l) {
+    const double lambda = constants::c2 / double(g.x(l));
+    if (lambda >= lo && lambda < hi) sum += double(g.emission_weight(l, s)) * occupation(double(g.x(l)));
+  }
+  return double(g.scale(s)) * sum;
+}
+
+// power(c, q, b): band b's power of P(T) (sum_j P_j B(lambda, T_j)) of selected species q.
 template <class T, class ExecSpace, class Probability, class Power, class Edges>
 void band_powers(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                  const StochasticModel<ExecSpace>& m, const Probability& probability,
                  const Probability& bin_temperature, const Edges& lo, const Edges& hi,
                  const Power& power) {
   const int nc = int(probability.extent(0)), nq = int(probability.extent(1)),
-            nb = int(probability.extent(2)), nbands = int(lo.extent(0)), nl = g.wavelengths();
-  const auto weight = g.emission_weight;
-  const auto scale = g.scale;
-  const auto x = g.x;
+            nb = int(probability.extent(2)), nbands = int(lo.extent(0));
   const auto species = m.species;
   Kokkos::parallel_for(
       "kosmos::dust::stochastic_band_powers",
       Kokkos::RangePolicy<ExecSpace>(space, 0, nc * nq * nbands), KOKKOS_LAMBDA(const int k) {
-        const int b = k % nbands, q = (k / nbands) % nq, c = k / (nbands * nq), s = species(q);
-        double sum = 0;
-        for (int l = 0; l < nl; ++l) {
-          const double lambda = constants::c2 / double(x(l));
-          if (lambda < lo(b) || lambda >= hi(b)) continue;
+        const int b = k % nbands, q = (k / nbands) % nq, c = k / (nbands * nq);
+        power(c, q, b) = band_power(g, species(q), lo(b), hi(b), [&](const double x) {
           double e = 0;
           for (int j = 0; j < nb; ++j)
-            e += probability(c, q, j) * planck_occupation(double(x(l)) / bin_temperature(c, q, j));
-          sum += double(weight(l, s)) * e;
+            e += probability(c, q, j) * planck_occupation(x / bin_temperature(c, q, j));
+          return e;
+        });
+      });
+}
+
+// power(c, b): band b's power of the species not computed stochastically (mask 0), in
+// equilibrium at temperature(c, s), weighted by their number per dust mass.
+template <class T, class ExecSpace, class Temperature, class Mask, class Power, class Edges>
+void equilibrium_band_powers(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                             const Temperature& temperature, const Mask& stochastic,
+                             const Edges& lo, const Edges& hi, const Power& power) {
+  const int nc = int(power.extent(0)), nbands = int(power.extent(1)), ns = g.species();
+  const auto number = g.number_per_mass;
+  Kokkos::parallel_for(
+      "kosmos::dust::equilibrium_band_powers",
+      Kokkos::RangePolicy<ExecSpace>(space, 0, nc * nbands), KOKKOS_LAMBDA(const int k) {
+        const int b = k % nbands, c = k / nbands;
+        double sum = 0;
+        for (int s = 0; s < ns; ++s) {
+          const double t = double(temperature(c, s));
+          if (stochastic(s) || !(t > 0)) continue;
+          sum += double(number(s)) * band_power(g, s, lo(b), hi(b), [&](const double x) {
+            return planck_occupation(x / t);
+          });
         }
-        power(c, q, b) = double(scale(s)) * sum;
+        power(c, b) = sum;
       });
 }
 }  // namespace Impl
@@ -244,10 +273,10 @@ struct BinRefinement {
 
 // P(T) bins refined by doubling: P(T) of every (cell, selected species) at options.bins, then 2x,
 // 4x, ... up to max_bins, until the band emissivities of every cell change by less than
-// `tolerance` relative to the previous doubling: per band [lo, hi) (micron), the selected grains'
-// power weighted by their number per dust mass, the changes of the species summed in absolute
-// value (bands holding less than 1e-3 of the cell's power in all bands count relative to that
-// sum). One bin count for all the cells given (refine on a representative set, e.g. the hottest
+// `tolerance` relative to the previous doubling: per band [lo, hi) (micron), the power of all
+// grains weighted by their number per dust mass (the others in equilibrium at `temperature`), the
+// changes of the selected species summed in absolute value (bands holding less than 1e-3 of the
+// cell's power in all bands count relative to that sum). One bin count for all the cells given (refine on a representative set, e.g. the hottest
 // and the faintest cells). Returns the model at the final bins, for temperature_distributions or
 // add_stochastic_emission.
 template <class T, class ExecSpace, class Intensity, class Temperature>
@@ -281,9 +310,20 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
                                                              nbands);
   Kokkos::View<int**, Kokkos::LayoutRight, device> status("kosmos::dust::refine_status", nc, nq);
   std::vector<double> previous, number(static_cast<std::size_t>(nq));
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> equilibrium_power;
   {
     const auto n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.number_per_mass);
-    for (int q = 0; q < nq; ++q) number[std::size_t(q)] = double(n(species[std::size_t(q)].index));
+    Kokkos::View<int*, device> stochastic("kosmos::dust::refine_stochastic", g.species());
+    const auto stochastic_h = Kokkos::create_mirror_view(stochastic);
+    for (int q = 0; q < nq; ++q) {
+      number[std::size_t(q)] = double(n(species[std::size_t(q)].index));
+      stochastic_h(species[std::size_t(q)].index) = 1;
+    }
+    Kokkos::deep_copy(stochastic, stochastic_h);
+    Kokkos::View<double**, Kokkos::LayoutRight, device> eq("kosmos::dust::refine_equilibrium",
+                                                           nc, nbands);
+    Impl::equilibrium_band_powers(space, g, temperature, stochastic, lo, hi, eq);
+    equilibrium_power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), eq);
   }
   BinRefinement r;
   while (true) {
@@ -296,12 +336,17 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), power);
     const std::vector<double> now(h.data(), h.data() + h.span());
     if (!previous.empty()) {
-      // Per cell and band, the mixture's change: grains weighted by their number, no cancellation
-      // between species.
+      // Per cell and band, the change of the dust's emissivity: grains weighted by their number,
+      // the stochastic ones' changes summed without cancellation between species.
       r.change = 0;
       for (int c = 0; c < nc; ++c) {
-        std::vector<double> power_then(std::size_t(nbands), 0.0), moved(std::size_t(nbands), 0.0);
+        std::vector<double> power_then(static_cast<std::size_t>(nbands)),
+            moved(static_cast<std::size_t>(nbands), 0.0);
         double total = 0;
+        for (int b = 0; b < nbands; ++b) {
+          power_then[std::size_t(b)] = equilibrium_power(c, b);
+          total += equilibrium_power(c, b);
+        }
         for (int q = 0; q < nq; ++q)
           for (int b = 0; b < nbands; ++b) {
             const std::size_t k = (std::size_t(c) * std::size_t(nq) + std::size_t(q)) *
