@@ -148,7 +148,7 @@ const int registered = [] {
       BM_DustDl07EndToEnd);
   b->ArgName("cells")->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
   for (std::int64_t n :
-       gpu ? std::vector<std::int64_t>{4096, 65536, 262144} : std::vector<std::int64_t>{8, 64})
+       gpu ? std::vector<std::int64_t>{4096, 65536, 262144} : std::vector<std::int64_t>{8, 64, 1024})
     b->Arg(n);
   return 0;
 }();
