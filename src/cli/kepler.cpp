@@ -74,10 +74,6 @@ bool parse_planets(const std::string& text, int max_planets, int& min_planets, i
   return false;
 }
 
-int ev_temperatures(const kosmos::cli::Options& options) {
-  return int(options.integer("temperatures", 3));
-}
-
 // The evidence table of select_model: ln Z per model, probability, odds, the supported model.
 void print_evidence(const kosmos::kepler::EvidenceResult& z,
                     const kosmos::kepler::SearchOptions& so, int temperatures) {
@@ -498,7 +494,7 @@ int run_rv(const std::vector<std::string>& args) {
     so.progress = [](const std::string& m) { std::cerr << "[kosmos rv] " << m << std::endl; };
 
   kosmos::kepler::EvidenceOptions ev;
-  ev.temperatures = ev_temperatures(options);
+  ev.temperatures = int(options.integer("temperatures", 3));
   ev.log_odds_threshold = odds_threshold;
   if (batch)
     return run_survey(options.str("batch"), so, options, output,
@@ -527,7 +523,7 @@ int run_rv(const std::vector<std::string>& args) {
   kosmos::kepler::ModelSelection selection;
   if (by_evidence) selection = kosmos::kepler::select_model(data, so, ev);
   const auto r = by_evidence ? std::move(selection.posterior) : kosmos::kepler::search(data, so);
-  if (by_evidence) print_evidence(selection.evidence, so, ev_temperatures(options));
+  if (by_evidence) print_evidence(selection.evidence, so, ev.temperatures);
   kosmos::kepler::write_samples(output, r, data);
 
   std::cout << std::setprecision(1) << "done in " << r.seconds << " s: " << r.likelihood_evaluations

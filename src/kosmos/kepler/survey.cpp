@@ -32,10 +32,7 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
     star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
   auto finish = [&](const std::size_t s) { finish_star(*fits[s], opt, star_rng[s], refine); };
   const auto start = std::chrono::steady_clock::now();
-  if (refine)  // polishing launches kernels of its own: one star at a time
-    for (std::size_t s = 0; s < fits.size(); ++s) finish(s);
-  else
-    host_for("kosmos::kepler::survey::finish", fits.size(), finish, 2);
+  for_each_star("kosmos::kepler::survey::finish", fits.size(), finish, refine);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (StarFit* fit : fits) fit->result.sampler_timing.summaries = seconds;

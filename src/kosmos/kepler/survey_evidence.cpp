@@ -81,10 +81,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     out[s].posterior = tempered_posterior(cold, fits[s].result, evaluations, start, star_options[s],
                                           fits[s].stream_rng, !batched);
   };
-  if (batched)
-    host_for("kosmos::kepler::survey_evidence::finish", stars.size(), finish);
-  else  // polishing launches kernels of its own: one star at a time
-    for (std::size_t s = 0; s < stars.size(); ++s) finish(s);
+  for_each_star("kosmos::kepler::survey_evidence::finish", stars.size(), finish, !batched);
   return out;
 }
 }  // namespace kepler

@@ -1,4 +1,5 @@
-// The optimization stages of search() for every star of a survey at once on the execution space.
+// The optimization stages of search() for every star of a survey at once on the execution space,
+// and the survey's per-star host loop.
 #pragma once
 
 #include <kosmos/kepler/impl/search_stages.hpp>
@@ -38,6 +39,15 @@ void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::u
 bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
                      const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
                      Progress& progress);
+// Per-star host work of a survey (its summaries) on the host threads from 2 stars on, or one star
+// at a time where the body launches kernels of its own (polishing the optimum).
+template <class Body>
+void for_each_star(const char* label, std::size_t stars, const Body& body, bool launches_kernels) {
+  if (launches_kernels)
+    for (std::size_t s = 0; s < stars; ++s) body(s);
+  else
+    host_for(label, stars, body, 2);
+}
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos
