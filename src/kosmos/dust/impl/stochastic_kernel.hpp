@@ -123,6 +123,26 @@ struct StochasticFunctor {
            4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb);
   }
 
+  // The first k >= from with values(k) >= bound (nl if none) of ascending values: a galloping
+  // search, so that the first gap of a bin, which passes hundreds of infrared photons at once,
+  // costs a logarithm and the one- or two-photon steps after it stay as cheap as a linear walk.
+  KOKKOS_INLINE_FUNCTION static int first_at_least(const scratch_view& values, int nl, int from,
+                                                   double bound) {
+    if (from >= nl || !(values(from) < bound)) return from;
+    int below = from, step = 1, at = from + 1;  // values(below) < bound
+    while (at < nl && values(at) < bound) {
+      below = at;
+      step *= 2;
+      at = below + step;
+    }
+    if (at > nl) at = nl;
+    while (at - below > 1) {  // values(below) < bound; at == nl or values(at) >= bound
+      const int mid = below + (at - below) / 2;
+      (values(mid) < bound ? below : at) = mid;
+    }
+    return at;
+  }
+
   // Energy a grain in bin j has: the floor E_0 for j = 0, else the midpoint of [E_{j-1}, E_j].
   KOKKOS_INLINE_FUNCTION static double bin_energy(const scratch_view& edges, int j) {
     return j == 0 ? edges(0) : 0.5 * (edges(j - 1) + edges(j));
@@ -237,15 +257,13 @@ struct StochasticFunctor {
       const double total_rate = ncum(nl);
       for (int j = 1; j < nb; ++j) {
         // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
-        // the linear share of those landing between E_{j-1} and E_j. next(i) walks the photon grid.
+        // the linear share of those landing between E_{j-1} and E_j. next(i) advances on the photon grid.
         double up = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, j),
             [&](const int i, double& sum) {
               const double a = eb(j - 1) - eb(i), b = eb(j) - eb(i);
-              const int ka = next(i);
-              int kb = ka;
-              while (kb < nl && eps(kb) < b) ++kb;
+              const int ka = next(i), kb = first_at_least(eps, nl, ka, b);
               next(i) = kb;
               const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
               sum +=
