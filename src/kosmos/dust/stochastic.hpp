@@ -211,7 +211,8 @@ KOKKOS_INLINE_FUNCTION double band_power(const GrainModel<T, ExecSpace>& g, int 
   double sum = 0;
   for (int l = 0; l < g.wavelengths(); ++l) {
     const double lambda = constants::c2 / double(g.x(l));
-    if (lambda >= lo && lambda < hi) sum += double(g.emission_weight(l, s)) * occupation(double(g.x(l)));
+    if (lambda >= lo && lambda < hi)
+      sum += double(g.emission_weight(l, s)) * occupation(double(g.x(l)));
   }
   return double(g.scale(s)) * sum;
 }
@@ -276,14 +277,14 @@ struct BinRefinement {
 // `tolerance` relative to the previous doubling: per band [lo, hi) (micron), the power of all
 // grains weighted by their number per dust mass (the others in equilibrium at `temperature`), the
 // changes of the selected species summed in absolute value (bands holding less than 1e-3 of the
-// cell's power in all bands count relative to that sum). One bin count for all the cells given (refine on a representative set, e.g. the hottest
-// and the faintest cells). Returns the model at the final bins, for temperature_distributions or
-// add_stochastic_emission.
+// cell's power in all bands count relative to that sum). One bin count for all the cells given
+// (refine on a representative set, e.g. the hottest and the faintest cells). Returns the model at
+// the final bins, for temperature_distributions or add_stochastic_emission.
 template <class T, class ExecSpace, class Intensity, class Temperature>
 StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                                        const std::vector<StochasticSpecies>& species,
                                        const Intensity& intensity, const Temperature& temperature,
-                                       StochasticOptions options,
+                                       const StochasticOptions& options,
                                        const std::vector<std::pair<double, double>>& bands_micron,
                                        double tolerance = 0.01, int max_bins = 4096,
                                        BinRefinement* report = nullptr) {
@@ -325,10 +326,11 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
     Impl::equilibrium_band_powers(space, g, temperature, stochastic, lo, hi, eq);
     equilibrium_power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), eq);
   }
+  // The enthalpy and cooling tables do not depend on the bins: built once, the bins set per pass.
+  auto m = prepare_stochastic(space, g, species, options);
   BinRefinement r;
   while (true) {
-    const auto m = prepare_stochastic(space, g, species, options);
-    const int nb = options.bins;
+    const int nb = m.options.bins;
     Kokkos::View<double***, Kokkos::LayoutRight, device> p("kosmos::dust::refine_p", nc, nq, nb),
         t("kosmos::dust::refine_t", nc, nq, nb);
     temperature_distributions(space, g, m, intensity, temperature, p, t, status);
@@ -368,7 +370,7 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
       return m;
     }
     previous = now;
-    options.bins = 2 * nb;
+    m.options.bins = 2 * nb;
   }
 }
 

@@ -257,7 +257,8 @@ struct StochasticFunctor {
       const double total_rate = ncum(nl);
       for (int j = 1; j < nb; ++j) {
         // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
-        // the linear share of those landing between E_{j-1} and E_j. next(i) advances on the photon grid.
+        // the linear share of those landing between E_{j-1} and E_j. next(i) advances on the
+        // photon grid.
         double up = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, j),
