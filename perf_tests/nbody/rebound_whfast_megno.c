@@ -10,9 +10,9 @@
 // reading), systems per second and the median MEGNO.
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include "rebound.h"
+#include "rebound_ensemble.h"
 
 static int by_value(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;
@@ -24,38 +24,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s ENSEMBLE.txt DT T [SYSTEMS]\n", argv[0]);
     return 2;
   }
-  FILE* in = fopen(argv[1], "r");
-  if (!in) {
-    fprintf(stderr, "%s: cannot open\n", argv[1]);
-    return 1;
-  }
   const double dt = atof(argv[2]), T = atof(argv[3]);
-  char line[4096];
-  long systems = -1, bodies = -1, attributes = -1;
-  while (fgets(line, sizeof line, in))
-    if (sscanf(line, "systems %ld bodies %ld attributes %ld", &systems, &bodies, &attributes) == 3)
-      break;
-  if (systems < 1 || bodies < 2) {
-    fprintf(stderr, "%s: not a kosmos nbody text ensemble\n", argv[1]);
-    return 1;
-  }
-  if (argc > 4 && atol(argv[4]) < systems) systems = atol(argv[4]);
-  double* state = malloc(sizeof(double) * 7 * bodies * systems);
-  for (long s = 0; s < systems; ++s) {
-    if (!fgets(line, sizeof line, in) || strncmp(line, "system ", 7) != 0) {
-      fprintf(stderr, "%s: system %ld: expected its header line\n", argv[1], s);
-      return 1;
-    }
-    for (long b = 0; b < bodies; ++b) {
-      double* p = state + 7 * (bodies * s + b);
-      if (!fgets(line, sizeof line, in) || sscanf(line, "%lf %lf %lf %lf %lf %lf %lf", p, p + 1,
-                                                  p + 2, p + 3, p + 4, p + 5, p + 6) != 7) {
-        fprintf(stderr, "%s: system %ld body %ld: expected m x y z vx vy vz\n", argv[1], s, b);
-        return 1;
-      }
-    }
-  }
-  fclose(in);
+  long systems = 0, bodies = 0;
+  double* state = read_kosmos_ensemble(argv[1], argc > 4 ? atol(argv[4]) : 0, &systems, &bodies);
+  if (!state) return 1;
   double* megno = malloc(sizeof(double) * systems);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -63,12 +63,16 @@ const char* const value_settings[] = {"integrator",      "dt",           "tau",
 const char* const file_settings[] = {"output", "report", "elements-output", "checkpoint",
                                      "checkpoint-interval"};
 const char* const flag_settings[] = {"crossing-orbits", "megno", "allow-failures"};
+// Stored like value_settings but not required: checkpoints written before they existed resume with
+// their defaults.
+const char* const later_settings[] = {"changeover-hill"};
 // Set by the run itself: where its segments start, its log and the log's length at the checkpoint.
 const char* const run_settings[] = {"stability", "segment-origin", "log", "log-size"};
 
 std::map<std::string, std::string> settings_from(const kosmos::cli::Options& o) {
   std::map<std::string, std::string> m;
   for (const char* k : value_settings) m[k] = o.str(k);
+  for (const char* k : later_settings) m[k] = o.str(k);
   for (const char* k : file_settings) m[k] = o.has(k) ? o.str(k) : std::string();
   for (const char* k : flag_settings) m[k] = o.is_set(k) ? "1" : "0";
   m["stability"] = o.has("stability") ? "1" : "0";
@@ -122,6 +126,7 @@ IntegrateOptions options_from(const std::map<std::string, std::string>& m) {
   o.integrator.dt = num("dt");
   o.integrator.tau = num("tau");
   o.integrator.tolerance = num("tolerance");
+  if (m.count("changeover-hill")) o.integrator.changeover_hill = num("changeover-hill");
   o.integrator.steps_per_launch = int(integer("steps-per-launch", 1, std::numeric_limits<int>::max()));
   o.integrator.max_iterations = integer("max-iterations", 1, kosmos::cli::Options::largest_integer);
   o.monitor.energy_error_limit = nonnegative("energy-limit", "off");
@@ -372,7 +377,8 @@ int run_nbody(const std::vector<std::string>& args) {
               "stability mode: the inclination draws",
               "0")
       .option("integrator", "NAME",
-              "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15",
+              "hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15, mercurius "
+              "(Wisdom-Holman with close encounters integrated by Bulirsch-Stoer)",
               "hermite")
       .option("dt", "DT",
               "time step (fixed-step integrators; first step of rkck_adaptive and ias15)", "0.001")
@@ -391,8 +397,10 @@ int run_nbody(const std::vector<std::string>& args) {
               "0.017")
       .option("tolerance", "EPS",
               "rkck_adaptive: largest step error max(|dx|/max|x|, |dv|/max|v|) (Swarm-NG's "
-              "error_tolerance is its square)",
+              "error_tolerance is its square); mercurius: the same for its encounter sub-steps",
               "1e-12")
+      .option("changeover-hill", "K",
+              "mercurius: changeover radius in Hill radii (REBOUND's r_crit_hill)", "3")
       .option("destination", "T", "integrate every system to this time", "6.283185307179586")
       .option("steps-per-launch", "N", "propagator steps per kernel launch", "1000")
       .option(

@@ -29,9 +29,20 @@
 namespace kosmos {
 namespace nbody {
 
-enum class Method { hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15 };
+enum class Method {
+  hermite,
+  hermite_adaptive,
+  rkck,
+  rkck_adaptive,
+  mvs,
+  verlet,
+  whfast,
+  ias15,
+  mercurius
+};
 
-// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet", "whfast", "ias15".
+// "hermite", "hermite_adaptive", "rkck", "rkck_adaptive", "mvs", "verlet", "whfast", "ias15",
+// "mercurius".
 Method method_from_name(const std::string& name);
 const char* method_name(Method method);
 
@@ -39,7 +50,9 @@ struct IntegratorConfig {
   Method method = Method::hermite;
   double dt = 1e-3;          // fixed step (and the first step of adaptive Runge-Kutta)
   double tau = 1.7e-2;       // adaptive Hermite step-size scale (eq. 5)
-  double tolerance = 1e-12;  // adaptive Runge-Kutta error tolerance (see RKCKPropagator)
+  double tolerance = 1e-12;  // rkck_adaptive: error tolerance (RKCKPropagator); mercurius: of the
+                             // Bulirsch-Stoer sub-steps through encounters (MercuriusParams)
+  double changeover_hill = 3;  // mercurius: changeover radius in Hill radii (REBOUND's r_crit_hill)
   int corrector = 0;         // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
   WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: jacobi, DH or WHDS
   double epsilon = 1e-9;     // ias15: step control as REBOUND's (PRS23 rule; dt: the first step)
@@ -201,6 +214,9 @@ inline CarriedLayout carried_layout(const IntegrateOptions& options, int n) {
     case Method::ias15:
       layout.width = ias15_carried_width((options.megno ? 6 : 3) * n);
       break;
+    case Method::mercurius:
+      layout.width = mercurius_carried_width(n);
+      break;
     case Method::rkck:
     case Method::rkck_adaptive:
     case Method::verlet:
@@ -215,6 +231,7 @@ inline CarriedLayout carried_layout(const IntegrateOptions& options, int n) {
   tag.mix(std::uint64_t(cfg.corrector));
   tag.mix(std::uint64_t(cfg.coordinates));
   tag.mix(cfg.epsilon);
+  tag.mix(cfg.changeover_hill);
   tag.mix(std::uint64_t(options.megno));
   layout.tag = tag.h;
   return layout;
@@ -833,7 +850,8 @@ IntegrationReport run_with_megno(const ExecSpace& space, const Ensemble<typename
   return report;
 }
 
-// WHFast-class (integrators/whfast.hpp) and IAS15-class (integrators/ias15.hpp) integration: Newtonian
+// WHFast-class (integrators/whfast.hpp), IAS15-class (integrators/ias15.hpp) and MERCURIUS-class
+// (integrators/mercurius.hpp) integration: Newtonian
 // gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs (check_options).
 template <class ExecSpace>
 IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
@@ -847,6 +865,24 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
   using Carried = CarriedState<typename ExecSpace::memory_space>;
   const double pause = std::fmin(options.pause_at, destination);
+  if (cfg.method == Method::mercurius) {
+    MercuriusParams p;
+    p.destination = destination;
+    p.pause = pause;
+    p.dt = cfg.dt;
+    p.hill_factor = cfg.changeover_hill;
+    p.tolerance = cfg.tolerance;
+    p.steps = cfg.steps_per_launch;
+    p.max_iterations = cfg.max_iterations;
+    p.monitor = monitor;
+    return run_system_per_thread(space, ens, destination, options,
+                                 [&](const Iterations& iterations, const Carried& carried) {
+                                   with_body_count(n, [&](auto nb) {
+                                     launch_mercurius_system<decltype(nb)::value>(
+                                         space, ens, iterations, p, carried);
+                                   });
+                                 });
+  }
   if (cfg.method == Method::whfast) {
     WHFastParams p;
     p.destination = destination;
@@ -950,7 +986,8 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
           "log_interval = ", mon.log_interval, " must be >= 0 and finite (0: events only)");
   // The methods in Jacobi or heliocentric coordinates do not merge (a merge would change the
   // coordinates' masses and the central body's Kepler motion).
-  require(!mon.merging() || (cfg.method != Method::mvs && cfg.method != Method::whfast),
+  require(!mon.merging() || (cfg.method != Method::mvs && cfg.method != Method::whfast &&
+                             cfg.method != Method::mercurius),
           "on_collision = merge is not supported by ", name,
           " (supported: hermite, hermite_adaptive, verlet, rkck, rkck_adaptive, ias15)");
   if (cfg.method == Method::hermite_adaptive)
@@ -962,7 +999,14 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
     require(Impl::plain_hermite<Force>(options, n_bodies),
             "the system_per_thread work model runs Hermite with Newtonian gravity, 2 to 8 bodies, "
             "no stop conditions and no logs");
-  if (cfg.method == Method::whfast || cfg.method == Method::ias15) {
+  if (cfg.method == Method::mercurius) {
+    require(cfg.tolerance > 0 && cfg.tolerance < 1e-3, "tolerance = ", cfg.tolerance,
+            " must be within (0, 1e-3) (the relative error of mercurius' encounter sub-steps)");
+    require(cfg.changeover_hill > 0 && std::isfinite(cfg.changeover_hill),
+            "changeover_hill = ", cfg.changeover_hill, " must be positive and finite");
+  }
+  if (cfg.method == Method::whfast || cfg.method == Method::ias15 ||
+      cfg.method == Method::mercurius) {
     require(std::is_same<Force, Newtonian>::value, name, " integrates Newtonian gravity only");
     require(!options.on_log, name, " runs without logs");
     require(n_bodies >= Impl::system_kernel_min_bodies && n_bodies <= Impl::system_kernel_max_bodies,
@@ -1002,7 +1046,8 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
   const IntegratorConfig& cfg = options.integrator;
   validate(space, ens);
   Impl::require_not_before(space, ens, destination);
-  if (cfg.method == Method::mvs || cfg.method == Method::whfast) validate_central_body(space, ens);
+  if (cfg.method == Method::mvs || cfg.method == Method::whfast || cfg.method == Method::mercurius)
+    validate_central_body(space, ens);
   using WM = IntegratorConfig::WorkModel;
   const bool plain = Impl::plain_hermite<Force>(options, ens.n_bodies());
   if (cfg.work_model == WM::system_per_thread ||
@@ -1039,7 +1084,8 @@ IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename Exec
       return Impl::run_driver(space, ens, destination, p, force, options);
     }
     case Method::whfast:
-    case Method::ias15: return Impl::run_modern(space, ens, destination, options);
+    case Method::ias15:
+    case Method::mercurius: return Impl::run_modern(space, ens, destination, options);
   }
   return {};
 }

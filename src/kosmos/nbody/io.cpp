@@ -62,8 +62,10 @@ Method method_from_name(const std::string& name) {
   if (name == "verlet") return Method::verlet;
   if (name == "whfast") return Method::whfast;
   if (name == "ias15") return Method::ias15;
+  if (name == "mercurius") return Method::mercurius;
   throw invalid_input("kosmos::nbody: unknown integrator '" + name +
-                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15)");
+                      "' (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet, whfast, ias15, "
+                      "mercurius)");
 }
 
 const char* method_name(Method method) {
@@ -76,6 +78,7 @@ const char* method_name(Method method) {
     case Method::verlet: return "verlet";
     case Method::whfast: return "whfast";
     case Method::ias15: return "ias15";
+    case Method::mercurius: return "mercurius";
   }
   return "unknown";
 }

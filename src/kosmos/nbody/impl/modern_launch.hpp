@@ -5,6 +5,7 @@
 #pragma once
 
 #include <kosmos/nbody/integrators/ias15.hpp>
+#include <kosmos/nbody/integrators/mercurius.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
 #include <kosmos/nbody/integrators/whfast.hpp>
 
@@ -97,6 +98,22 @@ void launch_whfast_system(const ExecSpace& space,
                           const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system<WHFastSystemKernel, N>("kosmos::nbody::integrate_whfast", space, ens, iterations,
                                        params, carried);
+}
+template <int N, class ExecSpace, class Iterations>
+void launch_mercurius_system_generic(
+    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+    const Iterations& iterations, const MercuriusParams& params,
+    const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
+  launch_system_generic<MercuriusSystemKernel, N>("kosmos::nbody::integrate_mercurius", space, ens,
+                                                  iterations, params, carried);
+}
+template <int N, class ExecSpace, class Iterations>
+void launch_mercurius_system(const ExecSpace& space,
+                             const Ensemble<typename ExecSpace::memory_space>& ens,
+                             const Iterations& iterations, const MercuriusParams& params,
+                             const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
+  launch_system<MercuriusSystemKernel, N>("kosmos::nbody::integrate_mercurius", space, ens,
+                                          iterations, params, carried);
 }
 // merge: the merge state when params.monitor.config.merging() (else unused).
 template <int N, class ExecSpace, class Iterations>
