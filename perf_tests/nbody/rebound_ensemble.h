@@ -1,5 +1,6 @@
 // Reads a kosmos nbody text ensemble for the REBOUND reference programs of this folder (not built
-// by Kosmos): per system and body m x y z vx vy vz, into state[7 (bodies s + b) + k].
+// by Kosmos): per system and body m x y z vx vy vz, into state[7 (bodies s + b) + k]; adds a
+// system's bodies to a REBOUND simulation. Include after rebound.h.
 #pragma once
 
 #include <stdio.h>
@@ -46,4 +47,22 @@ static double* read_kosmos_ensemble(const char* path, long limit, long* systems,
   }
   fclose(in);
   return state;
+}
+
+// Adds the bodies of system s (of `bodies` bodies in state) to r, each of collision radius `radius`.
+static void add_kosmos_system(struct reb_simulation* r, const double* state, long bodies, long s,
+                              double radius) {
+  for (long b = 0; b < bodies; ++b) {
+    const double* p = state + 7 * (bodies * s + b);
+    struct reb_particle q = {0};
+    q.m = p[0];
+    q.r = radius;
+    q.x = p[1];
+    q.y = p[2];
+    q.z = p[3];
+    q.vx = p[4];
+    q.vy = p[5];
+    q.vz = p[6];
+    reb_simulation_add(r, q);
+  }
 }

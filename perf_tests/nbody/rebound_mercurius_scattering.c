@@ -57,19 +57,7 @@ int main(int argc, char** argv) {
     r->dt = dt;
     r->collision = REB_COLLISION_DIRECT;
     r->collision_resolve = reb_collision_resolve_halt;
-    for (long b = 0; b < bodies; ++b) {
-      const double* p = state + 7 * (bodies * s + b);
-      struct reb_particle q = {0};
-      q.m = p[0];
-      q.r = radius;
-      q.x = p[1];
-      q.y = p[2];
-      q.z = p[3];
-      q.vx = p[4];
-      q.vy = p[5];
-      q.vz = p[6];
-      reb_simulation_add(r, q);
-    }
+    add_kosmos_system(r, state, bodies, s, radius);
     const double e0 = reb_simulation_energy(r);
     int outcome = 0;
     for (long k = 0; k < n_steps && outcome == 0; ++k) {

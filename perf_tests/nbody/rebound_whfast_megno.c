@@ -37,18 +37,7 @@ int main(int argc, char** argv) {
     whfast->coordinates = REB_INTEGRATOR_WHFAST_COORDINATES_JACOBI;
     whfast->safe_mode = 1;
     r->dt = dt;
-    for (long b = 0; b < bodies; ++b) {
-      const double* p = state + 7 * (bodies * s + b);
-      struct reb_particle q = {0};
-      q.m = p[0];
-      q.x = p[1];
-      q.y = p[2];
-      q.z = p[3];
-      q.vx = p[4];
-      q.vy = p[5];
-      q.vz = p[6];
-      reb_simulation_add(r, q);
-    }
+    add_kosmos_system(r, state, bodies, s, 0);
     reb_simulation_init_megno_seed(r, (unsigned int)(s + 1));
     reb_simulation_integrate(r, T);
     megno[s] = reb_simulation_megno(r);

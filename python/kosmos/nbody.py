@@ -78,7 +78,8 @@ class Ensemble:
     def integrate(self, destination, *, integrator="hermite", dt=1e-3, **options):
         """Integrates every active system to time `destination` in place. Options mirror
         ``kosmos nbody``: integrator (hermite, hermite_adaptive, rkck, rkck_adaptive, mvs, verlet,
-        whfast, ias15), dt, tau, tolerance, epsilon, corrector, coordinates, steps_per_launch,
+        whfast, ias15, mercurius: Wisdom-Holman with close encounters by Bulirsch-Stoer), dt, tau,
+        tolerance, epsilon, corrector, coordinates, changeover_hill (mercurius), steps_per_launch,
         max_iterations, energy_limit, close_encounter (mutual Hill radii), ejection (distance),
         crossing_orbits, radius (collision radii: one or one per body), on_collision (stop,
         merge), megno (``--megno``: ias15, or whfast in Jacobi coordinates), megno_seed,

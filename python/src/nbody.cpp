@@ -211,6 +211,8 @@ class PyEnsemble : public Resource {
         c.corrector = v.cast<int>();
       else if (key == "epsilon")
         c.epsilon = v.cast<double>();
+      else if (key == "changeover_hill")
+        c.changeover_hill = v.cast<double>();
       else if (key == "steps_per_launch")
         c.steps_per_launch = v.cast<int>();
       else if (key == "max_iterations")

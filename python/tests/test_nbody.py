@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -164,3 +166,30 @@ def test_stability_map_grid_axes_and_regular_points():
         nbody.stability_map(base, "a:5:1.6:2.0:4", "e:2:0:0.1:3", destination=1.0)
     with pytest.raises(kosmos.InvalidInput, match="system 3"):
         nbody.stability_map(base, "a:2:1.6:2.0:4", "e:2:0:0.1:3", destination=1.0, system=3)
+
+
+def _scattering_system(index):
+    """System `index` of unit_tests/nbody/data/scattering_64.txt as arrays (m, x, v)."""
+    path = (Path(__file__).resolve().parents[2] / "unit_tests" / "nbody" / "data" /
+            "scattering_64.txt")
+    rows = [line.split() for line in path.read_text().splitlines()
+            if line and line[0] in "0123456789-"]
+    state = np.array(rows[4 * index:4 * index + 4], dtype=float)[None]
+    return tuple(np.ascontiguousarray(part) for part in
+                 (state[:, :, 0], state[:, :, 1:4], state[:, :, 4:7]))
+
+
+def test_mercurius_crosses_a_close_encounter_as_ias15_does():
+    # The planets of system 4 pass deep inside their Hill spheres before t = 20: the hybrid at
+    # dt 0.05 follows IAS15 there, as unit_tests/nbody/test_mercurius.cpp checks in C++.
+    m, x, v = _scattering_system(4)
+    hybrid, reference = nbody.from_arrays(m, x, v), nbody.from_arrays(m, x, v)
+    e0 = hybrid.energy()[0]
+    report = hybrid.integrate(20, integrator="mercurius", dt=0.05, changeover_hill=3,
+                              energy_limit=0)
+    assert report["reached_destination"] == 1
+    reference.integrate(20, integrator="ias15", dt=0.01, energy_limit=0)
+    assert np.max(np.abs(hybrid.positions() - reference.positions())) < 1e-4
+    assert abs(hybrid.energy()[0] / e0 - 1) < 1e-6
+    with pytest.raises(kosmos.InvalidInput, match="tolerance"):
+        nbody.from_arrays(m, x, v).integrate(1, integrator="mercurius", dt=0.05, tolerance=0)

@@ -865,16 +865,20 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
   using Carried = CarriedState<typename ExecSpace::memory_space>;
   const double pause = std::fmin(options.pause_at, destination);
-  if (cfg.method == Method::mercurius) {
-    MercuriusParams p;
+  // The settings every system-per-thread integrator's parameters share.
+  const auto common = [&](auto& p) {
     p.destination = destination;
     p.pause = pause;
     p.dt = cfg.dt;
-    p.hill_factor = cfg.changeover_hill;
-    p.tolerance = cfg.tolerance;
     p.steps = cfg.steps_per_launch;
     p.max_iterations = cfg.max_iterations;
     p.monitor = monitor;
+  };
+  if (cfg.method == Method::mercurius) {
+    MercuriusParams p;
+    common(p);
+    p.hill_factor = cfg.changeover_hill;
+    p.tolerance = cfg.tolerance;
     return run_system_per_thread(space, ens, destination, options,
                                  [&](const Iterations& iterations, const Carried& carried) {
                                    with_body_count(n, [&](auto nb) {
@@ -885,14 +889,9 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
   }
   if (cfg.method == Method::whfast) {
     WHFastParams p;
-    p.destination = destination;
-    p.pause = pause;
-    p.dt = cfg.dt;
+    common(p);
     p.corrector = cfg.corrector;
     p.coordinates = cfg.coordinates;
-    p.steps = cfg.steps_per_launch;
-    p.max_iterations = cfg.max_iterations;
-    p.monitor = monitor;
     if (options.megno)
       return run_with_megno(
           space, ens, destination, options,
@@ -910,13 +909,8 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
                                  });
   }
   IAS15Params p;
-  p.destination = destination;
-  p.pause = pause;
-  p.dt = cfg.dt;
+  common(p);
   p.step_factor = std::pow(5040 * cfg.epsilon, 1.0 / 7);
-  p.steps = cfg.steps_per_launch;
-  p.max_iterations = cfg.max_iterations;
-  p.monitor = monitor;
   p.k = IAS15Constants::make();
   if (options.megno)
     return run_with_megno(space, ens, destination, options,

@@ -387,14 +387,9 @@ KOKKOS_INLINE_FUNCTION void mercurius_system(const Ens& ens, const IterView& ite
   w.store(x, v);
   bool finite = true;
   for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
-  store_system<N>(ens, iterations, sys, x, v, clock, it);
-  if (!w.ok || !finite) {  // an encounter's sub-steps shrank to nothing, or the state blew up
-    ens.state(sys) = state_disabled;
-    ens.reason(sys) = !finite ? reason_nonfinite : reason_step_underflow;
-  } else if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
-  }
+  // w.ok false: an encounter's sub-steps shrank to nothing
+  store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop,
+                         reason_step_underflow);
   carried.seal(sys, clock.t, clock.lo, N, state);
 }
 

@@ -266,16 +266,17 @@ KOKKOS_INLINE_FUNCTION void wh_correct(System& w, double inv, double dt, int ord
 }
 
 // The end of a launch: the state, time and steps of system `sys` written back, and the system
-// disabled (a failed Kepler drift, kepler_ok false, or a non-finite state) or stopped (stop).
+// disabled (a failed drift, ok false: `failure`; or a non-finite state) or stopped (stop).
 template <int N, class Ens, class IterView>
 KOKKOS_INLINE_FUNCTION void store_whfast_result(const Ens& ens, const IterView& iterations, int sys,
                                                 const double (&x)[3 * N], const double (&v)[3 * N],
-                                                const SystemClock& clock, long long it,
-                                                bool kepler_ok, bool finite, int stop) {
+                                                const SystemClock& clock, long long it, bool ok,
+                                                bool finite, int stop,
+                                                int failure = reason_kepler_failure) {
   store_system<N>(ens, iterations, sys, x, v, clock, it);
-  if (!kepler_ok || !finite) {
+  if (!ok || !finite) {
     ens.state(sys) = state_disabled;
-    ens.reason(sys) = !kepler_ok ? reason_kepler_failure : reason_nonfinite;
+    ens.reason(sys) = !ok ? failure : reason_nonfinite;
   } else if (stop != reason_none) {
     ens.state(sys) = state_inactive;
     ens.reason(sys) = stop;
