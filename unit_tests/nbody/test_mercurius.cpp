@@ -155,68 +155,6 @@ TYPED_TEST(Mercurius, FarFromEncountersItKeepsTheOuterSolarSystem) {
   EXPECT_LT(dx, 1e-2);
 }
 
-TYPED_TEST(Mercurius, DeferredEncountersGiveTheOneKernelSteps) {
-  // The two-kernel launch that the GPU uses (every system up to its next encounter step, then
-  // those steps side by side) against the one-kernel launch, both with the portable rsqrt: the
-  // same arithmetic step for step, so the same bits, over 100 time units of the scattering
-  // ensemble (hundreds of deferred encounter steps, collisions included), 40 steps a launch.
-  using Mem = typename TypeParam::memory_space;
-  const TypeParam space;
-  const HostEnsemble init = read_ensemble(data_dir + "/scattering_64.txt");
-  const int n = init.n_systems();
-  const IntegrateOptions o = scattering_options(Method::mercurius, 0.05);
-  Impl::MercuriusParams p;
-  p.destination = p.pause = 100;
-  p.dt = 0.05;
-  p.steps = 40;
-  p.max_iterations = 1LL << 40;
-  p.monitor.config = o.monitor;
-  p.monitor.on = true;
-  auto one = clone<Mem>(init), two = clone<Mem>(init);
-  Kokkos::View<long long*, Mem> it_one("it_one", n), it_two("it_two", n);
-  const auto layout = Impl::carried_layout(o, 4);
-  const auto carried_one = Impl::make_carried_state(space, n, layout, o);
-  const auto carried_two = Impl::make_carried_state(space, n, layout, o);
-  Kokkos::View<double**, Mem> deferred("deferred", n, Impl::mercurius_deferred_width(4));
-  const auto run = [&](auto&& launch, const Ensemble<Mem>& ens, const auto& iterations) {
-    for (int launches = 1;; ++launches) {
-      launch();
-      const auto counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), iterations);
-      const auto now = clone<Kokkos::HostSpace>(ens);
-      bool running = false;
-      for (int s = 0; s < n; ++s) {
-        EXPECT_LE(counts(s), 40LL * launches) << "system " << s << ": more than 40 steps a launch";
-        running = running || (now.state(s) == state_active && now.time(s) < 100);
-      }
-      if (!running || launches > 100) return launches;
-    }
-  };
-  const int launches_one = run(
-      [&] { Impl::launch_mercurius_system_generic<4>(space, one, it_one, p, carried_one); }, one,
-      it_one);
-  const int launches_two = run(
-      [&] {
-        Impl::launch_mercurius_deferred<4, Impl::PortableRsqrt>(space, two, it_two, p,
-                                                                carried_two, deferred);
-      },
-      two, it_two);
-  const auto a = clone<Kokkos::HostSpace>(one), b = clone<Kokkos::HostSpace>(two);
-  EXPECT_EQ(launches_one, 50);  // 2000 steps
-  EXPECT_EQ(launches_two, launches_one);
-  int collided = 0;
-  for (int s = 0; s < n; ++s) {
-    EXPECT_EQ(a.state(s), b.state(s)) << "system " << s;
-    EXPECT_EQ(a.reason(s), b.reason(s)) << "system " << s;
-    EXPECT_EQ(a.time(s), b.time(s)) << "system " << s;
-    collided += a.reason(s) == reason_collision;
-    double dx, dv;
-    nbody_test::max_difference(a, b, s, dx, dv);
-    EXPECT_EQ(dx, 0.0) << "system " << s;
-    EXPECT_EQ(dv, 0.0) << "system " << s;
-  }
-  EXPECT_GT(collided, 5);
-}
-
 TEST(MercuriusInput, RejectsBadSettings) {
   IntegrateOptions o = nbody_test::options_for(Method::mercurius, 0.05);
   o.integrator.tolerance = 0;

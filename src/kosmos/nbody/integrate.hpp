@@ -879,12 +879,11 @@ IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename Exe
     common(p);
     p.hill_factor = cfg.changeover_hill;
     p.tolerance = cfg.tolerance;
-    Kokkos::View<double**, typename ExecSpace::memory_space> deferred;  // kept across launches
     return run_system_per_thread(space, ens, destination, options,
                                  [&](const Iterations& iterations, const Carried& carried) {
                                    with_body_count(n, [&](auto nb) {
                                      launch_mercurius_system<decltype(nb)::value>(
-                                         space, ens, iterations, p, carried, deferred);
+                                         space, ens, iterations, p, carried);
                                    });
                                  });
   }

@@ -105,105 +105,15 @@ void launch_mercurius_system_generic(
     const Iterations& iterations, const MercuriusParams& params,
     const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
   launch_system_generic<MercuriusSystemKernel, N>("kosmos::nbody::integrate_mercurius", space, ens,
-                                                  iterations, params, carried,
-                                                  Kokkos::View<double**, typename ExecSpace::memory_space>(),
-                                                  Iterations());
-}
-
-// The systems whose step mercurius_system deferred, in order, and how many.
-template <int N, class MemorySpace>
-struct DeferredSystems {
-  Kokkos::View<double**, MemorySpace> deferred;
-  Kokkos::View<int*, MemorySpace> systems;
-  KOKKOS_INLINE_FUNCTION void operator()(const int sys, int& offset, const bool final) const {
-    if (!(deferred(sys, 7 * N) > 0)) return;
-    if (final) systems(offset) = sys;
-    ++offset;
-  }
-};
-
-// A kernel over [0, count) on Kokkos::Cuda through the hand-tuned launch (with the CUDA
-// specializations), a Kokkos RangePolicy kernel elsewhere.
-template <class ExecSpace, class Kernel>
-void launch_range(const char* label, const ExecSpace& space, int count, const Kernel& kernel) {
-#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (HasCudaSpecialization<ExecSpace>::value) {
-    cuda_system_launch(label, space, count, kernel);
-    return;
-  }
-#endif
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace>(space, 0, count), kernel);
-}
-
-// One launch in rounds of two kernels: every system up to its next step whose drift needs an
-// encounter integration (mercurius_system with a `deferred` buffer of
-// mercurius_deferred_width(N) columns), then those steps of the systems that stopped there, listed
-// one after the other, so that the Bulirsch-Stoer integrations run side by side instead of
-// holding up the systems of their warp; until no system defers a step (each takes at most
-// params.steps steps in the launch). Each step's arithmetic is that of the one-kernel launch.
-template <int N, class Rsqrt, class ExecSpace, class Iterations>
-void launch_mercurius_deferred(
-    const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-    const Iterations& iterations, const MercuriusParams& params,
-    const CarriedState<typename ExecSpace::memory_space>& carried,
-    const Kokkos::View<double**, typename ExecSpace::memory_space>& deferred) {
-  using Mem = typename ExecSpace::memory_space;
-  const int n = ens.n_systems();
-  kosmos::Impl::require(deferred.extent(0) == std::size_t(n) &&
-                            deferred.extent(1) == std::size_t(mercurius_deferred_width(N)),
-                        "kosmos::nbody::launch_mercurius_deferred", "the buffer is ",
-                        deferred.extent(0), " x ", deferred.extent(1), ", expected ", n, " x ",
-                        mercurius_deferred_width(N));
-  Kokkos::View<long long*, Mem> launch_start(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kosmos::nbody::mercurius::launch_start"), n);
-  Kokkos::deep_copy(space, launch_start, iterations);
-  Kokkos::View<int*, Mem> systems(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kosmos::nbody::mercurius::encounters"), n);
-  for (int count = 1; count > 0;) {
-    launch_range("kosmos::nbody::integrate_mercurius", space, n,
-                 MercuriusSystemKernel<N, Mem, Rsqrt>{ens, iterations, params, carried, deferred,
-                                                      launch_start});
-    count = 0;
-    Kokkos::parallel_scan("kosmos::nbody::mercurius::compact",
-                          Kokkos::RangePolicy<ExecSpace>(space, 0, n),
-                          DeferredSystems<N, Mem>{deferred, systems}, count);
-    space.fence();
-    if (count > 0)
-      launch_range("kosmos::nbody::integrate_mercurius_encounters", space, count,
-                   MercuriusEncounterKernel<N, Mem, Rsqrt>{ens, iterations, params, carried,
-                                                           deferred, systems});
-  }
-}
-
-// On Kokkos::Cuda with the CUDA specializations: launch_mercurius_deferred with the hardware
-// rsqrt (deferred: its buffer, kept for the next launch; made here when empty); the one-kernel
-// launch elsewhere.
-template <int N, class ExecSpace, class Iterations>
-void launch_mercurius_system(const ExecSpace& space,
-                             const Ensemble<typename ExecSpace::memory_space>& ens,
-                             const Iterations& iterations, const MercuriusParams& params,
-                             const CarriedState<typename ExecSpace::memory_space>& carried,
-                             Kokkos::View<double**, typename ExecSpace::memory_space>& deferred) {
-#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (HasCudaSpecialization<ExecSpace>::value) {
-    if (deferred.extent(0) == 0)
-      deferred = Kokkos::View<double**, typename ExecSpace::memory_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kosmos::nbody::mercurius::deferred"),
-          ens.n_systems(), mercurius_deferred_width(N));
-    launch_mercurius_deferred<N, CudaRsqrt>(space, ens, iterations, params, carried, deferred);
-    return;
-  }
-#endif
-  (void)deferred;  // the one-kernel launch needs none
-  launch_mercurius_system_generic<N>(space, ens, iterations, params, carried);
+                                                  iterations, params, carried);
 }
 template <int N, class ExecSpace, class Iterations>
 void launch_mercurius_system(const ExecSpace& space,
                              const Ensemble<typename ExecSpace::memory_space>& ens,
                              const Iterations& iterations, const MercuriusParams& params,
                              const CarriedState<typename ExecSpace::memory_space>& carried = {}) {
-  Kokkos::View<double**, typename ExecSpace::memory_space> deferred;
-  launch_mercurius_system<N>(space, ens, iterations, params, carried, deferred);
+  launch_system<MercuriusSystemKernel, N>("kosmos::nbody::integrate_mercurius", space, ens,
+                                          iterations, params, carried);
 }
 // merge: the merge state when params.monitor.config.merging() (else unused).
 template <int N, class ExecSpace, class Iterations>

@@ -296,10 +296,9 @@ struct HybridSystem : WHSystem<N, Rsqrt> {
     }
     return true;
   }
-  // The first part of a step h: far kick h/2, jump h/2, centre-of-mass and Kepler drifts. True
-  // when an encounter is predicted: the planets are then back where the Kepler drift started, for
-  // encounter_drift(h). end_step(h) completes the step.
-  KOKKOS_INLINE_FUNCTION bool begin_step(double h) {
+  // One step h: far kick, jump, centre-of-mass and Kepler drifts (redone through an encounter),
+  // jump, far kick.
+  KOKKOS_INLINE_FUNCTION void step(double h) {
     far_kick(0.5 * h);
     this->jump(0.5 * h);
     this->com_drift(h);
@@ -309,33 +308,36 @@ struct HybridSystem : WHSystem<N, Rsqrt> {
       V0[k] = V[k];
     }
     this->kepler(h);
-    if (this->ok && !encounter_predicted(Q0, V0, h)) return false;
-    for (int k = 3; k < 3 * N; ++k) {
-      Q[k] = Q0[k];
-      V[k] = V0[k];
+    if (!this->ok || encounter_predicted(Q0, V0, h)) {
+      for (int k = 3; k < 3 * N; ++k) {
+        Q[k] = Q0[k];
+        V[k] = V0[k];
+      }
+      this->ok = encounter_drift(h);
     }
-    return true;
-  }
-  KOKKOS_INLINE_FUNCTION void end_step(double h) {
     this->jump(0.5 * h);
     far_kick(0.5 * h);
   }
 };
 
-// The per-system values of a launch that defers encounters (launch_mercurius_deferred): the state
-// at the encounter drift (Q, V), the changeover radii and the step h (0: none deferred).
-constexpr int mercurius_deferred_width(int n) { return 7 * n + 1; }
-
-// A system of the ensemble as a HybridSystem: masses, Cartesian x, v (as stored), the settings.
-template <int N, class Rsqrt, class Ens>
-KOKKOS_INLINE_FUNCTION void load_hybrid(HybridSystem<N, Rsqrt>& w, const Ens& ens, int sys,
-                                        const MercuriusParams& p, const Rsqrt& rsqrt,
-                                        double (&x)[3 * N], double (&v)[3 * N]) {
+// Integrates system `sys` for at most p.steps steps (one launch). Landing rule: every step is dt
+// except the last one before p.destination, which is what is left; steps stop without landing at
+// p.pause. The stop conditions are checked on the state after every step.
+template <int N, class Ens, class IterView, class Rsqrt, class Carried>
+KOKKOS_INLINE_FUNCTION void mercurius_system(const Ens& ens, const IterView& iterations, int sys,
+                                             const MercuriusParams& p, const Rsqrt& rsqrt,
+                                             const Carried& carried) {
+  if (ens.state(sys) != state_active) return;
+  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
+  long long it = iterations(sys);
+  if (!clock.running() || it >= p.max_iterations) return;
+  HybridSystem<N, Rsqrt> w;
   w.rsqrt = rsqrt;
   w.jacobi = false;
   w.whds = false;
   w.tolerance = p.tolerance;
   w.radius = p.monitor.config.radius;
+  double x[3 * N], v[3 * N];
   for (int b = 0; b < N; ++b) {
     w.m[b] = ens.m(sys, b);
     for (int c = 0; c < 3; ++c) {
@@ -343,71 +345,9 @@ KOKKOS_INLINE_FUNCTION void load_hybrid(HybridSystem<N, Rsqrt>& w, const Ens& en
       v[3 * b + c] = ens.v(sys, b, c);
     }
   }
-}
-
-// After a step h: the clock and step count advanced; the stop condition (a contact within an
-// encounter, else the monitors on the state, stored into x, v).
-template <int N, class Rsqrt>
-KOKKOS_INLINE_FUNCTION int after_step(HybridSystem<N, Rsqrt>& w, double h, SystemClock& clock,
-                                      long long& it, const MercuriusParams& p, double (&x)[3 * N],
-                                      double (&v)[3 * N]) {
-  clock.advance(h);
-  ++it;
-  if (w.contact) return reason_collision;
-  if (!p.monitor.on) return reason_none;
-  w.store(x, v);
-  return p.monitor.reason<N>(w.m, x, v);
-}
-
-// The end of a launch of system `sys`: its state, time, steps and status written back, and the
-// heliocentric state and changeover radii carried to the next launch.
-template <int N, class Rsqrt, class Ens, class IterView, class Carried>
-KOKKOS_INLINE_FUNCTION void store_hybrid(const HybridSystem<N, Rsqrt>& w, const Ens& ens,
-                                         const IterView& iterations, int sys,
-                                         const SystemClock& clock, long long it, int stop,
-                                         const Carried& carried) {
-  if (carried.on()) {
-    for (int k = 0; k < 3 * N; ++k) {
-      carried.at(sys, k) = w.Q[k];
-      carried.at(sys, 3 * N + k) = w.V[k];
-    }
-    for (int b = 0; b < N; ++b) carried.at(sys, 6 * N + b) = w.r_crit[b];
-  }
-  double x[3 * N], v[3 * N];
-  w.store(x, v);
-  bool finite = true;
-  for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
-  // w.ok false: an encounter's sub-steps shrank to nothing
-  store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop,
-                         reason_step_underflow);
-  carried.seal(sys, clock.t, clock.lo, N, [&](int b, int c) {
+  const auto state = [&](int b, int c) {
     return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : w.m[b];
-  });
-}
-
-// Integrates system `sys` for at most p.steps steps (one launch). Landing rule: every step is dt
-// except the last one before p.destination, which is what is left; steps stop without landing at
-// p.pause. The stop conditions are checked on the state after every step. With a `deferred`
-// buffer (mercurius_deferred_width(N) values per system) the call ends at the first step whose
-// drift needs an encounter integration instead: the system's state there, its radii and the step
-// go to the buffer, and mercurius_finish_deferred completes that step; the launch's p.steps then
-// count from launch_start(sys), the system's step count when the launch began.
-template <int N, class Ens, class IterView, class Rsqrt, class Carried, class Deferred>
-KOKKOS_INLINE_FUNCTION void mercurius_system(const Ens& ens, const IterView& iterations, int sys,
-                                             const MercuriusParams& p, const Rsqrt& rsqrt,
-                                             const Carried& carried, const Deferred& deferred,
-                                             const IterView& launch_start) {
-  const bool defer = deferred.extent(0) > 0;
-  if (defer) deferred(sys, 7 * N) = 0;
-  if (ens.state(sys) != state_active) return;
-  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
-  long long it = iterations(sys);
-  const long long first = defer ? launch_start(sys) : it;
-  const long long last = first + p.steps < p.max_iterations ? first + p.steps : p.max_iterations;
-  if (!clock.running() || it >= last) return;
-  HybridSystem<N, Rsqrt> w;
-  double x[3 * N], v[3 * N];
-  load_hybrid(w, ens, sys, p, rsqrt, x, v);
+  };
   int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
   if (stop != reason_none) {
     ens.state(sys) = state_inactive;
@@ -415,9 +355,7 @@ KOKKOS_INLINE_FUNCTION void mercurius_system(const Ens& ens, const IterView& ite
     return;
   }
   w.load(x, v);
-  if (carried.valid(sys, clock.t, clock.lo, N, [&](int b, int c) {
-        return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : w.m[b];
-      })) {
+  if (carried.valid(sys, clock.t, clock.lo, N, state)) {
     for (int k = 0; k < 3 * N; ++k) {
       w.Q[k] = carried.at(sys, k);
       w.V[k] = carried.at(sys, 3 * N + k);
@@ -426,52 +364,33 @@ KOKKOS_INLINE_FUNCTION void mercurius_system(const Ens& ens, const IterView& ite
   } else {
     w.set_changeover_radii(p.dt, p.hill_factor);
   }
-  while (it < last && clock.running() && w.ok && stop == reason_none) {
+  for (int step = 0;
+       step < p.steps && clock.running() && it < p.max_iterations && w.ok && stop == reason_none;
+       ++step) {
     const double h = landing_step(p.dt, clock.left());
-    if (w.begin_step(h)) {
-      if (defer) {
-        for (int k = 0; k < 3 * N; ++k) {
-          deferred(sys, k) = w.Q[k];
-          deferred(sys, 3 * N + k) = w.V[k];
-        }
-        for (int b = 0; b < N; ++b) deferred(sys, 6 * N + b) = w.r_crit[b];
-        deferred(sys, 7 * N) = h;
-        ens.time(sys) = clock.t;
-        ens.time_lo(sys) = clock.lo;
-        iterations(sys) = it;
-        return;
-      }
-      w.ok = w.encounter_drift(h);
+    w.step(h);
+    clock.advance(h);
+    ++it;
+    if (w.contact) stop = reason_collision;
+    if (p.monitor.on && stop == reason_none) {
+      w.store(x, v);
+      stop = p.monitor.reason<N>(w.m, x, v);
     }
-    w.end_step(h);
-    stop = after_step(w, h, clock, it, p, x, v);
   }
-  store_hybrid(w, ens, iterations, sys, clock, it, stop, carried);
-}
-
-// Completes the step that mercurius_system deferred for system `sys` (deferred(sys, 7N) > 0): the
-// encounter integration of its drift, the rest of the step, the stop conditions, the write-back.
-template <int N, class Ens, class IterView, class Rsqrt, class Carried, class Deferred>
-KOKKOS_INLINE_FUNCTION void mercurius_finish_deferred(const Ens& ens, const IterView& iterations,
-                                                      int sys, const MercuriusParams& p,
-                                                      const Rsqrt& rsqrt, const Carried& carried,
-                                                      const Deferred& deferred) {
-  HybridSystem<N, Rsqrt> w;
-  double x[3 * N], v[3 * N];
-  load_hybrid(w, ens, sys, p, rsqrt, x, v);
-  w.load(x, v);  // the masses' prefix sums
-  for (int k = 0; k < 3 * N; ++k) {
-    w.Q[k] = deferred(sys, k);
-    w.V[k] = deferred(sys, 3 * N + k);
+  if (carried.on()) {
+    for (int k = 0; k < 3 * N; ++k) {
+      carried.at(sys, k) = w.Q[k];
+      carried.at(sys, 3 * N + k) = w.V[k];
+    }
+    for (int b = 0; b < N; ++b) carried.at(sys, 6 * N + b) = w.r_crit[b];
   }
-  for (int b = 0; b < N; ++b) w.r_crit[b] = deferred(sys, 6 * N + b);
-  const double h = deferred(sys, 7 * N);
-  SystemClock clock{ens.time(sys), ens.time_lo(sys), p.destination, p.pause};
-  long long it = iterations(sys);
-  w.ok = w.encounter_drift(h);
-  w.end_step(h);
-  const int stop = after_step(w, h, clock, it, p, x, v);
-  store_hybrid(w, ens, iterations, sys, clock, it, stop, carried);
+  w.store(x, v);
+  bool finite = true;
+  for (int k = 0; k < 3 * N; ++k) finite = finite && math::isfinite(x[k]) && math::isfinite(v[k]);
+  // w.ok false: an encounter's sub-steps shrank to nothing
+  store_whfast_result<N>(ens, iterations, sys, x, v, clock, it, w.ok, finite, stop,
+                         reason_step_underflow);
+  carried.seal(sys, clock.t, clock.lo, N, state);
 }
 
 template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>
@@ -480,24 +399,8 @@ struct MercuriusSystemKernel {
   Kokkos::View<long long*, MemorySpace> iterations;
   MercuriusParams params;
   CarriedState<MemorySpace> carried;
-  Kokkos::View<double**, MemorySpace> deferred;  // empty: encounters within the launch
-  Kokkos::View<long long*, MemorySpace> launch_start;  // with `deferred`
   KOKKOS_INLINE_FUNCTION void operator()(const int sys) const {
-    mercurius_system<N>(ens, iterations, sys, params, Rsqrt(), carried, deferred, launch_start);
-  }
-};
-
-// The deferred steps of the systems listed in `systems` (one work item each).
-template <int N, class MemorySpace, class Rsqrt = PortableRsqrt>
-struct MercuriusEncounterKernel {
-  Ensemble<MemorySpace> ens;
-  Kokkos::View<long long*, MemorySpace> iterations;
-  MercuriusParams params;
-  CarriedState<MemorySpace> carried;
-  Kokkos::View<double**, MemorySpace> deferred;
-  Kokkos::View<int*, MemorySpace> systems;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    mercurius_finish_deferred<N>(ens, iterations, systems(i), params, Rsqrt(), carried, deferred);
+    mercurius_system<N>(ens, iterations, sys, params, Rsqrt(), carried);
   }
 };
 
