@@ -17,6 +17,7 @@
 #include <kosmos/kepler/impl/chi2_generic.hpp>
 #include <kosmos/kepler/rv.hpp>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -50,10 +51,14 @@ struct Chi2Options {
   Chi2Layout layout = Chi2Layout::fused;
   SolverOptions solver{};  // Kepler solver inside the kernels
   Amplitude amplitude = Amplitude::semi_amplitude;
-  bool validate = true;  // check every model parameter first (throws, naming it)
+  // check every model parameter (and the survey layout's observation ranges) first (throws,
+  // naming it)
+  bool validate = true;
   bool use_cuda_specialization = true;
-  int team_size = 0;  // 0: automatic (1 on CPUs, 128 or less on GPUs)
-  int max_tile = 0;   // observations per scratch tile; 0: as many as fit
+  // systems per team; 0: automatic (1 on CPUs; on GPUs 128 or less, in the survey layout 4 of
+  // 32 vector lanes each)
+  int team_size = 0;
+  int max_tile = 0;  // observations per scratch tile; 0: as many as fit
 };
 
 // Radial-velocity observations on ExecSpace, stored in double: t - epoch, v, sigma, instrument.
@@ -328,9 +333,9 @@ struct ObservationRangeOutside {
 template <class ExecSpace, class RangeView>
 void validate_observation_ranges(const ExecSpace& space, const char* where, const RangeView& range,
                                  int n_obs) {
-  const auto bad =
-      kosmos::Impl::first_index_where(space, "kosmos::kepler::validate_ranges", std::int64_t(range.extent(0)),
-                                      ObservationRangeOutside<RangeView>{range, n_obs});
+  const auto bad = kosmos::Impl::first_index_where(
+      space, "kosmos::kepler::validate_ranges", std::int64_t(range.extent(0)),
+      ObservationRangeOutside<RangeView>{range, n_obs});
   kosmos::Impl::require(bad < 0, where, "obs_range of system ", bad, " lies outside [0, ", n_obs,
                         ") or is empty");
 }
@@ -460,7 +465,8 @@ class Chi2Evaluator {
                             "observation ranges (survey layout) need the fused layout");
       kosmos::Impl::require(models.obs_range.extent(0) == n_sys, where, "obs_range has ",
                             models.obs_range.extent(0), " rows, expected ", n_sys);
-      Impl::validate_observation_ranges(space_, where, models.obs_range, n_obs_);
+      if (options_.validate)
+        Impl::validate_observation_ranges(space_, where, models.obs_range, n_obs_);
     }
     if (options_.validate) Impl::validate_models(space_, where, models, options_.amplitude);
   }
@@ -494,6 +500,38 @@ class Chi2Evaluator {
     }
     const bool on_host =
         Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+    using Inputs = Impl::Chi2Inputs<Precision, ExecSpace>;
+    const Inputs inputs{obs_.t,
+                        obs_.v,
+                        obs_.var,
+                        obs_.inst,
+                        models.P,
+                        models.K,
+                        models.e,
+                        models.omega,
+                        models.M0,
+                        models.offset,
+                        models.jitter,
+                        models.trend,
+                        models.activity,
+                        obs_.activity,
+                        separate ? Kokkos::View<const Real**, ExecSpace>(dv_)
+                                 : Kokkos::View<const Real**, ExecSpace>(),
+                        models.obs_range,
+                        chi2,
+                        loglike,
+                        loglike.extent(0) > 0,
+                        n_sys,
+                        n_pl,
+                        n_obs_,
+                        options_.solver.solver,
+                        tolerance(),
+                        options_.solver.max_iterations,
+                        options_.amplitude};
+    if (models.has_observation_ranges()) {
+      run_ranges(inputs, on_host);
+      return;
+    }
     int team_size = options_.team_size > 0 ? options_.team_size : (on_host ? 1 : 128);
     // CPUs: one thread per team handles up to 16 systems per staged tile, fewer for small batches
     // so that every thread gets several teams.
@@ -522,52 +560,34 @@ class Chi2Evaluator {
     tile = tile > n_obs_ ? n_obs_ : tile;
     if (options_.max_tile > 0 && tile > options_.max_tile) tile = options_.max_tile;
     tile = tile > 64 ? tile / 32 * 32 : tile;
-    if (models.has_observation_ranges()) tile = 1;  // read in place: no staging
     const std::size_t bytes = scratch(tile);
     const int per_team = team_size * groups;
     const int league = (n_sys + per_team - 1) / per_team;
     Kokkos::TeamPolicy<ExecSpace> policy(space_, league, team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-    const bool want_ll = loglike.extent(0) > 0;
     // The fused and the separate (dv of kernel 1) team functors take the same members.
     auto launch = [&](auto from_dv, const char* label) {
       using Functor = std::conditional_t<decltype(from_dv)::value, FromDv, Fused>;
-      const Functor f{obs_.t,
-                      obs_.v,
-                      obs_.var,
-                      obs_.inst,
-                      models.P,
-                      models.K,
-                      models.e,
-                      models.omega,
-                      models.M0,
-                      models.offset,
-                      models.jitter,
-                      models.trend,
-                      models.activity,
-                      obs_.activity,
-                      from_dv ? Kokkos::View<const Real**, ExecSpace>(dv_)
-                              : Kokkos::View<const Real**, ExecSpace>(),
-                      models.obs_range,
-                      chi2,
-                      loglike,
-                      want_ll,
-                      n_sys,
-                      n_pl,
-                      n_obs_,
-                      tile,
-                      team_size,
-                      groups,
-                      options_.solver.solver,
-                      tolerance(),
-                      options_.solver.max_iterations,
-                      options_.amplitude};
+      const Functor f{inputs, tile, team_size, groups};
       Kokkos::parallel_for(label, policy, f);
     };
     if (separate)
       launch(std::true_type(), "kosmos::kepler::chi2_from_dv");
     else
       launch(std::false_type(), "kosmos::kepler::chi2_fused");
+  }
+
+  // The survey layout: on GPUs a warp's lanes per system (its observations), a few systems per
+  // team; on CPUs a thread per system.
+  void run_ranges(const Impl::Chi2Inputs<Precision, ExecSpace>& inputs, bool on_host) {
+    using Functor = Impl::Chi2RangesFunctor<Precision, ExecSpace>;
+    const int lanes = on_host ? 1 : 32;
+    const int team_size =
+        options_.team_size > 0 ? std::min(options_.team_size, 1024 / lanes) : (on_host ? 1 : 4);
+    const int league = (inputs.n_sys + team_size - 1) / team_size;
+    Kokkos::TeamPolicy<ExecSpace> policy(space_, league, team_size, lanes);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(team_size, inputs.n_pl)));
+    Kokkos::parallel_for("kosmos::kepler::chi2_ranges", policy, Functor{inputs, team_size});
   }
 
   ExecSpace space_;

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <utility>
 
 namespace kosmos {
 namespace kepler {
@@ -89,19 +92,6 @@ double normal_quantile(double p) {
   return z;
 }
 
-using Chains = std::vector<std::vector<double>>;
-
-// Each chain's first and last floor(n / 2) draws as two chains (ArviZ's split).
-Chains split_chains(const Chains& chains) {
-  Chains out;
-  const std::size_t n = chains.front().size(), half = n / 2;
-  for (const auto& c : chains) {
-    out.emplace_back(c.begin(), c.begin() + std::ptrdiff_t(half));
-    out.emplace_back(c.end() - std::ptrdiff_t(half), c.end());
-  }
-  return out;
-}
-
 // Phi^-1((r - 3/8) / (S + 1/4)) for the ranks r = 1..S: a table per thread for the last S (every
 // column of a posterior has the same S, and each z-scale of it needs S quantiles).
 double rank_quantile(double rank, std::size_t S) {
@@ -119,33 +109,86 @@ double rank_quantile(double rank, std::size_t S) {
   return table[std::size_t(rank) - 1];
 }
 
-// Rank normalization of `chains` (equal lengths) given the order of its draws (`order`: flat
-// indices c * n + i, ascending in key): z = Phi^-1((r - 3/8) / (S + 1/4)), r the average rank of
-// each draw among all S draws (equal keys share their mean rank).
-template <class Key>
-Chains z_scale(const Chains& chains, const std::vector<std::size_t>& order, const Key& key) {
-  const std::size_t len = chains.front().size(), S = order.size();
-  Chains out = chains;
+// Draws of m equally long chains, chain after chain (draw i of chain c at x[c * n + i]).
+struct Draws {
+  std::size_t m = 0, n = 0;
+  std::vector<double> x;
+  double at(std::size_t c, std::size_t i) const { return x[c * n + i]; }
+};
+
+// Each chain's first and last floor(n / 2) draws as two chains (ArviZ's split).
+Draws split_chains(const double* draws, std::size_t m, std::size_t n) {
+  Draws out;
+  out.m = 2 * m;
+  out.n = n / 2;
+  out.x.reserve(out.m * out.n);
+  for (std::size_t c = 0; c < m; ++c) {
+    const double* chain = draws + c * n;
+    out.x.insert(out.x.end(), chain, chain + out.n);
+    out.x.insert(out.x.end(), chain + n - out.n, chain + n);
+  }
+  return out;
+}
+
+// The indices of v in ascending order of value, equal values in ascending index (the order of
+// sorting (value, index) pairs; -0 equals +0): a stable LSD radix sort on the values' bits.
+std::vector<std::uint32_t> ascending_order(const std::vector<double>& v) {
+  const std::size_t S = v.size();
+  std::vector<std::uint64_t> key(S), key_next(S);
+  std::vector<std::uint32_t> order(S), next(S);
+  for (std::size_t k = 0; k < S; ++k) {
+    const double value = v[k] == 0 ? 0.0 : v[k];
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    key[k] = bits >> 63 ? ~bits : bits | (std::uint64_t(1) << 63);  // unsigned order = value order
+    order[k] = std::uint32_t(k);
+  }
+  constexpr int kDigitBits = 11;
+  constexpr std::size_t kBuckets = std::size_t(1) << kDigitBits;
+  std::vector<std::size_t> count(kBuckets);
+  for (int shift = 0; shift < 64; shift += kDigitBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t k = 0; k < S; ++k) ++count[(key[k] >> shift) & (kBuckets - 1)];
+    if (count[(key[0] >> shift) & (kBuckets - 1)] == S) continue;  // one digit everywhere
+    std::size_t sum = 0;
+    for (auto& c : count) sum += std::exchange(c, sum);
+    for (std::size_t k = 0; k < S; ++k) {
+      const std::size_t to = count[(key[k] >> shift) & (kBuckets - 1)]++;
+      key_next[to] = key[k];
+      next[to] = order[k];
+    }
+    key.swap(key_next);
+    order.swap(next);
+  }
+  return order;
+}
+
+// Rank normalization of `draws` given the order of its keys (`order`: flat indices; `keys`: the
+// keys in that order, ascending): z = Phi^-1((r - 3/8) / (S + 1/4)), r the average rank of each
+// draw among all S draws (equal keys share their mean rank).
+Draws z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
+              const std::vector<double>& keys) {
+  const std::size_t S = order.size();
+  Draws out = draws;
   for (std::size_t i = 0; i < S;) {
     std::size_t j = i;
-    const double value = key(order[i]);
-    while (j < S && key(order[j]) == value) ++j;
+    while (j < S && keys[j] == keys[i]) ++j;
     const double z = rank_quantile(0.5 * double(i + 1 + j), S);  // mean of ranks i + 1 .. j
-    for (std::size_t k = i; k < j; ++k) out[order[k] / len][order[k] % len] = z;
+    for (std::size_t k = i; k < j; ++k) out.x[order[k]] = z;
     i = j;
   }
   return out;
 }
 
 // Split-free potential scale reduction of equally long chains (BDA3 eq. 11.4).
-double basic_rhat(const Chains& chains) {
-  const std::size_t m = chains.size(), n = chains.front().size();
+double basic_rhat(const Draws& d) {
+  const std::size_t m = d.m, n = d.n;
   std::vector<double> mean(m, 0.0);
   double within = 0, grand = 0;
   for (std::size_t c = 0; c < m; ++c) {
-    for (double x : chains[c]) mean[c] += x / double(n);
+    for (std::size_t i = 0; i < n; ++i) mean[c] += d.at(c, i) / double(n);
     double v = 0;
-    for (double x : chains[c]) v += (x - mean[c]) * (x - mean[c]);
+    for (std::size_t i = 0; i < n; ++i) v += (d.at(c, i) - mean[c]) * (d.at(c, i) - mean[c]);
     within += v / double(n - 1) / double(m);
     grand += mean[c] / double(m);
   }
@@ -158,22 +201,27 @@ double basic_rhat(const Chains& chains) {
 // ESS of equally long chains (Vehtari et al. 2021, eqs. 10-13; Stan's and ArviZ's estimator):
 // autocovariances per chain (biased, 1 / n), combined with the between-chain variance, summed over
 // Geyer's initial positive sequence made monotone; tau at least 1 / log10(m n).
-double basic_ess(const Chains& chains) {
-  const std::size_t m = chains.size(), n = chains.front().size();
-  double lo = chains[0][0], hi = lo;
-  for (const auto& c : chains)
-    for (double x : c) lo = std::min(lo, x), hi = std::max(hi, x);
-  if (hi - lo < 1e-15) return double(m * n);  // ArviZ: a constant quantity
-  std::vector<double> mean(m, 0.0);
-  for (std::size_t c = 0; c < m; ++c)
-    for (double x : chains[c]) mean[c] += x / double(n);
+double basic_ess(const Draws& d) {
+  const std::size_t m = d.m, n = d.n;
+  const auto range = std::minmax_element(d.x.begin(), d.x.end());
+  if (*range.second - *range.first < 1e-15) return double(m * n);  // ArviZ: a constant quantity
+  std::vector<double> mean(m, 0.0), centered(d.x.size());
+  for (std::size_t c = 0; c < m; ++c) {
+    for (std::size_t i = 0; i < n; ++i) mean[c] += d.at(c, i) / double(n);
+    for (std::size_t i = 0; i < n; ++i) centered[c * n + i] = d.at(c, i) - mean[c];
+  }
+  // The chains' mean autocovariance at `lag`: four partial sums per chain (independent additions,
+  // not one chain of dependent ones).
   auto mean_acov = [&](std::size_t lag) {
     double sum = 0;
     for (std::size_t c = 0; c < m; ++c) {
-      double a = 0;
-      for (std::size_t i = 0; i + lag < n; ++i)
-        a += (chains[c][i] - mean[c]) * (chains[c][i + lag] - mean[c]);
-      sum += a / double(n);
+      const double* y = centered.data() + c * n;
+      double part[4] = {0, 0, 0, 0};
+      std::size_t i = 0;
+      for (; i + 4 + lag <= n; i += 4)
+        for (int u = 0; u < 4; ++u) part[u] += y[i + u] * y[i + u + lag];
+      for (; i + lag < n; ++i) part[0] += y[i] * y[i + lag];
+      sum += ((part[0] + part[1]) + (part[2] + part[3])) / double(n);
     }
     return sum / double(m);
   };
@@ -220,80 +268,100 @@ double basic_ess(const Chains& chains) {
     if (std::isnan(r)) return std::numeric_limits<double>::quiet_NaN();
   return total / tau;
 }
-}  // namespace
 
-namespace {
-RankDiagnostics rank_statistics(const std::vector<std::vector<double>>& chains, bool with_ess) {
+// The draws of `chains` (equal lengths) chain after chain.
+std::vector<double> flatten(const std::vector<std::vector<double>>& chains) {
   kosmos::Impl::require(!chains.empty() && !chains.front().empty(),
                         "kosmos::kepler::rank_diagnostics", "no samples");
-  for (const auto& c : chains)
+  std::vector<double> flat;
+  for (const auto& c : chains) {
     kosmos::Impl::require(c.size() == chains.front().size(), "kosmos::kepler::rank_diagnostics",
                           "chains of different lengths (", c.size(), " and ", chains.front().size(),
                           ")");
+    flat.insert(flat.end(), c.begin(), c.end());
+  }
+  return flat;
+}
+}  // namespace
+
+namespace Impl {
+RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t chains,
+                                 bool with_ess, std::vector<double>* sorted) {
+  const std::size_t n = chains > 0 ? draws.size() / chains : 0;
+  kosmos::Impl::require(n > 0 && n * chains == draws.size(), "kosmos::kepler::rank_diagnostics",
+                        draws.size(), " draws are not ", chains, " chains of equal length");
   RankDiagnostics d;
-  if (chains.front().size() < 4) return d;  // halves of under 2 draws: not estimable (NaN)
-  for (const auto& c : chains)
-    for (double x : c)
-      if (!std::isfinite(x)) return d;
-  const Chains split = split_chains(chains);
-  std::vector<double> flat;  // the split chains' draws, chain after chain
-  for (const auto& c : split) flat.insert(flat.end(), c.begin(), c.end());
-  auto value = [&](std::size_t k) { return flat[k]; };
-  std::vector<std::pair<double, std::size_t>> sorted;
-  for (std::size_t k = 0; k < flat.size(); ++k) sorted.emplace_back(flat[k], k);
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<std::size_t> order;
-  for (const auto& entry : sorted) order.push_back(entry.second);
+  auto sort_all = [&] {
+    if (!sorted) return;
+    *sorted = draws;
+    std::sort(sorted->begin(), sorted->end());
+  };
+  if (n < 4) {  // halves of under 2 draws: not estimable (NaN)
+    sort_all();
+    return d;
+  }
+  for (double x : draws)
+    if (!std::isfinite(x)) {
+      sort_all();
+      return d;
+    }
+  const Draws split = split_chains(draws.data(), chains, n);
+  const std::vector<std::uint32_t> order = ascending_order(split.x);
+  std::vector<double> values(order.size());  // the split draws in ascending order
+  for (std::size_t k = 0; k < order.size(); ++k) values[k] = split.x[order[k]];
   std::vector<double> pooled;
-  if (order.size() == chains.size() * chains.front().size()) {  // the split keeps every draw
-    for (const auto& entry : sorted) pooled.push_back(entry.first);
+  if (order.size() == draws.size()) {  // the split keeps every draw
+    pooled = values;
   } else {
-    for (const auto& c : chains) pooled.insert(pooled.end(), c.begin(), c.end());
+    pooled = draws;
     std::sort(pooled.begin(), pooled.end());
   }
-  if (pooled.back() - pooled.front() < 1e-15 * std::max(1.0, std::fabs(pooled.front()))) {
+  const double lowest = pooled.front(), highest = pooled.back();
+  if (sorted) *sorted = pooled;
+  if (highest - lowest < 1e-15 * std::max(1.0, std::fabs(lowest))) {
     d.rhat = 1;  // a constant quantity
     d.ess_bulk = d.ess_tail = double(pooled.size());
     return d;
   }
-  const double median = Impl::sorted_percentile(pooled, 0.5);
+  const double median = sorted_percentile(pooled, 0.5);
   // |x - median| in ascending order: the sorted draws merged outwards from the median (the
   // distances grow monotonically on each side, rounding included).
-  auto distance = [&](std::size_t k) { return std::fabs(value(k) - median); };
-  std::vector<std::size_t> folded_order;
+  std::vector<std::uint32_t> folded_order;
+  std::vector<double> distances;
   folded_order.reserve(order.size());
-  std::size_t right = std::size_t(
-      std::lower_bound(sorted.begin(), sorted.end(), std::make_pair(median, std::size_t(0))) -
-      sorted.begin());
-  std::size_t left = right;  // order[left - 1] is the next below the median
+  distances.reserve(order.size());
+  std::size_t right =
+      std::size_t(std::lower_bound(values.begin(), values.end(), median) - values.begin());
+  std::size_t left = right;  // values[left - 1] is the next below the median
   while (left > 0 || right < order.size()) {
-    const bool take_left =
-        right == order.size() || (left > 0 && distance(order[left - 1]) <= distance(order[right]));
+    const double below = left > 0 ? std::fabs(values[left - 1] - median) : 0;
+    const double above = right < order.size() ? std::fabs(values[right] - median) : 0;
+    const bool take_left = right == order.size() || (left > 0 && below <= above);
     folded_order.push_back(take_left ? order[--left] : order[right++]);
+    distances.push_back(take_left ? below : above);
   }
-  const Chains z_split = z_scale(split, order, value);
-  d.rhat = std::max(basic_rhat(z_split), basic_rhat(z_scale(split, folded_order, distance)));
+  const Draws z_split = z_scale(split, order, values);
+  d.rhat = std::max(basic_rhat(z_split), basic_rhat(z_scale(split, folded_order, distances)));
   if (!with_ess) return d;
   d.ess_bulk = basic_ess(z_split);
   double tail = std::numeric_limits<double>::infinity();
   for (double q : {0.05, 0.95}) {
-    const double cut = Impl::sorted_percentile(pooled, q);
-    Chains below = split;
-    for (auto& c : below)
-      for (auto& x : c) x = x <= cut ? 1.0 : 0.0;
+    const double cut = sorted_percentile(pooled, q);
+    Draws below = split;
+    for (auto& x : below.x) x = x <= cut ? 1.0 : 0.0;
     tail = std::min(tail, basic_ess(below));
   }
   d.ess_tail = tail;
   return d;
 }
-}  // namespace
+}  // namespace Impl
 
 RankDiagnostics rank_diagnostics(const std::vector<std::vector<double>>& chains) {
-  return rank_statistics(chains, true);
+  return Impl::rank_diagnostics(flatten(chains), chains.size(), true, nullptr);
 }
 
 double rank_rhat(const std::vector<std::vector<double>>& chains) {
-  return rank_statistics(chains, false).rhat;
+  return Impl::rank_diagnostics(flatten(chains), chains.size(), false, nullptr).rhat;
 }
 }  // namespace kepler
 }  // namespace kosmos

@@ -88,17 +88,19 @@ class BatchLikelihood : public Likelihood {
     const ParamLayout& L0 = models_.front().L;
     Buffers& b = buffers_[rows];
     if (b.models.n_systems() != n) {
+      // The survey layout also for one star: the same kernel (and sums) whatever the batch, and
+      // on GPUs a system's observations spread over vector lanes.
       b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend, n_act_);
-      if (n_stars > 1) b.models.enable_observation_ranges();
+      b.models.enable_observation_ranges();
       b.host = ModelsHostMirror<Precision, Space>(b.models);
       b.chi2 = Kokkos::View<double*, Space>("kosmos::kepler::search::chi2", n);
       b.ll = Kokkos::View<double*, Space>("kosmos::kepler::search::loglike", n);
-      for (int r = 0; r < n && n_stars > 1; ++r) {
+      for (int r = 0; r < n; ++r) {
         b.host.obs_range(r, 0) = begin_[std::size_t(r / rows)];
         b.host.obs_range(r, 1) = count_[std::size_t(r / rows)];
       }
-      // the survey layout's ranges go to the device once; parameters are staged per batch
-      if (n_stars > 1) Kokkos::deep_copy(b.models.obs_range, b.host.obs_range);
+      // the ranges go to the device once; parameters are staged per batch
+      Kokkos::deep_copy(b.models.obs_range, b.host.obs_range);
     }
     return b;
   }

@@ -2,6 +2,7 @@
 // every star on the execution space (Likelihood::run_chains).
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/impl/de_mcmc.hpp>
+#include <kosmos/kepler/impl/diagnostics.hpp>
 #include <kosmos/kepler/impl/search_stages.hpp>
 #include <kosmos/kepler/impl/survey_search.hpp>
 
@@ -127,14 +128,16 @@ std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
 double sampled_rhat(const StarFit& fit, int chains) {
   const Model& model = *fit.model;
   const int dim = model.L.dim();
-  std::vector<std::vector<double>> per_chain(static_cast<std::size_t>(chains));
+  // Rows are ordered generation, then chain: row g * chains + c.
+  const std::size_t per_chain = fit.kept.size() / std::size_t(chains);
+  std::vector<double> draws(fit.kept.size());
   double worst = 0;
   for (int d = 0; d <= dim + 1; ++d) {
     if (d == dim || (d < dim && model.is_fixed(d))) continue;  // d == dim: ln posterior
-    for (auto& c : per_chain) c.clear();
     for (std::size_t r = 0; r < fit.kept.size(); ++r)
-      per_chain[std::size_t(fit.result.sample_chain[r])].push_back(fit.kept[r][std::size_t(d)]);
-    const double rhat = rank_rhat(per_chain);
+      draws[std::size_t(fit.result.sample_chain[r]) * per_chain + r / std::size_t(chains)] =
+          fit.kept[r][std::size_t(d)];
+    const double rhat = rank_diagnostics(draws, std::size_t(chains), false, nullptr).rhat;
     if (std::isnan(rhat)) return rhat;
     worst = std::max(worst, rhat);
   }

@@ -89,6 +89,29 @@ const ParameterSummary& SearchResult::get(const std::string& column) const {
 }
 
 namespace Impl {
+namespace {
+// The row indices of each chain in turn (chain 0's rows in order, then chain 1's, ...).
+std::vector<std::size_t> rows_chain_after_chain(const std::vector<int>& chain_of_row, int chains) {
+  std::vector<std::size_t> next(std::size_t(chains) + 1, 0), out(chain_of_row.size());
+  for (const int c : chain_of_row) ++next[std::size_t(c) + 1];
+  for (std::size_t c = 1; c < next.size(); ++c) next[c] += next[c - 1];
+  for (std::size_t r = 0; r < chain_of_row.size(); ++r)
+    out[next[std::size_t(chain_of_row[r])]++] = r;
+  return out;
+}
+
+// sorted_percentile of the values sorted, by selection instead of a sort.
+double unsorted_percentile(std::vector<double> v, double q) {
+  const double pos = q * double(v.size() - 1);
+  const std::size_t i = std::size_t(pos);
+  const double f = pos - double(i);
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(i), v.end());
+  if (i + 1 == v.size()) return v[i];
+  const double above = *std::min_element(v.begin() + std::ptrdiff_t(i) + 1, v.end());
+  return v[i] * (1 - f) + above * f;
+}
+}  // namespace
+
 // Per column of finish_star (in its order): whether only fixed parameters determine it (P, K, e,
 // omega from their slots or fixed elements; M0 from a fixed Tc with P, e, omega fixed; Tp from P
 // and M0; masses and a from P, K, e and a certain stellar mass). ln L is never fixed.
@@ -218,38 +241,35 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     result.best_chi2 = -2 * map_loglike - log_var;
   }
   map_row = derived(current.data(), result.best_loglike, opt.stellar_mass);
+  const std::vector<std::size_t> chain_major = rows_chain_after_chain(result.sample_chain, n);
   const std::size_t n_cols = result.columns.size();
+  std::vector<double> draws(chain_major.size()), sorted;
   for (std::size_t c = 0; c < n_cols; ++c) {
     const std::string& name = result.columns[c];
-    std::vector<double> col(result.samples.size());
-    for (std::size_t r = 0; r < col.size(); ++r) col[r] = result.samples[r][c];
-    std::vector<double> sorted = col;
-    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < draws.size(); ++k) draws[k] = result.samples[chain_major[k]][c];
     if (name.rfind("omega_deg_", 0) == 0 || name.rfind("M0_deg_", 0) == 0) {
-      const double turn = 360 * std::floor(sorted_percentile(sorted, 0.5) / 360);
+      const double turn = 360 * std::floor(unsorted_percentile(draws, 0.5) / 360);
       for (auto& row : result.samples) row[c] -= turn;
-      for (auto* values : {&col, &sorted})
-        for (auto& v : *values) v -= turn;
+      for (auto& v : draws) v -= turn;
       map_row[c] -= turn;
     }
     ParameterSummary s;
     s.name = name;
     s.best = map_row[c];
-    s.median = sorted_percentile(sorted, 0.5);
-    s.lower = sorted_percentile(sorted, 0.158655);
-    s.upper = sorted_percentile(sorted, 0.841345);
-    std::vector<std::vector<double>> per_chain(n);
-    for (std::size_t r = 0; r < col.size(); ++r)
-      per_chain[result.sample_chain[r]].push_back(col[r]);
     s.fixed = column_fixed[c];
     if (s.fixed) {
+      sorted = draws;
+      std::sort(sorted.begin(), sorted.end());
       s.rhat = s.ess = s.ess_tail = std::numeric_limits<double>::quiet_NaN();
     } else {
-      const RankDiagnostics d = rank_diagnostics(per_chain);
+      const RankDiagnostics d = rank_diagnostics(draws, std::size_t(n), true, &sorted);
       s.rhat = d.rhat;
       s.ess = d.ess_bulk;
       s.ess_tail = d.ess_tail;
     }
+    s.median = sorted_percentile(sorted, 0.5);
+    s.lower = sorted_percentile(sorted, 0.158655);
+    s.upper = sorted_percentile(sorted, 0.841345);
     result.summary.push_back(s);
   }
   result.max_rhat = 0;

@@ -24,10 +24,10 @@ template <class Precision, class ExecSpace>
 struct DeviceObservations {
   using Phase = typename Precision::phase_type;
   using Real = typename Precision::real_type;
-  Kokkos::View<Phase*, ExecSpace> t;   // time - epoch
-  Kokkos::View<Real*, ExecSpace> v;    // velocity
-  Kokkos::View<Real*, ExecSpace> var;  // sigma^2
-  Kokkos::View<int*, ExecSpace> inst;  // instrument index
+  Kokkos::View<Phase*, ExecSpace> t;                              // time - epoch
+  Kokkos::View<Real*, ExecSpace> v;                               // velocity
+  Kokkos::View<Real*, ExecSpace> var;                             // sigma^2
+  Kokkos::View<int*, ExecSpace> inst;                             // instrument index
   Kokkos::View<Real**, Kokkos::LayoutRight, ExecSpace> activity;  // (n_obs, n_act) indicators
 };
 
@@ -106,19 +106,12 @@ struct DeltaVFunctor {
   }
 };
 
-// chi^2 and log-likelihood, one thread per system, observations staged through team scratch in
-// tiles. FromDv = false: fused layout (solves Kepler's equation inline); FromDv = true: sums the
-// dv of kernel 1 (separate layout).
-template <class Precision, class ExecSpace, bool FromDv>
-struct Chi2TeamFunctor {
+// What both chi^2 kernels read: the observations and the model parameters, and the chi^2 and
+// ln L they write.
+template <class Precision, class ExecSpace>
+struct Chi2Inputs {
   using Phase = typename Precision::phase_type;
   using Real = typename Precision::real_type;
-  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
-  using scratch_space = typename ExecSpace::scratch_memory_space;
-  template <class T>
-  using Scratch = Kokkos::View<T*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
   Kokkos::View<const Phase*, ExecSpace> t;
   Kokkos::View<const Real*, ExecSpace> v, var;
   Kokkos::View<const int*, ExecSpace> inst;
@@ -130,11 +123,68 @@ struct Chi2TeamFunctor {
   Kokkos::View<const int**, Kokkos::LayoutRight, ExecSpace> obs_range;  // (n_sys, 2) or empty
   Kokkos::View<double*, ExecSpace> chi2, loglike;
   bool want_loglike;
-  int n_sys, n_pl, n_obs, tile, team_size, groups_per_team;
+  int n_sys, n_pl, n_obs;
   Solver solver;
   Real tol;
   int max_iterations;
   Amplitude amplitude;
+
+  // The residual r = v - offset - model of observation k (time tk since the epoch) for system
+  // sys, whose planets' constants lie at slot j * stride + first of the scratch arrays (fused),
+  // or whose planet velocities are dv's rows (FromDv); *total_var receives sigma^2 + jitter^2.
+  template <bool FromDv, class PhaseS, class RealS>
+  KOKKOS_FORCEINLINE_FUNCTION Real residual(int sys, int k, Phase tk, Real vk, Real vark, int ik,
+                                            const PhaseS& s_invP, const RealS& s_m0,
+                                            const RealS& s_e, const RealS& s_A, const RealS& s_B,
+                                            int stride, int first, Real& total_var) const {
+    CompensatedSum<Real> model;
+    if (FromDv) {
+      for (int j = 0; j < n_pl; ++j) model.add(dv(std::int64_t(sys) * n_pl + j, k));
+    } else {
+      for (int j = 0; j < n_pl; ++j) {
+        const int slot = j * stride + first;
+        const Real ecc = s_e(slot);
+        const Real M = PlanetConstants<Precision>::mean_anomaly(tk, s_invP(slot), s_m0(slot));
+        Real s, c;
+        solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
+        model.add(rv_from_anomaly(s_A(slot), s_B(slot), ecc, s, c));
+      }
+    }
+    if (trend.extent(1) > 0) {
+      const Real dt = Real(tk);
+      model.add(dt * (trend(sys, 0) + (trend.extent(1) > 1 ? dt * trend(sys, 1) : Real(0))));
+    }
+    for (int i = 0; i < int(activity.extent(1)); ++i)
+      model.add(activity(sys, i) * indicators(k, i));
+    const Real jit = jitter(sys, ik);
+    total_var = vark + jit * jit;
+    return (vk - offset(sys, ik)) - model.value();
+  }
+
+  KOKKOS_INLINE_FUNCTION void write(int sys, double c2, double logs, int n_used) const {
+    chi2(sys) = c2;
+    if (want_loglike)
+      loglike(sys) = -0.5 * (c2 + logs + n_used * 1.8378770664093454836);  // ln(2 pi)
+  }
+};
+
+template <class ScratchSpace, class T>
+using ScratchArray = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// chi^2 and log-likelihood, one thread per system, observations staged through team scratch in
+// tiles. FromDv = false: fused layout (solves Kepler's equation inline); FromDv = true: sums the
+// dv of kernel 1 (separate layout).
+template <class Precision, class ExecSpace, bool FromDv>
+struct Chi2TeamFunctor : Chi2Inputs<Precision, ExecSpace> {
+  using Base = Chi2Inputs<Precision, ExecSpace>;
+  using typename Base::Phase;
+  using typename Base::Real;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  template <class T>
+  using Scratch = ScratchArray<typename ExecSpace::scratch_memory_space, T>;
+
+  int tile, team_size, groups_per_team;
 
   static std::size_t scratch_bytes(int tile, int team_size, int n_pl) {
     std::size_t bytes = Scratch<Phase>::shmem_size(tile) + 2 * Scratch<Real>::shmem_size(tile) +
@@ -146,92 +196,121 @@ struct Chi2TeamFunctor {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const Base& in = *this;
     Scratch<Phase> st(member.team_scratch(0), tile);
     Scratch<Real> sv(member.team_scratch(0), tile);
     Scratch<Real> svar(member.team_scratch(0), tile);
     Scratch<int> sinst(member.team_scratch(0), tile);
-    const int np = FromDv ? 0 : team_size * n_pl;
+    const int np = FromDv ? 0 : team_size * in.n_pl;
     Scratch<Phase> s_invP(member.team_scratch(0), np);
     Scratch<Real> s_m0(member.team_scratch(0), np);
     Scratch<Real> s_e(member.team_scratch(0), np);
     Scratch<Real> s_A(member.team_scratch(0), np);
     Scratch<Real> s_B(member.team_scratch(0), np);
     const int rank = member.team_rank();
-    const int n_tiles = (n_obs + tile - 1) / tile;
+    const int n_obs = in.n_obs, n_tiles = (n_obs + tile - 1) / tile;
 
     for (int g = 0; g < groups_per_team; ++g) {
       const int sys = (member.league_rank() * groups_per_team + g) * team_size + rank;
-      const bool active = sys < n_sys;
+      const bool active = sys < in.n_sys;
       if (!FromDv && active) {
-        for (int j = 0; j < n_pl; ++j) {
+        for (int j = 0; j < in.n_pl; ++j) {
           const int slot = j * team_size + rank;
-          PlanetConstants<Precision>::compute(amplitude, P, K, e, omega, M0, sys, j, s_invP(slot),
-                                              s_m0(slot), s_e(slot), s_A(slot), s_B(slot));
+          PlanetConstants<Precision>::compute(in.amplitude, in.P, in.K, in.e, in.omega, in.M0, sys,
+                                              j, s_invP(slot), s_m0(slot), s_e(slot), s_A(slot),
+                                              s_B(slot));
         }
       }
       CompensatedSum<Real> chi, logs;
-      // One observation (index k of the full set, time tk since the epoch) into chi and logs.
-      auto add_observation = [&](const int k, const Phase tk, const Real vk, const Real vark,
-                                 const int ik) {
-        CompensatedSum<Real> model;
-        if (FromDv) {
-          for (int j = 0; j < n_pl; ++j) model.add(dv(std::int64_t(sys) * n_pl + j, k));
-        } else {
-          for (int j = 0; j < n_pl; ++j) {
-            const int slot = j * team_size + rank;
-            const Real ecc = s_e(slot);
-            const Real M = PlanetConstants<Precision>::mean_anomaly(tk, s_invP(slot), s_m0(slot));
-            Real s, c;
-            solve_reduced(solver, M, ecc, tol, max_iterations, s, c);
-            model.add(rv_from_anomaly(s_A(slot), s_B(slot), ecc, s, c));
-          }
+      for (int tl = 0; tl < n_tiles; ++tl) {
+        const int start = tl * tile;
+        const int nt = n_obs - start < tile ? n_obs - start : tile;
+        if (n_tiles > 1 || g == 0) {  // cooperative load of the tile
+          member.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nt), [&](const int k) {
+            st(k) = in.t(start + k);
+            sv(k) = in.v(start + k);
+            svar(k) = in.var(start + k);
+            sinst(k) = in.inst(start + k);
+          });
+          member.team_barrier();
         }
-        if (trend.extent(1) > 0) {
-          const Real dt = Real(tk);
-          model.add(dt * (trend(sys, 0) + (trend.extent(1) > 1 ? dt * trend(sys, 1) : Real(0))));
-        }
-        for (int i = 0; i < int(activity.extent(1)); ++i)
-          model.add(activity(sys, i) * indicators(k, i));
-        const Real jit = jitter(sys, ik);
-        const Real total_var = vark + jit * jit;
-        const Real r = (vk - offset(sys, ik)) - model.value();
-        chi.add(r * r / total_var);
-        if (want_loglike) logs.add(math::log(total_var));
-      };
-      int n_used = n_obs;
-      if (obs_range.extent(0) > 0) {
-        // Survey layout: each system has its own slice of the observations, read in place.
         if (!active) continue;
-        const int begin = obs_range(sys, 0);
-        n_used = obs_range(sys, 1);
-        for (int k = begin; k < begin + n_used; ++k)
-          add_observation(k, t(k), v(k), var(k), inst(k));
-      } else {
-        for (int tl = 0; tl < n_tiles; ++tl) {
-          const int start = tl * tile;
-          const int nt = n_obs - start < tile ? n_obs - start : tile;
-          if (n_tiles > 1 || g == 0) {  // cooperative load of the tile
-            member.team_barrier();
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nt), [&](const int k) {
-              st(k) = t(start + k);
-              sv(k) = v(start + k);
-              svar(k) = var(start + k);
-              sinst(k) = inst(start + k);
-            });
-            member.team_barrier();
-          }
-          if (!active) continue;
-          for (int k = 0; k < nt; ++k) add_observation(start + k, st(k), sv(k), svar(k), sinst(k));
+        for (int k = 0; k < nt; ++k) {
+          Real total_var;
+          const Real r =
+              in.template residual<FromDv>(sys, start + k, st(k), sv(k), svar(k), sinst(k), s_invP,
+                                           s_m0, s_e, s_A, s_B, team_size, rank, total_var);
+          chi.add(r * r / total_var);
+          if (in.want_loglike) logs.add(math::log(total_var));
         }
       }
-      if (active) {
-        const double c2 = double(chi.hi) + double(chi.lo);
-        chi2(sys) = c2;
-        if (want_loglike)
-          loglike(sys) = -0.5 * (c2 + double(logs.hi) + double(logs.lo) +
-                                 n_used * 1.8378770664093454836);  // ln(2 pi)
-      }
+      if (active)
+        in.write(sys, double(chi.hi) + double(chi.lo), double(logs.hi) + double(logs.lo), n_obs);
     }
+  }
+};
+
+// The survey layout (fused): system s reads its own observations [obs_range(s, 0), +
+// obs_range(s, 1)) in place. A thread per system and its vector lanes over those observations
+// (on GPUs a warp's lanes: a system's 100 observations are not one thread's sequential loop),
+// the sums in double across lanes.
+template <class Precision, class ExecSpace>
+struct Chi2RangesFunctor : Chi2Inputs<Precision, ExecSpace> {
+  using Base = Chi2Inputs<Precision, ExecSpace>;
+  using typename Base::Phase;
+  using typename Base::Real;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  template <class T>
+  using Scratch = ScratchArray<typename ExecSpace::scratch_memory_space, T>;
+
+  int team_size;
+
+  static std::size_t scratch_bytes(int team_size, int n_pl) {
+    const std::size_t slots = std::size_t(team_size) * n_pl;
+    return Scratch<Phase>::shmem_size(slots) + 4 * Scratch<Real>::shmem_size(slots);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const Base& in = *this;
+    const int slots = team_size * in.n_pl, rank = member.team_rank();
+    Scratch<Phase> s_invP(member.team_scratch(0), slots);
+    Scratch<Real> s_m0(member.team_scratch(0), slots);
+    Scratch<Real> s_e(member.team_scratch(0), slots);
+    Scratch<Real> s_A(member.team_scratch(0), slots);
+    Scratch<Real> s_B(member.team_scratch(0), slots);
+    const int sys = member.league_rank() * team_size + rank;
+    if (sys >= in.n_sys) return;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, in.n_pl), [&](const int j) {
+      const int slot = j * team_size + rank;
+      PlanetConstants<Precision>::compute(in.amplitude, in.P, in.K, in.e, in.omega, in.M0, sys, j,
+                                          s_invP(slot), s_m0(slot), s_e(slot), s_A(slot),
+                                          s_B(slot));
+    });
+    const int begin = in.obs_range(sys, 0), count = in.obs_range(sys, 1);
+    double chi = 0, logs = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(member, count),
+        [&](const int i, double& sum) {
+          const int k = begin + i;
+          Real total_var;
+          const Real r =
+              in.template residual<false>(sys, k, in.t(k), in.v(k), in.var(k), in.inst(k), s_invP,
+                                          s_m0, s_e, s_A, s_B, team_size, rank, total_var);
+          sum += double(r * r / total_var);
+        },
+        chi);
+    if (in.want_loglike)
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(member, count),
+          [&](const int i, double& sum) {
+            const int k = begin + i;
+            const Real jit = in.jitter(sys, in.inst(k));
+            sum += double(math::log(in.var(k) + jit * jit));
+          },
+          logs);
+    Kokkos::single(Kokkos::PerThread(member), [&] { in.write(sys, chi, logs, count); });
   }
 };
 }  // namespace Impl

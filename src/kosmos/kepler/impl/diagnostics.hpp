@@ -1,6 +1,9 @@
-// Posterior summaries: quantiles of sorted samples.
+// Posterior summaries: quantiles of sorted samples, rank diagnostics of flat chains.
 #pragma once
 
+#include <kosmos/kepler/search.hpp>
+
+#include <cstddef>
 #include <vector>
 
 namespace kosmos {
@@ -8,6 +11,12 @@ namespace kepler {
 namespace Impl {
 // The q-quantile (linear interpolation) of ascending values.
 double sorted_percentile(const std::vector<double>& v, double q);
+
+// rank_diagnostics of `chains` equally long chains stored chain after chain (draw i of chain c at
+// draws[c * n + i]); the effective sample sizes only with with_ess; with `sorted`, also every
+// draw in ascending order there (the diagnostics' own sort).
+RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t chains,
+                                 bool with_ess, std::vector<double>* sorted);
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos
