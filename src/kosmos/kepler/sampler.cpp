@@ -147,16 +147,16 @@ double sampled_rhat(const StarFit& fit, int chains) {
 // Every other kept generation of each chain (rows are ordered generation, then chain): the rows
 // kept so far thinned twice as much.
 void halve_kept(StarFit& fit, int chains) {
+  auto even_generation = [&](std::size_t r) { return (r / std::size_t(chains)) % 2 == 0; };
+  fit.kept.keep_if(even_generation);
   std::size_t out = 0;
   const std::size_t rows = fit.kept_loglike.size();
   for (std::size_t r = 0; r < rows; ++r) {
-    if ((r / std::size_t(chains)) % 2 == 1) continue;
-    if (out != r) fit.kept[out] = std::move(fit.kept[r]);  // a vector moved onto itself empties
+    if (!even_generation(r)) continue;
     fit.kept_loglike[out] = fit.kept_loglike[r];
     fit.result.sample_chain[out] = fit.result.sample_chain[r];
     ++out;
   }
-  fit.kept.resize(out);
   fit.kept_loglike.resize(out);
   fit.result.sample_chain.resize(out);
 }

@@ -153,11 +153,12 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
   double map_loglike = fit.start_lnlike;
   {
-    const auto top = std::max_element(
-        kept.begin(), kept.end(), [&](const auto& a, const auto& b) { return a[dim] < b[dim]; });
-    if ((*top)[dim] > fit.start_lnpost) {
-      current.assign(top->begin(), top->begin() + dim);
-      map_loglike = (*top)[dim + 1];
+    std::size_t top = 0;
+    for (std::size_t r = 1; r < kept.size(); ++r)
+      if (kept[r][dim] > kept[top][dim]) top = r;
+    if (!kept.empty() && kept[top][dim] > fit.start_lnpost) {
+      current.assign(kept[top], kept[top] + dim);
+      map_loglike = kept[top][dim + 1];
       if (refine) polish(*lik, model, current, parameter_scales(current, L, fit.baseline));
     }
   }
@@ -221,7 +222,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     if (masses && opt.stellar_mass_sigma > 0) do
         m_star = mass_draw(rng);
       while (!(m_star > 0));
-    result.samples.push_back(derived(kept[r].data(), kept[r][dim + 1], m_star));
+    result.samples.push_back(derived(kept[r], kept[r][dim + 1], m_star));
   }
   // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
   // median lies in [0, 360) (the MAP value moves with it).

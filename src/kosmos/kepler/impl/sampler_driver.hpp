@@ -83,10 +83,12 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       host_for("kosmos::kepler::de_mcmc::unpack", std::size_t(n_stars), [&](const std::size_t s) {
         StarFit& fit = *fits[s];
         const int dim = models[s].L.dim();
+        if (fit.keep_parameters)
+          fit.kept.reserve(fit.kept.size() + std::size_t(filled) * n, std::size_t(dim) + 2);
         for (int slot = 0; slot < filled; ++slot)
           for (int c = 0; c < n; ++c) {
             const double* src = &kept_host(slot, s * std::size_t(n) + std::size_t(c), 0);
-            if (fit.keep_parameters) fit.kept.emplace_back(src, src + dim + 2);
+            if (fit.keep_parameters) fit.kept.append(src, std::size_t(dim) + 2);
             fit.kept_loglike.push_back(src[dim + 1]);
             fit.result.sample_chain.push_back(c);
           }
