@@ -299,18 +299,23 @@ void end_to_end_counters(benchmark::State& state, const EndToEndSet& set,
 }
 
 // Where survey()'s wall went (its SamplerTiming): the shared optimization, then per planet count
-// (one sampling run each) its sampling and its stars' summaries. survey_evidence's results carry
-// no such split.
+// (one sampling run each) its sampling (of it the kept rows' copies and the convergence checks)
+// and its stars' summaries (on host threads while the next count samples: not additive).
+// survey_evidence's results carry no such split.
 void survey_stage_counters(benchmark::State& state, const std::vector<SearchResult>& results) {
-  double sampling = 0, summaries = 0;
+  double sampling = 0, kept_rows = 0, convergence = 0, summaries = 0;
   std::set<int> counts;
   for (const auto& r : results)
     if (counts.insert(r.planets).second) {
       sampling += r.sampler_timing.total;
+      kept_rows += r.sampler_timing.kept_rows;
+      convergence += r.sampler_timing.convergence;
       summaries += r.sampler_timing.summaries;
     }
   state.counters["optimization_s"] = results.front().sampler_timing.optimization;
   state.counters["sampling_s"] = sampling;
+  state.counters["kept_rows_s"] = kept_rows;
+  state.counters["convergence_s"] = convergence;
   state.counters["summaries_s"] = summaries;
 }
 

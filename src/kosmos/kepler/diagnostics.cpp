@@ -143,17 +143,22 @@ std::vector<std::uint32_t> ascending_order(const std::vector<double>& v) {
     key[k] = bits >> 63 ? ~bits : bits | (std::uint64_t(1) << 63);  // unsigned order = value order
     order[k] = std::uint32_t(k);
   }
-  constexpr int kDigitBits = 11;
+  // LSD passes over 11-bit digits; every digit's counts from one read of the keys, and no pass
+  // for a digit that all keys share (the sign and exponent of a narrow posterior).
+  constexpr int kDigitBits = 11, kDigits = (64 + kDigitBits - 1) / kDigitBits;
   constexpr std::size_t kBuckets = std::size_t(1) << kDigitBits;
-  std::vector<std::size_t> count(kBuckets);
-  for (int shift = 0; shift < 64; shift += kDigitBits) {
-    std::fill(count.begin(), count.end(), 0);
-    for (std::size_t k = 0; k < S; ++k) ++count[(key[k] >> shift) & (kBuckets - 1)];
-    if (count[(key[0] >> shift) & (kBuckets - 1)] == S) continue;  // one digit everywhere
+  std::vector<std::size_t> count(kDigits * kBuckets, 0);
+  for (std::size_t k = 0; k < S; ++k)
+    for (int digit = 0; digit < kDigits; ++digit)
+      ++count[std::size_t(digit) * kBuckets + ((key[k] >> (digit * kDigitBits)) & (kBuckets - 1))];
+  for (int digit = 0; digit < kDigits; ++digit) {
+    const int shift = digit * kDigitBits;
+    std::size_t* first = &count[std::size_t(digit) * kBuckets];
+    if (first[(key[0] >> shift) & (kBuckets - 1)] == S) continue;  // one digit everywhere
     std::size_t sum = 0;
-    for (auto& c : count) sum += std::exchange(c, sum);
+    for (std::size_t b = 0; b < kBuckets; ++b) sum += std::exchange(first[b], sum);
     for (std::size_t k = 0; k < S; ++k) {
-      const std::size_t to = count[(key[k] >> shift) & (kBuckets - 1)]++;
+      const std::size_t to = first[(key[k] >> shift) & (kBuckets - 1)]++;
       key_next[to] = key[k];
       next[to] = order[k];
     }
@@ -169,7 +174,10 @@ std::vector<std::uint32_t> ascending_order(const std::vector<double>& v) {
 Draws z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
               const std::vector<double>& keys) {
   const std::size_t S = order.size();
-  Draws out = draws;
+  Draws out;
+  out.m = draws.m;
+  out.n = draws.n;
+  out.x.resize(draws.x.size());
   for (std::size_t i = 0; i < S;) {
     std::size_t j = i;
     while (j < S && keys[j] == keys[i]) ++j;
@@ -347,8 +355,8 @@ RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t c
   double tail = std::numeric_limits<double>::infinity();
   for (double q : {0.05, 0.95}) {
     const double cut = sorted_percentile(pooled, q);
-    Draws below = split;
-    for (auto& x : below.x) x = x <= cut ? 1.0 : 0.0;
+    Draws below{split.m, split.n, std::vector<double>(split.x.size())};
+    for (std::size_t k = 0; k < split.x.size(); ++k) below.x[k] = split.x[k] <= cut ? 1.0 : 0.0;
     tail = std::min(tail, basic_ess(below));
   }
   d.ess_tail = tail;

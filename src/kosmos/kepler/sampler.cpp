@@ -123,25 +123,27 @@ std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
   return make_likelihood(obs, models, begin, count, opt);
 }
 
-// The largest rank-normalized split R-hat over the star's free sampled parameters and ln L (the
-// slowest to mix), from its kept rows; NaN when not estimable.
-double sampled_rhat(const StarFit& fit, int chains) {
+// Whether the star's chains have converged: rank-normalized split R-hat < target for ln L and
+// every free sampled parameter (ln L and the periods, the slowest to mix, first; the check stops
+// at the first that fails). NaN R-hat (not estimable) is not converged.
+bool sampled_converged(const StarFit& fit, int chains, double target) {
   const Model& model = *fit.model;
-  const int dim = model.L.dim();
+  const ParamLayout& L = model.L;
+  std::vector<int> columns{L.dim() + 1};  // ln L (column dim holds the ln posterior)
+  for (int j = 0; j < L.n_pl; ++j) columns.push_back(L.lnP(j));
+  for (int d = 0; d < L.dim(); ++d)
+    if (std::find(columns.begin(), columns.end(), d) == columns.end()) columns.push_back(d);
   // Rows are ordered generation, then chain: row g * chains + c.
   const std::size_t per_chain = fit.kept.size() / std::size_t(chains);
   std::vector<double> draws(fit.kept.size());
-  double worst = 0;
-  for (int d = 0; d <= dim + 1; ++d) {
-    if (d == dim || (d < dim && model.is_fixed(d))) continue;  // d == dim: ln posterior
+  for (const int d : columns) {
+    if (d < L.dim() && model.is_fixed(d)) continue;
     for (std::size_t r = 0; r < fit.kept.size(); ++r)
       draws[std::size_t(fit.result.sample_chain[r]) * per_chain + r / std::size_t(chains)] =
           fit.kept[r][std::size_t(d)];
-    const double rhat = rank_diagnostics(draws, std::size_t(chains), false, nullptr).rhat;
-    if (std::isnan(rhat)) return rhat;
-    worst = std::max(worst, rhat);
+    if (!(rank_diagnostics(draws, std::size_t(chains), false, nullptr).rhat < target)) return false;
   }
-  return worst;
+  return true;
 }
 
 // Every other kept generation of each chain (rows are ordered generation, then chain): the rows
@@ -174,14 +176,20 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
   // One draw whatever the rounds: the caller's later draws do not depend on how many ran (a
   // star's numbers do not depend on the stars beside it, on this rank or another).
   const std::uint64_t seed = rng();
+  double checks = 0, kept_rows = 0;
   for (int round = 1; round <= opt.max_extensions; ++round) {
     std::vector<StarFit*> pending;
-    std::vector<double> rhat(fits.size());
+    std::vector<char> converged(fits.size());
+    const auto check_start = std::chrono::steady_clock::now();
     host_for(
         "kosmos::kepler::search::convergence", fits.size(),
-        [&](const std::size_t s) { rhat[s] = sampled_rhat(*fits[s], opt.chains); }, 2);
+        [&](const std::size_t s) {
+          converged[s] = sampled_converged(*fits[s], opt.chains, opt.target_rhat);
+        },
+        2);
+    checks += std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
     for (std::size_t s = 0; s < fits.size(); ++s)
-      if (fits[s]->keep_parameters && !(rhat[s] < opt.target_rhat)) pending.push_back(fits[s]);
+      if (fits[s]->keep_parameters && !converged[s]) pending.push_back(fits[s]);
     if (pending.empty()) break;
     // The generations after burn-in double; the new ones are kept on the same grid of every
     // (thin x 2^r)-th generation as the halved earlier rows, so the sample count stays.
@@ -205,10 +213,15 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
     auto lik = stars_likelihood(pending, opt);
     lik->run_chains(pending, more, mix64(seed + std::uint64_t(round)), progress);
     for (StarFit* fit : pending) fit->evaluations += lik->evaluations / (long long)pending.size();
+    kept_rows += lik->timing.kept_rows;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (StarFit* fit : fits) fit->result.sampler_timing.total += seconds;
+  for (StarFit* fit : fits) {
+    fit->result.sampler_timing.total += seconds;
+    fit->result.sampler_timing.convergence += checks;
+    fit->result.sampler_timing.kept_rows += kept_rows;
+  }
 }
 }  // namespace Impl
 }  // namespace kepler

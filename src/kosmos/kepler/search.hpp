@@ -145,12 +145,16 @@ struct ModelComparison {
 // SearchOptions::time_stages. likelihood: the batched ln L kernel (fenced);
 // generation: the per-generation work around it (proposals, priors, accept/reject, staging the
 // parameter rows, keeping samples); transfers: host <-> device copies; total: the whole sampling
-// stage, its setup (starting scatter, curvature probes) included. survey() also fills, always:
+// stage, its setup (starting scatter, curvature probes) included. Always filled, parts of total:
+// kept_rows, copying the kept rows to the host and into each star's block; convergence, the
+// R-hat checks that decide the extension rounds (host threads). survey() also fills, always:
 // summaries, the summaries of the stars sampled together (derived columns, quantiles,
-// diagnostics, modes; host threads), and optimization, the optimization stages of all
-// stars before any sampling (shared by every star of the survey).
+// diagnostics, modes; host threads; in a survey of several planet counts they overlap the
+// sampling of the next count), and optimization, the optimization stages of all stars before
+// any sampling (shared by every star of the survey).
 struct SamplerTiming {
   double likelihood = 0, generation = 0, transfers = 0, total = 0;
+  double kept_rows = 0, convergence = 0;
   double summaries = 0, optimization = 0;
 };
 

@@ -8,18 +8,29 @@
 #include <kosmos/kepler/impl/survey_search.hpp>
 #include <kosmos/kepler/impl/warnings.hpp>
 
+#include <kosmos/core/threads.hpp>
+
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace kosmos {
 namespace kepler {
 namespace Impl {
 // The DE-MCMC of many prepared stars of one planet count in shared launches (extended for stars
-// not converged), then each star's summaries (left in the fits' results).
-void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
-                   std::mt19937_64& rng, Progress& progress, bool refine) {
+// not converged); one generator per star for its summaries (from its own stream, or drawn from
+// rng).
+std::vector<std::mt19937_64> sample_group(const std::vector<StarFit*>& fits,
+                                          const SearchOptions& opt, std::mt19937_64& rng,
+                                          Progress& progress) {
   {
     auto lik = stars_likelihood(fits, opt);
     sample_stars(fits, *lik, opt, rng, progress);
@@ -30,13 +41,73 @@ void sample_survey(const std::vector<StarFit*>& fits, const SearchOptions& opt,
   std::vector<std::mt19937_64> star_rng(fits.size());
   for (std::size_t s = 0; s < fits.size(); ++s)
     star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
-  auto finish = [&](const std::size_t s) { finish_star(*fits[s], opt, star_rng[s], refine); };
-  const auto start = std::chrono::steady_clock::now();
-  for_each_star("kosmos::kepler::survey::finish", fits.size(), finish, refine);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (StarFit* fit : fits) fit->result.sampler_timing.summaries = seconds;
+  return star_rng;
 }
+
+// Each star's summaries (finish_star) on helper threads while the caller goes on (the next planet
+// count's kernels): they launch no kernels (no polish, white noise) and use no Kokkos. wait()
+// joins them and rethrows the first exception a star raised.
+class BackgroundSummaries {
+ public:
+  static bool possible(const std::vector<StarFit*>& fits, bool refine) {
+    if (refine) return false;
+    for (const StarFit* fit : fits)
+      if (fit->model->L.n_noise > 0) return false;
+    return true;
+  }
+
+  void start(std::vector<StarFit*> fits, const SearchOptions& opt,
+             std::vector<std::mt19937_64> star_rng) {
+    const int workers = std::max(1, Kokkos::DefaultHostExecutionSpace().concurrency() - 1);
+    jobs_.push_back(std::make_unique<Job>());
+    Job& job = *jobs_.back();
+    job.fits = std::move(fits);
+    job.rng = std::move(star_rng);
+    job.thread = kosmos::Impl::start_helper_thread([&job, &opt, workers] {
+      const auto start = std::chrono::steady_clock::now();
+      auto work = [&] {
+        for (std::size_t s; (s = job.next++) < job.fits.size();) try {
+            finish_star(*job.fits[s], opt, job.rng[s], false);
+          } catch (...) {
+            const std::lock_guard<std::mutex> lock(job.error_lock);
+            if (!job.error) job.error = std::current_exception();
+          }
+      };
+      std::vector<std::thread> pool;
+      for (int w = 1; w < workers; ++w) pool.push_back(kosmos::Impl::start_helper_thread(work));
+      work();
+      for (auto& t : pool) t.join();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (StarFit* fit : job.fits) fit->result.sampler_timing.summaries = seconds;
+    });
+  }
+
+  void wait() {
+    std::exception_ptr error;
+    for (auto& job : jobs_) {
+      job->thread.join();
+      if (!error) error = job->error;
+    }
+    jobs_.clear();
+    if (error) std::rethrow_exception(error);
+  }
+
+  ~BackgroundSummaries() {
+    for (auto& job : jobs_) job->thread.join();
+  }
+
+ private:
+  struct Job {
+    std::vector<StarFit*> fits;
+    std::vector<std::mt19937_64> rng;
+    std::atomic<std::size_t> next{0};
+    std::mutex error_lock;
+    std::exception_ptr error;
+    std::thread thread;
+  };
+  std::vector<std::unique_ptr<Job>> jobs_;
+};
 
 bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
                      const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
@@ -64,10 +135,13 @@ bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& star
   return false;
 }
 
-// Samples each planet count's stars together; the results in the order of `fits`.
+// Samples each planet count's stars together, the highest count first: its summaries (the most
+// columns) run on host threads while the lower counts sample. The results in the order of
+// `fits`.
 std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const SearchOptions& opt,
                                           std::mt19937_64& rng, Progress& progress, bool refine) {
-  for (int count = 0; count <= kMaxPlanets; ++count) {
+  BackgroundSummaries background;
+  for (int count = kMaxPlanets; count >= 0; --count) {
     std::vector<StarFit*> group;
     for (auto& fit : fits)
       if (fit.model->L.n_pl == count) group.push_back(&fit);
@@ -75,8 +149,19 @@ std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const Sear
     std::ostringstream m;
     m << "sampling " << group.size() << " star(s) with " << count << " planet(s) together";
     progress.message(m.str());
-    sample_survey(group, opt, rng, progress, refine);
+    auto star_rng = sample_group(group, opt, rng, progress);
+    if (BackgroundSummaries::possible(group, refine)) {
+      background.start(std::move(group), opt, std::move(star_rng));
+      continue;
+    }
+    auto finish = [&](const std::size_t s) { finish_star(*group[s], opt, star_rng[s], refine); };
+    const auto start = std::chrono::steady_clock::now();
+    for_each_star("kosmos::kepler::survey::finish", group.size(), finish, refine);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (StarFit* fit : group) fit->result.sampler_timing.summaries = seconds;
   }
+  background.wait();
   std::vector<SearchResult> out;
   for (auto& fit : fits) out.push_back(std::move(fit.result));
   return out;

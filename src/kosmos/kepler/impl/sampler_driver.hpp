@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <sstream>
 
@@ -78,6 +79,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
   auto kept_host = Kokkos::create_mirror_view(kept);
   int filled = 0;
   auto flush = [&] {
+    const auto flush_start = std::chrono::steady_clock::now();
     timed(Space(), timing.transfers, [&] { Kokkos::deep_copy(kept_host, kept); });
     timed(Kokkos::DefaultHostExecutionSpace(), timing.generation, [&] {
       host_for("kosmos::kepler::de_mcmc::unpack", std::size_t(n_stars), [&](const std::size_t s) {
@@ -95,6 +97,8 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       });
     });
     filled = 0;
+    timing.kept_rows +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - flush_start).count();
   };
   const Space space;
   const int generations = opt.burn + opt.steps;
