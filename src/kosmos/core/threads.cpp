@@ -50,8 +50,14 @@ void use_process_cpus() {
   else if (load_time_cpus.known)
     ::sched_setaffinity(0, sizeof(load_time_cpus.set), &load_time_cpus.set);
 }
+
+void run_as_background() {
+  const sched_param none{};
+  ::sched_setscheduler(0, SCHED_IDLE, &none);
+}
 #else
 void use_process_cpus() {}
+void run_as_background() {}
 #endif
 }  // namespace Impl
 }  // namespace kosmos

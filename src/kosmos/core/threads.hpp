@@ -14,6 +14,11 @@ namespace Impl {
 // affinity is not supported.
 void use_process_cpus();
 
+// Marks the calling thread as background work (SCHED_IDLE on Linux): it runs on CPU time that no
+// other thread of the machine wants, so it never delays the thread that drives the GPU or an
+// OpenMP team. No-op elsewhere.
+void run_as_background();
+
 // A std::thread running f() on the process' CPUs (see use_process_cpus).
 template <class F>
 std::thread start_helper_thread(F&& f) {

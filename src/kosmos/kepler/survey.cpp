@@ -45,8 +45,9 @@ std::vector<std::mt19937_64> sample_group(const std::vector<StarFit*>& fits,
 }
 
 // Each star's summaries (finish_star) on helper threads while the caller goes on (the next planet
-// count's kernels): they launch no kernels (no polish, white noise) and use no Kokkos. wait()
-// joins them and rethrows the first exception a star raised.
+// count's kernels), as background work that yields to the thread driving the device: they launch
+// no kernels (no polish, white noise) and use no Kokkos. wait() joins them and rethrows the first
+// exception a star raised.
 class BackgroundSummaries {
  public:
   static bool possible(const std::vector<StarFit*>& fits, bool refine) {
@@ -66,6 +67,7 @@ class BackgroundSummaries {
     job.thread = kosmos::Impl::start_helper_thread([&job, &opt, workers] {
       const auto start = std::chrono::steady_clock::now();
       auto work = [&] {
+        kosmos::Impl::run_as_background();
         for (std::size_t s; (s = job.next++) < job.fits.size();) try {
             finish_star(*job.fits[s], opt, job.rng[s], false);
           } catch (...) {
