@@ -117,25 +117,28 @@ struct Draws {
 };
 
 // Each chain's first and last floor(n / 2) draws as two chains (ArviZ's split).
-Draws split_chains(const double* draws, std::size_t m, std::size_t n) {
-  Draws out;
+void split_chains(const double* draws, std::size_t m, std::size_t n, Draws& out) {
   out.m = 2 * m;
   out.n = n / 2;
-  out.x.reserve(out.m * out.n);
+  out.x.clear();
   for (std::size_t c = 0; c < m; ++c) {
     const double* chain = draws + c * n;
     out.x.insert(out.x.end(), chain, chain + out.n);
     out.x.insert(out.x.end(), chain + n - out.n, chain + n);
   }
-  return out;
 }
 
 // The indices of v in ascending order of value, equal values in ascending index (the order of
 // sorting (value, index) pairs; -0 equals +0): a stable LSD radix sort on the values' bits.
-std::vector<std::uint32_t> ascending_order(const std::vector<double>& v) {
+// (Work arrays per thread: the summaries call this for every column of every star.)
+void ascending_order(const std::vector<double>& v, std::vector<std::uint32_t>& order) {
   const std::size_t S = v.size();
-  std::vector<std::uint64_t> key(S), key_next(S);
-  std::vector<std::uint32_t> order(S), next(S);
+  thread_local std::vector<std::uint64_t> key, key_next;
+  thread_local std::vector<std::uint32_t> next;
+  key.resize(S);
+  key_next.resize(S);
+  next.resize(S);
+  order.resize(S);
   for (std::size_t k = 0; k < S; ++k) {
     const double value = v[k] == 0 ? 0.0 : v[k];
     std::uint64_t bits;
@@ -165,16 +168,14 @@ std::vector<std::uint32_t> ascending_order(const std::vector<double>& v) {
     key.swap(key_next);
     order.swap(next);
   }
-  return order;
 }
 
 // Rank normalization of `draws` given the order of its keys (`order`: flat indices; `keys`: the
 // keys in that order, ascending): z = Phi^-1((r - 3/8) / (S + 1/4)), r the average rank of each
 // draw among all S draws (equal keys share their mean rank).
-Draws z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
-              const std::vector<double>& keys) {
+void z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
+             const std::vector<double>& keys, Draws& out) {
   const std::size_t S = order.size();
-  Draws out;
   out.m = draws.m;
   out.n = draws.n;
   out.x.resize(draws.x.size());
@@ -185,7 +186,6 @@ Draws z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
     for (std::size_t k = i; k < j; ++k) out.x[order[k]] = z;
     i = j;
   }
-  return out;
 }
 
 // Split-free potential scale reduction of equally long chains (BDA3 eq. 11.4).
@@ -213,27 +213,39 @@ double basic_ess(const Draws& d) {
   const std::size_t m = d.m, n = d.n;
   const auto range = std::minmax_element(d.x.begin(), d.x.end());
   if (*range.second - *range.first < 1e-15) return double(m * n);  // ArviZ: a constant quantity
-  std::vector<double> mean(m, 0.0), centered(d.x.size());
+  thread_local std::vector<double> centered;
+  centered.resize(d.x.size());
+  std::vector<double> mean(m, 0.0);
   for (std::size_t c = 0; c < m; ++c) {
     for (std::size_t i = 0; i < n; ++i) mean[c] += d.at(c, i) / double(n);
     for (std::size_t i = 0; i < n; ++i) centered[c * n + i] = d.at(c, i) - mean[c];
   }
-  // The chains' mean autocovariance at `lag`: four partial sums per chain (independent additions,
-  // not one chain of dependent ones).
-  auto mean_acov = [&](std::size_t lag) {
-    double sum = 0;
+  // The chains' mean autocovariances at `lag` and lag + 1 in one pass: partial sums per chain
+  // (independent additions, not one chain of dependent ones).
+  auto mean_acov_pair = [&](std::size_t lag, double& at_lag, double& at_next) {
+    double sum0 = 0, sum1 = 0;
     for (std::size_t c = 0; c < m; ++c) {
       const double* y = centered.data() + c * n;
-      double part[4] = {0, 0, 0, 0};
+      double p0[2] = {0, 0}, p1[2] = {0, 0};
       std::size_t i = 0;
-      for (; i + 4 + lag <= n; i += 4)
-        for (int u = 0; u < 4; ++u) part[u] += y[i + u] * y[i + u + lag];
-      for (; i + lag < n; ++i) part[0] += y[i] * y[i + lag];
-      sum += ((part[0] + part[1]) + (part[2] + part[3])) / double(n);
+      for (; i + 2 + lag + 1 <= n; i += 2)
+        for (int u = 0; u < 2; ++u) {
+          p0[u] += y[i + u] * y[i + u + lag];
+          p1[u] += y[i + u] * y[i + u + lag + 1];
+        }
+      for (; i + lag < n; ++i) {
+        p0[0] += y[i] * y[i + lag];
+        if (i + lag + 1 < n) p1[0] += y[i] * y[i + lag + 1];
+      }
+      sum0 += (p0[0] + p0[1]) / double(n);
+      sum1 += (p1[0] + p1[1]) / double(n);
     }
-    return sum / double(m);
+    at_lag = sum0 / double(m);
+    at_next = sum1 / double(m);
   };
-  const double mean_var = mean_acov(0) * double(n) / double(n - 1);
+  double acov0, acov1;
+  mean_acov_pair(0, acov0, acov1);
+  const double mean_var = acov0 * double(n) / double(n - 1);
   double var_plus = mean_var * double(n - 1) / double(n);
   if (m > 1) {
     double grand = 0, between = 0;
@@ -242,13 +254,15 @@ double basic_ess(const Draws& d) {
     var_plus += between;
   }
   std::vector<double> rho(n, 0.0);
-  double rho_even = 1, rho_odd = 1 - (mean_var - mean_acov(1)) / var_plus;
+  double rho_even = 1, rho_odd = 1 - (mean_var - acov1) / var_plus;
   rho[0] = rho_even;
   rho[1] = rho_odd;
   std::size_t t = 1;
   while (t + 3 < n && rho_even + rho_odd > 0) {
-    rho_even = 1 - (mean_var - mean_acov(t + 1)) / var_plus;
-    rho_odd = 1 - (mean_var - mean_acov(t + 2)) / var_plus;
+    double even, odd;
+    mean_acov_pair(t + 1, even, odd);
+    rho_even = 1 - (mean_var - even) / var_plus;
+    rho_odd = 1 - (mean_var - odd) / var_plus;
     if (rho_even + rho_odd >= 0) {
       rho[t + 1] = rho_even;
       rho[t + 2] = rho_odd;
@@ -313,17 +327,20 @@ RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t c
       sort_all();
       return d;
     }
-  const Draws split = split_chains(draws.data(), chains, n);
-  const std::vector<std::uint32_t> order = ascending_order(split.x);
-  std::vector<double> values(order.size());  // the split draws in ascending order
+  // Work arrays per thread (every column of every star comes here).
+  thread_local Draws split, z_split, z_folded, below;
+  thread_local std::vector<std::uint32_t> order, folded_order;
+  thread_local std::vector<double> values, pooled_odd, distances;
+  split_chains(draws.data(), chains, n, split);
+  ascending_order(split.x, order);
+  values.resize(order.size());  // the split draws in ascending order
   for (std::size_t k = 0; k < order.size(); ++k) values[k] = split.x[order[k]];
-  std::vector<double> pooled;
-  if (order.size() == draws.size()) {  // the split keeps every draw
-    pooled = values;
-  } else {
-    pooled = draws;
-    std::sort(pooled.begin(), pooled.end());
+  const bool every_draw = order.size() == draws.size();  // the split keeps every draw (n even)
+  if (!every_draw) {
+    pooled_odd = draws;
+    std::sort(pooled_odd.begin(), pooled_odd.end());
   }
+  const std::vector<double>& pooled = every_draw ? values : pooled_odd;
   const double lowest = pooled.front(), highest = pooled.back();
   if (sorted) *sorted = pooled;
   if (highest - lowest < 1e-15 * std::max(1.0, std::fabs(lowest))) {
@@ -334,10 +351,8 @@ RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t c
   const double median = sorted_percentile(pooled, 0.5);
   // |x - median| in ascending order: the sorted draws merged outwards from the median (the
   // distances grow monotonically on each side, rounding included).
-  std::vector<std::uint32_t> folded_order;
-  std::vector<double> distances;
-  folded_order.reserve(order.size());
-  distances.reserve(order.size());
+  folded_order.clear();
+  distances.clear();
   std::size_t right =
       std::size_t(std::lower_bound(values.begin(), values.end(), median) - values.begin());
   std::size_t left = right;  // values[left - 1] is the next below the median
@@ -348,14 +363,17 @@ RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t c
     folded_order.push_back(take_left ? order[--left] : order[right++]);
     distances.push_back(take_left ? below : above);
   }
-  const Draws z_split = z_scale(split, order, values);
-  d.rhat = std::max(basic_rhat(z_split), basic_rhat(z_scale(split, folded_order, distances)));
+  z_scale(split, order, values, z_split);
+  z_scale(split, folded_order, distances, z_folded);
+  d.rhat = std::max(basic_rhat(z_split), basic_rhat(z_folded));
   if (!with_ess) return d;
   d.ess_bulk = basic_ess(z_split);
   double tail = std::numeric_limits<double>::infinity();
   for (double q : {0.05, 0.95}) {
     const double cut = sorted_percentile(pooled, q);
-    Draws below{split.m, split.n, std::vector<double>(split.x.size())};
+    below.m = split.m;
+    below.n = split.n;
+    below.x.resize(split.x.size());
     for (std::size_t k = 0; k < split.x.size(); ++k) below.x[k] = split.x[k] <= cut ? 1.0 : 0.0;
     tail = std::min(tail, basic_ess(below));
   }
