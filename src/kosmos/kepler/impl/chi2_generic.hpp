@@ -112,6 +112,11 @@ template <class Precision, class ExecSpace>
 struct Chi2Inputs {
   using Phase = typename Precision::phase_type;
   using Real = typename Precision::real_type;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  template <class T>
+  using Scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<const Phase*, ExecSpace> t;
   Kokkos::View<const Real*, ExecSpace> v, var;
   Kokkos::View<const int*, ExecSpace> inst;
@@ -168,21 +173,18 @@ struct Chi2Inputs {
   }
 };
 
-template <class ScratchSpace, class T>
-using ScratchArray = Kokkos::View<T*, ScratchSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
 // chi^2 and log-likelihood, one thread per system, observations staged through team scratch in
 // tiles. FromDv = false: fused layout (solves Kepler's equation inline); FromDv = true: sums the
 // dv of kernel 1 (separate layout).
 template <class Precision, class ExecSpace, bool FromDv>
 struct Chi2TeamFunctor : Chi2Inputs<Precision, ExecSpace> {
   using Base = Chi2Inputs<Precision, ExecSpace>;
+  using typename Base::member_type;
   using typename Base::Phase;
+  using typename Base::policy_type;
   using typename Base::Real;
-  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
   template <class T>
-  using Scratch = ScratchArray<typename ExecSpace::scratch_memory_space, T>;
+  using Scratch = typename Base::template Scratch<T>;
 
   int tile, team_size, groups_per_team;
 
@@ -258,12 +260,12 @@ struct Chi2TeamFunctor : Chi2Inputs<Precision, ExecSpace> {
 template <class Precision, class ExecSpace>
 struct Chi2RangesFunctor : Chi2Inputs<Precision, ExecSpace> {
   using Base = Chi2Inputs<Precision, ExecSpace>;
+  using typename Base::member_type;
   using typename Base::Phase;
+  using typename Base::policy_type;
   using typename Base::Real;
-  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
   template <class T>
-  using Scratch = ScratchArray<typename ExecSpace::scratch_memory_space, T>;
+  using Scratch = typename Base::template Scratch<T>;
 
   int team_size;
 
