@@ -505,6 +505,31 @@ TEST(KeplerSearch, SurveyStarResultDoesNotDependOnItsBatch) {
   EXPECT_THROW(survey({stars[1]}, options, -1), kosmos::invalid_input);
 }
 
+// With counts compared (0..1), a star's chains must not depend on which other counts its batch
+// holds: a one-planet star alone and beside a noise-only star (sampled as another count).
+TEST(KeplerSearch, SurveyStarResultDoesNotDependOnTheOtherCountsOfItsBatch) {
+  using namespace kosmos::kepler;
+  const double epoch = 2456000.0;
+  const std::vector<RVData> stars{synthetic({{12.3, 20.0, 0.1, 1.0, 2.0}}, epoch, 0.0, 0.0, 50, 41),
+                                  synthetic({}, epoch, 0.0, 0.0, 40, 42)};
+  auto options = small_budget(epoch);
+  options.planets = 1;
+  options.min_planets = 0;
+  options.chains = 24;
+  options.burn = 30;
+  options.steps = 30;
+  options.optimizer_generations = 20;
+  options.random_candidates = 128;
+  const auto whole = survey(stars, options);
+  ASSERT_EQ(whole.size(), 2u);
+  ASSERT_EQ(whole[0].planets, 1);  // two counts in the batch
+  ASSERT_EQ(whole[1].planets, 0);
+  const auto first = survey({stars[0]}, options, 0);
+  const auto second = survey({stars[1]}, options, 1);
+  EXPECT_EQ(first[0].samples, whole[0].samples);
+  EXPECT_EQ(second[0].samples, whole[1].samples);
+}
+
 // The DE-MCMC against an exactly known posterior: with the jitters fixed, a model linear in its
 // free parameters (offsets, trend, and K of an orbit whose P, e, omega and Tc are known) under
 // flat priors has a Gaussian posterior with mean (A^T W A)^-1 A^T W v and covariance

@@ -138,10 +138,11 @@ bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& star
 }
 
 // Samples each planet count's stars together, the highest count first: its summaries (the most
-// columns) run on host threads while the lower counts sample. The results in the order of
-// `fits`.
+// columns) run on host threads while the lower counts sample. Each count draws from its own
+// generator (the seed and the count), so a star's chains do not depend on which other counts its
+// batch holds. The results in the order of `fits`.
 std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const SearchOptions& opt,
-                                          std::mt19937_64& rng, Progress& progress, bool refine) {
+                                          Progress& progress, bool refine) {
   BackgroundSummaries background;
   for (int count = kMaxPlanets; count >= 0; --count) {
     std::vector<StarFit*> group;
@@ -151,7 +152,8 @@ std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const Sear
     std::ostringstream m;
     m << "sampling " << group.size() << " star(s) with " << count << " planet(s) together";
     progress.message(m.str());
-    auto star_rng = sample_group(group, opt, rng, progress);
+    std::mt19937_64 count_rng(mix64(opt.seed ^ mix64(0x636f756e74ULL + std::uint64_t(count))));
+    auto star_rng = sample_group(group, opt, count_rng, progress);
     if (BackgroundSummaries::possible(group, refine)) {
       background.start(std::move(group), opt, std::move(star_rng));
       continue;
@@ -186,7 +188,7 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // batched: the MAP is the batched polish's optimum or a better sample (no per-star polish
   // after sampling)
-  auto results = sample_by_count(fits, opt, rng, progress, !batched);
+  auto results = sample_by_count(fits, opt, progress, !batched);
   for (auto& r : results) r.sampler_timing.optimization = seconds;
   return results;
 }
@@ -201,7 +203,6 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                         " stars and ", starts.size(), " starting models");
   require_extension_options(opt, where);
   Progress progress(opt.progress);
-  std::mt19937_64 rng(opt.seed);
   std::vector<StarFit> fits(stars.size());
   for (std::size_t s = 0; s < stars.size(); ++s) {
     const RVData& d = stars[s];
@@ -250,7 +251,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                           "chains = ", opt.chains,
                           " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
   }
-  return sample_by_count(fits, opt, rng, progress, false);
+  return sample_by_count(fits, opt, progress, false);
 }
 }  // namespace kepler
 }  // namespace kosmos
