@@ -6,8 +6,6 @@ set -u
 scripts/device.sh unship > /dev/null
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=16
-# The test binary names its data by the absolute path of the tree it was built in.
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; lscpu | grep "Model name"
 B=build/cuda/perf_tests
 run() { local t=$1; shift; echo "=== $*"; timeout $t "$@" --benchmark_counters_tabular=true 2>&1 | grep -v "^\*\*\*\|^Run on\|^CPU Caches\|L[123] \|^Load Average\|^----"; echo "rc=${PIPESTATUS[0]}"; }

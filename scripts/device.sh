@@ -20,7 +20,8 @@
 #                                             #   build/cuda and pack them with the shared libraries
 #                                             #   the GPU machine lacks into build/shipped.tar.xz
 #   scripts/device.sh unship                  # there: unpack build/shipped.tar.xz (carried) where
-#                                             #   it was built; `bench` then runs what it holds
+#                                             #   it was built (a link from the path it was built
+#                                             #   in, for test data); `bench` then runs what it holds
 # Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_BUILD_TARGETS
 # (build only these CMake targets, space-separated), KOSMOS_BENCH_SECONDS (stop each `bench`
 # spec after this many seconds; its rows so far are kept), KOSMOS_CMAKE_ARGS (more configure arguments,
@@ -231,6 +232,8 @@ ship() {
       { grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp)\.so|/ld-linux' || true; } |
       xargs -r cp -L -t "$libs"
   done
+  # Test binaries name their data by the absolute path of the tree they were built in.
+  echo "$root" > "$staging/build/cuda/shipped-source-root"
   XZ_OPT=-T0 tar -cJf "$shipped" -C "$staging" .
   rm -rf "$staging"
   du -h "$shipped"
@@ -238,6 +241,12 @@ ship() {
 unship() {
   [ -f "$shipped" ] || { echo "unship: carry build/shipped.tar.xz (scripts/device.sh ship here)"; exit 1; }
   tar -xJf "$shipped" -C "$root"
+  # That path leads here too, where it is free (a link to this tree).
+  local built_in
+  built_in=$(cat "$root/build/cuda/shipped-source-root" 2>/dev/null || true)
+  if [ -n "$built_in" ] && [ ! -e "$built_in" ]; then
+    mkdir -p "$(dirname "$built_in")" && ln -s "$root" "$built_in"
+  fi
   echo "unpacked: $(tar -tJf "$shipped" | grep -v -e '/$' -e '/shipped-lib/' | tr '\n' ' ')"
 }
 
