@@ -115,6 +115,19 @@ kosmos::kepler::SearchOptions small_budget(double epoch) {
   return options;
 }
 
+// The batch-independence tests' budget: one planet, few chains and generations (the results are
+// compared bit for bit, not with the truth).
+kosmos::kepler::SearchOptions batch_budget(double epoch) {
+  auto options = small_budget(epoch);
+  options.planets = 1;
+  options.chains = 24;
+  options.burn = 30;
+  options.steps = 30;
+  options.optimizer_generations = 20;
+  options.random_candidates = 128;
+  return options;
+}
+
 void expect_within(const kosmos::kepler::SearchResult& r, const char* name, double truth,
                    double sigmas = 4) {
   const auto& s = r.get(name);
@@ -487,13 +500,7 @@ TEST(KeplerSearch, SurveyStarResultDoesNotDependOnItsBatch) {
   for (int s = 0; s < 2; ++s)
     stars.push_back(synthetic({truths[std::size_t(s)]}, epoch + 100 * s, 0.0, 0.0, 40 + 10 * s,
                               31 + s, offsets, jitters));
-  auto options = small_budget(0.0);
-  options.planets = 1;
-  options.chains = 24;
-  options.burn = 30;
-  options.steps = 30;
-  options.optimizer_generations = 20;
-  options.random_candidates = 128;
+  const auto options = batch_budget(0.0);
   const auto whole = survey(stars, options);
   const auto second = survey({stars[1]}, options, 1);
   ASSERT_EQ(whole.size(), 2u);
@@ -512,14 +519,8 @@ TEST(KeplerSearch, SurveyStarResultDoesNotDependOnTheOtherCountsOfItsBatch) {
   const double epoch = 2456000.0;
   const std::vector<RVData> stars{synthetic({{12.3, 20.0, 0.1, 1.0, 2.0}}, epoch, 0.0, 0.0, 50, 41),
                                   synthetic({}, epoch, 0.0, 0.0, 40, 42)};
-  auto options = small_budget(epoch);
-  options.planets = 1;
+  auto options = batch_budget(epoch);
   options.min_planets = 0;
-  options.chains = 24;
-  options.burn = 30;
-  options.steps = 30;
-  options.optimizer_generations = 20;
-  options.random_candidates = 128;
   const auto whole = survey(stars, options);
   ASSERT_EQ(whole.size(), 2u);
   ASSERT_EQ(whole[0].planets, 1);  // two counts in the batch

@@ -307,6 +307,15 @@ std::vector<double> flatten(const std::vector<std::vector<double>>& chains) {
 }  // namespace
 
 namespace Impl {
+std::vector<std::size_t> rows_chain_after_chain(const std::vector<int>& chain_of_row, int chains) {
+  std::vector<std::size_t> next(std::size_t(chains) + 1, 0), out(chain_of_row.size());
+  for (const int c : chain_of_row) ++next[std::size_t(c) + 1];
+  for (std::size_t c = 1; c < next.size(); ++c) next[c] += next[c - 1];
+  for (std::size_t r = 0; r < chain_of_row.size(); ++r)
+    out[next[std::size_t(chain_of_row[r])]++] = r;
+  return out;
+}
+
 RankDiagnostics rank_diagnostics(const std::vector<double>& draws, std::size_t chains,
                                  bool with_ess, std::vector<double>* sorted) {
   const std::size_t n = chains > 0 ? draws.size() / chains : 0;

@@ -133,14 +133,11 @@ bool sampled_converged(const StarFit& fit, int chains, double target) {
   for (int j = 0; j < L.n_pl; ++j) columns.push_back(L.lnP(j));
   for (int d = 0; d < L.dim(); ++d)
     if (std::find(columns.begin(), columns.end(), d) == columns.end()) columns.push_back(d);
-  // Rows are ordered generation, then chain: row g * chains + c.
-  const std::size_t per_chain = fit.kept.size() / std::size_t(chains);
-  std::vector<double> draws(fit.kept.size());
+  const std::vector<std::size_t> rows = rows_chain_after_chain(fit.result.sample_chain, chains);
+  std::vector<double> draws(rows.size());
   for (const int d : columns) {
     if (d < L.dim() && model.is_fixed(d)) continue;
-    for (std::size_t r = 0; r < fit.kept.size(); ++r)
-      draws[std::size_t(fit.result.sample_chain[r]) * per_chain + r / std::size_t(chains)] =
-          fit.kept[r][std::size_t(d)];
+    for (std::size_t k = 0; k < rows.size(); ++k) draws[k] = fit.kept[rows[k]][std::size_t(d)];
     if (!(rank_diagnostics(draws, std::size_t(chains), false, nullptr).rhat < target)) return false;
   }
   return true;

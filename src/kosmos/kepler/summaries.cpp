@@ -90,16 +90,6 @@ const ParameterSummary& SearchResult::get(const std::string& column) const {
 
 namespace Impl {
 namespace {
-// The row indices of each chain in turn (chain 0's rows in order, then chain 1's, ...).
-std::vector<std::size_t> rows_chain_after_chain(const std::vector<int>& chain_of_row, int chains) {
-  std::vector<std::size_t> next(std::size_t(chains) + 1, 0), out(chain_of_row.size());
-  for (const int c : chain_of_row) ++next[std::size_t(c) + 1];
-  for (std::size_t c = 1; c < next.size(); ++c) next[c] += next[c - 1];
-  for (std::size_t r = 0; r < chain_of_row.size(); ++r)
-    out[next[std::size_t(chain_of_row[r])]++] = r;
-  return out;
-}
-
 // sorted_percentile of the values sorted, by selection instead of a sort.
 double unsorted_percentile(std::vector<double> v, double q) {
   const double pos = q * double(v.size() - 1);
