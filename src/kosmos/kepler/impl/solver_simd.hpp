@@ -2,10 +2,9 @@
 // compiler vectorizes it (`#pragma omp simd`; GCC: -fopenmp or -fopenmp-simd, check with
 // -fopt-info-vec): branch-free, no library call in the loop (sin / cos by Cephes' minimax
 // polynomials on [-pi/4, pi/4] after a three-part Cody-Waite reduction by pi/2; the cube root of
-// Markley's starter from fdlibm's exponent-bits estimate and two Halley steps). Elements that
-// need the scalar path (|M| >= 2^25, non-finite M, e outside [0, 1)) are flagged and solved by
-// solve_one afterwards; the accuracy is solver.hpp's (the solver tests run this path on every
-// host space).
+// Markley's starter by division-free Newton steps). Elements that need the scalar path
+// (|M| >= 2^25, non-finite M, e outside [0, 1)) are flagged and solved by solve_one afterwards;
+// the accuracy is at least solver.hpp's (the solver tests run this path on every host space).
 #pragma once
 
 #include <cstdint>
@@ -23,21 +22,21 @@ constexpr int kSimdChunk = 256;
 #define KOSMOS_PRAGMA_SIMD
 #endif
 
-// x^(1/3) for x > 0, relative error ~1e-14: fdlibm's high-word estimate (|error| < 3.2 %), then
-// two Halley steps (cubic convergence).
+// x^(1/3) for x > 0 to a relative 1e-9 (Markley's starter needs far less: the fifth-order
+// correction removes its error), without a division: an estimate of x^(-1/3) from the high
+// word (the 1/cbrt analogue of the 1/sqrt bit trick), three Newton steps z (4 - x z^3) / 3
+// (quadratic convergence), then x z^2.
 inline double cbrt_vectorizable(double x) {
   std::uint64_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   // high word / 3 as one 32 x 32 -> 64-bit product (vectorizes as vpmuludq)
   const std::uint64_t high = std::uint32_t(bits >> 32);
   const std::uint64_t third = (high * 0xAAAAAAABull) >> 33;
-  const std::uint64_t guess_bits = (third + 715094163ull) << 32;  // fdlibm's B1
-  double y;
-  std::memcpy(&y, &guess_bits, sizeof y);
-  const double y3 = y * y * y;
-  y = y * (y3 + 2 * x) / (2 * y3 + x);
-  const double z3 = y * y * y;
-  return y * (z3 + 2 * x) / (2 * z3 + x);
+  const std::uint64_t guess_bits = (0x553EF0FFull - third) << 32;
+  double z;
+  std::memcpy(&z, &guess_bits, sizeof z);
+  for (int step = 0; step < 3; ++step) z = z * (4 - x * (z * z * z)) * (1.0 / 3);
+  return x * z * z;
 }
 
 // c ? a : b on the bits. Every select of the loop below is one of these: with a plain ?: GCC
@@ -133,18 +132,16 @@ inline void markley_chunk(const double* M, const double* ecc, int n, double* E, 
     // the flagged elements run through with whatever they give (no select on the inputs: GCC
     // threads constants through one and the loop no longer if-converts); solve_one redoes them
     const double Mr = Mi, er = e;
-    // Cody-Waite reduction to [0, 2 pi)
-    const double x = Mr * 0.15915494309189533577, nearest = round_vectorizable(x);
-    const double k = blend(nearest > x, nearest - 1, nearest);  // floor
+    // Cody-Waite reduction to the nearest turn, red in [-pi, pi]: M near a whole number of turns
+    // (E near 0, where Kepler's equation is worst conditioned, 1 / (1 - e)) keeps the accuracy
+    // of a small number instead of an ulp of 2 pi.
+    const double k = round_vectorizable(Mr * 0.15915494309189533577);
     double red = Mr - k * c1;
     red -= k * c2;
     red -= k * c3;
-    red = blend(red < 0, red + two_pi_hi, red);
-    red = blend(red >= two_pi_hi, red - two_pi_hi, red);
-    red = blend((red >= two_pi_hi) | (red < 0), 0.0, red);
-    // markley_solve, branch-free
-    const bool flip = red > pi;
-    const double m = blend(flip, 2 * pi - red, red);
+    // markley_solve on |red|, branch-free; E and sin E change sign back below
+    const bool flip = red < 0;
+    const double m = blend(flip, -red, red);
     const double alpha = (3 * pi * pi + 1.6 * pi * (pi - m) / (1 + er)) * 0.25842434945507176;
     const double one_m_e = 1 - er;
     const double d = 3 * one_m_e + alpha * er;
@@ -174,9 +171,9 @@ inline void markley_chunk(const double* M, const double* ecc, int n, double* E, 
     const double sd = d5 * (1 - dd * (1.0 / 6 - dd * (1.0 / 120)));
     const double s_new = s * cd + c * sd;
     const double c_new = c * cd - s * sd;
-    Ei = blend(flip, 2 * pi - Ei, Ei);
-    Ei = blend(Ei < 0, Ei + 2 * pi, Ei);
-    Ei = blend(Ei >= 2 * pi, Ei - 2 * pi, Ei);
+    Ei = blend(flip, -Ei, Ei);
+    Ei = blend(Ei < 0, Ei + two_pi_hi, Ei);
+    Ei = blend(Ei >= two_pi_hi, Ei - two_pi_hi, Ei);
     E[i] = Ei;
     sinE[i] = blend(flip, -s_new, s_new);
     cosE[i] = c_new;
