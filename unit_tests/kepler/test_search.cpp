@@ -327,6 +327,28 @@ TEST(KeplerSearch, MinimumMassMatchesPublishedFormula) {
   EXPECT_THROW(minimum_mass(Orbit{10, 5, 0, 0, 0}, 0.0), kosmos::invalid_input);
 }
 
+// Companions of any mass solve the mass function itself (in long double):
+// (G m)^3 / (G (M + m))^2 = P K^3 (1 - e^2)^(3/2) / (2 pi), from a planet to a stellar companion
+// heavier than the star (where m << M no longer holds).
+TEST(KeplerSearch, MinimumMassSolvesTheMassFunction) {
+  using namespace kosmos::kepler;
+  const long double gm_sun = 1.3271244e20L, gm_jupiter = 1.26686534e17L,
+                    pi = 3.14159265358979323846L;
+  for (const auto& c :
+       {std::array<double, 4>{3.1, 0.5, 0.0, 1.0}, std::array<double, 4>{365.25, 30, 0.3, 1.0},
+        std::array<double, 4>{900, 3000, 0.6, 0.8}, std::array<double, 4>{40000, 9000, 0.9, 0.2}}) {
+    const Orbit o{c[0], c[1], c[2], 0, 0};
+    const PlanetMass m = minimum_mass(o, c[3]);
+    const long double gm = m.msini_jupiter * gm_jupiter, gm_star = c[3] * gm_sun;
+    const long double P = c[0] * 86400.0L, K = c[1], e = c[2];
+    const long double lhs = gm * gm * gm / ((gm_star + gm) * (gm_star + gm));
+    const long double rhs = P * K * K * K * std::pow(1 - e * e, 1.5L) / (2 * pi);
+    EXPECT_NEAR(double(lhs / rhs), 1.0, 1e-13) << o.P << " " << o.K;
+    const long double a3 = (gm_star + gm) * P * P / (4 * pi * pi);
+    EXPECT_NEAR(double(m.a_au * 1.495978707e11L / std::cbrt(a3)), 1.0, 1e-14);
+  }
+}
+
 // Split R-hat and ESS on AR(1) chains x_t = phi x_{t-1} + noise, whose ESS is
 // N (1 - phi) / (1 + phi); and R-hat far above 1 for chains stuck at different levels.
 TEST(KeplerSearch, ChainDiagnosticsMatchAR1) {

@@ -94,19 +94,14 @@ double normal_quantile(double p) {
 
 // Phi^-1((r - 3/8) / (S + 1/4)) for the ranks r = 1..S: a table per thread for the last S (every
 // column of a posterior has the same S, and each z-scale of it needs S quantiles).
-double rank_quantile(double rank, std::size_t S) {
+const std::vector<double>& rank_quantiles(std::size_t S) {
   thread_local std::vector<double> table;
-  thread_local std::size_t table_size = 0;
-  const double size = double(S);
-  if (rank != std::floor(rank))  // the mean rank of an even number of ties
-    return normal_quantile((rank - 0.375) / (size + 0.25));
-  if (table_size != S) {
+  if (table.size() != S) {
     table.resize(S);
     for (std::size_t r = 0; r < S; ++r)
-      table[r] = normal_quantile((double(r) + 0.625) / (size + 0.25));
-    table_size = S;
+      table[r] = normal_quantile((double(r) + 0.625) / (double(S) + 0.25));
   }
-  return table[std::size_t(rank) - 1];
+  return table;
 }
 
 // Draws of m equally long chains, chain after chain (draw i of chain c at x[c * n + i]).
@@ -179,10 +174,14 @@ void z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
   out.m = draws.m;
   out.n = draws.n;
   out.x.resize(draws.x.size());
+  const std::vector<double>& quantile = rank_quantiles(S);
   for (std::size_t i = 0; i < S;) {
-    std::size_t j = i;
+    std::size_t j = i + 1;
     while (j < S && keys[j] == keys[i]) ++j;
-    const double z = rank_quantile(0.5 * double(i + 1 + j), S);  // mean of ranks i + 1 .. j
+    // Ties share the mean of ranks i + 1 .. j, a half rank for an even number of them.
+    const double z = (j - i) % 2 == 1
+                         ? quantile[(i + j - 1) / 2]
+                         : normal_quantile((0.5 * double(i + 1 + j) - 0.375) / (double(S) + 0.25));
     for (std::size_t k = i; k < j; ++k) out.x[order[k]] = z;
     i = j;
   }
@@ -217,31 +216,40 @@ double basic_ess(const Draws& d) {
   centered.resize(d.x.size());
   std::vector<double> mean(m, 0.0);
   for (std::size_t c = 0; c < m; ++c) {
-    for (std::size_t i = 0; i < n; ++i) mean[c] += d.at(c, i) / double(n);
+    for (std::size_t i = 0; i < n; ++i) mean[c] += d.at(c, i);
+    mean[c] /= double(n);
     for (std::size_t i = 0; i < n; ++i) centered[c * n + i] = d.at(c, i) - mean[c];
   }
-  // The chains' mean autocovariances at `lag` and lag + 1 in one pass: partial sums per chain
-  // (independent additions, not one chain of dependent ones).
-  auto mean_acov_pair = [&](std::size_t lag, double& at_lag, double& at_next) {
-    double sum0 = 0, sum1 = 0;
-    for (std::size_t c = 0; c < m; ++c) {
-      const double* y = centered.data() + c * n;
-      double p0[2] = {0, 0}, p1[2] = {0, 0};
-      std::size_t i = 0;
-      for (; i + 2 + lag + 1 <= n; i += 2)
-        for (int u = 0; u < 2; ++u) {
-          p0[u] += y[i + u] * y[i + u + lag];
-          p1[u] += y[i + u] * y[i + u + lag + 1];
+  // The chains' mean autocovariances, computed kLags lags per pass as Geyer's sum asks for them:
+  // every draw meets kLags lagged partners in one vectorizable inner loop.
+  constexpr std::size_t kLags = 8;
+  thread_local std::vector<double> acov;
+  acov.clear();
+  auto mean_acov = [&](std::size_t lag) {
+    while (acov.size() <= lag) {
+      const std::size_t first = acov.size();
+      double sum[kLags] = {};
+      for (std::size_t c = 0; c < m; ++c) {
+        const double* y = centered.data() + c * n;
+        double part[kLags] = {};
+        std::size_t i = 0;
+        for (; i + first + kLags <= n; ++i) {  // every lag's partner inside the chain
+          const double yi = y[i], *partner = y + i + first;
+#pragma omp simd
+          for (std::size_t l = 0; l < kLags; ++l) part[l] += yi * partner[l];
         }
-      for (; i + lag < n; ++i) {
-        p0[0] += y[i] * y[i + lag];
-        if (i + lag + 1 < n) p1[0] += y[i] * y[i + lag + 1];
+        for (; i + first < n; ++i)
+          for (std::size_t l = 0; i + first + l < n && l < kLags; ++l)
+            part[l] += y[i] * y[i + first + l];
+        for (std::size_t l = 0; l < kLags; ++l) sum[l] += part[l] / double(n);
       }
-      sum0 += (p0[0] + p0[1]) / double(n);
-      sum1 += (p1[0] + p1[1]) / double(n);
+      for (std::size_t l = 0; l < kLags; ++l) acov.push_back(sum[l] / double(m));
     }
-    at_lag = sum0 / double(m);
-    at_next = sum1 / double(m);
+    return acov[lag];
+  };
+  auto mean_acov_pair = [&](std::size_t lag, double& at_lag, double& at_next) {
+    at_lag = mean_acov(lag);
+    at_next = mean_acov(lag + 1);
   };
   double acov0, acov1;
   mean_acov_pair(0, acov0, acov1);

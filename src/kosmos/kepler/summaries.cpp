@@ -26,12 +26,16 @@ PlanetMass minimum_mass(const Orbit& o, double stellar_mass) {
                         ", ", o.P, ", ", o.K, ", ", o.e, ")");
   const double gm_star = stellar_mass * kGMSun, P = o.P * 86400.0, K = o.K, e = o.e;
   const double factor = K * std::sqrt((1 - e) * (1 + e)) * std::cbrt(P / kTwoPi);
-  double gm_planet = 0;  // fixed point of the mass function; m / M_star < 1 converges fast
-  for (int it = 0; it < 60; ++it) {
-    const double next = factor * std::pow(gm_star + gm_planet, 2.0 / 3.0);
-    if (next == gm_planet) break;
-    gm_planet = next;
+  // The mass function G m = factor (G (M + m))^(2/3): with y = cbrt(G (M + m)), the one positive
+  // root of y^3 - factor y^2 - G M, by Newton from y = factor + cbrt(G M) (above the root, where
+  // the cubic is convex: the iterates fall monotonically; no pow per step, every m / M).
+  double y = factor + std::cbrt(gm_star);
+  for (;;) {
+    const double next = y - (y * y * y - factor * y * y - gm_star) / (y * (3 * y - 2 * factor));
+    if (!(next < y)) break;
+    y = next;
   }
+  const double gm_planet = factor * y * y;
   PlanetMass m;
   m.msini_jupiter = gm_planet / kGMJupiter;
   m.msini_earth = gm_planet / kGMEarth;
@@ -39,47 +43,58 @@ PlanetMass minimum_mass(const Orbit& o, double stellar_mass) {
   return m;
 }
 
-std::vector<PeriodMode> period_modes(const std::vector<double>& periods, double baseline) {
-  kosmos::Impl::require(baseline > 0, "kosmos::kepler::period_modes", "baseline ", baseline,
-                        " must be > 0");
-  std::vector<double> f;
-  for (double p : periods)
-    if (p > 0 && std::isfinite(p)) f.push_back(1 / p);
-  if (f.empty()) return {};
-  std::sort(f.begin(), f.end());
+namespace Impl {
+namespace {
+// period_modes of periods in ascending order (all positive and finite).
+std::vector<PeriodMode> sorted_period_modes(const std::vector<double>& periods, double baseline) {
+  if (periods.empty()) return {};
+  // Groups in frequency: f[i] = 1 / periods[size - 1 - i] ascends.
+  const std::size_t size = periods.size();
+  auto f = [&](std::size_t i) { return 1 / periods[size - 1 - i]; };
   const double gap = 0.3 / baseline, min_weight = 0.02;
   std::vector<std::size_t> begin{0};  // group g: [begin[g], begin[g + 1])
-  for (std::size_t i = 1; i < f.size(); ++i)
-    if (f[i] - f[i - 1] > gap) begin.push_back(i);
-  begin.push_back(f.size());
+  for (std::size_t i = 1; i < size; ++i)
+    if (f(i) - f(i - 1) > gap) begin.push_back(i);
+  begin.push_back(size);
   // Small groups (tails of a broad peak) join the neighbour across the smaller gap.
   for (;;) {
     std::size_t smallest = 0;
     for (std::size_t g = 1; g + 1 < begin.size(); ++g)
       if (begin[g + 1] - begin[g] < begin[smallest + 1] - begin[smallest]) smallest = g;
     const std::size_t groups = begin.size() - 1;
-    if (groups == 1 ||
-        double(begin[smallest + 1] - begin[smallest]) >= min_weight * double(f.size()))
+    if (groups == 1 || double(begin[smallest + 1] - begin[smallest]) >= min_weight * double(size))
       break;
-    const double left = smallest > 0 ? f[begin[smallest]] - f[begin[smallest] - 1] : HUGE_VAL;
+    const double left = smallest > 0 ? f(begin[smallest]) - f(begin[smallest] - 1) : HUGE_VAL;
     const double right =
-        smallest + 1 < groups ? f[begin[smallest + 1]] - f[begin[smallest + 1] - 1] : HUGE_VAL;
+        smallest + 1 < groups ? f(begin[smallest + 1]) - f(begin[smallest + 1] - 1) : HUGE_VAL;
     begin.erase(begin.begin() + std::ptrdiff_t(left <= right ? smallest : smallest + 1));
   }
   std::vector<PeriodMode> modes;
   for (std::size_t g = 0; g + 1 < begin.size(); ++g) {
-    std::vector<double> p;
-    for (std::size_t i = begin[g + 1]; i-- > begin[g];) p.push_back(1 / f[i]);  // ascending P
+    const std::vector<double> p(periods.begin() + std::ptrdiff_t(size - begin[g + 1]),
+                                periods.begin() + std::ptrdiff_t(size - begin[g]));  // ascending
     PeriodMode m;
-    m.period = Impl::sorted_percentile(p, 0.5);
-    m.lower = Impl::sorted_percentile(p, 0.158655);
-    m.upper = Impl::sorted_percentile(p, 0.841345);
-    m.weight = double(p.size()) / double(f.size());
+    m.period = sorted_percentile(p, 0.5);
+    m.lower = sorted_percentile(p, 0.158655);
+    m.upper = sorted_percentile(p, 0.841345);
+    m.weight = double(p.size()) / double(size);
     modes.push_back(m);
   }
   std::sort(modes.begin(), modes.end(),
             [](const PeriodMode& a, const PeriodMode& b) { return a.weight > b.weight; });
   return modes;
+}
+}  // namespace
+}  // namespace Impl
+
+std::vector<PeriodMode> period_modes(const std::vector<double>& periods, double baseline) {
+  kosmos::Impl::require(baseline > 0, "kosmos::kepler::period_modes", "baseline ", baseline,
+                        " must be > 0");
+  std::vector<double> p;
+  for (double x : periods)
+    if (x > 0 && std::isfinite(x)) p.push_back(x);
+  std::sort(p.begin(), p.end());
+  return Impl::sorted_period_modes(p, baseline);
 }
 
 const ParameterSummary& SearchResult::get(const std::string& column) const {
@@ -180,43 +195,49 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
   auto near = [](double value, double center, double period) {
     return value + period * std::round((center - value) / period);
   };
-  auto derived = [&](const double* x, double loglike, double m_star) {
-    std::vector<double> out;
+  const std::size_t n_cols = result.columns.size();
+  // One row of the columns above, written to out.
+  auto derived = [&](const double* x, double loglike, double m_star, double* out) {
     for (int j = 0; j < L.n_pl; ++j) {
       const Orbit o = model.orbit(x, j);
-      out.push_back(o.P);
-      out.push_back(o.K);
-      out.push_back(o.e);
-      out.push_back(near(o.omega * 180 / (kTwoPi / 2), map_w[j], 360));
-      out.push_back(near(o.M0 * 180 / (kTwoPi / 2), map_m0[j], 360));
-      out.push_back(
-          near(conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch), map_tc[j], o.P));
-      out.push_back(near(periastron_from_mean_anomaly(o.P, o.M0, epoch), map_tp[j], o.P));
+      *out++ = o.P;
+      *out++ = o.K;
+      *out++ = o.e;
+      *out++ = near(o.omega * 180 / (kTwoPi / 2), map_w[j], 360);
+      *out++ = near(o.M0 * 180 / (kTwoPi / 2), map_m0[j], 360);
+      *out++ = near(conjunction_from_mean_anomaly(o.P, o.e, o.omega, o.M0, epoch), map_tc[j], o.P);
+      *out++ = near(periastron_from_mean_anomaly(o.P, o.M0, epoch), map_tp[j], o.P);
       if (masses) {
         const PlanetMass pm = minimum_mass(o, m_star);
-        out.push_back(pm.msini_jupiter);
-        out.push_back(pm.msini_earth);
-        out.push_back(pm.a_au);
+        *out++ = pm.msini_jupiter;
+        *out++ = pm.msini_earth;
+        *out++ = pm.a_au;
       }
     }
-    for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.gamma(i)]);
-    for (int i = 0; i < L.n_inst; ++i) out.push_back(x[L.jitter(i)]);
-    for (int i = 0; i < L.n_trend; ++i) out.push_back(x[L.trend(i)]);
-    for (int i = 0; i < L.n_extra(); ++i) out.push_back(model.noise_value(x, i));
-    out.push_back(loglike);
-    return out;
+    for (int i = 0; i < L.n_inst; ++i) *out++ = x[L.gamma(i)];
+    for (int i = 0; i < L.n_inst; ++i) *out++ = x[L.jitter(i)];
+    for (int i = 0; i < L.n_trend; ++i) *out++ = x[L.trend(i)];
+    for (int i = 0; i < L.n_extra(); ++i) *out++ = model.noise_value(x, i);
+    *out = loglike;
   };
+  // The rows (result.samples, in kept order) and each column's draws chain after chain (the
+  // diagnostics' order) in one pass.
+  const std::size_t rows = kept.size();
+  const std::vector<std::size_t> chain_major = rows_chain_after_chain(result.sample_chain, n);
+  std::vector<std::size_t> position(rows);
+  for (std::size_t k = 0; k < rows; ++k) position[chain_major[k]] = k;
+  std::vector<double> by_column(n_cols * rows);
   std::normal_distribution<double> mass_draw(opt.stellar_mass, opt.stellar_mass_sigma);
-  for (std::size_t r = 0; r < kept.size(); ++r) {
+  result.samples.assign(rows, std::vector<double>(n_cols));
+  for (std::size_t r = 0; r < rows; ++r) {
     double m_star = opt.stellar_mass;
     if (masses && opt.stellar_mass_sigma > 0) do
         m_star = mass_draw(rng);
       while (!(m_star > 0));
-    result.samples.push_back(derived(kept[r], kept[r][dim + 1], m_star));
+    std::vector<double>& row = result.samples[r];
+    derived(kept[r], kept[r][dim + 1], m_star, row.data());
+    for (std::size_t c = 0; c < n_cols; ++c) by_column[c * rows + position[r]] = row[c];
   }
-  // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
-  // median lies in [0, 360) (the MAP value moves with it).
-  std::vector<double> map_row;
   if (lik) {  // the noise model's own chi^2 (white: with the jitters)
     std::vector<double> f, ll, c2;
     lik->evaluate(current, 1, f, &ll, &c2);
@@ -231,13 +252,16 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     result.best_loglike = map_loglike;
     result.best_chi2 = -2 * map_loglike - log_var;
   }
-  map_row = derived(current.data(), result.best_loglike, opt.stellar_mass);
-  const std::vector<std::size_t> chain_major = rows_chain_after_chain(result.sample_chain, n);
-  const std::size_t n_cols = result.columns.size();
-  std::vector<double> draws(chain_major.size()), sorted;
+  std::vector<double> map_row(n_cols);
+  derived(current.data(), result.best_loglike, opt.stellar_mass, map_row.data());
+  std::vector<double> draws, sorted;
+  std::vector<std::vector<double>> sorted_periods;  // per planet, for its modes
   for (std::size_t c = 0; c < n_cols; ++c) {
     const std::string& name = result.columns[c];
-    for (std::size_t k = 0; k < draws.size(); ++k) draws[k] = result.samples[chain_major[k]][c];
+    draws.assign(by_column.begin() + std::ptrdiff_t(c * rows),
+                 by_column.begin() + std::ptrdiff_t((c + 1) * rows));
+    // Angles were unwrapped around the MAP; shift each angle column by whole turns so that its
+    // median lies in [0, 360) (the MAP value moves with it).
     if (name.rfind("omega_deg_", 0) == 0 || name.rfind("M0_deg_", 0) == 0) {
       const double turn = 360 * std::floor(unsorted_percentile(draws, 0.5) / 360);
       for (auto& row : result.samples) row[c] -= turn;
@@ -262,6 +286,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     s.lower = sorted_percentile(sorted, 0.158655);
     s.upper = sorted_percentile(sorted, 0.841345);
     result.summary.push_back(s);
+    if (name.size() == 3 && name.compare(0, 2, "P_") == 0) sorted_periods.push_back(sorted);
   }
   result.max_rhat = 0;
   result.min_ess = kInf;
@@ -277,16 +302,16 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
                                opt.period_max > 0 ? opt.period_max : 2 * fit.baseline, opt));
   // Alias modes of each period: the median of P is no summary of several.
   for (int j = 0; j < L.n_pl; ++j) {
-    const std::string name = std::string("P_") + letters[std::size_t(j)];
-    const std::size_t c = std::size_t(
-        std::find(result.columns.begin(), result.columns.end(), name) - result.columns.begin());
-    std::vector<double> periods;
-    for (const auto& row : result.samples) periods.push_back(row[c]);
-    result.period_modes.push_back(period_modes(periods, fit.baseline));
+    std::vector<double>& periods = sorted_periods[std::size_t(j)];
+    periods.erase(std::remove_if(periods.begin(), periods.end(),
+                                 [](double p) { return !(p > 0 && std::isfinite(p)); }),
+                  periods.end());
+    result.period_modes.push_back(sorted_period_modes(periods, fit.baseline));
     const auto& modes = result.period_modes.back();
     if (modes.size() < 2) continue;
     std::ostringstream m;
-    m << name << " is multimodal (aliases?): " << modes.size() << " modes,";
+    m << "P_" << letters[std::size_t(j)] << " is multimodal (aliases?): " << modes.size()
+      << " modes,";
     for (const auto& mode : modes)
       m << " " << std::setprecision(8) << mode.period << " d (weight " << std::setprecision(2)
         << mode.weight << ")";
