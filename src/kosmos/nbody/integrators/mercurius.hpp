@@ -32,8 +32,8 @@ namespace Impl {
 
 struct MercuriusParams {
   double destination = 0, dt = 1e-2;
-  double pause = 0;         // systems stop after the first step that reaches it (no landing step)
-  double hill_factor = 3;   // changeover radius in Hill radii (REBOUND's r_crit_hill)
+  double pause = 0;          // systems stop after the first step that reaches it (no landing step)
+  double hill_factor = 3;    // changeover radius in Hill radii (REBOUND's r_crit_hill)
   double tolerance = 1e-12;  // Bulirsch-Stoer: relative error of a sub-step of an encounter
   int steps = 1;
   long long max_iterations = 0;
@@ -42,7 +42,9 @@ struct MercuriusParams {
 
 // Values carried between launches (CarriedState): the heliocentric state Q, V and the changeover
 // radii, so that a launch continues exactly where the last one stopped with the radii of the start.
-constexpr int mercurius_carried_width(int n) { return 7 * n; }
+constexpr int mercurius_carried_width(int n) {
+  return 7 * n;
+}
 
 // Chambers' changeover polynomial: 0 inside 0.1 r_crit, 1 outside r_crit, C2 in between.
 KOKKOS_INLINE_FUNCTION double changeover(double r, double r_crit) {
@@ -90,7 +92,7 @@ struct HybridSystem : WHSystem<N, Rsqrt> {
   static constexpr int bs_rows = 8;      // Stoermer sub-step counts 2, 4, ..., 16
   double r_crit[N];
   double tolerance = 1e-12;
-  bool contact = false;     // a collision radius touched within an encounter
+  bool contact = false;            // a collision radius touched within an encounter
   const double* radius = nullptr;  // collision radii (MonitorConfig::radius: zeros when off)
 
   KOKKOS_INLINE_FUNCTION double pair_radius(int i, int j) const {
@@ -137,8 +139,8 @@ struct HybridSystem : WHSystem<N, Rsqrt> {
   // force and the close part (1 - L) of the planet-planet forces.
   KOKKOS_INLINE_FUNCTION void close_accelerations(const double (&x)[P], double (&a)[P]) const {
     for (int i = 0; i < N - 1; ++i) {
-      const double rinv =
-          this->rsqrt(x[3 * i] * x[3 * i] + x[3 * i + 1] * x[3 * i + 1] + x[3 * i + 2] * x[3 * i + 2]);
+      const double rinv = this->rsqrt(x[3 * i] * x[3 * i] + x[3 * i + 1] * x[3 * i + 1] +
+                                      x[3 * i + 2] * x[3 * i + 2]);
       const double f = -m[0] * rinv * rinv * rinv;
       for (int c = 0; c < 3; ++c) a[3 * i + c] = f * x[3 * i + c];
     }
@@ -159,8 +161,8 @@ struct HybridSystem : WHSystem<N, Rsqrt> {
   }
   // Whether any pair (the star and a planet, or two planets) comes within 1.1 r_crit during the
   // drift from (Q0, V0) to the current (Q, V) over h.
-  KOKKOS_INLINE_FUNCTION bool encounter_predicted(const double (&Q0)[3 * N], const double (&V0)[3 * N],
-                                                  double h) const {
+  KOKKOS_INLINE_FUNCTION bool encounter_predicted(const double (&Q0)[3 * N],
+                                                  const double (&V0)[3 * N], double h) const {
     for (int i = 0; i < N; ++i)
       for (int j = i + 1; j < N; ++j) {
         double d0[3], w0[3], d1[3], w1[3];
@@ -198,8 +200,8 @@ struct HybridSystem : WHSystem<N, Rsqrt> {
     return false;
   }
   // Stoermer's rule with n sub-steps over H from (x0, v0): the end state into out (x, then v).
-  KOKKOS_INLINE_FUNCTION void stoermer(const double (&x0)[P], const double (&v0)[P], double H, int n,
-                                       double (&out)[2 * P]) const {
+  KOKKOS_INLINE_FUNCTION void stoermer(const double (&x0)[P], const double (&v0)[P], double H,
+                                       int n, double (&out)[2 * P]) const {
     const double s = H / n;
     double x[P], d[P], a[P];
     close_accelerations(x0, a);
@@ -338,22 +340,11 @@ KOKKOS_INLINE_FUNCTION void mercurius_system(const Ens& ens, const IterView& ite
   w.tolerance = p.tolerance;
   w.radius = p.monitor.config.radius;
   double x[3 * N], v[3 * N];
-  for (int b = 0; b < N; ++b) {
-    w.m[b] = ens.m(sys, b);
-    for (int c = 0; c < 3; ++c) {
-      x[3 * b + c] = ens.x(sys, b, c);
-      v[3 * b + c] = ens.v(sys, b, c);
-    }
-  }
+  if (!load_unless_stopped(ens, sys, p.monitor, w.m, x, v)) return;
   const auto state = [&](int b, int c) {
     return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : w.m[b];
   };
-  int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
-  if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
-    return;
-  }
+  int stop = reason_none;
   w.load(x, v);
   if (carried.valid(sys, clock.t, clock.lo, N, state)) {
     for (int k = 0; k < 3 * N; ++k) {

@@ -317,13 +317,7 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
   w.whds = p.coordinates == WHCoordinates::whds;
   double x[3 * N], v[3 * N];
   [[maybe_unused]] double dx[3 * N], dv[3 * N], ysum[megno_sums];  // the deviation, MEGNO sums
-  for (int b = 0; b < N; ++b) {
-    w.m[b] = ens.m(sys, b);
-    for (int c = 0; c < 3; ++c) {
-      x[3 * b + c] = ens.x(sys, b, c);
-      v[3 * b + c] = ens.v(sys, b, c);
-    }
-  }
+  if (!load_unless_stopped(ens, sys, p.monitor, w.m, x, v)) return;
   if constexpr (variational) {
     for (int q = 0; q < 3 * N; ++q) {
       dx[q] = megno.delta(sys, q);
@@ -338,13 +332,7 @@ KOKKOS_INLINE_FUNCTION void whfast_system(const Ens& ens, const IterView& iterat
       if (c < 6) return fold_deviation(own, c < 3 ? dx[3 * b + c] : dv[3 * b + c - 3]);
     return own;
   };
-  // Conditions that hold before the first step (bodies that already overlap) stop the system too.
-  int stop = p.monitor.on ? p.monitor.reason<N>(w.m, x, v) : int(reason_none);
-  if (stop != reason_none) {
-    ens.state(sys) = state_inactive;
-    ens.reason(sys) = stop;
-    return;
-  }
+  int stop = reason_none;
   w.load(x, v);
   if constexpr (variational) w.load_deviation(dx, dv);
   bool corrected = false;
