@@ -5,9 +5,12 @@
 #include <kepler/solver_reference.hpp>
 #include <test_spaces.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -185,6 +188,55 @@ TYPED_TEST(KeplerSolverTest, HostMarkleyIsAccurateNearPeriapsis) {
       }
     }
     EXPECT_LE(worst, 2e-15) << "e = " << ecc << ", M = " << worst_M;
+  }
+}
+
+// Every instruction-set level of the host solve that this CPU can run (the solve dispatches to
+// the widest), against the reference: the bound above on libkepler's problem, and the documented
+// scaled bound over the hard cases.
+TEST(KeplerSolverLevels, EveryLevelTheCpuRunsIsAccurate) {
+  using Chunk =
+      void (*)(const double*, const double*, int, double*, double*, double*, std::uint8_t*);
+  std::vector<std::pair<const char*, Chunk>> levels{
+      {"compiler default", kosmos::kepler::Impl::simd_default::markley_chunk}};
+#if defined(KOSMOS_KEPLER_X86_64_LEVELS)
+  if (__builtin_cpu_supports("x86-64-v2"))
+    levels.push_back({"x86-64-v2", kosmos::kepler::Impl::simd_x86_64_v2::markley_chunk});
+  if (__builtin_cpu_supports("x86-64-v3"))
+    levels.push_back({"x86-64-v3", kosmos::kepler::Impl::simd_x86_64_v3::markley_chunk});
+  if (__builtin_cpu_supports("x86-64-v4"))
+    levels.push_back({"x86-64-v4", kosmos::kepler::Impl::simd_x86_64_v4::markley_chunk});
+#endif
+  std::vector<double> M, e;
+  make_inputs(M, e, 20000);
+  const int grid = 1 << 14;
+  for (const double ecc : {0.1, 0.5, 0.9, 0.99})
+    for (int i = 0; i < grid; ++i) {
+      M.push_back(100.0 * i / (grid - 1) - 50.0);
+      e.push_back(ecc);
+    }
+  const int n = int(M.size()), chunk = kosmos::kepler::Impl::kSimdChunk;
+  for (const auto& level : levels) {
+    std::vector<double> E(n), s(n), c(n);
+    std::vector<std::uint8_t> scalar(n);
+    for (int first = 0; first < n; first += chunk)
+      level.second(&M[first], &e[first], std::min(chunk, n - first), &E[first], &s[first],
+                   &c[first], &scalar[first]);
+    int failures = 0;
+    for (int i = 0; i < n; ++i) {
+      if (scalar[i]) continue;  // solve_one's elements (|M| >= 2^25 and the like)
+      const LD Eref = solve_reference(reduce_reference(M[i]), LD(e[i]));
+      const LD w = 1 - LD(e[i]);
+      const double error = double(angle_distance(LD(E[i]), Eref));
+      const double scaled =
+          double(std::max({angle_distance(LD(E[i]), Eref) * w, fabsl(LD(s[i]) - sinl(Eref)) * w,
+                           fabsl(LD(c[i]) - cosl(Eref)) * w}));
+      const bool bad = i >= n - 4 * grid ? !(error <= 2e-15) : !(scaled <= 3e-15);
+      if (bad && ++failures <= 3)
+        ADD_FAILURE() << level.first << ": M = " << M[i] << " e = " << e[i] << ": |E - E_ref| "
+                      << error << ", scaled " << scaled;
+    }
+    EXPECT_EQ(failures, 0) << level.first;
   }
 }
 
