@@ -415,22 +415,28 @@ struct SimdSolveFunctor {
   StatusView status;
   std::int64_t n;
   bool want_sin, want_cos, want_nu;
+  bool sin_direct, cos_direct;  // wanted and of stride 1: the chunk writes them in place
 
   void operator()(const std::int64_t chunk) const {
     const std::int64_t first = chunk * kSimdChunk;
     const int count = int(n - first < kSimdChunk ? n - first : kSimdChunk);
-    double s[kSimdChunk], c[kSimdChunk];
+    double s_local[kSimdChunk], c_local[kSimdChunk];
     std::uint8_t scalar[kSimdChunk];
+    double* s = sin_direct ? &sinE(first) : s_local;
+    double* c = cos_direct ? &cosE(first) : c_local;
     markley_chunk(&M(first), &e(first), count, &E(first), s, c, scalar);
-    for (int i = 0; i < count; ++i) {
-      const std::int64_t g = first + i;
-      status(g) = converged;
-      if (scalar[i])
+    for (int i = 0; i < count; ++i) status(first + i) = converged;
+    for (int i = 0; i < count; ++i)
+      if (scalar[i]) {
+        const std::int64_t g = first + i;
         status(g) = solve_one<double>(M(g), e(g), Solver::Markley, 0.0, 1, E(g), s[i], c[i]);
-      if (want_sin) sinE(g) = s[i];
-      if (want_cos) cosE(g) = c[i];
-      if (want_nu) nu(g) = true_anomaly(e(g), s[i], c[i]);
-    }
+      }
+    if (want_sin && !sin_direct)
+      for (int i = 0; i < count; ++i) sinE(first + i) = s[i];
+    if (want_cos && !cos_direct)
+      for (int i = 0; i < count; ++i) cosE(first + i) = c[i];
+    if (want_nu)
+      for (int i = 0; i < count; ++i) nu(first + i) = true_anomaly(e(first + i), s[i], c[i]);
   }
 };
 
@@ -500,7 +506,8 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
           Impl::SimdSolveFunctor<ExecSpace, MView, EccView, OutView, StatusView>{
               M, e, E, sinE, cosE, nu, status, std::int64_t(n), sinE.extent(0) == n,
-              cosE.extent(0) == n, nu.extent(0) == n});
+              cosE.extent(0) == n, nu.extent(0) == n, sinE.extent(0) == n && sinE.stride(0) == 1,
+              cosE.extent(0) == n && cosE.stride(0) == 1});
       return;
     }
   }

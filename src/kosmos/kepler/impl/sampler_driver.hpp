@@ -77,6 +77,15 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
   Kokkos::View<double***, Kokkos::LayoutRight, Space> kept("kosmos::kepler::de_mcmc::kept", block,
                                                            std::size_t(n_stars) * n, width + 2);
   auto kept_host = Kokkos::create_mirror_view(kept);
+  // Room for this run's kept rows at once (reserving block by block reallocates every time).
+  for (int s = 0; s < n_stars; ++s) {
+    StarFit& fit = *fits[std::size_t(s)];
+    const std::size_t rows = fit.kept_loglike.size() + std::size_t(n_keep) * n;
+    if (fit.keep_parameters)
+      fit.kept.reserve(rows, std::size_t(models[std::size_t(s)].L.dim()) + 2);
+    fit.kept_loglike.reserve(rows);
+    fit.result.sample_chain.reserve(rows);
+  }
   int filled = 0;
   auto flush = [&] {
     const auto flush_start = std::chrono::steady_clock::now();
@@ -85,8 +94,6 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       host_for("kosmos::kepler::de_mcmc::unpack", std::size_t(n_stars), [&](const std::size_t s) {
         StarFit& fit = *fits[s];
         const int dim = models[s].L.dim();
-        if (fit.keep_parameters)
-          fit.kept.reserve(fit.kept.size() + std::size_t(filled) * n, std::size_t(dim) + 2);
         for (int slot = 0; slot < filled; ++slot)
           for (int c = 0; c < n; ++c) {
             const double* src = &kept_host(slot, s * std::size_t(n) + std::size_t(c), 0);
