@@ -247,12 +247,7 @@ double basic_ess(const Draws& d) {
     }
     return acov[lag];
   };
-  auto mean_acov_pair = [&](std::size_t lag, double& at_lag, double& at_next) {
-    at_lag = mean_acov(lag);
-    at_next = mean_acov(lag + 1);
-  };
-  double acov0, acov1;
-  mean_acov_pair(0, acov0, acov1);
+  const double acov0 = mean_acov(0), acov1 = mean_acov(1);
   const double mean_var = acov0 * double(n) / double(n - 1);
   double var_plus = mean_var * double(n - 1) / double(n);
   if (m > 1) {
@@ -267,8 +262,7 @@ double basic_ess(const Draws& d) {
   rho[1] = rho_odd;
   std::size_t t = 1;
   while (t + 3 < n && rho_even + rho_odd > 0) {
-    double even, odd;
-    mean_acov_pair(t + 1, even, odd);
+    const double even = mean_acov(t + 1), odd = mean_acov(t + 2);
     rho_even = 1 - (mean_var - even) / var_plus;
     rho_odd = 1 - (mean_var - odd) / var_plus;
     if (rho_even + rho_odd >= 0) {

@@ -415,9 +415,11 @@ struct SimdSolveFunctor {
   StatusView status;
   std::int64_t n;
   bool want_sin, want_cos, want_nu;
-  bool sin_direct, cos_direct;  // wanted and of stride 1: the chunk writes them in place
 
   void operator()(const std::int64_t chunk) const {
+    // wanted and of stride 1: the chunk writes them in place
+    const bool sin_direct = want_sin && sinE.stride(0) == 1;
+    const bool cos_direct = want_cos && cosE.stride(0) == 1;
     const std::int64_t first = chunk * kSimdChunk;
     const int count = int(n - first < kSimdChunk ? n - first : kSimdChunk);
     double s_local[kSimdChunk], c_local[kSimdChunk];
@@ -506,8 +508,7 @@ void solve(const ExecSpace& space, const MView& M, const EccView& e, const OutVi
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
           Impl::SimdSolveFunctor<ExecSpace, MView, EccView, OutView, StatusView>{
               M, e, E, sinE, cosE, nu, status, std::int64_t(n), sinE.extent(0) == n,
-              cosE.extent(0) == n, nu.extent(0) == n, sinE.extent(0) == n && sinE.stride(0) == 1,
-              cosE.extent(0) == n && cosE.stride(0) == 1});
+              cosE.extent(0) == n, nu.extent(0) == n});
       return;
     }
   }

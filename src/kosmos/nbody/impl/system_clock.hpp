@@ -34,6 +34,19 @@ KOKKOS_INLINE_FUNCTION double landing_step(double dt, double left) {
   return (dt > left || left - dt < 1e-9 * dt) ? left : dt;
 }
 
+// The start of a launch of system `sys`: its masses, positions and velocities into local arrays.
+template <int N, class Ens>
+KOKKOS_INLINE_FUNCTION void load_system(const Ens& ens, int sys, double (&m)[N], double (&x)[3 * N],
+                                        double (&v)[3 * N]) {
+  for (int b = 0; b < N; ++b) {
+    m[b] = ens.m(sys, b);
+    for (int c = 0; c < 3; ++c) {
+      x[3 * b + c] = ens.x(sys, b, c);
+      v[3 * b + c] = ens.v(sys, b, c);
+    }
+  }
+}
+
 // The end of a launch of system `sys` held in local arrays: its positions, velocities, time and
 // step count written back.
 template <int N, class Ens, class IterView>

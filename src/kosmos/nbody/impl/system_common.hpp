@@ -68,20 +68,14 @@ struct SystemMonitor {
   };
 };
 
-// System sys of the ensemble into local arrays. Conditions that hold before the first step
-// (bodies that already overlap) stop the system too: returns false, the system made inactive
-// with the monitor's reason, when one holds.
+// load_system; conditions that hold before the first step (bodies that already overlap) stop
+// the system too: returns false, the system made inactive with the monitor's reason, when one
+// holds.
 template <int N, class Ens>
 KOKKOS_INLINE_FUNCTION bool load_unless_stopped(const Ens& ens, int sys,
                                                 const SystemMonitor& monitor, double (&m)[N],
                                                 double (&x)[3 * N], double (&v)[3 * N]) {
-  for (int b = 0; b < N; ++b) {
-    m[b] = ens.m(sys, b);
-    for (int c = 0; c < 3; ++c) {
-      x[3 * b + c] = ens.x(sys, b, c);
-      v[3 * b + c] = ens.v(sys, b, c);
-    }
-  }
+  load_system(ens, sys, m, x, v);
   const int stop = monitor.on ? monitor.reason<N>(m, x, v) : int(reason_none);
   if (stop == reason_none) return true;
   ens.state(sys) = state_inactive;

@@ -125,13 +125,7 @@ KOKKOS_INLINE_FUNCTION void hermite_system(const Ens& ens, const IterView& itera
   long long it = iterations(sys);
   if (!clock.running() || it >= p.max_iterations) return;
   double m[N], x[3 * N], v[3 * N], a[3 * N], j[3 * N];
-  for (int b = 0; b < N; ++b) {
-    m[b] = ens.m(sys, b);
-    for (int c = 0; c < 3; ++c) {
-      x[3 * b + c] = ens.x(sys, b, c);
-      v[3 * b + c] = ens.v(sys, b, c);
-    }
-  }
+  load_system(ens, sys, m, x, v);
   const auto state = [&](int b, int c) {
     return c < 3 ? x[3 * b + c] : c < 6 ? v[3 * b + c - 3] : m[b];
   };
