@@ -132,40 +132,6 @@ double corrected_trapezoid(const std::vector<double>& beta, const std::vector<do
   return sum;
 }
 
-// The model of `planets` planets of one star for its tempered run, its bound priors (those of
-// the largest count compared; priors on planets beyond this count drop out), after the checks
-// that the priors are proper and the chains enough.
-Model ladder_model(const RVData& data, const SearchOptions& opt, int planets,
-                   std::vector<BoundPrior>& priors) {
-  const double p_max = opt.period_max > 0 ? opt.period_max : 2 * data.baseline();
-  const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
-  const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
-                           opt.jitter_max};
-  const auto noise = extra_parameters(data, opt);
-  priors = bind_priors(opt.priors, data.instrument_names, std::max(planets, opt.planets), opt.trend,
-                       noise);
-  Model model({planets, data.n_instruments(), opt.trend}, bounds, epoch, priors, noise);
-  const ParamLayout& L = model.L;
-  // Proper priors: the offsets and trend coefficients have no bounds of their own.
-  auto has_prior = [&](PriorTarget target, int index) {
-    for (const auto& bp : priors)
-      if (bp.target == target && bp.index == index && bp.prior.kind != Prior::fixed) return true;
-    return false;
-  };
-  for (int i = 0; i < L.n_inst; ++i)
-    kosmos::Impl::require(model.is_fixed(L.gamma(i)) || has_prior(target_gamma, i), kWhere,
-                          "the evidence needs a proper prior on gamma_", data.instrument_names[i],
-                          " (e.g. \"gamma_", data.instrument_names[i], " uniform -100 100\")");
-  for (int i = 0; i < L.n_trend; ++i)
-    kosmos::Impl::require(
-        model.is_fixed(L.trend(i)) || has_prior(i == 0 ? target_dvdt : target_curv, 0), kWhere,
-        "the evidence needs a proper prior on ", i == 0 ? "dvdt" : "curv");
-  kosmos::Impl::require(opt.chains >= 2 * model.n_free() + 2 && opt.chains % 2 == 0, kWhere,
-                        "chains = ", opt.chains,
-                        " must be even and >= 2 x parameters + 2 = ", 2 * model.n_free() + 2);
-  return model;
-}
-
 // The evidence of one ladder's kept samples (fits of the temperatures out.beta, in order).
 void ladder_evidence(const StarFit* ladder, int chains, CountEvidence& out) {
   const int T = int(out.beta.size()), n = chains;
@@ -199,6 +165,37 @@ void ladder_evidence(const StarFit* ladder, int chains, CountEvidence& out) {
   out.ln_z_ti = corrected_trapezoid(out.beta, out.mean_loglike, loglike_variance, 1);
 }
 }  // namespace
+
+Model ladder_model(const RVData& data, const SearchOptions& opt, int planets,
+                   std::vector<BoundPrior>& priors) {
+  const double p_max = opt.period_max > 0 ? opt.period_max : 2 * data.baseline();
+  const double epoch = opt.epoch != 0 ? opt.epoch : data.mid_time();
+  const PriorBounds bounds{std::log(opt.period_min), std::log(p_max), opt.k_max, opt.e_max,
+                           opt.jitter_max};
+  const auto noise = extra_parameters(data, opt);
+  priors = bind_priors(opt.priors, data.instrument_names, std::max(planets, opt.planets), opt.trend,
+                       noise);
+  Model model({planets, data.n_instruments(), opt.trend}, bounds, epoch, priors, noise);
+  const ParamLayout& L = model.L;
+  // Proper priors: the offsets and trend coefficients have no bounds of their own.
+  auto has_prior = [&](PriorTarget target, int index) {
+    for (const auto& bp : priors)
+      if (bp.target == target && bp.index == index && bp.prior.kind != Prior::fixed) return true;
+    return false;
+  };
+  for (int i = 0; i < L.n_inst; ++i)
+    kosmos::Impl::require(model.is_fixed(L.gamma(i)) || has_prior(target_gamma, i), kWhere,
+                          "the evidence needs a proper prior on gamma_", data.instrument_names[i],
+                          " (e.g. \"gamma_", data.instrument_names[i], " uniform -100 100\")");
+  for (int i = 0; i < L.n_trend; ++i)
+    kosmos::Impl::require(
+        model.is_fixed(L.trend(i)) || has_prior(i == 0 ? target_dvdt : target_curv, 0), kWhere,
+        "the evidence needs a proper prior on ", i == 0 ? "dvdt" : "curv");
+  kosmos::Impl::require(opt.chains >= 2 * model.n_free() + 2 && opt.chains % 2 == 0, kWhere,
+                        "chains = ", opt.chains,
+                        " must be even and >= 2 x parameters + 2 = ", 2 * model.n_free() + 2);
+  return model;
+}
 
 void check_ladder_model(const RVData& data, const SearchOptions& opt, int planets) {
   std::vector<BoundPrior> priors;
@@ -316,9 +313,11 @@ void check_evidence_options(const RVData& data, const SearchOptions& opt,
   kosmos::Impl::require(data.size() >= 2 && data.baseline() > 0, kWhere,
                         "need observations spanning some time");
   kosmos::Impl::require(
-      ev.temperatures >= 3 && ev.ladder_power > 0 && ev.log_odds_threshold >= 0, kWhere,
-      "temperatures = ", ev.temperatures, ", ladder_power = ", ev.ladder_power,
-      ", log_odds_threshold = ", ev.log_odds_threshold, ": need >= 3, > 0 and >= 0");
+      ev.temperatures >= 3 && ev.ladder_power > 0 && ev.log_odds_threshold >= 0 &&
+          ev.importance_draws >= 256,
+      kWhere, "temperatures = ", ev.temperatures, ", ladder_power = ", ev.ladder_power,
+      ", log_odds_threshold = ", ev.log_odds_threshold,
+      ", importance_draws = ", ev.importance_draws, ": need >= 3, > 0, >= 0 and >= 256");
   kosmos::Impl::require(
       opt.planets >= 0 && opt.planets <= kMaxPlanets && opt.min_planets < opt.planets, kWhere,
       "planets = ", opt.planets, ", min_planets = ", opt.min_planets);
@@ -349,22 +348,31 @@ std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& 
   return runs;
 }
 
+std::size_t preferred_index(const std::vector<CountEvidence>& counts, const std::vector<double>& z,
+                            double log_odds_threshold) {
+  // The largest ln Z less twice its error: a simpler model within the threshold of it (counted
+  // with twice its own error) is preferred; an uncertain evidence keeps the simpler model.
+  double top_low = -HUGE_VAL;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    top_low = std::max(top_low, z[i] - 2 * counts[i].ln_z_error);
+  std::size_t best = counts.size();
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (z[i] + 2 * counts[i].ln_z_error >= top_low - log_odds_threshold &&
+        (best == counts.size() || counts[i].planets < counts[best].planets ||
+         (counts[i].planets == counts[best].planets && counts[i].trend < counts[best].trend)))
+      best = i;
+  return best;
+}
+
 void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count) {
   double top = -HUGE_VAL;
   for (const auto& c : result.counts) top = std::max(top, c.ln_z);
   double norm = 0;
   for (const auto& c : result.counts) norm += std::exp(c.ln_z - top);
   for (auto& c : result.counts) c.probability = std::exp(c.ln_z - top) / norm;
-  // The largest ln Z less twice its error: a simpler model within the threshold of it (counted
-  // with twice its own error) is preferred; an uncertain evidence keeps the simpler model.
-  double top_low = -HUGE_VAL;
-  for (const auto& c : result.counts) top_low = std::max(top_low, c.ln_z - 2 * c.ln_z_error);
-  const CountEvidence* best = nullptr;
-  for (const auto& c : result.counts)
-    if (c.ln_z + 2 * c.ln_z_error >= top_low - ev.log_odds_threshold &&
-        (!best || c.planets < best->planets ||
-         (c.planets == best->planets && c.trend < best->trend)))
-      best = &c;
+  std::vector<double> z;
+  for (const auto& c : result.counts) z.push_back(c.ln_z);
+  const CountEvidence* best = &result.counts[preferred_index(result.counts, z, ev.log_odds_threshold)];
   result.preferred = best->planets;
   result.preferred_trend = best->trend;
   result.top_of_range = best->planets == largest_count && result.counts.size() > 1 &&

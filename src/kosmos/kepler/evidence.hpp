@@ -29,6 +29,14 @@ struct EvidenceOptions {
   // A model with more planets (or a higher trend order) is preferred only when it raises ln Z by
   // more than this (ln odds; 5: odds of about 150, Kass & Raftery 1995's "very strong").
   double log_odds_threshold = 5;
+  // survey_evidence: each star's counts first by importance sampling around its optimum
+  // (importance_draws draws per count); a star whose count those estimates decide, even with
+  // each ln Z raised by its margin for the period modes the draws cannot see, keeps that count
+  // and samples only its posterior; every other star runs the ladders. false: every star runs
+  // the ladders. Models it does not support (noise models, fixed orbital elements, user priors
+  // other than on the offsets, jitters and trend) always run the ladders.
+  bool screen_by_importance = true;
+  int importance_draws = 16384;  // per round (>= 256)
 };
 
 struct CountEvidence {
@@ -39,6 +47,12 @@ struct CountEvidence {
   double ln_z_ti = 0;      // the thermodynamic integral of the same samples (a cross-check)
   double probability = 0;  // of this model among those compared, equal prior odds
   std::vector<double> beta, mean_loglike;  // the ladder and <ln L> at each temperature
+  // "stepping stones" (the ladder) or "importance" (survey_evidence's screening: no ladder,
+  // ln_z_ti NaN, ln_z_drift 0). An importance estimate can miss modes far from the optimum (other
+  // period aliases): ln Z may be up to ln_z_margin larger (0 for the ladder and for no planet),
+  // and importance_ess is the draws' effective sample size (Kish).
+  std::string method = "stepping stones";
+  double ln_z_margin = 0, importance_ess = 0;
 };
 
 struct EvidenceResult {
@@ -54,6 +68,9 @@ struct EvidenceResult {
   std::string rule;
   // Priors select_model added where the user gave none (the offsets and trend need proper ones).
   std::vector<Prior> default_priors;
+  // survey_evidence: "importance" where the importance estimates decided the count, else
+  // "ladder: " and why (they did not decide it, or could not be made); "ladder" elsewhere.
+  std::string decided_by = "ladder";
   double seconds = 0;
   // ln of the odds of count a against count b (at the preferred trend order).
   double log_odds(int a, int b) const;

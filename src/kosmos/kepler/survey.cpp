@@ -137,17 +137,14 @@ bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& star
   return false;
 }
 
-// Samples each planet count's stars together, the highest count first: its summaries (the most
-// columns) run on host threads while the lower counts sample. Each count draws from its own
-// generator (the seed and the count), so a star's chains do not depend on which other counts its
-// batch holds. The results in the order of `fits`.
-std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const SearchOptions& opt,
-                                          Progress& progress, bool refine) {
+std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
+                                          const SearchOptions& opt, Progress& progress,
+                                          bool refine) {
   BackgroundSummaries background;
   for (int count = kMaxPlanets; count >= 0; --count) {
     std::vector<StarFit*> group;
-    for (auto& fit : fits)
-      if (fit.model->L.n_pl == count) group.push_back(&fit);
+    for (StarFit* fit : fits)
+      if (fit->model->L.n_pl == count) group.push_back(fit);
     if (group.empty()) continue;
     std::ostringstream m;
     m << "sampling " << group.size() << " star(s) with " << count << " planet(s) together";
@@ -167,7 +164,7 @@ std::vector<SearchResult> sample_by_count(std::vector<StarFit>& fits, const Sear
   }
   background.wait();
   std::vector<SearchResult> out;
-  for (auto& fit : fits) out.push_back(std::move(fit.result));
+  for (StarFit* fit : fits) out.push_back(std::move(fit->result));
   return out;
 }
 }  // namespace Impl
@@ -188,7 +185,7 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // batched: the MAP is the batched polish's optimum or a better sample (no per-star polish
   // after sampling)
-  auto results = sample_by_count(fits, opt, progress, !batched);
+  auto results = sample_by_count(pointers(fits), opt, progress, !batched);
   for (auto& r : results) r.sampler_timing.optimization = seconds;
   return results;
 }
@@ -251,7 +248,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                           "chains = ", opt.chains,
                           " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
   }
-  return sample_by_count(fits, opt, progress, false);
+  return sample_by_count(pointers(fits), opt, progress, false);
 }
 }  // namespace kepler
 }  // namespace kosmos

@@ -1,9 +1,11 @@
-// A survey's planet counts by evidence (survey_evidence): the survey's optimization stages, then
-// per planet count every star's ladder of temperatures in the same kernel launches, ln Z per
-// (star, count), each star's count by select_model's rule and its posterior.
+// A survey's planet counts by evidence (survey_evidence): the survey's optimization stages; every
+// star's counts by importance sampling, which decide the stars they can; per planet count the
+// other stars' ladders of temperatures in the same kernel launches; ln Z per (star, count), each
+// star's count by select_model's rule and its posterior.
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/validation.hpp>
+#include <kosmos/kepler/impl/de_mcmc.hpp>
 #include <kosmos/kepler/impl/evidence.hpp>
 #include <kosmos/kepler/impl/survey_search.hpp>
 
@@ -46,26 +48,92 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   std::mt19937_64 rng(options.seed);
   std::vector<StarFit> fits(stars.size());
   const bool batched = optimize_survey(fits, stars, all, first_star, rng, progress);
-  std::vector<std::vector<TemperedRun>> runs(stars.size());
-  for (int c = first; c <= options.planets; ++c) {
+  auto ladders_of = [&](const std::vector<std::size_t>& which, int c) {
     std::vector<LadderStar> ladders;
-    for (std::size_t s = 0; s < stars.size(); ++s)
+    for (std::size_t s : which)
       ladders.push_back({&stars[s], &star_options[s], &fits[s].optimum_of_count[std::size_t(c)],
                          &fits[s].stream_rng, fits[s].stream});
+    return ladders;
+  };
+  std::vector<std::size_t> every(stars.size());
+  for (std::size_t s = 0; s < stars.size(); ++s) every[s] = s;
+
+  // 1. Screening: every star's counts by importance sampling; the stars they decide keep that
+  // count and sample only its posterior.
+  std::vector<std::size_t> screened, laddered;
+  if (ev.screen_by_importance) {
+    std::vector<std::string> why(stars.size());
+    for (int c = first; c <= options.planets; ++c) {
+      const auto runs = importance_runs_of_count(
+          ladders_of(every, c), ev, c, mix64(options.seed ^ mix64(0x15000000ULL + std::uint64_t(c))));
+      for (std::size_t s = 0; s < stars.size(); ++s) {
+        out[s].evidence.counts.push_back(runs[s].evidence);
+        if (!runs[s].usable && why[s].empty())
+          why[s] = std::to_string(c) + " planet(s): " + runs[s].reason;
+      }
+    }
+    for (std::size_t s = 0; s < stars.size(); ++s) {
+      EvidenceResult& z = out[s].evidence;
+      if (why[s].empty() && !importance_decides(z.counts, ev.log_odds_threshold))
+        why[s] = "the importance estimates do not decide the count";
+      if (why[s].empty()) {
+        choose(z, ev, options.planets);
+        z.decided_by = "importance";
+        screened.push_back(s);
+      } else {
+        z.counts.clear();
+        z.decided_by = "ladder: " + why[s];
+        laddered.push_back(s);
+      }
+    }
+    std::ostringstream m;
+    m << "evidence: importance sampling decided " << screened.size() << " of " << stars.size()
+      << " star(s)";
+    progress.message(m.str());
+  } else {
+    laddered = every;
+  }
+
+  // 2. The other stars' ladders, per count every such star's temperatures in the same launches.
+  std::vector<std::vector<TemperedRun>> runs(stars.size());
+  for (int c = first; c <= options.planets && !laddered.empty(); ++c) {
     // The device streams of count c: keyed on the seed and the count only (each star's own by its
     // index in the survey), so every part of a survey draws the same.
     std::mt19937_64 seed_source(mix64(options.seed ^ mix64(0x5eed0000ULL + std::uint64_t(c))));
-    auto count_runs = tempered_runs_of_count(ladders, ev, c, seed_source);
-    for (std::size_t s = 0; s < stars.size(); ++s) runs[s].push_back(std::move(count_runs[s]));
+    auto count_runs = tempered_runs_of_count(ladders_of(laddered, c), ev, c, seed_source);
+    for (std::size_t i = 0; i < laddered.size(); ++i)
+      runs[laddered[i]].push_back(std::move(count_runs[i]));
     std::ostringstream m;
-    m << "evidence: " << c << " planet(s): " << stars.size() << " star(s) x " << ev.temperatures
+    m << "evidence: " << c << " planet(s): " << laddered.size() << " star(s) x " << ev.temperatures
       << " temperatures sampled together";
     progress.message(m.str());
   }
 
+  // 3. The screened stars' posteriors: their count's beta = 1 chains, as survey() samples them.
+  std::vector<StarFit*> sampled;
+  for (std::size_t s : screened) {
+    StarFit& fit = fits[s];
+    const int preferred = out[s].evidence.preferred;
+    std::vector<BoundPrior> priors;
+    fit.model = std::make_unique<Model>(ladder_model(stars[s], star_options[s], preferred, priors));
+    fit.current = fit.optimum_of_count[std::size_t(preferred)];
+    fit.result.planets = preferred;
+    fit.result.n_free = fit.model->n_free();
+    fit.result.comparison.clear();
+    fit.result.comparison_rule.clear();
+    sampled.push_back(&fit);
+  }
+  if (!sampled.empty()) {
+    auto posteriors = sample_by_count(sampled, options, progress, !batched);
+    for (std::size_t i = 0; i < screened.size(); ++i)
+      out[screened[i]].posterior = std::move(posteriors[i]);
+  }
+
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  auto finish = [&](const std::size_t s) {
+  for (std::size_t s : screened) out[s].evidence.seconds = seconds / double(stars.size());
+  auto finish = [&](const std::size_t i) {
+    const std::size_t s = laddered[i];
     EvidenceResult& z = out[s].evidence;
     long long evaluations = fits[s].evaluations;
     for (auto& run : runs[s]) {
@@ -81,7 +149,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     out[s].posterior = tempered_posterior(cold, fits[s].result, evaluations, start, star_options[s],
                                           fits[s].stream_rng, !batched);
   };
-  for_each_star("kosmos::kepler::survey_evidence::finish", stars.size(), finish, !batched);
+  for_each_star("kosmos::kepler::survey_evidence::finish", laddered.size(), finish, !batched);
   return out;
 }
 }  // namespace kepler

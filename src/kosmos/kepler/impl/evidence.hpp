@@ -8,7 +8,9 @@
 #include <kosmos/kepler/impl/search_stages.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace kosmos {
@@ -40,6 +42,49 @@ struct LadderStar {
 std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
                                                 const EvidenceOptions& ev, int planets,
                                                 std::mt19937_64& seed_source);
+
+// The model of `planets` planets of one star for its tempered run, its bound priors (those of
+// the largest count compared; priors on planets beyond this count drop out), after the checks
+// that the priors are proper and the chains enough (kosmos::invalid_input).
+Model ladder_model(const RVData& data, const SearchOptions& opt, int planets,
+                   std::vector<BoundPrior>& priors);
+
+// ln Z of `planets` planets of every star by importance sampling around its optimization
+// optimum (evidence_importance.cpp; survey_evidence's screening): a multivariate Student-t
+// proposal from the Hessian of ln L there, in coordinates where an orbit's posterior is close
+// to Gaussian (e cos omega, e sin omega in place of the sampled sqrt(e) cos omega, sqrt(e) sin
+// omega), mixed with a defensive part that follows the prior's shape where the posterior
+// reaches e = 0 or a jitter of 0, so that every weight is bounded (Hesterberg 1995,
+// Technometrics 37, 185). The estimate is unbiased; what it misses in practice is the mass of
+// modes far from the proposal (period aliases), which the screening bounds (evidence.hpp).
+// method "importance"; usable false with the reason where the optimum is not a peak of ln L,
+// the draws' effective sample size is too small, or the model is not one this estimate
+// supports (importance_supported). Draws keyed on seed, the count and each star's stream.
+struct ImportanceRun {
+  CountEvidence evidence;
+  bool usable = false;
+  std::string reason;
+};
+std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar>& stars,
+                                                    const EvidenceOptions& ev, int planets,
+                                                    std::uint64_t seed);
+
+// Whether importance_runs_of_count supports this star's model: white noise with jitters, no
+// fixed orbital element, and user priors only uniform or Gaussian ones on the offsets and trend
+// and uniform ones on the jitters (the prior's normalization in closed form). Else the reason.
+std::string importance_unsupported(const Model& model);
+
+// ln of the number of period modes a planet's posterior can split into: the periodogram's
+// independent frequencies between 1 / period_max and 1 / period_min over the data's baseline.
+double log_period_modes(const RVData& data, const SearchOptions& opt);
+
+// Whether importance estimates decide the count: choose()'s rule prefers the same count for
+// every combination of each ln Z at its estimate or raised by its ln_z_margin.
+bool importance_decides(const std::vector<CountEvidence>& counts, double log_odds_threshold);
+
+// The preferred count (index into counts) by choose()'s rule, for ln Z values z and errors.
+std::size_t preferred_index(const std::vector<CountEvidence>& counts, const std::vector<double>& z,
+                            double log_odds_threshold);
 
 // The checks of a tempered run of `planets` planets (proper priors on the offsets and trend,
 // enough chains) without running it: kosmos::invalid_input.

@@ -39,6 +39,21 @@ void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::u
 bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
                      const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
                      Progress& progress);
+// Samples each planet count's stars together (fit->model: the count; fit->current: its MAP),
+// the highest count first: its summaries (the most columns) run on host threads while the lower
+// counts sample. Each count draws from its own generator (the seed and the count), so a star's
+// chains do not depend on which other counts its batch holds. The results in the order of
+// `fits`. refine: as finish_star's.
+std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
+                                          const SearchOptions& opt, Progress& progress,
+                                          bool refine);
+
+inline std::vector<StarFit*> pointers(std::vector<StarFit>& fits) {
+  std::vector<StarFit*> out;
+  for (auto& fit : fits) out.push_back(&fit);
+  return out;
+}
+
 // Per-star host work of a survey (its summaries) on the host threads from 2 stars on, or one star
 // at a time where the body launches kernels of its own (polishing the optimum).
 template <class Body>
