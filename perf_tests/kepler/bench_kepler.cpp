@@ -334,9 +334,11 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
 }
 
 // The same job with each star's count chosen by evidence (survey_evidence, `kosmos rv --batch
-// --evidence --temperatures 16`): 3 counts x 16 temperatures x the sampler of BM_SurveyEndToEnd per
-// star. The device runs 200 stars, the host 3.
-constexpr int kEvidenceTemperatures = 16, kEvidenceStarsDevice = 200, kEvidenceStarsHost = 3;
+// --evidence --temperatures 16`): every star's counts by importance sampling, which decides the
+// stars it can (they sample only their count, as BM_SurveyEndToEnd), the others 3 counts x 16
+// temperatures x that sampler. decided_by_importance: the fraction of stars it decided. The
+// device runs as many stars as BM_SurveyEndToEnd, the host 3.
+constexpr int kEvidenceTemperatures = 16, kEvidenceStarsHost = 3;
 
 template <class Space>
 void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
@@ -344,17 +346,20 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
   const SearchOptions options = end_to_end_options<Space>();
   EvidenceOptions ev;
   ev.temperatures = kEvidenceTemperatures;
-  std::vector<SearchResult> results;
+  std::vector<ModelSelection> selections;
   Space space;
   const EndToEndSet warm_up(kWarmUpStars);
   kosmos_bench::fenced_job(
       state, space, [&] { survey_evidence(warm_up.stars, options, ev); },
-      [&] {
-        results.clear();
-        for (auto& selection : survey_evidence(set.stars, options, ev))
-          results.push_back(std::move(selection.posterior));
-      });
+      [&] { selections = survey_evidence(set.stars, options, ev); });
+  std::vector<SearchResult> results;
+  int decided = 0;
+  for (auto& selection : selections) {
+    decided += selection.evidence.decided_by == "importance" ? 1 : 0;
+    results.push_back(std::move(selection.posterior));
+  }
   end_to_end_counters(state, set, results);
+  state.counters["decided_by_importance"] = double(decided) / double(selections.size());
 }
 
 template <class Fn>
@@ -422,9 +427,9 @@ const bool registered = [] {
           "BM_SurveyEndToEnd" + sp, [](benchmark::State& s) { BM_SurveyEndToEnd<Space>(s); }, 1)
           ->Arg(iterations_for<Space>(kEndToEndStarsDevice, kEndToEndStarsHost));
       add(
-          "BM_SurveyEvidenceEndToEnd<T16>" + sp,
+          "BM_SurveyEvidenceEndToEnd<T16,screened>" + sp,
           [](benchmark::State& s) { BM_SurveyEvidenceEndToEnd<Space>(s); }, 1)
-          ->Arg(iterations_for<Space>(kEvidenceStarsDevice, kEvidenceStarsHost));
+          ->Arg(iterations_for<Space>(kEndToEndStarsDevice, kEvidenceStarsHost));
     }
 #if defined(KOKKOS_ENABLE_CUDA)
     if (std::is_same<Space,

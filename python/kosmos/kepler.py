@@ -221,7 +221,8 @@ class FitResult:
 
 
 ModelEvidence = namedtuple("ModelEvidence", "planets trend ln_z ln_z_error ln_z_drift ln_z_ti "
-                                           "probability beta mean_loglike")
+                                           "probability beta mean_loglike method ln_z_margin "
+                                           "importance_ess")
 
 
 class Evidence:
@@ -232,7 +233,10 @@ class Evidence:
     that order); preferred, preferred_trend: the supported model (the fewest planets, then the
     lowest trend order, whose ln Z + 2 sigma is within the odds threshold of the largest
     ln Z - 2 sigma); top_of_range: the supported count is the largest compared (more planets may
-    be there); rule; default_priors: (parameter, kind, a, b) priors added for the offsets and trend.
+    be there); rule; default_priors: (parameter, kind, a, b) priors added for the offsets and trend;
+    decided_by: "importance" where a survey's importance screening decided the count (each count's
+    method "importance", ln_z_margin: how much higher ln Z may be for period modes the draws do
+    not see), else "ladder" (with the reason in a survey).
     """
 
     def __init__(self, d):
@@ -240,6 +244,7 @@ class Evidence:
         self.preferred, self.preferred_trend = d["preferred"], d["preferred_trend"]
         self.top_of_range, self.rule, self.seconds = d["top_of_range"], d["rule"], d["seconds"]
         self.default_priors = list(d["default_priors"])
+        self.decided_by = d["decided_by"]
         self.planets = np.array([c.planets for c in self.counts])
         self.trend = np.array([c.trend for c in self.counts])
         self.ln_z = np.array([c.ln_z for c in self.counts])
@@ -339,7 +344,8 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
 
 def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0, priors=None,
              fix=None, precision="auto", progress=None, max_planets=2, temperatures=32,
-             ladder_power=5.0, odds_threshold=5.0, **options):
+             ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=16384,
+           **options):
     """ln Z per planet count without the final posterior (kosmos::kepler::planet_count_evidence):
     planets "auto" (0..max_planets), "A..B", a range or N; trend 0, 1 or 2 (one order: for
     "auto" use fit(..., trend="auto")). Every offset and trend coefficient needs a proper prior
@@ -375,8 +381,10 @@ def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mas
     planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as
     ``kosmos rv --batch``): 0..max_planets. evidence=True (``kosmos rv --batch --evidence``):
     each star's count by evidence instead (kosmos::kepler::survey_evidence; every star's
-    temperature ladders in shared launches), its Evidence in ``result.evidence``. Returns one
-    FitResult per star, in order."""
+    temperature ladders in shared launches), its Evidence in ``result.evidence``; with
+    screen_by_importance (the default; ``--ladder-all`` turns it off) importance sampling decides
+    the stars it can and only the others run the ladders. Returns one FitResult per star, in
+    order."""
     data = [s if isinstance(s, RVData) else read(s) for s in stars]
     o = _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
                  max_planets)
@@ -388,7 +396,9 @@ def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mas
         return results
     results = []
     for s, d in zip(_k.survey(arguments, o,
-                              _evidence_options(temperatures, ladder_power, odds_threshold)), data):
+                              dict(_evidence_options(temperatures, ladder_power, odds_threshold),
+                                   screen_by_importance=screen_by_importance,
+                                   importance_draws=importance_draws)), data):
         result = FitResult(s["posterior"], d)
         result.evidence = Evidence(s["evidence"])
         results.append(result)

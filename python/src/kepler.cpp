@@ -360,6 +360,10 @@ kk::EvidenceOptions evidence_options(const py::dict& o) {
       ev.ladder_power = item.second.cast<double>();
     else if (key == "odds_threshold")
       ev.log_odds_threshold = item.second.cast<double>();
+    else if (key == "screen_by_importance")
+      ev.screen_by_importance = item.second.cast<bool>();
+    else if (key == "importance_draws")
+      ev.importance_draws = item.second.cast<int>();
     else
       throw kosmos::invalid_input("kosmos.kepler.evidence: unknown option '" + key + "'");
   }
@@ -376,14 +380,17 @@ py::dict evidence_dict(const kk::EvidenceResult& z) {
         py::arg("ln_z_ti") = c.ln_z_ti, py::arg("probability") = c.probability,
         py::arg("beta") = py::array_t<double>(py::ssize_t(c.beta.size()), c.beta.data()),
         py::arg("mean_loglike") =
-            py::array_t<double>(py::ssize_t(c.mean_loglike.size()), c.mean_loglike.data())));
+            py::array_t<double>(py::ssize_t(c.mean_loglike.size()), c.mean_loglike.data()),
+        py::arg("method") = c.method, py::arg("ln_z_margin") = c.ln_z_margin,
+        py::arg("importance_ess") = c.importance_ess));
   py::list priors;
   for (const auto& p : z.default_priors)
     priors.append(py::make_tuple(p.parameter, kk::prior_kind_name(p.kind), p.a, p.b));
   return py::dict(py::arg("counts") = counts, py::arg("preferred") = z.preferred,
                   py::arg("preferred_trend") = z.preferred_trend,
                   py::arg("top_of_range") = z.top_of_range, py::arg("rule") = z.rule,
-                  py::arg("default_priors") = priors, py::arg("seconds") = z.seconds);
+                  py::arg("default_priors") = priors, py::arg("decided_by") = z.decided_by,
+                  py::arg("seconds") = z.seconds);
 }
 
 // kk::select_model (`kosmos rv --planets auto --trend auto`): the evidence table and the

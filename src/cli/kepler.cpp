@@ -349,6 +349,9 @@ int run_rv(const std::vector<std::string>& args) {
                "--planets auto or --trend auto); with --batch: every star's count by evidence, "
                "all stars' temperature ladders in shared launches (default there: BIC)");
   options.option("temperatures", "N", "temperatures of the evidence's ladder (>= 3)", "32");
+  options.flag("ladder-all",
+               "with --batch --evidence: run every star's temperature ladders (default: "
+               "importance sampling decides the stars it can, the others run the ladders)");
   options.option("plot", "DIR",
                  "after the fit, draw the data with the MAP model, phase folds, the residual "
                  "periodogram, corner and trace plots into DIR as PNG (the Python package's "
@@ -496,6 +499,7 @@ int run_rv(const std::vector<std::string>& args) {
   kosmos::kepler::EvidenceOptions ev;
   ev.temperatures = int(options.integer("temperatures", 3));
   ev.log_odds_threshold = odds_threshold;
+  ev.screen_by_importance = !options.is_set("ladder-all");
   if (batch)
     return run_survey(options.str("batch"), so, options, output,
                       options.is_set("evidence") ? &ev : nullptr);

@@ -153,7 +153,7 @@ void write_survey_lines_header(std::ostream& out, int planets, int first_count, 
   out << " lnL_MAP max_rhat min_ess";
   if (evidence) {
     for (int c = first_count; c <= planets; ++c) out << " lnZ_" << c << " lnZ_err_" << c;
-    out << " ln_odds top_of_range";
+    out << " ln_odds top_of_range evidence_method";
   }
   out << "\n";
 }
@@ -186,7 +186,8 @@ void write_survey_line(std::ostream& out, const RVData& star, const SearchResult
         << (evidence->counts.size() > 1
                 ? evidence->get(evidence->preferred, evidence->preferred_trend).ln_z - other
                 : 0.0)
-        << " " << (evidence->top_of_range ? "yes" : "no");
+        << " " << (evidence->top_of_range ? "yes" : "no") << " "
+        << (evidence->decided_by == "importance" ? "importance" : "ladder");
   }
   out << row.str() << "\n";
 }
