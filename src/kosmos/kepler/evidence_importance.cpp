@@ -28,6 +28,8 @@ constexpr double kMinEffectiveDraws = 100;
 constexpr double kEigenvalueFloor = 0.02;
 // Rounds of draws: each but the last moves the proposal to its draws' weighted moments.
 constexpr int kRounds = 5;
+// Stars whose draws share one likelihood launch.
+constexpr std::size_t kStarsPerLaunch = 128;
 constexpr double kPi = kTwoPi / 2;
 
 double log_sum_exp(const std::vector<double>& x) {
@@ -340,6 +342,9 @@ struct Proposal {
   std::vector<double> centre;  // mean longitudes of draws within pi of it
   StudentT full, regular;
   std::vector<double> e_high, s_high;
+  // Whether a mean longitude's scale exceeds 0.5 rad: the density sums the turns either side
+  // (else they are 12.6 scales away, under 1e-12 of it).
+  bool wrapped = false;
 };
 
 // One (star, count) through the stages.
@@ -408,14 +413,16 @@ double log_proposal(const Work& w, const std::vector<double>& phi) {
   const Coordinates& c = *w.coords;
   const int n = int(c.lambda.size());
   int combinations = 1;
-  for (int j = 0; j < n; ++j) combinations *= 3;
+  if (w.proposal.wrapped)
+    for (int j = 0; j < n; ++j) combinations *= 3;
+  constexpr double turns[] = {0, -1, 1};
   std::vector<double> full, regular;
   std::vector<double> shifted = phi;
   for (int code = 0; code < combinations; ++code) {
     int rest = code;
     for (int j = 0; j < n; ++j, rest /= 3)
       shifted[std::size_t(c.lambda[std::size_t(j)])] =
-          phi[std::size_t(c.lambda[std::size_t(j)])] + kTwoPi * double(rest % 3 - 1);
+          phi[std::size_t(c.lambda[std::size_t(j)])] + kTwoPi * turns[rest % 3];
     full.push_back(w.proposal.full.log_density(shifted));
     regular.push_back(w.proposal.regular.log_density(shifted));
   }
@@ -500,12 +507,16 @@ bool set_proposal(Work& w, const std::vector<double>& centre, const std::vector<
   const Coordinates& c = *w.coords;
   const int m = c.size();
   w.proposal.centre = centre;
-  for (std::size_t j = 0; j < c.lambda.size(); ++j)
+  w.proposal.wrapped = false;
+  for (std::size_t j = 0; j < c.lambda.size(); ++j) {
+    w.proposal.wrapped =
+        w.proposal.wrapped || scale[std::size_t(c.lambda[j] * m + c.lambda[j])] > 0.25;
     if (!(scale[std::size_t(c.lambda[j] * m + c.lambda[j])] < 1)) {
       w.fail("the phase of planet " + std::string(1, "bcdefghi"[j]) +
              " is not constrained (its width exceeds 1 rad)");
       return false;
     }
+  }
   std::vector<int> all(static_cast<std::size_t>(m)), regular;
   for (int i = 0; i < m; ++i) all[std::size_t(i)] = i;
   for (int i = 0; i < m; ++i)
@@ -533,28 +544,29 @@ bool set_proposal(Work& w, const std::vector<double>& centre, const std::vector<
 // One round of importance sampling for every active item: `draws` draws of its proposal, their
 // ln L in one batched evaluation, their ln weights ln L + ln pi + ln |d theta / d phi| - ln q
 // (pi without its normalization; -inf outside the prior).
-void importance_round(std::vector<Work*>& active, const SearchOptions& opt, int draws) {
-  for (Work* w : active) {
-    w->rows.clear();
-    for (int i = 0; i < draws; ++i) w->rows.push_back(draw_proposal(*w, w->rng));
-    w->stage_rows(false);
-  }
+void importance_round(std::vector<Work*>& items, const SearchOptions& opt, int draws) {
+  host_for("kosmos::kepler::survey_evidence::draws", items.size(), [&](const std::size_t i) {
+    Work& w = *items[i];
+    w.rows.clear();
+    for (int d = 0; d < draws; ++d) w.rows.push_back(draw_proposal(w, w.rng));
+    w.stage_rows(false);
+  }, 2);
   std::vector<double> loglike;
-  evaluate(active, opt, loglike);
-  std::size_t offset = 0;
-  for (Work* wp : active) {
-    Work& w = *wp;
+  evaluate(items, opt, loglike);
+  std::vector<std::size_t> offset{0};
+  for (Work* w : items) offset.push_back(offset.back() + w->rows.size());
+  host_for("kosmos::kepler::survey_evidence::weights", items.size(), [&](const std::size_t i) {
+    Work& w = *items[i];
     const std::size_t dim = std::size_t(w.model.L.dim());
     w.log_weight.clear();
     for (std::size_t r = 0; r < w.rows.size(); ++r) {
       const double lp = w.inside[r] ? w.model.log_prior(&w.theta[r * dim]) : kNegInf;
-      const double ll = loglike[offset + r];
+      const double ll = loglike[offset[i] + r];
       w.log_weight.push_back(lp > kNegInf && ll > kNegInf
                                  ? ll + lp + w.log_jacobian[r] - log_proposal(w, w.rows[r])
                                  : kNegInf);
     }
-    offset += w.rows.size();
-  }
+  }, 2);
 }
 
 // The weights of the round relative to the largest (log_top its ln), their sum and the Kish
@@ -728,40 +740,46 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
   }
   for (int round = 0; round < kRounds; ++round) {
     const bool last = round == kRounds - 1;
-    if (active.empty()) break;
-    importance_round(active, opt, ev.importance_draws);
-    for (Work* wp : active) {
-      Work& w = *wp;
-      const Weights weights(w.log_weight);
-      if (!(weights.log_top > kNegInf)) {
-        w.fail("no draw has a finite weight");
-        continue;
-      }
-      if (!last) {
-        if (weights.ess > w.best_ess) {
-          w.best_ess = weights.ess;
-          w.best = w.proposal;
+    // The adaptive rounds with a quarter of the draws; stars in chunks (memory).
+    const int draws = last ? ev.importance_draws : ev.importance_draws / 4;
+    for (std::size_t first = 0; first < active.size(); first += kStarsPerLaunch) {
+      std::vector<Work*> chunk(active.begin() + std::ptrdiff_t(first),
+                               active.begin() + std::ptrdiff_t(std::min(active.size(), first + kStarsPerLaunch)));
+      importance_round(chunk, opt, draws);
+      host_for("kosmos::kepler::survey_evidence::estimate", chunk.size(), [&](const std::size_t i) {
+        Work& w = *chunk[i];
+        const Weights weights(w.log_weight);
+        if (!(weights.log_top > kNegInf)) {
+          w.fail("no draw has a finite weight");
+        } else if (!last) {
+          if (weights.ess > w.best_ess) {
+            w.best_ess = weights.ess;
+            w.best = w.proposal;
+          }
+          // the next round's proposal; the last round draws from the best so far
+          if (round + 2 < kRounds)
+            adapt_proposal(w, weights);
+          else
+            w.proposal = w.best;
+        } else {
+          const double n = double(w.log_weight.size()), mean = weights.sum / n;
+          CountEvidence& z = w.run.evidence;
+          z.importance_ess = weights.ess;
+          z.ln_z = weights.log_top + std::log(mean) - log_prior_volume(w.model) +
+                   std::lgamma(planets + 1.0);
+          z.ln_z_error =
+              std::sqrt(std::max(0.0, weights.square / n - mean * mean) / (n - 1)) / mean;
+          if (z.importance_ess < kMinEffectiveDraws) {
+            std::ostringstream why;
+            why << "the draws' effective sample size " << std::setprecision(3)
+                << z.importance_ess << " is under " << kMinEffectiveDraws;
+            w.fail(why.str());
+          }
         }
-        // the next round's proposal; the last round draws from the best so far
-        if (round + 2 < kRounds)
-          adapt_proposal(w, weights);
-        else
-          w.proposal = w.best;
-        continue;
-      }
-      const double n = double(w.log_weight.size()), mean = weights.sum / n;
-      CountEvidence& z = w.run.evidence;
-      z.importance_ess = weights.ess;
-      z.ln_z = weights.log_top + std::log(mean) - log_prior_volume(w.model) +
-               std::lgamma(planets + 1.0);
-      z.ln_z_error =
-          std::sqrt(std::max(0.0, weights.square / n - mean * mean) / (n - 1)) / mean;
-      if (z.importance_ess < kMinEffectiveDraws) {
-        std::ostringstream why;
-        why << "the draws' effective sample size " << std::setprecision(3) << z.importance_ess
-            << " is under " << kMinEffectiveDraws;
-        w.fail(why.str());
-      }
+        w.rows = {};
+        w.theta = {};
+        w.log_weight = {};
+      }, 2);
     }
     drop_failed();
   }
