@@ -344,8 +344,7 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
 
 def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0, priors=None,
              fix=None, precision="auto", progress=None, max_planets=2, temperatures=32,
-             ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=16384,
-           **options):
+             ladder_power=5.0, odds_threshold=5.0, **options):
     """ln Z per planet count without the final posterior (kosmos::kepler::planet_count_evidence):
     planets "auto" (0..max_planets), "A..B", a range or N; trend 0, 1 or 2 (one order: for
     "auto" use fit(..., trend="auto")). Every offset and trend coefficient needs a proper prior
@@ -375,7 +374,8 @@ def noise_models():
 
 def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mass=None,
            precision="auto", progress=None, max_planets=2, evidence=False, temperatures=32,
-           ladder_power=5.0, odds_threshold=5.0, **options):
+           ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=16384,
+           **options):
     """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
     stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
     planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as

@@ -355,6 +355,7 @@ struct Work {
   std::vector<double> phi_hat, steps;
   Proposal proposal, best;  // the current one; the one of the round with the most effective draws
   double best_ess = -1;
+  bool retry = false;  // the last round's draws fell short: draw again, more
   std::mt19937_64 rng;
   std::vector<double> log_weight;  // of the current round's draws
   std::vector<std::vector<double>> rows;  // phi rows of the current stage
@@ -618,15 +619,44 @@ bool adapt_proposal(Work& w, const Weights& all_weights) {
     }
   return set_proposal(w, mean, with_eigenvalue_floor(cov, m, kEigenvalueFloor));
 }
+// The estimate of the last round's weights (with their normalization and the c! labelings of
+// the planets); too few effective draws fail the item, unless may_retry and within 8x (retry).
+void estimate(Work& w, const Weights& weights, int planets, bool may_retry) {
+  const double n = double(w.log_weight.size()), mean = weights.sum / n;
+  CountEvidence& z = w.run.evidence;
+  z.importance_ess = weights.ess;
+  z.ln_z = weights.log_top + std::log(mean) - log_prior_volume(w.model) + std::lgamma(planets + 1.0);
+  z.ln_z_error = std::sqrt(std::max(0.0, weights.square / n - mean * mean) / (n - 1)) / mean;
+  w.retry = may_retry && z.importance_ess < kMinEffectiveDraws &&
+            z.importance_ess >= kMinEffectiveDraws / 8;
+  if (z.importance_ess < kMinEffectiveDraws && !w.retry) {
+    std::ostringstream why;
+    why << "the draws' effective sample size " << std::setprecision(3) << z.importance_ess
+        << " is under " << kMinEffectiveDraws;
+    w.fail(why.str());
+  }
+}
 }  // namespace
 
-bool importance_decides(const std::vector<CountEvidence>& counts, double log_odds_threshold) {
+bool importance_decides(const std::vector<ImportanceRun>& runs, double log_odds_threshold) {
+  std::vector<CountEvidence> counts;
   std::vector<double> z;
-  for (const auto& c : counts) z.push_back(c.ln_z);
+  for (const auto& run : runs) {
+    counts.push_back(run.evidence);
+    z.push_back(run.evidence.ln_z);
+  }
   const std::size_t preferred = preferred_index(counts, z, log_odds_threshold);
-  for (std::size_t raised = 1; raised < (std::size_t(1) << counts.size()); ++raised) {
-    for (std::size_t i = 0; i < counts.size(); ++i)
-      z[i] = counts[i].ln_z + ((raised >> i) & 1 ? counts[i].ln_z_margin : 0.0);
+  std::vector<double> raise(runs.size(), 0.0);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (std::size_t j = 0; j < runs[i].periods.size(); ++j) {
+      bool shared = false;
+      for (double P : runs[preferred].periods)
+        shared = shared || std::fabs(runs[i].periods[j] / P - 1) < 0.02;
+      if (i != preferred && !shared) raise[i] += runs[i].margins[j];
+    }
+  for (std::size_t raised = 1; raised < (std::size_t(1) << runs.size()); ++raised) {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      z[i] = counts[i].ln_z + ((raised >> i) & 1 ? raise[i] : 0.0);
     if (preferred_index(counts, z, log_odds_threshold) != preferred) return false;
   }
   return true;
@@ -738,10 +768,17 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
     const long long key = stars[s].stream >= 0 ? stars[s].stream : (long long)s;
     work[s]->rng.seed(mix64(seed ^ mix64(std::uint64_t(key) * 64 + std::uint64_t(planets))));
   }
-  for (int round = 0; round < kRounds; ++round) {
-    const bool last = round == kRounds - 1;
+  // The last round's draws again, four times as many, where its effective sample size fell
+  // short by up to 8x: fresh draws of the same proposal, so the estimate stays unbiased.
+  for (int round = 0; round <= kRounds; ++round) {
+    const bool last = round >= kRounds - 1;
+    if (round == kRounds)
+      active.erase(std::remove_if(active.begin(), active.end(), [](Work* w) { return !w->retry; }),
+                   active.end());
     // The adaptive rounds with a quarter of the draws; stars in chunks (memory).
-    const int draws = last ? ev.importance_draws : ev.importance_draws / 4;
+    const int draws = round == kRounds ? 4 * ev.importance_draws
+                      : last           ? ev.importance_draws
+                                       : ev.importance_draws / 4;
     for (std::size_t first = 0; first < active.size(); first += kStarsPerLaunch) {
       std::vector<Work*> chunk(active.begin() + std::ptrdiff_t(first),
                                active.begin() + std::ptrdiff_t(std::min(active.size(), first + kStarsPerLaunch)));
@@ -762,19 +799,7 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
           else
             w.proposal = w.best;
         } else {
-          const double n = double(w.log_weight.size()), mean = weights.sum / n;
-          CountEvidence& z = w.run.evidence;
-          z.importance_ess = weights.ess;
-          z.ln_z = weights.log_top + std::log(mean) - log_prior_volume(w.model) +
-                   std::lgamma(planets + 1.0);
-          z.ln_z_error =
-              std::sqrt(std::max(0.0, weights.square / n - mean * mean) / (n - 1)) / mean;
-          if (z.importance_ess < kMinEffectiveDraws) {
-            std::ostringstream why;
-            why << "the draws' effective sample size " << std::setprecision(3)
-                << z.importance_ess << " is under " << kMinEffectiveDraws;
-            w.fail(why.str());
-          }
+          estimate(w, weights, planets, round == kRounds - 1);
         }
         w.rows = {};
         w.theta = {};
@@ -799,9 +824,11 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
     const double log_modes = log_period_modes(*stars[s].data, *stars[s].opt);
     for (int j = 0; j < planets; ++j) {
       const double P = std::exp((*stars[s].optimum)[std::size_t(ParamLayout::lnP(j))]);
-      run.evidence.ln_z_margin +=
+      run.periods.push_back(P);
+      run.margins.push_back(
           std::log(std::max(1.0, (log_modes + 0.58) * std::max(1.0, stars[s].data->baseline() / P))) +
-          1;
+          1);
+      run.evidence.ln_z_margin += run.margins.back();
     }
     run.usable = w.usable;
     run.reason = w.reason;

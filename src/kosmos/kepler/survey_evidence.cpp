@@ -63,18 +63,20 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   std::vector<std::size_t> screened, laddered;
   if (ev.screen_by_importance) {
     std::vector<std::string> why(stars.size());
+    std::vector<std::vector<ImportanceRun>> estimates(stars.size());
     for (int c = first; c <= options.planets; ++c) {
-      const auto runs = importance_runs_of_count(
+      auto runs = importance_runs_of_count(
           ladders_of(every, c), ev, c, mix64(options.seed ^ mix64(0x15000000ULL + std::uint64_t(c))));
       for (std::size_t s = 0; s < stars.size(); ++s) {
         out[s].evidence.counts.push_back(runs[s].evidence);
         if (!runs[s].usable && why[s].empty())
           why[s] = std::to_string(c) + " planet(s): " + runs[s].reason;
+        estimates[s].push_back(std::move(runs[s]));
       }
     }
     for (std::size_t s = 0; s < stars.size(); ++s) {
       EvidenceResult& z = out[s].evidence;
-      if (why[s].empty() && !importance_decides(z.counts, ev.log_odds_threshold))
+      if (why[s].empty() && !importance_decides(estimates[s], ev.log_odds_threshold))
         why[s] = "the importance estimates do not decide the count";
       if (why[s].empty()) {
         choose(z, ev, options.planets);

@@ -64,6 +64,8 @@ struct ImportanceRun {
   CountEvidence evidence;
   bool usable = false;
   std::string reason;
+  // Per planet of the count's optimum: its period and its part of evidence.ln_z_margin.
+  std::vector<double> periods, margins;
 };
 std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar>& stars,
                                                     const EvidenceOptions& ev, int planets,
@@ -78,9 +80,11 @@ std::string importance_unsupported(const Model& model);
 // independent frequencies between 1 / period_max and 1 / period_min over the data's baseline.
 double log_period_modes(const RVData& data, const SearchOptions& opt);
 
-// Whether importance estimates decide the count: choose()'s rule prefers the same count for
-// every combination of each ln Z at its estimate or raised by its ln_z_margin.
-bool importance_decides(const std::vector<CountEvidence>& counts, double log_odds_threshold);
+// Whether importance estimates (one run per count compared) decide the count: choose()'s rule
+// prefers the same count p for every combination of each other count's ln Z at its estimate or
+// raised by the margins of its planets that p's optimum lacks (no planet of p within 2 % in
+// period). A period alternative of a planet both models hold raises both ln Z alike.
+bool importance_decides(const std::vector<ImportanceRun>& runs, double log_odds_threshold);
 
 // The preferred count (index into counts) by choose()'s rule, for ln Z values z and errors.
 std::size_t preferred_index(const std::vector<CountEvidence>& counts, const std::vector<double>& z,
