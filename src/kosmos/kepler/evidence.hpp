@@ -36,7 +36,7 @@ struct EvidenceOptions {
   // the ladders. Models it does not support (noise models, fixed orbital elements, user priors
   // other than on the offsets, jitters and trend) always run the ladders.
   bool screen_by_importance = true;
-  int importance_draws = 16384;  // per round (>= 256)
+  int importance_draws = 16384;  // in the last round (>= 256)
 };
 
 struct CountEvidence {
@@ -107,11 +107,13 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
 // select_model for a survey (`kosmos rv --batch --evidence`): each star's planet count chosen by
 // its evidence among options.min_planets..options.planets (min_planets < 0: planets alone) at
 // options.trend (one order, 0..2, for every star), batched across stars: the survey's
-// optimization stages (survey()'s, batched where it batches them), then per count every star's
-// ladder of `temperatures` tempered copies in the same kernel launches (stars x temperatures
-// "stars" of the survey layout, chains exchanged only within a star's ladder), ln Z by stepping
-// stones per (star, count), the count by select_model's rule, and the supported count's
-// beta = 1 chains as the star's posterior. Per star its own default priors on the offsets and
+// optimization stages (survey()'s, batched where it batches them); with
+// evidence.screen_by_importance every star's counts by importance sampling (the stars those
+// estimates decide sample only their count's posterior at beta = 1, as survey() does); then per
+// count every other star's ladder of `temperatures` tempered copies in the same kernel launches
+// (stars x temperatures "stars" of the survey layout, chains exchanged only within a star's
+// ladder), ln Z by stepping stones per (star, count), the count by select_model's rule, and the
+// supported count's beta = 1 chains as the star's posterior. Per star its own default priors on the offsets and
 // trend (select_model's, from its data). `stars` are stars [first_star, first_star +
 // stars.size()) of a survey: each star's random streams are numbered by its index there, so its
 // result does not depend on the other stars of the call (or on the MPI rank count).

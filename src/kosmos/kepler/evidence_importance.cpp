@@ -28,6 +28,8 @@ constexpr double kMinEffectiveDraws = 100;
 constexpr double kEigenvalueFloor = 0.02;
 // Rounds of draws: each but the last moves the proposal to its draws' weighted moments.
 constexpr int kRounds = 5;
+// A last round short of kMinEffectiveDraws by up to this factor runs again this much larger.
+constexpr int kRetryFactor = 4;
 // Stars whose draws share one likelihood launch.
 constexpr std::size_t kStarsPerLaunch = 128;
 constexpr double kPi = kTwoPi / 2;
@@ -170,7 +172,8 @@ struct StudentT {
     const int n = int(dims.size());
     std::normal_distribution<double> gauss(0.0, 1.0);
     std::chi_squared_distribution<double> chi2(kDegreesOfFreedom);
-    std::vector<double> z(static_cast<std::size_t>(n));
+    thread_local std::vector<double> z;
+    z.resize(std::size_t(n));
     for (auto& v : z) v = gauss(rng);
     const double stretch = std::sqrt(kDegreesOfFreedom / chi2(rng));
     for (int i = 0; i < n; ++i) {
@@ -182,7 +185,8 @@ struct StudentT {
   double log_density(const std::vector<double>& phi) const {
     const int n = int(dims.size());
     const double nu = kDegreesOfFreedom;
-    std::vector<double> y(static_cast<std::size_t>(n));
+    thread_local std::vector<double> y;
+    y.resize(std::size_t(n));
     double distance = 0;
     for (int i = 0; i < n; ++i) {
       double s = phi[std::size_t(dims[std::size_t(i)])] - mean[std::size_t(i)];
@@ -236,8 +240,10 @@ struct Coordinates {
   // sampled domain (K < 0, a jitter < 0, e >= 1). symmetric: K < 0 and jitters < 0 map to the
   // same orbit and jitter (K -> -K, omega and lambda + pi; s -> |s|), ln L being even there (the
   // Hessian's stencil at K or s near 0).
-  bool theta_of(std::vector<double> phi, std::vector<double>& theta, double& log_jacobian,
-                bool symmetric) const {
+  bool theta_of(const std::vector<double>& phi_in, std::vector<double>& theta,
+                double& log_jacobian, bool symmetric) const {
+    thread_local std::vector<double> phi;
+    phi = phi_in;
     log_jacobian = 0;
     for (std::size_t j = 0; j < u.size(); ++j) {
       double& K_j = phi[std::size_t(K[j])];
@@ -417,8 +423,10 @@ double log_proposal(const Work& w, const std::vector<double>& phi) {
   if (w.proposal.wrapped)
     for (int j = 0; j < n; ++j) combinations *= 3;
   constexpr double turns[] = {0, -1, 1};
-  std::vector<double> full, regular;
-  std::vector<double> shifted = phi;
+  thread_local std::vector<double> full, regular, shifted;
+  full.clear();
+  regular.clear();
+  shifted = phi;
   for (int code = 0; code < combinations; ++code) {
     int rest = code;
     for (int j = 0; j < n; ++j, rest /= 3)
@@ -620,7 +628,8 @@ bool adapt_proposal(Work& w, const Weights& all_weights) {
   return set_proposal(w, mean, with_eigenvalue_floor(cov, m, kEigenvalueFloor));
 }
 // The estimate of the last round's weights (with their normalization and the c! labelings of
-// the planets); too few effective draws fail the item, unless may_retry and within 8x (retry).
+// the planets); too few effective draws fail the item, unless may_retry and within kRetryFactor
+// (retry).
 void estimate(Work& w, const Weights& weights, int planets, bool may_retry) {
   const double n = double(w.log_weight.size()), mean = weights.sum / n;
   CountEvidence& z = w.run.evidence;
@@ -628,7 +637,7 @@ void estimate(Work& w, const Weights& weights, int planets, bool may_retry) {
   z.ln_z = weights.log_top + std::log(mean) - log_prior_volume(w.model) + std::lgamma(planets + 1.0);
   z.ln_z_error = std::sqrt(std::max(0.0, weights.square / n - mean * mean) / (n - 1)) / mean;
   w.retry = may_retry && z.importance_ess < kMinEffectiveDraws &&
-            z.importance_ess >= kMinEffectiveDraws / 8;
+            z.importance_ess >= kMinEffectiveDraws / kRetryFactor;
   if (z.importance_ess < kMinEffectiveDraws && !w.retry) {
     std::ostringstream why;
     why << "the draws' effective sample size " << std::setprecision(3) << z.importance_ess
@@ -768,15 +777,16 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
     const long long key = stars[s].stream >= 0 ? stars[s].stream : (long long)s;
     work[s]->rng.seed(mix64(seed ^ mix64(std::uint64_t(key) * 64 + std::uint64_t(planets))));
   }
-  // The last round's draws again, four times as many, where its effective sample size fell
-  // short by up to 8x: fresh draws of the same proposal, so the estimate stays unbiased.
+  // The last round's draws again, kRetryFactor times as many, where its effective sample size
+  // fell short by up to that factor: fresh draws of the same proposal (the estimate stays
+  // unbiased).
   for (int round = 0; round <= kRounds; ++round) {
     const bool last = round >= kRounds - 1;
     if (round == kRounds)
       active.erase(std::remove_if(active.begin(), active.end(), [](Work* w) { return !w->retry; }),
                    active.end());
     // The adaptive rounds with a quarter of the draws; stars in chunks (memory).
-    const int draws = round == kRounds ? 4 * ev.importance_draws
+    const int draws = round == kRounds ? kRetryFactor * ev.importance_draws
                       : last           ? ev.importance_draws
                                        : ev.importance_draws / 4;
     for (std::size_t first = 0; first < active.size(); first += kStarsPerLaunch) {
