@@ -110,18 +110,30 @@ TEST(KeplerEvidence, OffsetsMatchTheAnalyticEvidence) {
   EXPECT_LT(z.ln_z_error, 0.5);
 }
 
-TEST(KeplerEvidence, TrendModelMatchesAndIsPreferredByItsOdds) {
-  using namespace kosmos::kepler;
-  const auto data = two_instruments(40, 4);
+// The design of two_instruments' model: an offset per instrument and a trend about t = 1100,
+// and the evidence options with the trend's prior (width 1 m/s/d).
+std::vector<std::vector<double>> offsets_and_trend(const kosmos::kepler::RVData& data) {
   std::vector<std::vector<double>> X(3, std::vector<double>(data.size()));
   for (std::size_t k = 0; k < data.size(); ++k) {
     X[0][k] = data.instrument[k] == 0;
     X[1][k] = data.instrument[k] == 1;
     X[2][k] = data.time[k] - 1100;
   }
+  return X;
+}
+
+kosmos::kepler::SearchOptions trend_options() {
   auto o = evidence_options();
   o.trend = 1;
-  o.priors.push_back(parse_prior("dvdt uniform -0.5 0.5", "test"));
+  o.priors.push_back(kosmos::kepler::parse_prior("dvdt uniform -0.5 0.5", "test"));
+  return o;
+}
+
+TEST(KeplerEvidence, TrendModelMatchesAndIsPreferredByItsOdds) {
+  using namespace kosmos::kepler;
+  const auto data = two_instruments(40, 4);
+  const auto X = offsets_and_trend(data);
+  const auto o = trend_options();
   const double expected = analytic_ln_z(data, X, {60, 80, 1.0});
   const auto r = planet_count_evidence(data, o);
   const auto& z = r.counts[0];
@@ -523,15 +535,8 @@ TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheAnalyticEvidence) {
   EXPECT_NEAR(one.counts[0].ln_z, expected, std::max(4 * one.counts[0].ln_z_error, 0.02));
 
   const auto data = two_instruments(40, 4);
-  std::vector<std::vector<double>> X(3, std::vector<double>(data.size()));
-  for (std::size_t k = 0; k < data.size(); ++k) {
-    X[0][k] = data.instrument[k] == 0;
-    X[1][k] = data.instrument[k] == 1;
-    X[2][k] = data.time[k] - 1100;
-  }
-  auto t = evidence_options();
-  t.trend = 1;
-  t.priors.push_back(parse_prior("dvdt uniform -0.5 0.5", "test"));
+  const auto X = offsets_and_trend(data);
+  const auto t = trend_options();
   const auto trend = survey_evidence({data}, t, small_ladder())[0].evidence;
   const double with_trend = analytic_ln_z(data, X, {60, 80, 1.0});
   std::printf("[kepler] importance ln Z (2 offsets + trend) %.4f +- %.4f, analytic %.4f\n",
