@@ -30,7 +30,7 @@ constexpr double kEigenvalueFloor = 0.02;
 constexpr int kRounds = 5;
 // A last round short of kMinEffectiveDraws by up to this factor runs again this much larger.
 constexpr int kRetryFactor = 4;
-// Stars whose draws share one likelihood launch.
+// Stars whose draws share one likelihood (and its launches).
 constexpr std::size_t kStarsPerLaunch = 128;
 constexpr double kPi = kTwoPi / 2;
 
@@ -466,36 +466,46 @@ std::vector<double> draw_proposal(const Work& w, std::mt19937_64& rng) {
   return phi;
 }
 
-// ln L of every work item's rows in one batched evaluation (the wide models).
-void evaluate(std::vector<Work*>& items, const SearchOptions& opt, std::vector<double>& loglike) {
+// The likelihood of the items' wide models, one per item in order.
+std::unique_ptr<Likelihood> likelihood_of(const std::vector<Work*>& items, const SearchOptions& opt) {
   HostObservations obs;
   std::vector<int> begin, count;
   std::vector<Model> models;
-  std::size_t rows = 0;
-  for (Work* w : items) rows = std::max(rows, w->rows.size());
+  for (Work* w : items) {
+    const RVData& data = *w->star->data;
+    begin.push_back(int(obs.t.size()));
+    count.push_back(int(data.size()));
+    obs.append(data, w->model.epoch, opt);
+    models.push_back(w->wide);
+  }
+  return make_likelihood(obs, models, begin, count, opt);
+}
+
+// ln L of the rows of the items that `takes` in one batched evaluation of lik (the items'
+// likelihood); the others' slots get the optimum and give no values. Per taken item in order,
+// its rows' values (-inf outside the domain).
+template <class Takes>
+void evaluate(const std::vector<Work*>& items, Likelihood& lik, const Takes& takes,
+              std::vector<double>& loglike) {
+  std::size_t rows = 1;
+  for (Work* w : items)
+    if (takes(*w)) rows = std::max(rows, w->rows.size());
   std::vector<std::vector<double>> padded(items.size());
   std::vector<const double*> x;
   for (std::size_t s = 0; s < items.size(); ++s) {
     Work& w = *items[s];
-    const RVData& data = *w.star->data;
-    begin.push_back(int(obs.t.size()));
-    count.push_back(int(data.size()));
-    obs.append(data, w.model.epoch, opt);
-    models.push_back(w.wide);
-    padded[s] = w.theta;
-    for (std::size_t r = w.rows.size(); r < rows; ++r)
+    if (takes(w)) padded[s] = w.theta;
+    while (padded[s].size() < rows * w.star->optimum->size())
       padded[s].insert(padded[s].end(), w.star->optimum->begin(), w.star->optimum->end());
     x.push_back(padded[s].data());
   }
-  auto lik = make_likelihood(obs, models, begin, count, opt);
-  std::vector<double> logpost;
-  lik->evaluate_stars(x, int(rows), logpost, &loglike, nullptr);
-  // back to each item's own rows
-  std::vector<double> own;
+  std::vector<double> logpost, all;
+  lik.evaluate_stars(x, int(rows), logpost, &all, nullptr);
+  loglike.clear();
   for (std::size_t s = 0; s < items.size(); ++s)
-    for (std::size_t r = 0; r < items[s]->rows.size(); ++r)
-      own.push_back(items[s]->inside[r] ? loglike[s * rows + r] : kNegInf);
-  loglike = std::move(own);
+    if (takes(*items[s]))
+      for (std::size_t r = 0; r < items[s]->rows.size(); ++r)
+        loglike.push_back(items[s]->inside[r] ? all[s * rows + r] : kNegInf);
 }
 
 // The parameter names of a model's phi entries (for messages).
@@ -553,7 +563,12 @@ bool set_proposal(Work& w, const std::vector<double>& centre, const std::vector<
 // One round of importance sampling for every active item: `draws` draws of its proposal, their
 // ln L in one batched evaluation, their ln weights ln L + ln pi + ln |d theta / d phi| - ln q
 // (pi without its normalization; -inf outside the prior).
-void importance_round(std::vector<Work*>& items, const SearchOptions& opt, int draws) {
+template <class Takes>
+void importance_round(const std::vector<Work*>& all, Likelihood& lik, const Takes& takes,
+                      int draws) {
+  std::vector<Work*> items;
+  for (Work* w : all)
+    if (takes(*w)) items.push_back(w);
   host_for("kosmos::kepler::survey_evidence::draws", items.size(), [&](const std::size_t i) {
     Work& w = *items[i];
     w.rows.clear();
@@ -561,7 +576,7 @@ void importance_round(std::vector<Work*>& items, const SearchOptions& opt, int d
     w.stage_rows(false);
   }, 2);
   std::vector<double> loglike;
-  evaluate(items, opt, loglike);
+  evaluate(all, lik, takes, loglike);
   std::vector<std::size_t> offset{0};
   for (Work* w : items) offset.push_back(offset.back() + w->rows.size());
   host_for("kosmos::kepler::survey_evidence::weights", items.size(), [&](const std::size_t i) {
@@ -732,69 +747,64 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
       w.steps.push_back(parameter_scale(w.model.L, star.optimum->data(), d, baseline));
     active.push_back(&w);
   }
-  auto drop_failed = [&] {
-    active.erase(std::remove_if(active.begin(), active.end(), [](Work* w) { return !w->usable; }),
-                 active.end());
-  };
-  // 1. The diagonal, to set each step to the posterior's width in that entry; 2. the Hessian.
-  for (const bool off_diagonal : {false, true}) {
-    if (active.empty()) break;
-    for (Work* w : active) {
-      w->rows = stencil(w->phi_hat, w->steps, off_diagonal);
-      w->stage_rows(true);
-    }
-    std::vector<double> f;
-    evaluate(active, opt, f);
-    std::size_t offset = 0;
-    for (Work* w : active) {
-      const std::vector<double> own(f.begin() + std::ptrdiff_t(offset),
-                                    f.begin() + std::ptrdiff_t(offset + w->rows.size()));
-      offset += w->rows.size();
-      const int m = w->coords->size();
-      std::vector<double> H = negative_hessian(own, w->steps, off_diagonal);
-      for (int i = 0; i < m && w->usable; ++i)
-        if (!(H[std::size_t(i * m + i)] > 0) || !std::isfinite(H[std::size_t(i * m + i)]))
-          w->fail("the optimum is not a peak of ln L in " + phi_name(*w, i));
-      if (!w->usable) continue;
-      if (!off_diagonal) {
-        for (int i = 0; i < m; ++i) w->steps[std::size_t(i)] = 1 / std::sqrt(H[std::size_t(i * m + i)]);
-        continue;
-      }
-      // Directions the Hessian leaves flat or curved the wrong way (a noise planet's) get
-      // the floor's width: the draws' weights, not the Hessian, decide the estimate.
-      H = with_eigenvalue_floor(H, m, kEigenvalueFloor);
-      if (!cholesky(H, m)) {
-        w->fail("the Hessian of ln L at the optimum is not positive definite");
-        continue;
-      }
-      set_proposal(*w, w->phi_hat, inverse_from_cholesky(H, m));
-    }
-    drop_failed();
-  }
-  // 3. Rounds of draws, each next proposal from the weighted moments of the round before; the
-  // estimate from the last alone (its weights L pi / q, pi with its normalization, in phi).
+  // Stars in chunks of kStarsPerLaunch, one likelihood each for all its stages (its buffers
+  // are kept per row count).
   for (std::size_t s = 0; s < work.size(); ++s) {
     const long long key = stars[s].stream >= 0 ? stars[s].stream : (long long)s;
     work[s]->rng.seed(mix64(seed ^ mix64(std::uint64_t(key) * 64 + std::uint64_t(planets))));
   }
-  // The last round's draws again, kRetryFactor times as many, where its effective sample size
-  // fell short by up to that factor: fresh draws of the same proposal (the estimate stays
-  // unbiased).
-  for (int round = 0; round <= kRounds; ++round) {
-    const bool last = round >= kRounds - 1;
-    if (round == kRounds)
-      active.erase(std::remove_if(active.begin(), active.end(), [](Work* w) { return !w->retry; }),
-                   active.end());
-    // The adaptive rounds with a quarter of the draws; stars in chunks (memory).
-    const int draws = round == kRounds ? kRetryFactor * ev.importance_draws
-                      : last           ? ev.importance_draws
-                                       : ev.importance_draws / 4;
-    for (std::size_t first = 0; first < active.size(); first += kStarsPerLaunch) {
-      std::vector<Work*> chunk(active.begin() + std::ptrdiff_t(first),
-                               active.begin() + std::ptrdiff_t(std::min(active.size(), first + kStarsPerLaunch)));
-      importance_round(chunk, opt, draws);
+  const auto usable = [](const Work& w) { return w.usable; };
+  std::vector<Work*> retry;
+  for (std::size_t first = 0; first < active.size(); first += kStarsPerLaunch) {
+    const std::vector<Work*> chunk(
+        active.begin() + std::ptrdiff_t(first),
+        active.begin() + std::ptrdiff_t(std::min(active.size(), first + kStarsPerLaunch)));
+    const auto lik = likelihood_of(chunk, opt);
+    // 1. The diagonal, to set each step to the posterior's width in that entry; 2. the Hessian.
+    for (const bool off_diagonal : {false, true}) {
+      for (Work* w : chunk)
+        if (w->usable) {
+          w->rows = stencil(w->phi_hat, w->steps, off_diagonal);
+          w->stage_rows(true);
+        }
+      std::vector<double> f;
+      evaluate(chunk, *lik, usable, f);
+      std::size_t offset = 0;
+      for (Work* w : chunk) {
+        if (!w->usable) continue;
+        const std::vector<double> own(f.begin() + std::ptrdiff_t(offset),
+                                      f.begin() + std::ptrdiff_t(offset + w->rows.size()));
+        offset += w->rows.size();
+        const int m = w->coords->size();
+        std::vector<double> H = negative_hessian(own, w->steps, off_diagonal);
+        for (int i = 0; i < m && w->usable; ++i)
+          if (!(H[std::size_t(i * m + i)] > 0) || !std::isfinite(H[std::size_t(i * m + i)]))
+            w->fail("the optimum is not a peak of ln L in " + phi_name(*w, i));
+        if (!w->usable) continue;
+        if (!off_diagonal) {
+          for (int i = 0; i < m; ++i)
+            w->steps[std::size_t(i)] = 1 / std::sqrt(H[std::size_t(i * m + i)]);
+          continue;
+        }
+        // Directions the Hessian leaves flat or curved the wrong way (a noise planet's) get
+        // the floor's width: the draws' weights, not the Hessian, decide the estimate.
+        H = with_eigenvalue_floor(H, m, kEigenvalueFloor);
+        if (!cholesky(H, m)) {
+          w->fail("the Hessian of ln L at the optimum is not positive definite");
+          continue;
+        }
+        set_proposal(*w, w->phi_hat, inverse_from_cholesky(H, m));
+      }
+    }
+    // 3. Rounds of draws, each next proposal from the weighted moments of the round before
+    // (with a quarter of the draws); the estimate from the last alone (its weights L pi / q,
+    // pi with its normalization, in phi).
+    for (int round = 0; round < kRounds; ++round) {
+      const bool last = round == kRounds - 1;
+      importance_round(chunk, *lik, usable, last ? ev.importance_draws : ev.importance_draws / 4);
       host_for("kosmos::kepler::survey_evidence::estimate", chunk.size(), [&](const std::size_t i) {
         Work& w = *chunk[i];
+        if (!w.usable) return;
         const Weights weights(w.log_weight);
         if (!(weights.log_top > kNegInf)) {
           w.fail("no draw has a finite weight");
@@ -809,14 +819,36 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
           else
             w.proposal = w.best;
         } else {
-          estimate(w, weights, planets, round == kRounds - 1);
+          estimate(w, weights, planets, true);
         }
         w.rows = {};
         w.theta = {};
         w.log_weight = {};
       }, 2);
     }
-    drop_failed();
+    for (Work* w : chunk)
+      if (w->usable && w->retry) retry.push_back(w);
+  }
+  // The last round's draws again, kRetryFactor times as many, where its effective sample size
+  // fell short by up to that factor: fresh draws of the same proposal (the estimate stays
+  // unbiased); those stars alone share launches.
+  for (std::size_t first = 0; first < retry.size(); first += kStarsPerLaunch) {
+    const std::vector<Work*> chunk(
+        retry.begin() + std::ptrdiff_t(first),
+        retry.begin() + std::ptrdiff_t(std::min(retry.size(), first + kStarsPerLaunch)));
+    importance_round(chunk, *likelihood_of(chunk, opt), usable,
+                     kRetryFactor * ev.importance_draws);
+    host_for("kosmos::kepler::survey_evidence::estimate", chunk.size(), [&](const std::size_t i) {
+      Work& w = *chunk[i];
+      const Weights weights(w.log_weight);
+      if (!(weights.log_top > kNegInf))
+        w.fail("no draw has a finite weight");
+      else
+        estimate(w, weights, planets, false);
+      w.rows = {};
+      w.theta = {};
+      w.log_weight = {};
+    }, 2);
   }
   std::vector<ImportanceRun> out;
   for (std::size_t s = 0; s < work.size(); ++s) {
