@@ -372,7 +372,8 @@ void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count
   for (auto& c : result.counts) c.probability = std::exp(c.ln_z - top) / norm;
   std::vector<double> z;
   for (const auto& c : result.counts) z.push_back(c.ln_z);
-  const CountEvidence* best = &result.counts[preferred_index(result.counts, z, ev.log_odds_threshold)];
+  const CountEvidence* best =
+      &result.counts[preferred_index(result.counts, z, ev.log_odds_threshold)];
   result.preferred = best->planets;
   result.preferred_trend = best->trend;
   result.top_of_range = best->planets == largest_count && result.counts.size() > 1 &&

@@ -43,6 +43,13 @@ double log_sum_exp(const std::vector<double>& x) {
   return top + std::log(sum);
 }
 
+// ln(e^a + e^b) without a vector.
+double log_add_exp(double a, double b) {
+  const double top = std::max(a, b);
+  if (!(top > -HUGE_VAL)) return top;
+  return top + std::log(std::exp(a - top) + std::exp(b - top));
+}
+
 // Lower Cholesky factor of the symmetric m x m matrix a (row-major) in place; false unless
 // positive definite.
 bool cholesky(std::vector<double>& a, int m) {
@@ -87,7 +94,9 @@ void symmetric_eigen(std::vector<double> a, int m, std::vector<double>& values,
                      std::vector<double>& vectors) {
   vectors.assign(std::size_t(m * m), 0.0);
   for (int i = 0; i < m; ++i) vectors[std::size_t(i * m + i)] = 1;
-  auto at = [m](std::vector<double>& x, int i, int j) -> double& { return x[std::size_t(i * m + j)]; };
+  auto at = [m](std::vector<double>& x, int i, int j) -> double& {
+    return x[std::size_t(i * m + j)];
+  };
   for (int sweep = 0; sweep < 50; ++sweep) {
     double off = 0;
     for (int i = 0; i < m; ++i)
@@ -129,7 +138,8 @@ std::vector<double> with_eigenvalue_floor(const std::vector<double>& a, int m, d
   for (int i = 0; i < m; ++i) d[std::size_t(i)] = std::sqrt(a[std::size_t(i * m + i)]);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < m; ++j)
-      r[std::size_t(i * m + j)] = a[std::size_t(i * m + j)] / (d[std::size_t(i)] * d[std::size_t(j)]);
+      r[std::size_t(i * m + j)] =
+          a[std::size_t(i * m + j)] / (d[std::size_t(i)] * d[std::size_t(j)]);
   symmetric_eigen(r, m, values, vectors);
   std::vector<double> out(std::size_t(m * m), 0.0);
   for (int i = 0; i < m; ++i)
@@ -148,7 +158,7 @@ std::vector<double> with_eigenvalue_floor(const std::vector<double>& a, int m, d
 struct StudentT {
   std::vector<int> dims;
   std::vector<double> mean, chol;
-  double half_log_det = 0;
+  double log_normalization = 0;  // of the density: the Gamma functions and -ln sqrt(det)
 
   // From the centre phi and the full scale matrix (m x m) restricted to `dims`.
   bool build(const std::vector<double>& phi, const std::vector<double>& scale, int m,
@@ -164,8 +174,11 @@ struct StudentT {
             scale[std::size_t(dims[std::size_t(i)] * m + dims[std::size_t(j)])];
     }
     if (!cholesky(chol, n)) return false;
-    half_log_det = 0;
+    double half_log_det = 0;
     for (int i = 0; i < n; ++i) half_log_det += std::log(chol[std::size_t(i * n + i)]);
+    const double nu = kDegreesOfFreedom;
+    log_normalization = std::lgamma(0.5 * (nu + n)) - std::lgamma(0.5 * nu) -
+                        0.5 * n * std::log(nu * kPi) - half_log_det;
     return true;
   }
   void draw(std::mt19937_64& rng, std::vector<double>& phi) const {
@@ -194,19 +207,17 @@ struct StudentT {
       y[std::size_t(i)] = s / chol[std::size_t(i * n + i)];
       distance += y[std::size_t(i)] * y[std::size_t(i)];
     }
-    return std::lgamma(0.5 * (nu + n)) - std::lgamma(0.5 * nu) - 0.5 * n * std::log(nu * kPi) -
-           half_log_det - 0.5 * (nu + n) * std::log1p(distance / nu);
+    return log_normalization - 0.5 * (nu + n) * std::log1p(distance / nu);
   }
 };
 
 // The map between a model's sampled vector theta and the proposal's coordinates phi.
 struct Coordinates {
-  const Model* model = nullptr;
-  std::vector<int> free;        // the theta entry of each phi entry
+  std::vector<int> free;                     // the theta entry of each phi entry
   std::vector<int> u, w, K, lambda, jitter;  // phi entries per planet / instrument
-  std::vector<double> theta_fixed;            // theta with the fixed values
+  std::vector<double> theta_fixed;           // theta with the fixed values
 
-  explicit Coordinates(const Model& m) : model(&m) {
+  explicit Coordinates(const Model& m) {
     const ParamLayout& L = m.L;
     theta_fixed.assign(std::size_t(L.dim()), 0.0);
     m.apply_fixed(theta_fixed.data());
@@ -240,8 +251,8 @@ struct Coordinates {
   // sampled domain (K < 0, a jitter < 0, e >= 1). symmetric: K < 0 and jitters < 0 map to the
   // same orbit and jitter (K -> -K, omega and lambda + pi; s -> |s|), ln L being even there (the
   // Hessian's stencil at K or s near 0).
-  bool theta_of(const std::vector<double>& phi_in, std::vector<double>& theta,
-                double& log_jacobian, bool symmetric) const {
+  bool theta_of(const std::vector<double>& phi_in, std::vector<double>& theta, double& log_jacobian,
+                bool symmetric) const {
     thread_local std::vector<double> phi;
     phi = phi_in;
     log_jacobian = 0;
@@ -334,8 +345,8 @@ std::vector<double> negative_hessian(const std::vector<double>& f, const std::ve
   std::size_t r = std::size_t(1 + 2 * m);
   for (int i = 0; i < m; ++i)
     for (int j = i + 1; j < m; ++j, r += 4) {
-      const double v = -(f[r] - f[r + 1] - f[r + 2] + f[r + 3]) /
-                       (4 * h[std::size_t(i)] * h[std::size_t(j)]);
+      const double v =
+          -(f[r] - f[r + 1] - f[r + 2] + f[r + 3]) / (4 * h[std::size_t(i)] * h[std::size_t(j)]);
       H[std::size_t(i * m + j)] = H[std::size_t(j * m + i)] = v;
     }
   return H;
@@ -363,7 +374,7 @@ struct Work {
   double best_ess = -1;
   bool retry = false;  // the last round's draws fell short: draw again, more
   std::mt19937_64 rng;
-  std::vector<double> log_weight;  // of the current round's draws
+  std::vector<double> log_weight;         // of the current round's draws
   std::vector<std::vector<double>> rows;  // phi rows of the current stage
   std::vector<char> inside;               // per row: theta inside the wide model's domain
   std::vector<double> theta;              // the current stage's theta rows (rows x dim)
@@ -436,10 +447,9 @@ double log_proposal(const Work& w, const std::vector<double>& phi) {
     regular.push_back(w.proposal.regular.log_density(shifted));
   }
   const double defensive = log_defensive_rest(w, phi);
-  return log_sum_exp({std::log(1 - kDefensiveShare) + log_sum_exp(full),
-                      defensive > kNegInf
-                          ? std::log(kDefensiveShare) + log_sum_exp(regular) + defensive
-                          : kNegInf});
+  return log_add_exp(
+      std::log(1 - kDefensiveShare) + log_sum_exp(full),
+      defensive > kNegInf ? std::log(kDefensiveShare) + log_sum_exp(regular) + defensive : kNegInf);
 }
 
 // A draw of the mixture, its mean longitudes within pi of the centre.
@@ -467,7 +477,8 @@ std::vector<double> draw_proposal(const Work& w, std::mt19937_64& rng) {
 }
 
 // The likelihood of the items' wide models, one per item in order.
-std::unique_ptr<Likelihood> likelihood_of(const std::vector<Work*>& items, const SearchOptions& opt) {
+std::unique_ptr<Likelihood> likelihood_of(const std::vector<Work*>& items,
+                                          const SearchOptions& opt) {
   HostObservations obs;
   std::vector<int> begin, count;
   std::vector<Model> models;
@@ -490,11 +501,16 @@ void evaluate(const std::vector<Work*>& items, Likelihood& lik, const Takes& tak
   std::size_t rows = 1;
   for (Work* w : items)
     if (takes(*w)) rows = std::max(rows, w->rows.size());
-  std::vector<std::vector<double>> padded(items.size());
+  std::vector<std::vector<double>> padded(items.size());  // items short of `rows` rows
   std::vector<const double*> x;
   for (std::size_t s = 0; s < items.size(); ++s) {
     Work& w = *items[s];
-    if (takes(w)) padded[s] = w.theta;
+    const bool taken = takes(w);
+    if (taken && w.rows.size() == rows) {
+      x.push_back(w.theta.data());
+      continue;
+    }
+    if (taken) padded[s] = w.theta;
     while (padded[s].size() < rows * w.star->optimum->size())
       padded[s].insert(padded[s].end(), w.star->optimum->begin(), w.star->optimum->end());
     x.push_back(padded[s].data());
@@ -515,7 +531,8 @@ std::string phi_name(const Work& w, int i) {
   static const char* planet_names[] = {"ln P", "K", "e cos w", "e sin w", "lambda"};
   std::ostringstream name;
   if (d < 5 * L.n_pl)
-    name << planet_names[d % 5] << " of planet " << "bcdefghi"[d / 5];
+    name << planet_names[d % 5] << " of planet "
+         << "bcdefghi"[d / 5];
   else
     name << "parameter " << d;
   return name.str();
@@ -543,7 +560,8 @@ bool set_proposal(Work& w, const std::vector<double>& centre, const std::vector<
         std::find(c.w.begin(), c.w.end(), i) == c.w.end() &&
         std::find(c.jitter.begin(), c.jitter.end(), i) == c.jitter.end())
       regular.push_back(i);
-  if (!w.proposal.full.build(centre, scale, m, all) || !w.proposal.regular.build(centre, scale, m, regular)) {
+  if (!w.proposal.full.build(centre, scale, m, all) ||
+      !w.proposal.regular.build(centre, scale, m, regular)) {
     w.fail("the proposal's scale matrix is not positive definite");
     return false;
   }
@@ -556,7 +574,8 @@ bool set_proposal(Work& w, const std::vector<double>& centre, const std::vector<
         std::min(w.model.bounds.e_max, e + 4 * std::max(width(c.u[j]), width(c.w[j]))));
   }
   for (int i : c.jitter)
-    w.proposal.s_high.push_back(std::min(w.model.bounds.s_max, std::max(0.0, centre[std::size_t(i)]) + 4 * width(i)));
+    w.proposal.s_high.push_back(
+        std::min(w.model.bounds.s_max, std::max(0.0, centre[std::size_t(i)]) + 4 * width(i)));
   return true;
 }
 
@@ -569,28 +588,34 @@ void importance_round(const std::vector<Work*>& all, Likelihood& lik, const Take
   std::vector<Work*> items;
   for (Work* w : all)
     if (takes(*w)) items.push_back(w);
-  host_for("kosmos::kepler::survey_evidence::draws", items.size(), [&](const std::size_t i) {
-    Work& w = *items[i];
-    w.rows.clear();
-    for (int d = 0; d < draws; ++d) w.rows.push_back(draw_proposal(w, w.rng));
-    w.stage_rows(false);
-  }, 2);
+  host_for(
+      "kosmos::kepler::survey_evidence::draws", items.size(),
+      [&](const std::size_t i) {
+        Work& w = *items[i];
+        w.rows.clear();
+        for (int d = 0; d < draws; ++d) w.rows.push_back(draw_proposal(w, w.rng));
+        w.stage_rows(false);
+      },
+      2);
   std::vector<double> loglike;
   evaluate(all, lik, takes, loglike);
   std::vector<std::size_t> offset{0};
   for (Work* w : items) offset.push_back(offset.back() + w->rows.size());
-  host_for("kosmos::kepler::survey_evidence::weights", items.size(), [&](const std::size_t i) {
-    Work& w = *items[i];
-    const std::size_t dim = std::size_t(w.model.L.dim());
-    w.log_weight.clear();
-    for (std::size_t r = 0; r < w.rows.size(); ++r) {
-      const double lp = w.inside[r] ? w.model.log_prior(&w.theta[r * dim]) : kNegInf;
-      const double ll = loglike[offset[i] + r];
-      w.log_weight.push_back(lp > kNegInf && ll > kNegInf
-                                 ? ll + lp + w.log_jacobian[r] - log_proposal(w, w.rows[r])
-                                 : kNegInf);
-    }
-  }, 2);
+  host_for(
+      "kosmos::kepler::survey_evidence::weights", items.size(),
+      [&](const std::size_t i) {
+        Work& w = *items[i];
+        const std::size_t dim = std::size_t(w.model.L.dim());
+        w.log_weight.clear();
+        for (std::size_t r = 0; r < w.rows.size(); ++r) {
+          const double lp = w.inside[r] ? w.model.log_prior(&w.theta[r * dim]) : kNegInf;
+          const double ll = loglike[offset[i] + r];
+          w.log_weight.push_back(lp > kNegInf && ll > kNegInf
+                                     ? ll + lp + w.log_jacobian[r] - log_proposal(w, w.rows[r])
+                                     : kNegInf);
+        }
+      },
+      2);
 }
 
 // The weights of the round relative to the largest (log_top its ln), their sum and the Kish
@@ -610,8 +635,8 @@ struct Weights {
   }
 };
 
-// The second round's proposal: the first round's weighted mean and covariance (floored as the
-// Hessian is), as the scale of the same Student-t.
+// The next round's proposal: this round's weighted mean and covariance (floored as the Hessian
+// is), as the scale of the same Student-t.
 bool adapt_proposal(Work& w, const Weights& all_weights) {
   const int m = w.coords->size();
   // Weights flattened to w^beta, beta the largest in (0, 1] (halving) whose effective sample
@@ -637,7 +662,7 @@ bool adapt_proposal(Work& w, const Weights& all_weights) {
                                        (w.rows[r][std::size_t(j)] - mean[std::size_t(j)]);
   for (int i = 0; i < m; ++i)
     if (!(cov[std::size_t(i * m + i)] > 0)) {
-      w.fail("the first round's draws do not spread in " + phi_name(w, i));
+      w.fail("a round's draws do not spread in " + phi_name(w, i));
       return false;
     }
   return set_proposal(w, mean, with_eigenvalue_floor(cov, m, kEigenvalueFloor));
@@ -649,7 +674,8 @@ void estimate(Work& w, const Weights& weights, int planets, bool may_retry) {
   const double n = double(w.log_weight.size()), mean = weights.sum / n;
   CountEvidence& z = w.run.evidence;
   z.importance_ess = weights.ess;
-  z.ln_z = weights.log_top + std::log(mean) - log_prior_volume(w.model) + std::lgamma(planets + 1.0);
+  z.ln_z =
+      weights.log_top + std::log(mean) - log_prior_volume(w.model) + std::lgamma(planets + 1.0);
   z.ln_z_error = std::sqrt(std::max(0.0, weights.square / n - mean * mean) / (n - 1)) / mean;
   w.retry = may_retry && z.importance_ess < kMinEffectiveDraws &&
             z.importance_ess >= kMinEffectiveDraws / kRetryFactor;
@@ -689,11 +715,9 @@ bool importance_decides(const std::vector<ImportanceRun>& runs, double log_odds_
 std::string importance_unsupported(const Model& m) {
   const ParamLayout& L = m.L;
   if (L.n_extra() > 0) return "a noise model or activity regressors";
+  // A fixed e, omega or Tc fixes a slot of the vector too (Model's constructor).
   for (int d = 0; d < 5 * L.n_pl; ++d)
     if (m.is_fixed(d)) return "a fixed orbital element";
-  for (int j = 0; j < L.n_pl; ++j)
-    if (!std::isnan(m.e_fixed[j]) || !std::isnan(m.omega_fixed[j]) || !std::isnan(m.tc_fixed[j]))
-      return "a fixed orbital element";
   for (std::size_t q = 0; q < m.terms.size(); ++q) {
     const PriorTerm& t = m.terms[q];
     const bool offset_or_trend =
@@ -802,29 +826,32 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
     for (int round = 0; round < kRounds; ++round) {
       const bool last = round == kRounds - 1;
       importance_round(chunk, *lik, usable, last ? ev.importance_draws : ev.importance_draws / 4);
-      host_for("kosmos::kepler::survey_evidence::estimate", chunk.size(), [&](const std::size_t i) {
-        Work& w = *chunk[i];
-        if (!w.usable) return;
-        const Weights weights(w.log_weight);
-        if (!(weights.log_top > kNegInf)) {
-          w.fail("no draw has a finite weight");
-        } else if (!last) {
-          if (weights.ess > w.best_ess) {
-            w.best_ess = weights.ess;
-            w.best = w.proposal;
-          }
-          // the next round's proposal; the last round draws from the best so far
-          if (round + 2 < kRounds)
-            adapt_proposal(w, weights);
-          else
-            w.proposal = w.best;
-        } else {
-          estimate(w, weights, planets, true);
-        }
-        w.rows = {};
-        w.theta = {};
-        w.log_weight = {};
-      }, 2);
+      host_for(
+          "kosmos::kepler::survey_evidence::estimate", chunk.size(),
+          [&](const std::size_t i) {
+            Work& w = *chunk[i];
+            if (!w.usable) return;
+            const Weights weights(w.log_weight);
+            if (!(weights.log_top > kNegInf)) {
+              w.fail("no draw has a finite weight");
+            } else if (!last) {
+              if (weights.ess > w.best_ess) {
+                w.best_ess = weights.ess;
+                w.best = w.proposal;
+              }
+              // the next round's proposal; the last round draws from the best so far
+              if (round + 2 < kRounds)
+                adapt_proposal(w, weights);
+              else
+                w.proposal = w.best;
+            } else {
+              estimate(w, weights, planets, true);
+            }
+            w.rows = {};
+            w.theta = {};
+            w.log_weight = {};
+          },
+          2);
     }
     for (Work* w : chunk)
       if (w->usable && w->retry) retry.push_back(w);
@@ -836,19 +863,21 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
     const std::vector<Work*> chunk(
         retry.begin() + std::ptrdiff_t(first),
         retry.begin() + std::ptrdiff_t(std::min(retry.size(), first + kStarsPerLaunch)));
-    importance_round(chunk, *likelihood_of(chunk, opt), usable,
-                     kRetryFactor * ev.importance_draws);
-    host_for("kosmos::kepler::survey_evidence::estimate", chunk.size(), [&](const std::size_t i) {
-      Work& w = *chunk[i];
-      const Weights weights(w.log_weight);
-      if (!(weights.log_top > kNegInf))
-        w.fail("no draw has a finite weight");
-      else
-        estimate(w, weights, planets, false);
-      w.rows = {};
-      w.theta = {};
-      w.log_weight = {};
-    }, 2);
+    importance_round(chunk, *likelihood_of(chunk, opt), usable, kRetryFactor * ev.importance_draws);
+    host_for(
+        "kosmos::kepler::survey_evidence::estimate", chunk.size(),
+        [&](const std::size_t i) {
+          Work& w = *chunk[i];
+          const Weights weights(w.log_weight);
+          if (!(weights.log_top > kNegInf))
+            w.fail("no draw has a finite weight");
+          else
+            estimate(w, weights, planets, false);
+          w.rows = {};
+          w.theta = {};
+          w.log_weight = {};
+        },
+        2);
   }
   std::vector<ImportanceRun> out;
   for (std::size_t s = 0; s < work.size(); ++s) {
@@ -868,7 +897,8 @@ std::vector<ImportanceRun> importance_runs_of_count(const std::vector<LadderStar
       const double P = std::exp((*stars[s].optimum)[std::size_t(ParamLayout::lnP(j))]);
       run.periods.push_back(P);
       run.margins.push_back(
-          std::log(std::max(1.0, (log_modes + 0.58) * std::max(1.0, stars[s].data->baseline() / P))) +
+          std::log(
+              std::max(1.0, (log_modes + 0.58) * std::max(1.0, stars[s].data->baseline() / P))) +
           1);
       run.evidence.ln_z_margin += run.margins.back();
     }

@@ -65,8 +65,9 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     std::vector<std::string> why(stars.size());
     std::vector<std::vector<ImportanceRun>> estimates(stars.size());
     for (int c = first; c <= options.planets; ++c) {
-      auto runs = importance_runs_of_count(
-          ladders_of(every, c), ev, c, mix64(options.seed ^ mix64(0x15000000ULL + std::uint64_t(c))));
+      auto runs =
+          importance_runs_of_count(ladders_of(every, c), ev, c,
+                                   mix64(options.seed ^ mix64(0x15000000ULL + std::uint64_t(c))));
       for (std::size_t s = 0; s < stars.size(); ++s) {
         out[s].evidence.counts.push_back(runs[s].evidence);
         if (!runs[s].usable && why[s].empty())

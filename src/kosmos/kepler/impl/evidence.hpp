@@ -59,7 +59,7 @@ Model ladder_model(const RVData& data, const SearchOptions& opt, int planets,
 // modes far from the proposal (period aliases), which the screening bounds (evidence.hpp).
 // method "importance"; usable false with the reason where the optimum is not a peak of ln L,
 // the draws' effective sample size is too small, or the model is not one this estimate
-// supports (importance_supported). Draws keyed on seed, the count and each star's stream.
+// supports (importance_unsupported). Draws keyed on seed, the count and each star's stream.
 struct ImportanceRun {
   CountEvidence evidence;
   bool usable = false;
