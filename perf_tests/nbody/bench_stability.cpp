@@ -10,8 +10,9 @@
 //    variational equations and MEGNO (synchronized every step); counter "median_megno".
 //  - BM_nbody_StabilityPosterior_IAS15_MEGNO/<space>/draws:D/orbits:O: IAS15 (epsilon 1e-9) with
 //    MEGNO; counter "median_megno".
-// Sizes: 1024 draws x 100 orbits (a small machine) and 1e5 draws (the GPU machine) x 1e4 orbits
-// (WHFast, WHFast + MEGNO: the scale) or 1e3 orbits (IAS15 + MEGNO); pick one with
+// Sizes: 1024 draws x 100 orbits (a small machine), 1e4 draws x 1e3 orbits (16 CPU cores) and
+// 1e5 draws (the GPU machine) x 1e4 orbits (WHFast, WHFast + MEGNO: the scale) or 1e3
+// orbits (IAS15 + MEGNO); pick one with
 // --benchmark_filter (e.g. 'WHFast_MEGNO/Cuda/draws:100000').
 // KOSMOS_BENCH_INITIAL_ENSEMBLE=FILE writes the systems' initial state (kosmos text ensemble,
 // untimed) for perf_tests/nbody/rebound_whfast_megno.c, REBOUND's one-core timing on them.
@@ -118,6 +119,9 @@ const bool registered = [] {
           [variant](benchmark::State& s) { BM_StabilityPosterior<Space>(s, variant); })
           ->ArgNames({"draws", "orbits"})
           ->Args({1024, 100})
+          // 16 CPU cores: a tenth of the draws and orbits (the whole job, ~40 min there, does
+          // not fit a device call); its draw-orbits per second are the CPU's rate
+          ->Args({10000, 1000})
           // IAS15 + MEGNO: ~10x the work per orbit
           ->Args({100000, variant == Variant::ias15_megno ? 1000 : 10000})
           ->UseManualTime()

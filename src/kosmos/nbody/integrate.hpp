@@ -1091,5 +1091,22 @@ IntegrationReport integrate(const Ensemble<MemorySpace>& ens, double destination
   return integrate(typename MemorySpace::execution_space(), ens, destination, options);
 }
 
+// integrate() with Newtonian gravity is compiled once per enabled execution space, in the library
+// (integrate_<space>.cpp, from cmake/KosmosInstances.cmake), not in every file that calls
+// it: its kernels are most of the module's device code.
+#define KOSMOS_NBODY_INTEGRATE_INSTANCE(PREFIX, SPACE)                                                 \
+  PREFIX template IntegrationReport integrate<SPACE, Newtonian>(                                     \
+      const SPACE&, const Ensemble<SPACE::memory_space>&, double, const IntegrateOptions&,            \
+      const Newtonian&);
+#if defined(KOKKOS_ENABLE_SERIAL)
+KOSMOS_NBODY_INTEGRATE_INSTANCE(extern, Kokkos::Serial)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+KOSMOS_NBODY_INTEGRATE_INSTANCE(extern, Kokkos::OpenMP)
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+KOSMOS_NBODY_INTEGRATE_INSTANCE(extern, Kokkos::Cuda)
+#endif
+
 }  // namespace nbody
 }  // namespace kosmos

@@ -164,6 +164,27 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   }
 }
 
+// track_pass<N> holds the tracker's kernels: it is compiled once per enabled execution space and
+// precision, in the library (track_<space>_n<N>.cpp, from cmake/KosmosInstances.cmake),
+// not in every file that tracks.
+#define KOSMOS_SERIES_TRACK_PASS_INSTANCE(PREFIX, N, SPACE)                                        \
+  PREFIX template void track_pass<N, SPACE>(const SPACE&, const Homotopy&,                         \
+                                            const std::vector<std::int64_t>&, const TrackOptions&, \
+                                            int, TrackResult&);
+#define KOSMOS_SERIES_TRACK_PASS_EXTERN(SPACE)        \
+  KOSMOS_SERIES_TRACK_PASS_INSTANCE(extern, 1, SPACE) \
+  KOSMOS_SERIES_TRACK_PASS_INSTANCE(extern, 2, SPACE) \
+  KOSMOS_SERIES_TRACK_PASS_INSTANCE(extern, 4, SPACE)
+#if defined(KOKKOS_ENABLE_SERIAL)
+KOSMOS_SERIES_TRACK_PASS_EXTERN(Kokkos::Serial)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+KOSMOS_SERIES_TRACK_PASS_EXTERN(Kokkos::OpenMP)
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+KOSMOS_SERIES_TRACK_PASS_EXTERN(Kokkos::Cuda)
+#endif
+
 template <class Space>
 void track_pass(const Space& space, int precision, const Homotopy& homotopy,
                 const std::vector<std::int64_t>& path_list, const TrackOptions& options, int pass,

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Round 12 on the GPU machine (issues 24 and 29): shipped CUDA binaries (scripts/device.sh ship
+# kosmos_nbody_tests kosmos_nbody_benchmarks kosmos_series_benchmarks, carry
+# build/shipped.tar.xz). PART=tests: the nbody unit tests on the GPU (integrate() now compiled
+# once per space in the library). PART=hermite: the register Hermite (a group of lanes per system
+# from 6 bodies) beside the team kernel, CUDA and 16 OpenMP threads (issue 24, item 7).
+# PART=track: the tracker on cyclic-7 with the default precision raise (issue 29).
+set -uo pipefail
+scripts/device.sh unship > /dev/null
+export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=16
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc
+run() { local t=$1; shift; echo "=== $*"; timeout $t "$@" --benchmark_counters_tabular=true 2>&1 | grep -v "^\*\*\*\|^Run on\|^CPU Caches\|L[123] \|^Load Average\|^----"; echo "rc=${PIPESTATUS[0]}"; }
+tests() { local t=$1; shift; timeout $t "$@" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|^\[==========\]"; echo "tests rc=${PIPESTATUS[0]}"; }
+N=build/cuda/perf_tests/nbody/kosmos_nbody_benchmarks
+S=build/cuda/perf_tests/series/kosmos_series_benchmarks
+for part in ${PART:-tests hermite track}; do
+  case $part in
+    tests) tests 400 build/cuda/unit_tests/nbody/kosmos_nbody_tests ;;
+    hermite)
+      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]$'
+      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_registers/OpenMP/n:[3-8]$' ;;
+    track)
+      run 100 $S --benchmark_filter='BM_Track/cyclic7/N1/Cuda'
+      run 300 $S --benchmark_filter='BM_TrackEscalated/cyclic7/N1to4/Cuda' ;;
+  esac
+done
