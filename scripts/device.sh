@@ -21,7 +21,8 @@
 #                                             #   the GPU machine lacks into build/shipped.tar.xz
 #   scripts/device.sh unship                  # there: unpack build/shipped.tar.xz (carried) where
 #                                             #   it was built (a link from the path it was built
-#                                             #   in, for test data); `bench` then runs what it holds
+#                                             #   in, for test data); `bench` then runs what it holds;
+#                                             #   with .deps/mpi-debs carried, OpenMPI is installed
 # Environment: OUT (default ./out; `start` uses /tmp/kosmos-device-bg/out), KOSMOS_BUILD_TARGETS
 # (build only these CMake targets, space-separated), KOSMOS_BENCH_SECONDS (stop each `bench`
 # spec after this many seconds; its rows so far are kept), KOSMOS_CMAKE_ARGS (more configure arguments,
@@ -241,6 +242,7 @@ ship() {
 unship() {
   [ -f "$shipped" ] || { echo "unship: carry build/shipped.tar.xz (scripts/device.sh ship here)"; exit 1; }
   tar -xJf "$shipped" -C "$root"
+  install_mpi  # a shipped MPI tool runs under mpirun when .deps/mpi-debs is carried too
   # That path leads here too, where it is free (a link to this tree).
   local built_in
   built_in=$(cat "$root/build/cuda/shipped-source-root" 2>/dev/null || true)
