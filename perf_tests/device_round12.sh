@@ -5,6 +5,9 @@
 # once per space in the library). PART=hermite: the register Hermite (a group of lanes per system
 # from 6 bodies) beside the team kernel, CUDA and 16 OpenMP threads (issue 24, item 7).
 # PART=track: the tracker on cyclic-7 with the default precision raise (issue 29).
+# PART=stability: the posterior-stability job's 16-core row beside the GPU (issue 24, item 6).
+# PART=python: the Python tests on the GPU with the CUDA module (`ship kosmos_cli python`; issue
+# 26), with the device's own python3, numpy, pytest and matplotlib.
 set -uo pipefail
 scripts/device.sh unship > /dev/null
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -18,8 +21,19 @@ for part in ${PART:-tests hermite track}; do
   case $part in
     tests) tests 400 build/cuda/unit_tests/nbody/kosmos_nbody_tests ;;
     hermite)
-      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]$'
-      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_registers/OpenMP/n:[3-8]$' ;;
+      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]/'
+      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_registers/OpenMP/n:[3-8]/' ;;
+    stability)
+      B=build/cuda/perf_tests/nbody/kosmos_nbody_stability_benchmarks
+      run 200 $B --benchmark_filter='BM_nbody_StabilityPosterior_WHFast_MEGNO/(Cuda|OpenMP)/draws:10000/'
+      run 100 $B --benchmark_filter='BM_nbody_StabilityPosterior_WHFast_MEGNO/Cuda/draws:100000/' ;;
+    python)
+      cli=$PWD/build/cuda/src/cli/kosmos
+      # KOSMOS_PYTHON: the tool's --plot runs this interpreter (the build's is this machine's)
+      KOSMOS_PYTHON=$(command -v python3) PYTHONPATH=$PWD/build/cuda/python-device \
+        KOSMOS_CLI=$([ -x $cli ] && echo $cli) \
+        timeout 500 python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 30
+      echo "pytest rc=${PIPESTATUS[0]}" ;;
     track)
       run 100 $S --benchmark_filter='BM_Track/cyclic7/N1/Cuda'
       run 300 $S --benchmark_filter='BM_TrackEscalated/cyclic7/N1to4/Cuda' ;;

@@ -213,16 +213,63 @@ run_benchmarks() {
 # cost none. The repository has the same path there, so the binaries (and the data directory
 # compiled into them) work unchanged.
 shipped="$root/build/shipped.tar.xz"
+# `ship python`: the CUDA build's Python module (python/src against build/cuda's libkosmos.a) for
+# the GPU machine's interpreter, which is not this machine's: its headers come from
+# KOSMOS_DEVICE_PYTHON (default .deps/device-python: python3.X/ and x86_64-linux-gnu/python3.X/ as
+# in its /usr/include, and pybind11/ from its site-packages; `tar` them there into $OUT) and the
+# module gets the suffix KOSMOS_DEVICE_PYTHON_SUFFIX (default .cpython-312-x86_64-linux-gnu.so).
+# The flags are the kosmos_python target's, with the Python include folder replaced. Unpacked, the
+# package is build/cuda/python-device (PYTHONPATH).
+ship_python() {
+  local cuda_build=$1 staging=$2 headers=${KOSMOS_DEVICE_PYTHON:-$deps/device-python}
+  local suffix=${KOSMOS_DEVICE_PYTHON_SUFFIX:-.cpython-312-x86_64-linux-gnu.so}
+  local target_dir="$cuda_build/python/CMakeFiles/kosmos_python.dir" out_dir="$cuda_build/python-device"
+  local py_include
+  py_include=$(ls -d "$headers"/python3.* 2>/dev/null | head -n1)
+  [ -n "$py_include" ] && [ -d "$headers/pybind11" ] ||
+    { echo "ship python: $headers needs python3.X/, x86_64-linux-gnu/ and pybind11/"; exit 1; }
+  local host_include compiler defines includes flags
+  host_include=$(sed -n 's/^_Python3_INCLUDE_DIR:INTERNAL=//p' "$cuda_build/CMakeCache.txt")
+  compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$cuda_build/CMakeCache.txt")
+  defines=$(sed -n 's/^CXX_DEFINES = //p' "$target_dir/flags.make")
+  includes=$(sed -n 's/^CXX_INCLUDES = //p' "$target_dir/flags.make" |
+    sed "s|-isystem $host_include|-isystem $py_include -isystem $headers|")
+  flags=$(sed -n 's/^CXX_FLAGS = //p' "$target_dir/flags.make")
+  mkdir -p "$out_dir/obj" "$out_dir/kosmos"
+  local source objects=()
+  for source in "$root"/python/src/*.cpp; do
+    objects+=("$out_dir/obj/$(basename "$source").o")
+  done
+  # sh -c parses the flags as make would (the data folders' macros hold escaped quotes)
+  printf '%s\n' "$root"/python/src/*.cpp | xargs -P "$(nproc)" -I{} sh -c \
+    "ccache $compiler $defines $includes $flags -c {} -o $out_dir/obj/\$(basename {}).o" ||
+    { echo "ship python: compiling the module failed"; exit 1; }
+  local link
+  link=$(cat "$target_dir/link.txt" | sed "s| -o kosmos/_kosmos[^ ]*| -o $out_dir/kosmos/_kosmos$suffix|" |
+    sed "s| CMakeFiles/kosmos_python.dir/src/[a-z_]*\.cpp\.o||g")
+  (cd "$cuda_build/python" && eval "$link ${objects[*]}") || { echo "ship python: linking failed"; exit 1; }
+  cp "$root"/python/kosmos/*.py "$out_dir/kosmos/"
+  mkdir -p "$staging/build/cuda/python-device"
+  cp -r "$out_dir/kosmos" "$staging/build/cuda/python-device/"
+  ldd "$out_dir/kosmos/_kosmos$suffix" | awk '$3 ~ /^\// {print $3}' | grep -v '/cuda' |
+    { grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp|libpython)' || true; } |
+    xargs -r cp -L -t "$staging/build/cuda/shipped-lib"
+}
 ship() {
   [ $# -gt 0 ] || { echo "ship: name the CMake targets to build"; exit 2; }
   local cuda_build="$root/build/cuda"
   cmake -S "$root" -B "$cuda_build" -DKOSMOS_BACKEND=CUDA -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$cuda_build" -j "$(nproc)" --target "$@"
+  local targets=("${@/#python/kosmos}")
+  cmake --build "$cuda_build" -j "$(nproc)" --target "${targets[@]}"
   local staging exe target name libs
   staging=$(mktemp -d)
   libs="$staging/build/cuda/shipped-lib"
   mkdir -p "$libs"
   for target in "$@"; do
+    if [ "$target" = python ]; then
+      ship_python "$cuda_build" "$staging"
+      continue
+    fi
     name=$target
     [ "$target" = kosmos_cli ] && name=kosmos  # the CLI target's OUTPUT_NAME
     exe=$(find "$cuda_build" -type f -name "$name" -perm -u+x | head -n1)
@@ -235,7 +282,8 @@ ship() {
   done
   # Test binaries name their data by the absolute path of the tree they were built in.
   echo "$root" > "$staging/build/cuda/shipped-source-root"
-  XZ_OPT=-T0 tar -cJf "$shipped" -C "$staging" .
+  # one dictionary over all files: the binaries share most of their device code
+  XZ_OPT="-T0 --lzma2=preset=9,dict=192MiB" tar -cJf "$shipped" -C "$staging" .
   rm -rf "$staging"
   du -h "$shipped"
 }

@@ -65,7 +65,8 @@ def solve(M, e, *, out=None, solver="markley", max_iterations=10, tolerance=0.0,
         return KeplerSolution(E, extra[0], extra[1], extra[2], status)
     bad = np.flatnonzero(status)
     if bad.size:
-        i = np.unravel_index(bad[0], M.shape)
+        # plain ints: numpy 2 prints its integer scalars as np.int64(2)
+        i = tuple(int(k) for k in np.unravel_index(bad[0], M.shape))
         raise ValueError(f"kosmos.kepler.solve: element {i} (M = {M[i]}, e = {e[i]}) is "
                          f"{'not converged' if status[i] == 1 else 'invalid'}; "
                          f"{bad.size} element(s) failed (full=True returns the status)")

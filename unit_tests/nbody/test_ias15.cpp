@@ -139,6 +139,7 @@ TEST(IAS15Input, RejectsABadEpsilonAndDisablesACollision) {
 Impl::IAS15Params one_launch_params(double destination, double first_dt) {
   Impl::IAS15Params p;
   p.destination = destination;
+  p.pause = destination;  // the drivers set it; 0 would stop every system after one step
   p.dt = first_dt;
   p.step_factor = std::pow(5040 * 1e-9, 1.0 / 7);
   p.steps = 1 << 20;

@@ -202,6 +202,7 @@ TEST(WHFastCuda, SpecializationMatchesGenericKernel) {
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   Impl::WHFastParams p;
   p.destination = 1000;
+  p.pause = 1000;  // the drivers set it; 0 would stop every system after one step
   p.dt = 0.377;
   p.corrector = 11;
   p.steps = 1 << 20;
