@@ -35,6 +35,7 @@ for part in ${PART:-tests hermite track}; do
         timeout 500 python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 30
       echo "pytest rc=${PIPESTATUS[0]}" ;;
     track)
+      tests 300 build/cuda/unit_tests/series/kosmos_series_tests --gtest_filter='*Track*'
       run 100 $S --benchmark_filter='BM_Track/cyclic7/N1/Cuda'
       run 300 $S --benchmark_filter='BM_TrackEscalated/cyclic7/N1to4/Cuda' ;;
   esac

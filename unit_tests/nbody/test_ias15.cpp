@@ -42,10 +42,11 @@ TYPED_TEST(IAS15, OuterSolarSystemEnergyOver1e5Years) {
   // long double, the 5.4e-15 in double; Kosmos: 4.1e-15, perturbed copies 0.9e-15 to
   // 1.1e-14). About 300000 steps, a few seconds on one core.
   if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename TypeParam::memory_space>::accessible)
-    GTEST_SKIP() << "one system is one GPU thread: 300000 sequential steps there take longer than "
-                    "the suite (measured on an H100: over 45 s, not finished); the same kernel runs "
-                    "this on the host spaces, and OuterSolarSystemEnergyToMachinePrecision and "
-                    "IAS15Cuda.SpecializationMatchesGenericKernel check it on the GPU";
+    GTEST_SKIP()
+        << "one system is one GPU thread: 300000 sequential steps there take longer than "
+           "the suite (measured on an H100: over 45 s, not finished); the same kernel runs "
+           "this on the host spaces, and OuterSolarSystemEnergyToMachinePrecision and "
+           "IAS15Cuda.SpecializationMatchesGenericKernel check it on the GPU";
   const auto init = outer_solar_system(1);
   IntegrationReport rep;
   const double span = 1e5 * 2 * M_PI;
@@ -155,7 +156,9 @@ TEST(IAS15Cuda, SpecializationMatchesGenericKernel) {
   const Impl::IAS15Params p = one_launch_params(100, 0.1);
   nbody_test::expect_specialization_matches_generic(
       p.destination,
-      [&](const auto& space, const auto& ens, const auto& it) { Impl::launch_ias15_system<5>(space, ens, it, p); },
+      [&](const auto& space, const auto& ens, const auto& it) {
+        Impl::launch_ias15_system<5>(space, ens, it, p);
+      },
       [&](const auto& space, const auto& ens, const auto& it) {
         Impl::launch_ias15_system_generic<5>(space, ens, it, p);
       });

@@ -1,7 +1,7 @@
-// MEGNO from the variational equations (IAS15 and WHFast): against REBOUND's IAS15 / WHFast + MEGNO on the same
-// initial conditions and deviation (values from unit_tests/nbody/data/megno_rebound.c with
-// REBOUND's C library, commit 6c44115f), the quasi-periodic limit <Y> -> 2, growth for a chaotic
-// pair, the variational equations against finite differences of two nearby orbits, and
+// MEGNO from the variational equations (IAS15 and WHFast): against REBOUND's IAS15 / WHFast + MEGNO
+// on the same initial conditions and deviation (values from unit_tests/nbody/data/megno_rebound.c
+// with REBOUND's C library, commit 6c44115f), the quasi-periodic limit <Y> -> 2, growth for a
+// chaotic pair, the variational equations against finite differences of two nearby orbits, and
 // continuation across calls.
 #include "nbody_test_utils.hpp"
 
@@ -133,7 +133,8 @@ TYPED_TEST(Megno, DeviationMatchesNearbyOrbits) {
   expect_deviation_matches_nearby_orbits<TypeParam>(megno_options(3), "ias15");
 }
 
-// WHFast (Jacobi, safe mode: synchronized every step, as REBOUND's MEGNO needs) at dt = T_inner / 50.
+// WHFast (Jacobi, safe mode: synchronized every step, as REBOUND's MEGNO needs) at dt = T_inner
+// / 50.
 constexpr double whfast_dt = 2 * M_PI / 50;
 
 TYPED_TEST(Megno, WhfastDeviationMatchesNearbyOrbits) {
@@ -144,8 +145,9 @@ TYPED_TEST(Megno, WhfastDeviationMatchesNearbyOrbits) {
   expect_deviation_matches_nearby_orbits<TypeParam>(o, "whfast, corrector 11");
 }
 
-// Regular: the pair at a2 = 1.8 over 1000 inner orbits with REBOUND's WHFast + MEGNO (`megno_rebound
-// 0 1.8 6283.185307179586 0.12566370614359174 K 2`, K the corrector: <Y> at T/2 and T).
+// Regular: the pair at a2 = 1.8 over 1000 inner orbits with REBOUND's WHFast + MEGNO
+// (`megno_rebound 0 1.8 6283.185307179586 0.12566370614359174 K 2`, K the corrector: <Y> at T/2 and
+// T).
 TYPED_TEST(Megno, WhfastRegularPairMatchesREBOUND) {
   const double T = 2 * M_PI * 1000;
   struct Case {
@@ -161,10 +163,10 @@ TYPED_TEST(Megno, WhfastRegularPairMatchesREBOUND) {
     const auto mid = nbody_test::run_on<TypeParam>(pair(1.8), T / 2, o, &half);
     o.megno_state = half.megno_state;
     nbody_test::run_on<TypeParam>(mid, T, o, &full);
-    std::printf("  whfast corrector %d, regular pair: <Y> %.15g at T/2, %.15g at T (REBOUND %.15g, "
-                "%.15g), Lyapunov %.6g (REBOUND %.6g)\n",
-                c.corrector, half.megno[0], full.megno[0], c.half, c.full, full.lyapunov[0],
-                c.lyapunov);
+    std::printf(
+        "  whfast corrector %d, regular pair: <Y> %.15g at T/2, %.15g at T (REBOUND %.15g, "
+        "%.15g), Lyapunov %.6g (REBOUND %.6g)\n",
+        c.corrector, half.megno[0], full.megno[0], c.half, c.full, full.lyapunov[0], c.lyapunov);
     EXPECT_NEAR(half.megno[0] / c.half, 1.0, 1e-6) << "corrector " << c.corrector;
     EXPECT_NEAR(full.megno[0] / c.full, 1.0, 1e-6) << "corrector " << c.corrector;
     EXPECT_NEAR(full.megno[0], 2.0, 0.01);  // quasi-periodic
@@ -186,10 +188,11 @@ TYPED_TEST(Megno, WhfastChaoticPairLyapunovTimeMatchesREBOUND) {
   o.megno_state = half.megno_state;
   nbody_test::run_on<TypeParam>(mid, T, o, &full);
   const double slope = (full.megno[0] - half.megno[0]) / (T / 2);
-  std::printf("  whfast chaotic pair: <Y> %.6g at T/2 (REBOUND %.6g), %.6g at T; Lyapunov time %.5g "
-              "(REBOUND %.5g), slope of <Y> over the second half %.4g\n",
-              half.megno[0], rebound_half, full.megno[0], 1 / full.lyapunov[0],
-              1 / rebound_lyapunov, slope);
+  std::printf(
+      "  whfast chaotic pair: <Y> %.6g at T/2 (REBOUND %.6g), %.6g at T; Lyapunov time %.5g "
+      "(REBOUND %.5g), slope of <Y> over the second half %.4g\n",
+      half.megno[0], rebound_half, full.megno[0], 1 / full.lyapunov[0], 1 / rebound_lyapunov,
+      slope);
   EXPECT_NEAR(half.megno[0] / rebound_half, 1.0, 0.01);
   EXPECT_NEAR(rebound_lyapunov / full.lyapunov[0], 1.0, 0.1);  // Lyapunov times within 10 %
   EXPECT_NEAR(slope / full.lyapunov[0], 1.0, 0.2);             // linear growth at that slope

@@ -209,7 +209,9 @@ TEST(WHFastCuda, SpecializationMatchesGenericKernel) {
   p.max_iterations = 1LL << 40;
   nbody_test::expect_specialization_matches_generic(
       p.destination,
-      [&](const auto& space, const auto& ens, const auto& it) { Impl::launch_whfast_system<5>(space, ens, it, p); },
+      [&](const auto& space, const auto& ens, const auto& it) {
+        Impl::launch_whfast_system<5>(space, ens, it, p);
+      },
       [&](const auto& space, const auto& ens, const auto& it) {
         Impl::launch_whfast_system_generic<5>(space, ens, it, p);
       });

@@ -335,6 +335,14 @@ TYPED_TEST(TrackTest, Cyclic7PathWhoseStepsCollapseFarFromTheEndIsTrackedAgain) 
     EXPECT_LT(mp_residual(f, p, 7), 1e-10 * scale) << "path " << p.index;
     EXPECT_LT(newton_correction(f, p, 7), 1e-10 * scale) << "path " << p.index;
   }
+  // On a GPU the re-run (one path) ran on the host's cores; on the GPU itself it ends at the
+  // same solution
+  options.host_pass_paths = 0;
+  const TrackResult on_space = track(TypeParam(), system, options);
+  ASSERT_EQ(on_space.paths.size(), 1u);
+  EXPECT_EQ(on_space.paths[0].status, PathStatus::regular);
+  for (int j = 0; j < 7; ++j)
+    EXPECT_LT(std::abs(on_space.paths[0].x(j) - r.paths[0].x(j)), 1e-10 * (1 + r.paths[0].max_abs));
 }
 
 // (x - a1)^2 + (y - b1)^2 = q1, (x - a2)^2 + (y - b2)^2 = q2: affine in the parameters q.

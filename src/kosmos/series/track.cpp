@@ -83,6 +83,8 @@ void check_options(const TrackOptions& o) {
   kosmos::Impl::require(o.max_steps >= 1, w, "max_steps ", o.max_steps, " is below 1");
   kosmos::Impl::require(o.reruns >= 0 && o.reruns <= 8, w, "reruns ", o.reruns,
                         " is not in 0 .. 8");
+  kosmos::Impl::require(o.host_pass_paths >= 0, w, "host_pass_paths ", o.host_pass_paths,
+                        " is negative");
   kosmos::Impl::require(o.rerun_step_scale > 0 && o.rerun_step_scale <= 1, w, "rerun_step_scale ",
                         o.rerun_step_scale, " is not in (0, 1]");
   const double fractions[] = {o.pole_fraction, o.curvature_fraction};

@@ -48,7 +48,8 @@
 //    path without a winding number >= 2 (no evidence of a multiple root) are tracked again from
 //    their start, in one launch of just those paths, in 2, then 4 doubles (up to max_precision),
 //    then `reruns` more times at max_precision; every such pass tightens the step control
-//    (rerun_step_scale), as PHCpack re-runs clustered paths with smaller steps;
+//    (rerun_step_scale), as PHCpack re-runs clustered paths with smaller steps; on a GPU such a
+//    pass of fewer than host_pass_paths paths runs on the host's cores;
 //  * solutions deduplicated: finite end points within duplicate_tolerance (relative) are one
 //    solution with a multiplicity (singular if any of its paths is).
 #pragma once
@@ -92,6 +93,11 @@ struct TrackOptions {
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;
   std::int64_t max_paths = std::int64_t(1) << 31;
+  // On a device space (a GPU), a pass after the first with fewer paths than this runs on the
+  // host's default execution space instead: a path is one thread's sequential work, and a few
+  // dozen paths in double double or quad double with tightened steps take minutes as lone GPU
+  // threads but seconds on CPU cores. 0: every pass on the given space.
+  std::int64_t host_pass_paths = 1024;
   // The paths to track (0-based numbers below the path count, distinct); empty: all of them.
   // Reruns a few paths of a large homotopy (the same gamma and chart for the same seed).
   std::vector<std::int64_t> paths;
