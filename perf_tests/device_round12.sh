@@ -32,7 +32,7 @@ for part in ${PART:-tests hermite track}; do
       # KOSMOS_PYTHON: the tool's --plot runs this interpreter (the build's is this machine's)
       KOSMOS_PYTHON=$(command -v python3) PYTHONPATH=$PWD/build/cuda/python-device \
         KOSMOS_CLI=$([ -x $cli ] && echo $cli) \
-        timeout 500 python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 30
+        timeout 500 python3 -m pytest -q -rs -p no:cacheprovider python/tests 2>&1 | tail -n 30
       echo "pytest rc=${PIPESTATUS[0]}" ;;
     track)
       tests 300 build/cuda/unit_tests/series/kosmos_series_tests --gtest_filter='*Track*'
