@@ -213,6 +213,13 @@ run_benchmarks() {
 # cost none. The repository has the same path there, so the binaries (and the data directory
 # compiled into them) work unchanged.
 shipped="$root/build/shipped.tar.xz"
+# ship_libraries BINARY DEST: copies every library BINARY resolves into DEST but glibc's, the
+# compiler's, the CUDA toolkit's and Python's (the GPU machine has those).
+ship_libraries() {
+  ldd "$1" | awk '$3 ~ /^\// {print $3}' | grep -v '/cuda' |
+    { grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp|libpython[0-9.]*)\.so|/ld-linux' || true; } |
+    xargs -r cp -L -t "$2"
+}
 # `ship python`: the CUDA build's Python module (python/src against build/cuda's libkosmos.a) for
 # the GPU machine's interpreter, which is not this machine's: its headers come from
 # KOSMOS_DEVICE_PYTHON (default .deps/device-python: python3.X/ and x86_64-linux-gnu/python3.X/ as
@@ -245,23 +252,24 @@ ship_python() {
     "ccache $compiler $defines $includes $flags -c {} -o $out_dir/obj/\$(basename {}).o" ||
     { echo "ship python: compiling the module failed"; exit 1; }
   local link
-  link=$(cat "$target_dir/link.txt" | sed "s| -o kosmos/_kosmos[^ ]*| -o $out_dir/kosmos/_kosmos$suffix|" |
-    sed "s| CMakeFiles/kosmos_python.dir/src/[a-z_]*\.cpp\.o||g")
+  link=$(sed -e "s| -o kosmos/_kosmos[^ ]*| -o $out_dir/kosmos/_kosmos$suffix|" \
+    -e "s| CMakeFiles/kosmos_python.dir/src/[a-z_]*\.cpp\.o||g" "$target_dir/link.txt")
   (cd "$cuda_build/python" && eval "$link ${objects[*]}") || { echo "ship python: linking failed"; exit 1; }
   cp "$root"/python/kosmos/*.py "$out_dir/kosmos/"
   mkdir -p "$staging/build/cuda/python-device"
   cp -r "$out_dir/kosmos" "$staging/build/cuda/python-device/"
-  ldd "$out_dir/kosmos/_kosmos$suffix" | awk '$3 ~ /^\// {print $3}' | grep -v '/cuda' |
-    { grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp|libpython)' || true; } |
-    xargs -r cp -L -t "$staging/build/cuda/shipped-lib"
+  ship_libraries "$out_dir/kosmos/_kosmos$suffix" "$staging/build/cuda/shipped-lib"
 }
 ship() {
   [ $# -gt 0 ] || { echo "ship: name the CMake targets to build"; exit 2; }
   local cuda_build="$root/build/cuda"
   cmake -S "$root" -B "$cuda_build" -DKOSMOS_BACKEND=CUDA -DCMAKE_BUILD_TYPE=Release >/dev/null
-  local targets=("${@/#python/kosmos}")
+  local targets=() target
+  for target in "$@"; do  # `python` needs the library; ship_python builds the module itself
+    [ "$target" = python ] && targets+=(kosmos) || targets+=("$target")
+  done
   cmake --build "$cuda_build" -j "$(nproc)" --target "${targets[@]}"
-  local staging exe target name libs
+  local staging exe name libs
   staging=$(mktemp -d)
   libs="$staging/build/cuda/shipped-lib"
   mkdir -p "$libs"
@@ -275,10 +283,7 @@ ship() {
     exe=$(find "$cuda_build" -type f -name "$name" -perm -u+x | head -n1)
     [ -n "$exe" ] || { echo "ship: no executable for target $target"; exit 1; }
     mkdir -p "$staging/$(dirname "${exe#$root/}")" && cp "$exe" "$staging/${exe#$root/}"
-    # Every resolved library but glibc's, the compiler's and the CUDA toolkit's: the GPU machine has those.
-    ldd "$exe" | awk '$3 ~ /^\// {print $3}' | grep -v '/cuda' |
-      { grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libgomp)\.so|/ld-linux' || true; } |
-      xargs -r cp -L -t "$libs"
+    ship_libraries "$exe" "$libs"
   done
   # Test binaries name their data by the absolute path of the tree they were built in.
   echo "$root" > "$staging/build/cuda/shipped-source-root"

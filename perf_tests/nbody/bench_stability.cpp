@@ -12,8 +12,7 @@
 //    MEGNO; counter "median_megno".
 // Sizes: 1024 draws x 100 orbits (a small machine), 1e4 draws x 1e3 orbits (16 CPU cores) and
 // 1e5 draws (the GPU machine) x 1e4 orbits (WHFast, WHFast + MEGNO: the scale) or 1e3
-// orbits (IAS15 + MEGNO); pick one with
-// --benchmark_filter (e.g. 'WHFast_MEGNO/Cuda/draws:100000').
+// orbits (IAS15 + MEGNO); pick one with --benchmark_filter (e.g. 'WHFast_MEGNO/Cuda/draws:100000').
 // KOSMOS_BENCH_INITIAL_ENSEMBLE=FILE writes the systems' initial state (kosmos text ensemble,
 // untimed) for perf_tests/nbody/rebound_whfast_megno.c, REBOUND's one-core timing on them.
 #include <benchmark_utils.hpp>
