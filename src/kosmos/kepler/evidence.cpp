@@ -415,9 +415,9 @@ std::vector<Prior> evidence_default_priors(const RVData& data, const SearchOptio
   return out;
 }
 
-SearchResult tempered_posterior(StarFit& cold, const SearchResult& optimization,
-                                long long evaluations, std::chrono::steady_clock::time_point start,
-                                const SearchOptions& opt, std::mt19937_64& rng, bool refine) {
+void prepare_tempered_posterior(StarFit& cold, const SearchResult& optimization,
+                                long long evaluations,
+                                std::chrono::steady_clock::time_point start) {
   SearchResult result = optimization;
   result.sample_chain = std::move(cold.result.sample_chain);
   result.comparison.clear();
@@ -427,8 +427,6 @@ SearchResult tempered_posterior(StarFit& cold, const SearchResult& optimization,
   cold.result = std::move(result);
   cold.start = start;
   cold.evaluations = evaluations;
-  finish_star(cold, opt, rng, refine);
-  return std::move(cold.result);
 }
 }  // namespace Impl
 
@@ -512,8 +510,11 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
   long long evaluations = 0;  // every model's optimization and tempered run
   for (const auto& run : runs) evaluations += run.cold.evaluations;
   for (const auto& star : stars) evaluations += star.evaluations;
-  out.posterior = tempered_posterior(runs[chosen].cold, stars[q].result, evaluations, start,
-                                     trend_options[q], rng, true);
+  StarFit& cold = runs[chosen].cold;
+  prepare_tempered_posterior(cold, stars[q].result, evaluations, start);
+  choose_map(cold, trend_options[q], true);
+  finish_star(cold, trend_options[q], rng);
+  out.posterior = std::move(cold.result);
   out.evidence.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

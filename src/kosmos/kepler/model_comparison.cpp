@@ -12,7 +12,7 @@ int compare_planet_counts(const HostObservations& obs, const std::function<Model
   const double n_obs = double(obs.t.size());
   for (int c = opt.min_planets; c <= opt.planets; ++c) {
     const Model m = model_for(c);
-    auto lik = make_likelihood(obs, m, opt);
+    auto lik = make_reporting_likelihood(obs, m, opt, true);
     std::vector<double> lp, ll;
     lik->evaluate(optimum_of_count[c], 1, lp, &ll);
     ModelComparison mc;

@@ -29,6 +29,14 @@ std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, const M
                                             const SearchOptions& opt) {
   return make_likelihood(obs, {model}, {0}, {int(obs.t.size())}, opt);
 }
+std::unique_ptr<Likelihood> make_reporting_likelihood(const HostObservations& obs,
+                                                      const Model& model, const SearchOptions& opt,
+                                                      bool on_host) {
+  SearchOptions reporting = opt;
+  reporting.mixed_precision = false;
+  reporting.host_space = opt.host_space || on_host;
+  return make_likelihood(obs, model, reporting);
+}
 }  // namespace Impl
 
 std::vector<std::string> noise_model_names() {

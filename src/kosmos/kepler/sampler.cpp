@@ -83,7 +83,6 @@ void sample_stars(const std::vector<StarFit*>& fits, Likelihood& lik, const Sear
     fits[s]->lnpost.assign(f.begin() + s * n, f.begin() + (s + 1) * n);
     fits[s]->lnlike.assign(ll.begin() + s * n, ll.begin() + (s + 1) * n);
     fits[s]->start_lnpost = fits[s]->lnpost[0];  // chain 0 starts at the MAP
-    fits[s]->start_lnlike = fits[s]->lnlike[0];
     // Else no chain could move: a posterior of one point, reported as converged.
     kosmos::Impl::require(
         std::isfinite(fits[s]->start_lnpost), "kosmos::kepler::search", fits[s]->data->path,

@@ -308,7 +308,8 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   sample_stars({&fit}, *lik, opt, rng, progress);
   fit.evaluations += lik->evaluations;
   extend_unconverged({&fit}, opt, rng, progress);
-  finish_star(fit, opt, rng, true);
+  choose_map(fit, opt, true);
+  finish_star(fit, opt, rng);
   return std::move(fit.result);
 }
 }  // namespace kepler

@@ -139,34 +139,37 @@ std::vector<bool> fixed_columns(const Model& model, bool masses, bool uncertain_
   return out;
 }
 
-// The MAP (the polished optimum, or a sample above it, polished again), derived columns and
-// summaries of one star after sampling.
-// refine: polish a sample above the MAP (and evaluate the MAP again); otherwise the MAP is the
-// best of the start and the samples, its chi^2 from its ln L (the survey benchmark's path).
-void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, bool refine) {
+void choose_map(StarFit& fit, const SearchOptions& opt, bool refine) {
+  const Model& model = *fit.model;
+  const int dim = model.L.dim();
+  const auto& kept = fit.kept;
+  const std::unique_ptr<Likelihood> lik =
+      make_reporting_likelihood(HostObservations(*fit.data, fit.epoch, opt), model, opt, !refine);
+  std::size_t top = 0;
+  for (std::size_t r = 1; r < kept.size(); ++r)
+    if (kept[r][dim] > kept[top][dim]) top = r;
+  if (!kept.empty() && kept[top][dim] > fit.start_lnpost) {
+    fit.current.assign(kept[top], kept[top] + dim);
+    if (refine)
+      polish(*lik, model, fit.current, parameter_scales(fit.current, model.L, fit.baseline));
+  }
+  std::vector<double> logpost, loglike, chi2;
+  lik->evaluate(fit.current, 1, logpost, &loglike, &chi2);
+  fit.result.best_loglike = loglike[0];
+  fit.result.best_chi2 = chi2[0];
+  fit.evaluations += lik->evaluations;
+}
+
+void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
   const RVData& data = *fit.data;
   const Model& model = *fit.model;
   const ParamLayout& L = model.L;
   const int dim = L.dim(), n = opt.chains;
   const double epoch = fit.epoch;
   SearchResult& result = fit.result;
-  std::vector<double>& current = fit.current;
+  const std::vector<double>& current = fit.current;
   const auto& kept = fit.kept;
-  std::unique_ptr<Likelihood> lik;
-  if (refine || L.n_noise > 0)
-    lik = make_likelihood(HostObservations(data, epoch, opt), model, opt);
   result.acceptance = double(fit.accepted) / std::max(1LL, fit.proposed);
-  double map_loglike = fit.start_lnlike;
-  {
-    std::size_t top = 0;
-    for (std::size_t r = 1; r < kept.size(); ++r)
-      if (kept[r][dim] > kept[top][dim]) top = r;
-    if (!kept.empty() && kept[top][dim] > fit.start_lnpost) {
-      current.assign(kept[top], kept[top] + dim);
-      map_loglike = kept[top][dim + 1];
-      if (refine) polish(*lik, model, current, parameter_scales(current, L, fit.baseline));
-    }
-  }
   // Derived columns; ln L (not the posterior) as the last.
   const std::string letters = "bcdefghi";
   const bool masses = opt.stellar_mass > 0;
@@ -237,20 +240,6 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     std::vector<double>& row = result.samples[r];
     derived(kept[r], kept[r][dim + 1], m_star, row.data());
     for (std::size_t c = 0; c < n_cols; ++c) by_column[c * rows + position[r]] = row[c];
-  }
-  if (lik) {  // the noise model's own chi^2 (white: with the jitters)
-    std::vector<double> f, ll, c2;
-    lik->evaluate(current, 1, f, &ll, &c2);
-    result.best_loglike = ll[0];
-    result.best_chi2 = c2[0];
-  } else {  // ln L = -(chi^2 + sum ln(2 pi (sigma^2 + s^2))) / 2
-    double log_var = 0;
-    for (std::size_t k = 0; k < data.size(); ++k) {
-      const double s = current[L.jitter(data.instrument[k])];
-      log_var += std::log(kTwoPi * (data.sigma[k] * data.sigma[k] + s * s));
-    }
-    result.best_loglike = map_loglike;
-    result.best_chi2 = -2 * map_loglike - log_var;
   }
   std::vector<double> map_row(n_cols);
   derived(current.data(), result.best_loglike, opt.stellar_mass, map_row.data());
@@ -324,7 +313,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, b
     result.best_jitters.push_back(current[L.jitter(i)]);
   }
   for (int i = 0; i < L.n_trend; ++i) result.best_trend.push_back(current[L.trend(i)]);
-  result.likelihood_evaluations = fit.evaluations + (lik ? lik->evaluations : 0);
+  result.likelihood_evaluations = fit.evaluations;
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - fit.start).count();
 }

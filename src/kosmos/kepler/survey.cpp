@@ -45,18 +45,10 @@ std::vector<std::mt19937_64> sample_group(const std::vector<StarFit*>& fits,
 }
 
 // Each star's summaries (finish_star) on helper threads while the caller goes on (the next planet
-// count's kernels), as background work that yields to the thread driving the device: they launch
-// no kernels (no polish, white noise) and use no Kokkos. wait() joins them and rethrows the first
-// exception a star raised.
+// count's kernels), as background work that yields to the thread driving the device (summaries
+// use no Kokkos). wait() joins them and rethrows the first exception a star raised.
 class BackgroundSummaries {
  public:
-  static bool possible(const std::vector<StarFit*>& fits, bool refine) {
-    if (refine) return false;
-    for (const StarFit* fit : fits)
-      if (fit->model->L.n_noise > 0) return false;
-    return true;
-  }
-
   void start(std::vector<StarFit*> fits, const SearchOptions& opt,
              std::vector<std::mt19937_64> star_rng) {
     const int workers = std::max(1, Kokkos::DefaultHostExecutionSpace().concurrency() - 1);
@@ -69,7 +61,7 @@ class BackgroundSummaries {
       auto work = [&] {
         kosmos::Impl::run_as_background();
         for (std::size_t s; (s = job.next++) < job.fits.size();) try {
-            finish_star(*job.fits[s], opt, job.rng[s], false);
+            finish_star(*job.fits[s], opt, job.rng[s]);
           } catch (...) {
             const std::lock_guard<std::mutex> lock(job.error_lock);
             if (!job.error) job.error = std::current_exception();
@@ -151,16 +143,8 @@ std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
     progress.message(m.str());
     std::mt19937_64 count_rng(mix64(opt.seed ^ mix64(0x636f756e74ULL + std::uint64_t(count))));
     auto star_rng = sample_group(group, opt, count_rng, progress);
-    if (BackgroundSummaries::possible(group, refine)) {
-      background.start(std::move(group), opt, std::move(star_rng));
-      continue;
-    }
-    auto finish = [&](const std::size_t s) { finish_star(*group[s], opt, star_rng[s], refine); };
-    const auto start = std::chrono::steady_clock::now();
-    for_each_star("kosmos::kepler::survey::finish", group.size(), finish, refine);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (StarFit* fit : group) fit->result.sampler_timing.summaries = seconds;
+    for (StarFit* fit : group) choose_map(*fit, opt, refine);
+    background.start(std::move(group), opt, std::move(star_rng));
   }
   background.wait();
   std::vector<SearchResult> out;

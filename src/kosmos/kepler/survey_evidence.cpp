@@ -135,8 +135,8 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t s : screened) out[s].evidence.seconds = seconds / double(stars.size());
-  auto finish = [&](const std::size_t i) {
-    const std::size_t s = laddered[i];
+  std::vector<StarFit*> colds;
+  for (const std::size_t s : laddered) {
     EvidenceResult& z = out[s].evidence;
     long long evaluations = fits[s].evaluations;
     for (auto& run : runs[s]) {
@@ -148,11 +148,16 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     StarFit& cold = runs[s][std::size_t(z.preferred - first)].cold;
     // chain 0 started at the optimum: the MAP unless a sample beats it
     cold.start_lnpost = cold.lnpost[0];
-    cold.start_lnlike = cold.lnlike[0];
-    out[s].posterior = tempered_posterior(cold, fits[s].result, evaluations, start, star_options[s],
-                                          fits[s].stream_rng, !batched);
+    prepare_tempered_posterior(cold, fits[s].result, evaluations, start);
+    choose_map(cold, star_options[s], !batched);
+    colds.push_back(&cold);
+  }
+  auto finish = [&](const std::size_t i) {
+    const std::size_t s = laddered[i];
+    finish_star(*colds[i], star_options[s], fits[s].stream_rng);
+    out[s].posterior = std::move(colds[i]->result);
   };
-  for_each_star("kosmos::kepler::survey_evidence::finish", laddered.size(), finish, !batched);
+  host_for("kosmos::kepler::survey_evidence::finish", laddered.size(), finish, 2);
   return out;
 }
 }  // namespace kepler

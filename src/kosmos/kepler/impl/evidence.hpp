@@ -105,12 +105,11 @@ std::vector<Prior> evidence_default_priors(const RVData& data, const SearchOptio
 // Probabilities (equal prior odds) and the supported model of `result.counts`.
 void choose(EvidenceResult& result, const EvidenceOptions& ev, int largest_count);
 
-// The posterior of a tempered run's model: its beta = 1 chains with the optimization stages'
-// result (`optimization`: the star's SearchResult before sampling), summarized as search() does
-// (finish_star; refine as there). evaluations: the star's total.
-SearchResult tempered_posterior(StarFit& cold, const SearchResult& optimization,
-                                long long evaluations, std::chrono::steady_clock::time_point start,
-                                const SearchOptions& opt, std::mt19937_64& rng, bool refine);
+// A tempered run's beta = 1 chains as the posterior of its model, summarized as search() does
+// by choose_map and finish_star (search_stages.hpp): takes the optimization stages' result
+// (`optimization`: the star's SearchResult before sampling). evaluations: the star's total.
+void prepare_tempered_posterior(StarFit& cold, const SearchResult& optimization,
+                                long long evaluations, std::chrono::steady_clock::time_point start);
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos

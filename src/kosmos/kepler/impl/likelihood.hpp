@@ -69,6 +69,12 @@ std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, std::ve
 // One star: all of obs.
 std::unique_ptr<Likelihood> make_likelihood(const HostObservations& obs, const Model& model,
                                             const SearchOptions& opt);
+// The likelihood that printed and written numbers come from (the MAP's ln L and chi^2, the
+// planet-count comparison): double precision whatever opt.mixed_precision (which only speeds up
+// the search and the sampler), on the host when `on_host` (a few single-row evaluations).
+std::unique_ptr<Likelihood> make_reporting_likelihood(const HostObservations& obs,
+                                                      const Model& model, const SearchOptions& opt,
+                                                      bool on_host);
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos

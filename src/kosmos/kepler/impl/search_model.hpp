@@ -317,7 +317,7 @@ struct StarFit {
   // DE-MCMC state (chains x parameters), each parameter's jitter scale, and kept rows
   // (parameters, ln posterior, ln L) ordered (generation, chain).
   std::vector<double> chains, sigma, lnpost, lnlike;
-  double start_lnpost = 0, start_lnlike = 0;  // at `current` when sampling began
+  double start_lnpost = 0;  // at `current` when sampling began
   RowBlock kept;
   // ln L of every kept row (also when kept is not filled), and whether kept holds the rows (a
   // tempered run's hotter temperatures feed only the evidence, which needs ln L alone).

@@ -38,10 +38,14 @@ void require_extension_options(const SearchOptions& opt, const char* where);
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                         std::mt19937_64& rng, Progress& progress);
 
-// The MAP, derived columns and summaries of one star after sampling. refine: polish a sample
-// above the MAP (and evaluate the MAP again); otherwise the MAP is the best of the start and the
-// samples, its chi^2 from its ln L (the survey benchmark's path).
-void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng, bool refine);
+// The MAP of one star after sampling (fit.current): the best of the chains' start and the kept
+// samples, with refine a sample above the start polished; its ln L and chi^2 in
+// fit.result.best_loglike / best_chi2 from make_reporting_likelihood (on the host without a
+// refine). Launches kernels: call it from the thread that drives the device.
+void choose_map(StarFit& fit, const SearchOptions& opt, bool refine);
+// The derived columns and summaries of one star after choose_map. Uses no Kokkos: survey stars
+// run it on host threads.
+void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng);
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos

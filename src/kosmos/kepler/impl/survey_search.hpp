@@ -43,7 +43,7 @@ bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& star
 // the highest count first: its summaries (the most columns) run on host threads while the lower
 // counts sample. Each count draws from its own generator (the seed and the count), so a star's
 // chains do not depend on which other counts its batch holds. The results in the order of
-// `fits`. refine: as finish_star's.
+// `fits`. refine: as choose_map's.
 std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
                                           const SearchOptions& opt, Progress& progress,
                                           bool refine);
@@ -54,15 +54,6 @@ inline std::vector<StarFit*> pointers(std::vector<StarFit>& fits) {
   return out;
 }
 
-// Per-star host work of a survey (its summaries) on the host threads from 2 stars on, or one star
-// at a time where the body launches kernels of its own (polishing the optimum).
-template <class Body>
-void for_each_star(const char* label, std::size_t stars, const Body& body, bool launches_kernels) {
-  if (launches_kernels)
-    for (std::size_t s = 0; s < stars; ++s) body(s);
-  else
-    host_for(label, stars, body, 2);
-}
 }  // namespace Impl
 }  // namespace kepler
 }  // namespace kosmos
