@@ -8,6 +8,8 @@
 # PART=stability: the posterior-stability job's 16-core row beside the GPU (issue 24, item 6).
 # PART=python: the Python tests on the GPU with the CUDA module (`ship kosmos_cli python`; issue
 # 26), with the device's own python3, numpy, pytest and matplotlib.
+# PART=overhead (round 13): integrate()'s cost per call (one step of the Table 3 ensemble) and
+# the register Hermite rows it weighs on, CUDA and 16 OpenMP threads (issue 24).
 set -uo pipefail
 scripts/device.sh unship > /dev/null
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -23,6 +25,9 @@ for part in ${PART:-tests hermite track}; do
     hermite)
       run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]/'
       run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_registers/OpenMP/n:[3-8]/' ;;
+    overhead)
+      run 100 $N --benchmark_filter='BM_nbody_CallOverhead_Hermite_registers/(Cuda|OpenMP)/'
+      run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]/' ;;
     stability)
       B=build/cuda/perf_tests/nbody/kosmos_nbody_stability_benchmarks
       run 200 $B --benchmark_filter='BM_nbody_StabilityPosterior_WHFast_MEGNO/(Cuda|OpenMP)/draws:10000/'

@@ -7,6 +7,7 @@
 //    Hermite evaluates every pair twice per step).
 //  - MVS (dt = 1e-2, 10 time units) and RKCK (fixed dt = 1e-3, 1 time unit) on n = 3 and 6.
 //  - One ensemble-wide force evaluation: the CUDA specialization and the generic Kokkos path.
+//  - CallOverhead: one step of the Table 3 ensemble, a call's cost apart from its steps.
 #include <benchmark_utils.hpp>
 
 #include <kosmos/nbody/nbody.hpp>
@@ -92,6 +93,14 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("BM_nbody_Table3_Hermite_team/" + name).c_str(),
                                  [](benchmark::State& s) { BM_Integrate<Space>(s, Method::hermite, 1e-3, 1.0, WM::team); })
         ->ArgName("n")->Arg(3)->Arg(4)->Arg(5)->Arg(6)->Arg(7)->Arg(8)->Arg(10)
+        ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
+    // One step of the Table 3 ensemble: what a call of integrate() costs besides its steps
+    // (validation, energy guard, carried state, summary).
+    benchmark::RegisterBenchmark(("BM_nbody_CallOverhead_Hermite_registers/" + name).c_str(),
+                                 [](benchmark::State& s) {
+                                   BM_Integrate<Space>(s, Method::hermite, 1e-3, 1e-3, WM::system_per_thread);
+                                 })
+        ->ArgName("n")->Arg(3)
         ->UseManualTime()->Iterations(iters)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("BM_nbody_MVS/" + name).c_str(),
                                  [](benchmark::State& s) { BM_Integrate<Space>(s, Method::mvs, 1e-2, 10.0); })
