@@ -7,15 +7,15 @@
 #include <kosmos/nbody/analysis.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
+#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/impl/modern_launch.hpp>
 #include <kosmos/nbody/impl/monitor.hpp>
 #include <kosmos/nbody/impl/specialization.hpp>
-#include <kosmos/nbody/impl/team_context.hpp>
-#include <kosmos/nbody/impl/whfast_variational.hpp>
-#include <kosmos/nbody/integrators/hermite.hpp>
 #include <kosmos/nbody/integrators/mvs.hpp>
 #include <kosmos/nbody/integrators/rkck.hpp>
 #include <kosmos/nbody/integrators/verlet.hpp>
+#include <kosmos/nbody/impl/team_context.hpp>
+#include <kosmos/nbody/impl/whfast_variational.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -48,15 +48,15 @@ const char* method_name(Method method);
 
 struct IntegratorConfig {
   Method method = Method::hermite;
-  double dt = 1e-3;            // fixed step (and the first step of adaptive Runge-Kutta)
-  double tau = 1.7e-2;         // adaptive Hermite step-size scale (eq. 5)
-  double tolerance = 1e-12;    // rkck_adaptive: error tolerance (RKCKPropagator); mercurius: of the
-                               // Bulirsch-Stoer sub-steps through encounters (MercuriusParams)
+  double dt = 1e-3;          // fixed step (and the first step of adaptive Runge-Kutta)
+  double tau = 1.7e-2;       // adaptive Hermite step-size scale (eq. 5)
+  double tolerance = 1e-12;  // rkck_adaptive: error tolerance (RKCKPropagator); mercurius: of the
+                             // Bulirsch-Stoer sub-steps through encounters (MercuriusParams)
   double changeover_hill = 3;  // mercurius: changeover radius in Hill radii (REBOUND's r_crit_hill)
-  int corrector = 0;  // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
+  int corrector = 0;         // whfast: symplectic corrector order 0 (none), 3, 5, 7 or 11 (Jacobi only)
   WHCoordinates coordinates = WHCoordinates::jacobi;  // whfast: jacobi, DH or WHDS
-  double epsilon = 1e-9;        // ias15: step control as REBOUND's (PRS23 rule; dt: the first step)
-  int steps_per_launch = 1000;  // propagator steps per kernel launch
+  double epsilon = 1e-9;     // ias15: step control as REBOUND's (PRS23 rule; dt: the first step)
+  int steps_per_launch = 1000;           // propagator steps per kernel launch
   long long max_iterations = 1LL << 40;  // per system and call of integrate()
   int systems_per_team = 0;              // 0: automatic (1 on CPUs, up to 16 on GPUs)
   int team_size = 0;                     // 0: automatic
@@ -96,8 +96,8 @@ struct IntegrateOptions {
   std::vector<double> radii;
   // MEGNO (ias15, whfast with Jacobi coordinates): the first-order variational equations of
   // Newtonian gravity integrated with the bodies (a deviation dx, dv of every body; whfast: the
-  // tangent map of its splitting, whfast_variational.hpp), MEGNO <Y> and the Lyapunov estimate per
-  // system in the report, as REBOUND computes them. megno_state: an earlier call's
+  // tangent map of its splitting, whfast_variational.hpp), MEGNO <Y> and the Lyapunov estimate per system in
+  // the report, as REBOUND computes them. megno_state: an earlier call's
   // IntegrationReport::megno_state, to go on (per system its 6n deviation values, then
   // megno_state_sums sums); empty: per system a deviation of random direction (megno_seed and the
   // system's index plus megno_first_system) and unit length, the sums starting at the system's
@@ -161,14 +161,12 @@ MegnoState<typename ExecSpace::memory_space> make_megno_state(
   const int n_sys = ens.n_systems(), width = 6 * ens.n_bodies();
   MegnoState<Mem> st{
       Kokkos::View<double**, Kokkos::LayoutRight, Mem>("kosmos::nbody::megno_delta", n_sys, width),
-      Kokkos::View<double**, Kokkos::LayoutRight, Mem>("kosmos::nbody::megno_sums", n_sys,
-                                                       megno_sums)};
+      Kokkos::View<double**, Kokkos::LayoutRight, Mem>("kosmos::nbody::megno_sums", n_sys, megno_sums)};
   const std::size_t per_system = std::size_t(width + megno_sums);
-  kosmos::Impl::require(
-      options.megno_state.empty() || options.megno_state.size() == per_system * n_sys,
-      "kosmos::nbody::integrate", "megno_state has ", options.megno_state.size(),
-      " values, expected ", per_system * n_sys, " (", n_sys, " systems x (6 x ", ens.n_bodies(),
-      " + ", int(megno_sums), "))");
+  kosmos::Impl::require(options.megno_state.empty() || options.megno_state.size() == per_system * n_sys,
+                        "kosmos::nbody::integrate", "megno_state has ", options.megno_state.size(),
+                        " values, expected ", per_system * n_sys, " (", n_sys, " systems x (6 x ",
+                        ens.n_bodies(), " + ", int(megno_sums), "))");
   const auto delta = Kokkos::create_mirror_view(st.delta);
   const auto sums = Kokkos::create_mirror_view(st.sums);
   const auto time = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ens.time);
@@ -302,10 +300,8 @@ void report_carried_state(const ExecSpace& space,
 
 // MEGNO, the Lyapunov estimate and the state into the report.
 template <class ExecSpace>
-void report_megno_state(const ExecSpace& space,
-                        const Ensemble<typename ExecSpace::memory_space>& ens,
-                        const MegnoState<typename ExecSpace::memory_space>& st,
-                        IntegrationReport& report) {
+void report_megno_state(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                        const MegnoState<typename ExecSpace::memory_space>& st, IntegrationReport& report) {
   const auto delta = Kokkos::create_mirror_view(st.delta);
   const auto sums = Kokkos::create_mirror_view(st.sums);
   Kokkos::deep_copy(space, delta, st.delta);
@@ -315,8 +311,7 @@ void report_megno_state(const ExecSpace& space,
   for (int s = 0; s < ens.n_systems(); ++s) {
     const double elapsed = time(s) - sums(s, megno_initial_t);
     report.megno.push_back(elapsed > 0 ? sums(s, megno_Yss) / elapsed : 0.0);
-    report.lyapunov.push_back(
-        sums(s, megno_var_t) > 0 ? sums(s, megno_cov_Yt) / sums(s, megno_var_t) : 0.0);
+    report.lyapunov.push_back(sums(s, megno_var_t) > 0 ? sums(s, megno_cov_Yt) / sums(s, megno_var_t) : 0.0);
     for (std::size_t k = 0; k < delta.extent(1); ++k) report.megno_state.push_back(delta(s, k));
     for (int k = 0; k < megno_sums; ++k) report.megno_state.push_back(sums(s, k));
   }
@@ -447,16 +442,11 @@ struct IntegrateKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    Kokkos::View<double*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ws(
-        team.team_scratch(level), S * L.total);
-    Kokkos::View<int*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fl(
-        team.team_scratch(level), S * n_flags);
-    const TeamContext<member_type> ctx{team,
-                                       L,
-                                       S,
-                                       ws.data(),
-                                       fl.data(),
-                                       destination,
+    Kokkos::View<double*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ws(team.team_scratch(level),
+                                                                                   S * L.total);
+    Kokkos::View<int*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fl(team.team_scratch(level),
+                                                                                S * n_flags);
+    const TeamContext<member_type> ctx{team, L, S, ws.data(), fl.data(), destination,
                                        TeamContext<member_type>::log2_if_power_of_two(S)};
     const int first = team.league_rank() * S;
     const int n_sys = ens.n_systems();
@@ -481,8 +471,7 @@ struct IntegrateKernel {
       ctx.sc(s, sc_time_lo) = ens.time_lo(sys);
       ctx.sc(s, sc_next_dt) = ens.step(sys);
       ctx.sc(s, sc_iter) = double(iterations(sys));
-      ctx.sc(s, sc_log_index) =
-          monitor.log_interval > 0 ? math::floor(t / monitor.log_interval) : 0.0;
+      ctx.sc(s, sc_log_index) = monitor.log_interval > 0 ? math::floor(t / monitor.log_interval) : 0.0;
       log_count(sys) = 0;
     });
     ctx.for_all(S, 7 * n, [&](int s, int k) {
@@ -544,8 +533,7 @@ struct IntegrateKernel {
         int fail = ctx.flag(s, fl_fail);
         if (!fail) {
           for (int k = 0; k < 3 * n; ++k)
-            if (!math::isfinite(ctx.at(s, L.x + k)) || !math::isfinite(ctx.at(s, L.v + k)))
-              fail = reason_nonfinite;
+            if (!math::isfinite(ctx.at(s, L.x + k)) || !math::isfinite(ctx.at(s, L.v + k))) fail = reason_nonfinite;
         }
         if (fail) {
           ctx.flag(s, fl_state) = state_disabled;
@@ -633,24 +621,22 @@ constexpr bool is_gpu_space() {
 
 template <class ExecSpace>
 int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-              const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-              double destination, long long max_iterations, const IntegrateOptions& options,
-              IntegrationReport& report);
+              const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations, double destination,
+              long long max_iterations, const IntegrateOptions& options, IntegrationReport& report);
 
 // The per-system step counters of one call, starting from options.prior_iterations.
 template <class ExecSpace>
-Kokkos::View<long long*, typename ExecSpace::memory_space> make_iterations(
-    const ExecSpace& space, int n_sys, const IntegrateOptions& options) {
-  Kokkos::View<long long*, typename ExecSpace::memory_space> iterations("kosmos::nbody::iterations",
-                                                                        n_sys);
+Kokkos::View<long long*, typename ExecSpace::memory_space> make_iterations(const ExecSpace& space, int n_sys,
+                                                                          const IntegrateOptions& options) {
+  Kokkos::View<long long*, typename ExecSpace::memory_space> iterations("kosmos::nbody::iterations", n_sys);
   const auto& prior = options.prior_iterations;
   if (!prior.empty()) {
-    kosmos::Impl::require(prior.size() == std::size_t(n_sys), "kosmos::nbody::integrate",
-                          "prior_iterations has ", prior.size(), " values for ", n_sys, " systems");
+    kosmos::Impl::require(prior.size() == std::size_t(n_sys), "kosmos::nbody::integrate", "prior_iterations has ",
+                          prior.size(), " values for ", n_sys, " systems");
     const auto host = Kokkos::create_mirror_view(iterations);
     for (int s = 0; s < n_sys; ++s) {
-      kosmos::Impl::require(prior[std::size_t(s)] >= 0, "kosmos::nbody::integrate",
-                            "prior_iterations[", s, "] = ", prior[std::size_t(s)], " < 0");
+      kosmos::Impl::require(prior[std::size_t(s)] >= 0, "kosmos::nbody::integrate", "prior_iterations[", s,
+                            "] = ", prior[std::size_t(s)], " < 0");
       host(s) = prior[std::size_t(s)];
     }
     Kokkos::deep_copy(space, iterations, host);
@@ -659,8 +645,7 @@ Kokkos::View<long long*, typename ExecSpace::memory_space> make_iterations(
 }
 
 template <class ExecSpace, class Prop, class Force>
-IntegrationReport run_driver(const ExecSpace& space,
-                             const Ensemble<typename ExecSpace::memory_space>& ens,
+IntegrationReport run_driver(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                              double destination, const Prop& prop, const Force& force,
                              const IntegrateOptions& options) {
   using Kernel = IntegrateKernel<ExecSpace, Prop, Force>;
@@ -684,15 +669,13 @@ IntegrationReport run_driver(const ExecSpace& space,
   kernel.carried = make_carried_state(space, n_sys, carried_layout(options, n), options);
   kernel.max_iterations = cfg.max_iterations;
   kernel.steps = cfg.steps_per_launch;
-  const bool logging =
-      options.on_log && (options.monitor.log_interval > 0 || options.monitor.log_events);
+  const bool logging = options.on_log && (options.monitor.log_interval > 0 || options.monitor.log_events);
   kernel.slots = logging ? options.monitor.log_slots_per_launch : 0;
   kernel.iterations = make_iterations(space, n_sys, options);
   const EnergyGuard<ExecSpace, Force> guard(space, ens, options.monitor.energy_error_limit,
                                             options.reference_energy, force,
                                             kernel.merge.energy_offset);
-  kernel.log_count =
-      Kokkos::View<int*, typename ExecSpace::memory_space>("kosmos::nbody::log_count", n_sys);
+  kernel.log_count = Kokkos::View<int*, typename ExecSpace::memory_space>("kosmos::nbody::log_count", n_sys);
   kernel.log = Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>(
       "kosmos::nbody::log", std::size_t(n_sys) * kernel.slots, 3 + 7 * n);
 
@@ -704,10 +687,9 @@ IntegrationReport run_driver(const ExecSpace& space,
   while (S > 1 && Kernel::scratch_bytes(kernel.L, S) > max0) --S;
   if (Kernel::scratch_bytes(kernel.L, S) > max0) level = 1;
   const std::size_t bytes = Kernel::scratch_bytes(kernel.L, S);
-  kosmos::Impl::require(bytes <= std::size_t(Policy::scratch_size_max(level)),
-                        "kosmos::nbody::integrate", "team scratch of ", bytes, " bytes for ", n,
-                        " bodies exceeds scratch_size_max(", level,
-                        ") = ", Policy::scratch_size_max(level));
+  kosmos::Impl::require(bytes <= std::size_t(Policy::scratch_size_max(level)), "kosmos::nbody::integrate",
+                "team scratch of ", bytes, " bytes for ", n, " bodies exceeds scratch_size_max(", level,
+                ") = ", Policy::scratch_size_max(level));
   kernel.S = S;
   kernel.level = level;
   int team_size = cfg.team_size;
@@ -747,9 +729,7 @@ IntegrationReport run_driver(const ExecSpace& space,
         }
     }
     guard.check();
-    if (summarize(space, ens, kernel.iterations, destination, cfg.max_iterations, options,
-                  report) == 0)
-      break;
+    if (summarize(space, ens, kernel.iterations, destination, cfg.max_iterations, options, report) == 0) break;
   }
   if (kernel.merging) report_merge_state(space, kernel.merge, report);
   report_carried_state(space, kernel.carried, report);
@@ -761,9 +741,8 @@ IntegrationReport run_driver(const ExecSpace& space,
 // systems still have work (active, short of the destination, iterations left).
 template <class ExecSpace>
 int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
-              const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations,
-              double destination, long long max_iterations, const IntegrateOptions& options,
-              IntegrationReport& report) {
+              const Kokkos::View<long long*, typename ExecSpace::memory_space>& iterations, double destination,
+              long long max_iterations, const IntegrateOptions& options, IntegrationReport& report) {
   const int n_sys = ens.n_systems();
   const auto state_host = Kokkos::create_mirror_view(ens.state);
   const auto time_host = Kokkos::create_mirror_view(ens.time);
@@ -780,8 +759,7 @@ int summarize(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_
   report.disabled = report.stopped = report.reached_destination = report.unfinished =
       report.paused = 0;
   for (int sys = 0; sys < n_sys; ++sys) {
-    report.steps +=
-        iter_host(sys) - (options.prior_iterations.empty() ? 0 : options.prior_iterations[sys]);
+    report.steps += iter_host(sys) - (options.prior_iterations.empty() ? 0 : options.prior_iterations[sys]);
     if (state_host(sys) == state_disabled) {
       ++report.disabled;
     } else if (state_host(sys) == state_inactive) {
@@ -840,9 +818,7 @@ IntegrationReport run_system_per_thread(
     launch(iterations, carried);
     ++report.launches;
     guard.check();
-    if (summarize(space, ens, iterations, destination, options.integrator.max_iterations, options,
-                  report) == 0)
-      break;
+    if (summarize(space, ens, iterations, destination, options.integrator.max_iterations, options, report) == 0) break;
   }
   report_carried_state(space, carried, report);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -850,8 +826,7 @@ IntegrationReport run_system_per_thread(
 }
 
 template <class ExecSpace>
-IntegrationReport run_hermite_system(const ExecSpace& space,
-                                     const Ensemble<typename ExecSpace::memory_space>& ens,
+IntegrationReport run_hermite_system(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                                      double destination, const HermiteSystemParams& base,
                                      const IntegrateOptions& options) {
   const int n = ens.n_bodies();
@@ -873,17 +848,14 @@ IntegrationReport run_hermite_system(const ExecSpace& space,
 // run_system_per_thread with the MEGNO state (variational equations):
 // `launch(iterations, carried, megno)`.
 template <class ExecSpace, class Launch>
-IntegrationReport run_with_megno(const ExecSpace& space,
-                                 const Ensemble<typename ExecSpace::memory_space>& ens,
-                                 double destination, const IntegrateOptions& options,
-                                 const Launch& launch) {
+IntegrationReport run_with_megno(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
+                                 double destination, const IntegrateOptions& options, const Launch& launch) {
   const auto megno = make_megno_state(space, ens, options);
   using Iterations = Kokkos::View<long long*, typename ExecSpace::memory_space>;
   using Carried = CarriedState<typename ExecSpace::memory_space>;
-  auto report = run_system_per_thread(space, ens, destination, options,
-                                      [&](const Iterations& iterations, const Carried& carried) {
-                                        launch(iterations, carried, megno);
-                                      });
+  auto report = run_system_per_thread(
+      space, ens, destination, options,
+      [&](const Iterations& iterations, const Carried& carried) { launch(iterations, carried, megno); });
   report_megno_state(space, ens, megno, report);
   return report;
 }
@@ -892,8 +864,7 @@ IntegrationReport run_with_megno(const ExecSpace& space,
 // (integrators/mercurius.hpp) integration: Newtonian
 // gravity, 2 to 8 bodies, the stop conditions of options.monitor, no logs (check_options).
 template <class ExecSpace>
-IntegrationReport run_modern(const ExecSpace& space,
-                             const Ensemble<typename ExecSpace::memory_space>& ens,
+IntegrationReport run_modern(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                              double destination, const IntegrateOptions& options) {
   const IntegratorConfig& cfg = options.integrator;
   const MonitorConfig& mon = options.monitor;
@@ -952,13 +923,12 @@ IntegrationReport run_modern(const ExecSpace& space,
   p.step_factor = std::pow(5040 * cfg.epsilon, 1.0 / 7);
   p.k = IAS15Constants::make();
   if (options.megno)
-    return run_with_megno(
-        space, ens, destination, options,
-        [&](const Iterations& iterations, const Carried& carried, const auto& megno) {
-          with_body_count(n, [&](auto nb) {
-            launch_ias15_megno<decltype(nb)::value>(space, ens, iterations, p, megno, carried);
-          });
-        });
+    return run_with_megno(space, ens, destination, options,
+                          [&](const Iterations& iterations, const Carried& carried, const auto& megno) {
+                            with_body_count(n, [&](auto nb) {
+                              launch_ias15_megno<decltype(nb)::value>(space, ens, iterations, p, megno, carried);
+                            });
+                          });
   MergeState<typename ExecSpace::memory_space> merge;
   if (mon.merging()) merge = make_merge_state(space, ens.n_systems(), n, options);
   auto report = run_system_per_thread(
@@ -1043,10 +1013,9 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
       cfg.method == Method::mercurius) {
     require(std::is_same<Force, Newtonian>::value, name, " integrates Newtonian gravity only");
     require(!options.on_log, name, " runs without logs");
-    require(
-        n_bodies >= Impl::system_kernel_min_bodies && n_bodies <= Impl::system_kernel_max_bodies,
-        name, " handles ", Impl::system_kernel_min_bodies, " to ", Impl::system_kernel_max_bodies,
-        " bodies, not ", n_bodies);
+    require(n_bodies >= Impl::system_kernel_min_bodies && n_bodies <= Impl::system_kernel_max_bodies,
+            name, " handles ", Impl::system_kernel_min_bodies, " to ", Impl::system_kernel_max_bodies,
+            " bodies, not ", n_bodies);
   }
   if (cfg.method == Method::whfast) {
     require(Impl::valid_corrector_order(cfg.corrector), "corrector order ", cfg.corrector,
@@ -1056,9 +1025,8 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
   }
   require(!options.megno || cfg.method == Method::ias15 || cfg.method == Method::whfast,
           "megno is supported by ias15 and whfast, not ", name);
-  require(
-      !options.megno || cfg.method != Method::whfast || cfg.coordinates == WHCoordinates::jacobi,
-      "megno with whfast needs Jacobi coordinates (its variational equations are Jacobi's)");
+  require(!options.megno || cfg.method != Method::whfast || cfg.coordinates == WHCoordinates::jacobi,
+          "megno with whfast needs Jacobi coordinates (its variational equations are Jacobi's)");
   require(!options.megno || !mon.merging(), "megno runs without merging (on_collision = merge)");
   if (cfg.method == Method::ias15)
     require(cfg.epsilon > 0 && std::isfinite(cfg.epsilon), "epsilon = ", cfg.epsilon,
@@ -1069,14 +1037,13 @@ void check_options(const IntegrateOptions& options, int n_bodies) {
 // integrator of options.integrator and the force law `force` (Newtonian gravity by default).
 // Systems are first validated (validate()): bad ones are disabled with their reason.
 template <class ExecSpace, class Force = Newtonian>
-IntegrationReport integrate(const ExecSpace& space,
-                            const Ensemble<typename ExecSpace::memory_space>& ens,
+IntegrationReport integrate(const ExecSpace& space, const Ensemble<typename ExecSpace::memory_space>& ens,
                             double destination, const IntegrateOptions& options = {},
                             const Force& force = Force()) {
   static_assert(Kokkos::is_execution_space<ExecSpace>::value,
                 "kosmos::nbody::integrate: the first argument must be a Kokkos execution space");
-  kosmos::Impl::require(std::isfinite(destination), "kosmos::nbody::integrate", "destination time ",
-                        destination, " is not finite");
+  kosmos::Impl::require(std::isfinite(destination), "kosmos::nbody::integrate", "destination time ", destination,
+                " is not finite");
   check_options<Force>(options, ens.n_bodies());
   kosmos::Impl::require(!std::isnan(options.pause_at), "kosmos::nbody::integrate",
                         "pause_at is NaN");
@@ -1122,8 +1089,7 @@ IntegrationReport integrate(const ExecSpace& space,
     }
     case Method::whfast:
     case Method::ias15:
-    case Method::mercurius:
-      return Impl::run_modern(space, ens, destination, options);
+    case Method::mercurius: return Impl::run_modern(space, ens, destination, options);
   }
   return {};
 }
@@ -1138,9 +1104,9 @@ IntegrationReport integrate(const Ensemble<MemorySpace>& ens, double destination
 // integrate() with Newtonian gravity is compiled once per enabled execution space, in the library
 // (integrate_<space>.cpp, from cmake/KosmosInstances.cmake), not in every file that calls
 // it: its kernels are most of the module's device code.
-#define KOSMOS_NBODY_INTEGRATE_INSTANCE(PREFIX, SPACE)                                     \
-  PREFIX template IntegrationReport integrate<SPACE, Newtonian>(                           \
-      const SPACE&, const Ensemble<SPACE::memory_space>&, double, const IntegrateOptions&, \
+#define KOSMOS_NBODY_INTEGRATE_INSTANCE(PREFIX, SPACE)                                                 \
+  PREFIX template IntegrationReport integrate<SPACE, Newtonian>(                                     \
+      const SPACE&, const Ensemble<SPACE::memory_space>&, double, const IntegrateOptions&,            \
       const Newtonian&);
 #if defined(KOKKOS_ENABLE_SERIAL)
 KOSMOS_NBODY_INTEGRATE_INSTANCE(extern, Kokkos::Serial)
