@@ -17,7 +17,7 @@
 # graphite and silicate tables on the default 1208 wavelengths in float; their temperatures go to
 # one HDF5 file written by rank 0, the SEDs are computed but neither sent nor written), RANKS
 # (default "1 2"), MPIRUN_FLAGS (default: --allow-run-as-root --bind-to none, for a root shell on
-# the device).
+# the device). The tool gives each rank its share of the node's CPUs for its OpenMP threads.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/device-cuda}
@@ -32,7 +32,6 @@ read -r -a rank_counts <<<"${RANKS:-1 2}"
 read -r -a flags <<<"${MPIRUN_FLAGS:---allow-run-as-root --bind-to none}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export OMP_PROC_BIND=false
 
 # The survey's stars: copies of the bundled HD 164922 series (the same work per star).
 mkdir -p "$work/stars"

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -23,11 +25,14 @@ void print_usage(std::ostream& out) {
   auto commands = kosmos::cli::command_registry();
   std::sort(commands.begin(), commands.end(),
             [](const auto& a, const auto& b) { return std::strcmp(a.name, b.name) < 0; });
-  out << "kosmos " KOSMOS_VERSION_STRING " - performance-portable kernels for astrophysics and "
+  out << "kosmos " KOSMOS_VERSION_STRING
+         " - performance-portable kernels for astrophysics and "
          "polynomial homotopy\n\nusage: kosmos <command> [options]   (kosmos <command> --help)\n\n"
          "commands:\n";
-  for (const auto& c : commands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
-  out << "\nKokkos options (e.g. --kokkos-threads=N, --kokkos-device=N) are accepted before the command.\n";
+  for (const auto& c : commands)
+    out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  out << "\nKokkos options (e.g. --kokkos-threads=N, --kokkos-device=N) are accepted before the "
+         "command.\n";
 }
 
 // Results printed to standard output are lost when it cannot take them (a full disk, /dev/full,
@@ -45,15 +50,29 @@ int checked_standard_output(const char* command, int status) {
 }
 }  // namespace
 
-// Kokkos' recommended OpenMP thread binding, unless the user chose one. The OpenMP runtime reads
-// OMP_PROC_BIND and OMP_PLACES when the program loads, before main, so after setting them the tool
-// runs itself again, once; without this every command also printed Kokkos' 4-line warning.
-void default_openmp_binding([[maybe_unused]] char* argv[]) {
+// Kokkos' recommended OpenMP thread binding, unless the user chose one; under an MPI launcher
+// with several ranks on a node, each rank's threads on its share of the CPUs (node_cpu_share),
+// else every rank starts a thread per CPU of the node and their spinning threads crowd each
+// other out. The OpenMP runtime reads OMP_* when the program loads, before main, so after setting
+// them the tool runs itself again, once; without this every command also printed Kokkos' 4-line
+// warning.
+void default_openmp_environment([[maybe_unused]] char* argv[]) {
 #if defined(KOKKOS_ENABLE_OPENMP) && defined(__linux__)
-  if (std::getenv("OMP_PROC_BIND")) return;
-  ::setenv("OMP_PROC_BIND", "spread", 1);
-  ::setenv("OMP_PLACES", "threads", 0);  // a user's own OMP_PLACES stays
-  ::execv("/proc/self/exe", argv);       // returns only if it failed: run on, unbound
+  bool changed = false;
+  const auto set_default = [&](const char* name, const std::string& value) {
+    if (std::getenv(name)) return;  // the user's choice stays
+    ::setenv(name, value.c_str(), 1);
+    changed = true;
+  };
+  const std::vector<int> share = kosmos::cli::node_cpu_share();
+  if (!share.empty()) set_default("OMP_NUM_THREADS", std::to_string(share.size()));
+  if (!std::getenv("OMP_PROC_BIND")) {
+    std::string places = share.empty() ? "threads" : "";
+    for (const int cpu : share) places += (places.empty() ? "{" : ",{") + std::to_string(cpu) + "}";
+    set_default("OMP_PLACES", places);
+    set_default("OMP_PROC_BIND", "spread");
+  }
+  if (changed) ::execv("/proc/self/exe", argv);  // returns only if it failed: run on as it is
 #endif
 }
 
@@ -67,7 +86,7 @@ std::ostream& failed(const kosmos::cli::RankSession& ranks, const char* command)
 }
 
 int main(int argc, char* argv[]) {
-  default_openmp_binding(argv);
+  default_openmp_environment(argv);
   // MPI (under mpirun) before Kokkos, finalized after it.
   kosmos::cli::RankSession ranks(argc, argv);
   // Only --kokkos-* arguments go to Kokkos: Kokkos 3.4 would also answer a bare --help itself.

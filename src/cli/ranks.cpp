@@ -8,9 +8,15 @@
 
 #include <Kokkos_Macros.hpp>  // KOKKOS_ENABLE_CUDA
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <streambuf>
+
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
 
 namespace kosmos {
 namespace cli {
@@ -37,6 +43,34 @@ bool started_by_mpi_launcher() {
 }
 #endif
 }  // namespace
+
+std::vector<int> node_cpu_share() {
+#if KOSMOS_HAVE_MPI && defined(__linux__)
+  const auto number = [](std::initializer_list<const char*> names) {
+    for (const char* name : names)
+      if (const char* value = std::getenv(name)) return std::atoi(value);
+    return -1;
+  };
+  const int local_rank =
+      number({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMIX_LOCAL_RANK"});
+  const int local_size =
+      number({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMIX_LOCAL_SIZE"});
+  if (local_size < 2 || local_rank < 0 || local_rank >= local_size) return {};
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return {};
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (long(cpus.size()) < online) return {};  // bound by the launcher: its set is the share
+  const std::size_t share = std::max<std::size_t>(1, cpus.size() / std::size_t(local_size));
+  const std::size_t first = std::min(cpus.size() - share, std::size_t(local_rank) * share);
+  return std::vector<int>(cpus.begin() + std::ptrdiff_t(first),
+                          cpus.begin() + std::ptrdiff_t(first + share));
+#else
+  return {};
+#endif
+}
 
 RankSession::RankSession([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
 #if KOSMOS_HAVE_MPI

@@ -32,6 +32,13 @@ class RankSession {
   std::ostream& error_stream() const;
 };
 
+// This process's share of its node's CPUs when an MPI launcher started several ranks on the node
+// (OpenMPI's, MPICH's or PMIx's node-local rank and size in the environment) and left each free
+// to use every CPU: those CPUs split evenly, in rank order. Empty otherwise (no launcher, one rank
+// on the node, or ranks the launcher bound to CPUs of their own). Reads no MPI: for before
+// MPI_Init and the OpenMP runtime.
+std::vector<int> node_cpu_share();
+
 int rank();
 int ranks();
 inline bool is_root() {
