@@ -10,6 +10,8 @@
 # 26), with the device's own python3, numpy, pytest and matplotlib.
 # PART=overhead (round 13): integrate()'s cost per call (one step of the Table 3 ensemble) and
 # the register Hermite rows it weighs on, CUDA and 16 OpenMP threads (issue 24).
+# PART=restarts (round 13; `ship kosmos_cli`): exact restarts on the GPU through the tool, a run
+# against the same run in checkpoint segments and with 7 steps per launch, byte for byte.
 set -uo pipefail
 scripts/device.sh unship > /dev/null
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -28,6 +30,19 @@ for part in ${PART:-tests hermite track}; do
     overhead)
       run 100 $N --benchmark_filter='BM_nbody_CallOverhead_Hermite_registers/(Cuda|OpenMP)/'
       run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]/' ;;
+    restarts)
+      d=$(mktemp -d)
+      for integ in hermite hermite_adaptive ias15 whfast mvs mercurius rkck_adaptive; do
+        case $integ in whfast | mvs | mercurius) dt=1e-2 ;; *) dt=1e-3 ;; esac
+        args=(nbody --generate 4096 --bodies 4 --integrator $integ --dt $dt --destination 20 --allow-failures)
+        build/cuda/src/cli/kosmos "${args[@]}" --output $d/a.txt > /dev/null || echo "$integ: run failed"
+        build/cuda/src/cli/kosmos "${args[@]}" --output $d/b.txt --checkpoint $d/c.bin \
+          --checkpoint-interval 3 > /dev/null || echo "$integ: checkpointed run failed"
+        build/cuda/src/cli/kosmos "${args[@]}" --output $d/s.txt --steps-per-launch 7 > /dev/null ||
+          echo "$integ: 7-step run failed"
+        same() { cmp -s $d/a.txt $d/$1 && echo identical || echo DIFFER; }
+        printf '%-17s segments %s, steps-per-launch %s\n' $integ "$(same b.txt)" "$(same s.txt)"
+      done ;;
     stability)
       B=build/cuda/perf_tests/nbody/kosmos_nbody_stability_benchmarks
       run 200 $B --benchmark_filter='BM_nbody_StabilityPosterior_WHFast_MEGNO/(Cuda|OpenMP)/draws:10000/'
