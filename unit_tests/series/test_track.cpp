@@ -269,6 +269,38 @@ TYPED_TEST(TrackTest, DoubleRootsAreFlaggedSingular) {
   EXPECT_LT(std::abs(p.x(1)), 1e-10);
 }
 
+// x - y = 0, x - y = 1 (inconsistent): the total-degree path diverges, x ~ (1 - t)^-2. Stopped by
+// max_steps short of t = 1, it is at infinity when its size is above diverging_size (its growth
+// since halfway gives v ~ -2), else failed (and re-tracked in a run that allows raises).
+TYPED_TEST(TrackTest, PathStoppedWhileDivergingIsAtInfinity) {
+  const NumericSystem parallel_lines =
+      system_from_terms(2,
+                        {{Term{1.0, {0}, {}}, Term{-1.0, {1}, {}}},
+                         {Term{1.0, {0}, {}}, Term{-1.0, {1}, {}}, Term{-1.0, {}, {}}}},
+                        "parallel lines");
+  TrackOptions options;
+  options.precision = options.max_precision = 1;
+  options.reruns = 0;
+  options.max_step = 0.05;
+  options.max_steps = 16;
+  options.diverging_size = 1e300;
+  const TrackResult stopped = track(TypeParam(), parallel_lines, options);
+  ASSERT_EQ(stopped.paths.size(), 1u);
+  const PathResult& p = stopped.paths[0];
+  EXPECT_EQ(p.status, PathStatus::failed);
+  EXPECT_EQ(p.steps, options.max_steps);
+  EXPECT_LT(p.t, 0.9);
+  ASSERT_GT(p.max_abs, 2.0);  // grown from |x| = 1
+  options.diverging_size = 0.5 * p.max_abs;
+  const TrackResult diverging = track(TypeParam(), parallel_lines, options);
+  EXPECT_EQ(diverging.paths[0].status, PathStatus::at_infinity);
+  EXPECT_EQ(diverging.at_infinity, 1);
+  EXPECT_EQ(diverging.failed, 0);
+  EXPECT_TRUE(diverging.solutions.empty());
+  options.diverging_size = 2 * p.max_abs;
+  EXPECT_EQ(track(TypeParam(), parallel_lines, options).paths[0].status, PathStatus::failed);
+}
+
 TYPED_TEST(TrackTest, Cyclic5HasSeventyIsolatedSolutions) {
   const NumericSystem system = cyclic_system(5);
   const TrackResult r = track(TypeParam(), system, TrackOptions{});

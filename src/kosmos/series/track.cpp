@@ -95,7 +95,8 @@ void check_options(const TrackOptions& o) {
   kosmos::Impl::require(o.min_step > 0 && o.min_step < o.max_step, w, "min_step ", o.min_step,
                         " is not in (0, max_step)");
   const double positive[] = {o.corrector_tolerance, o.endgame_distance,   o.endgame_stall,
-                             o.infinity_threshold,  o.singular_condition, o.duplicate_tolerance};
+                             o.infinity_threshold,  o.singular_condition, o.duplicate_tolerance,
+                             o.diverging_size};
   for (double v : positive)
     kosmos::Impl::require(v > 0 && std::isfinite(v), w, "tolerance ", v,
                           " is not a positive number");
@@ -115,6 +116,7 @@ TrackParameters parameters(const TrackOptions& o, int pass) {
           o.infinity_threshold,
           o.singular_condition,
           o.residual_tolerance,
+          o.diverging_size,
           pass > 0,
           std::numeric_limits<double>::infinity(),
           std::numeric_limits<double>::quiet_NaN()};

@@ -36,13 +36,15 @@
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
-//                   square root (x_0 -> 0 at a singular point at infinity)
+//                   square root (x_0 -> 0 at a singular point at infinity), or max_steps
+//                   reached while ||x||_inf, above diverging_size, grew like (1 - t)^v with
+//                   v <= -1/2 since the halfway step (a path crawling to infinity)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)
 //      regular      Newton converged to about the working precision
-//      failed       step size underflow far from t = 1, max_steps reached, no convergence, a
-//                   residual above residual_tolerance (relative), NaN
+//      failed       step size underflow far from t = 1, max_steps reached (not diverging), no
+//                   convergence, a residual above residual_tolerance (relative), NaN
 //  * precision raised per path: paths that failed, regular end points reached by more than one
 //    path (a path jump: two paths at one regular root), and singular end points reached by one
 //    path without a winding number >= 2 (no evidence of a multiple root) are tracked again from
@@ -89,6 +91,9 @@ struct TrackOptions {
   double endgame_distance = 1e-6;
   double endgame_stall = 0.1;
   double infinity_threshold = 1e8;
+  // A path that used up max_steps with ||x||_inf above this, grown like (1 - t)^v, v <= -1/2,
+  // since its halfway step, is at infinity (not failed, not re-tracked).
+  double diverging_size = 1e2;
   double singular_condition = 1e8;
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;

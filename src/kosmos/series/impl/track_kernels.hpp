@@ -22,7 +22,7 @@ struct TrackParameters {
   int max_steps;
   double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
   double endgame_distance, endgame_stall, infinity_threshold, singular_condition,
-      residual_tolerance;
+      residual_tolerance, diverging_size;
   // After a Cauchy end game that did not close at radius r > endgame_distance: go on stepping
   // and try the end game again below r / 10 (re-run passes), else Newton's method at t = 1.
   bool endgame_retry;
@@ -110,6 +110,26 @@ struct TrackPaths {
     double r = 0;
     for (int j = 0; j < sys.n; ++j) r = math::fmax(r, magnitude<N>(get(s, first + j)));
     return r;
+  }
+
+  // max_j |x_j| / |x_0| of the point at entries [first, first + n): its affine size (inf at x_0
+  // = 0), without changing it.
+  KOKKOS_INLINE_FUNCTION double affine_size(int s, int first) const {
+    const double x0 = magnitude<N>(get(s, first + sys.n - 1));
+    double r = 0;
+    for (int j = 0; j < sys.n - 1; ++j) r = math::fmax(r, magnitude<N>(get(s, first + j)));
+    return x0 > 0.0 ? r / x0 : par.infinity;
+  }
+  // Whether a path that used up max_steps goes to infinity: its affine size is above
+  // diverging_size and grew since halfway (1 - t = half_remaining, size half_size) like
+  // (1 - t)^v with v <= -1/2. Paths to a solution set at infinity can crawl there (cyclic 7's
+  // reach |x| ~ 400 at t ~ 0.9 in 4000 steps); re-tracking them at higher precision only
+  // crawls longer.
+  KOKKOS_INLINE_FUNCTION bool diverging(double remaining, double size, double half_remaining,
+                                        double half_size) const {
+    if (!(size > par.diverging_size) || !(half_size > 0.0) || !(remaining < half_remaining))
+      return false;
+    return math::log(size / half_size) / math::log(remaining / half_remaining) <= -0.5;
   }
 
   KOKKOS_INLINE_FUNCTION C coefficient(const DeviceTerms<Space>& T, int m) const {
@@ -570,6 +590,7 @@ struct TrackPaths {
     // 1 - t = 0.07 and failed in Newton's method at t = 1 from there). Not in the first pass:
     // there most such paths go to infinity, where the steps would crawl to max_steps.
     double endgame_below = par.infinity;
+    double half_remaining = 0, half_size = 0;  // at step max_steps / 2
     int winding = 1;
     while (status == status_tracking) {
       while (status == status_tracking) {
@@ -581,8 +602,15 @@ struct TrackPaths {
           break;
         }
         if (remaining <= 0.0 || endgame) break;
+        if (steps == par.max_steps / 2) {
+          half_remaining = remaining;
+          half_size = affine_size(s, series_at(n, 0, 0));
+        }
         if (steps >= par.max_steps) {
-          status = 3;
+          status =
+              diverging(remaining, affine_size(s, series_at(n, 0, 0)), half_remaining, half_size)
+                  ? 2
+                  : 3;
           break;
         }
         double eta = 0, largest = 0;
