@@ -336,8 +336,9 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
 // The same job with each star's count chosen by evidence (survey_evidence, `kosmos rv --batch
 // --evidence --temperatures 16`): every star's counts by importance sampling, which decides the
 // stars it can (they sample only their count, as BM_SurveyEndToEnd), the others 3 counts x 16
-// temperatures x that sampler. decided_by_importance: the fraction of stars it decided. The
-// device runs as many stars as BM_SurveyEndToEnd, the host 3.
+// temperatures x that sampler. decided_by_importance: the fraction of stars it decided; *_s: the
+// survey's wall per stage (EvidenceResult::survey_stages). The device runs as many stars as
+// BM_SurveyEndToEnd, the host 3.
 constexpr int kEvidenceTemperatures = 16, kEvidenceStarsHost = 3;
 
 template <class Space>
@@ -360,6 +361,12 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
   }
   end_to_end_counters(state, set, results);
   state.counters["decided_by_importance"] = double(decided) / double(selections.size());
+  const EvidenceResult::StageSeconds& stages = selections.front().evidence.survey_stages;
+  state.counters["optimization_s"] = stages.optimization;
+  state.counters["importance_s"] = stages.importance;
+  state.counters["ladders_s"] = stages.ladders;
+  state.counters["posteriors_s"] = stages.posteriors;
+  state.counters["summaries_s"] = stages.summaries;
 }
 
 template <class Fn>

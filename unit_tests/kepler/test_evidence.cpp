@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -458,7 +459,18 @@ TEST(KeplerSurveyEvidence, EachStarOfAMixedSurveyGetsItsTrueCount) {
   o.burn = o.steps = 80;
   auto ev = small_ladder();
   ev.temperatures = 8;
+  const auto begin = std::chrono::steady_clock::now();
   const auto survey = survey_evidence(stars, o, ev);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  // the stages' seconds: the same in every star's result, each positive (every stage ran: the
+  // importance screening, ladders for the stars it left, posteriors), together within the call
+  const auto& t = survey[0].evidence.survey_stages;
+  for (double stage : {t.optimization, t.importance, t.ladders, t.posteriors, t.summaries})
+    EXPECT_GT(stage, 0.0);
+  EXPECT_LE(t.optimization + t.importance + t.ladders + t.posteriors + t.summaries, wall);
+  for (const auto& selection : survey)
+    EXPECT_EQ(selection.evidence.survey_stages.ladders, t.ladders);
   for (std::size_t s = 0; s < stars.size(); ++s) {
     const auto& z = survey[s].evidence;
     std::printf("[kepler] mixed survey star %zu:", s);
@@ -528,8 +540,8 @@ TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheAnalyticEvidence) {
   ASSERT_EQ(one.counts.size(), 1u);
   EXPECT_EQ(one.decided_by, "importance");
   EXPECT_EQ(one.counts[0].method, "importance");
-  const double expected = analytic_ln_z(star, {std::vector<double>(star.size(), 1.0)},
-                                        {default_offset_width(star)});
+  const double expected =
+      analytic_ln_z(star, {std::vector<double>(star.size(), 1.0)}, {default_offset_width(star)});
   std::printf("[kepler] importance ln Z (offset) %.4f +- %.4f, analytic %.4f\n", one.counts[0].ln_z,
               one.counts[0].ln_z_error, expected);
   EXPECT_NEAR(one.counts[0].ln_z, expected, std::max(4 * one.counts[0].ln_z_error, 0.02));

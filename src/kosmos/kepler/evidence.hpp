@@ -72,6 +72,13 @@ struct EvidenceResult {
   // "ladder: " and why (they did not decide it, or could not be made); "ladder" elsewhere.
   std::string decided_by = "ladder";
   double seconds = 0;
+  // survey_evidence: the whole survey's wall seconds per stage (the same in every star's
+  // result; zero elsewhere): the optimization stages, the importance screening, the ladders of
+  // the stars it left, the screened stars' posteriors (their summaries included), the ladder
+  // stars' summaries.
+  struct StageSeconds {
+    double optimization = 0, importance = 0, ladders = 0, posteriors = 0, summaries = 0;
+  } survey_stages;
   // ln of the odds of count a against count b (at the preferred trend order).
   double log_odds(int a, int b) const;
   const CountEvidence& get(int planets, int trend) const;
@@ -113,8 +120,8 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
 // count every other star's ladder of `temperatures` tempered copies in the same kernel launches
 // (stars x temperatures "stars" of the survey layout, chains exchanged only within a star's
 // ladder), ln Z by stepping stones per (star, count), the count by select_model's rule, and the
-// supported count's beta = 1 chains as the star's posterior. Per star its own default priors on the offsets and
-// trend (select_model's, from its data). `stars` are stars [first_star, first_star +
+// supported count's beta = 1 chains as the star's posterior. Per star its own default priors on the
+// offsets and trend (select_model's, from its data). `stars` are stars [first_star, first_star +
 // stars.size()) of a survey: each star's random streams are numbered by its index there, so its
 // result does not depend on the other stars of the call (or on the MPI rank count).
 // Cost per star: (counts compared) x temperatures x chains x (burn + steps) likelihood

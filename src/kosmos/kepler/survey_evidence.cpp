@@ -48,6 +48,14 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   std::mt19937_64 rng(options.seed);
   std::vector<StarFit> fits(stars.size());
   const bool batched = optimize_survey(fits, stars, all, first_star, rng, progress);
+  EvidenceResult::StageSeconds stages;
+  auto lap = [clock = start]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - clock).count();
+    clock = now;
+    return seconds;
+  };
+  stages.optimization = lap();
   auto ladders_of = [&](const std::vector<std::size_t>& which, int c) {
     std::vector<LadderStar> ladders;
     for (std::size_t s : which)
@@ -96,6 +104,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   } else {
     laddered = every;
   }
+  stages.importance = lap();
 
   // 2. The other stars' ladders, per count every such star's temperatures in the same launches.
   std::vector<std::vector<TemperedRun>> runs(stars.size());
@@ -112,6 +121,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     progress.message(m.str());
   }
 
+  stages.ladders = lap();
   // 3. The screened stars' posteriors: their count's beta = 1 chains, as survey() samples them.
   std::vector<StarFit*> sampled;
   for (std::size_t s : screened) {
@@ -131,6 +141,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     for (std::size_t i = 0; i < screened.size(); ++i)
       out[screened[i]].posterior = std::move(posteriors[i]);
   }
+  stages.posteriors = lap();
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -158,6 +169,8 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     out[s].posterior = std::move(colds[i]->result);
   };
   host_for("kosmos::kepler::survey_evidence::finish", laddered.size(), finish, 2);
+  stages.summaries = lap();
+  for (auto& selection : out) selection.evidence.survey_stages = stages;
   return out;
 }
 }  // namespace kepler
