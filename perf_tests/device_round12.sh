@@ -12,6 +12,8 @@
 # the register Hermite rows it weighs on, CUDA and 16 OpenMP threads (issue 24).
 # PART=restarts (round 13; `ship kosmos_cli`): exact restarts on the GPU through the tool, a run
 # against the same run in checkpoint segments and with 7 steps per launch, byte for byte.
+# PART=evidence (round 13; `ship kosmos_kepler_benchmarks`): the survey by evidence with its
+# stages' seconds, beside the BIC survey (issue 23).
 set -uo pipefail
 scripts/device.sh unship > /dev/null
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -30,6 +32,10 @@ for part in ${PART:-tests hermite track}; do
     overhead)
       run 100 $N --benchmark_filter='BM_nbody_CallOverhead_Hermite_registers/(Cuda|OpenMP)/'
       run 200 $N --benchmark_filter='BM_nbody_Table3_Hermite_(registers|team)/Cuda/n:[3-8]/' ;;
+    evidence)
+      K=build/cuda/perf_tests/kepler/kosmos_kepler_benchmarks
+      run 300 $K --benchmark_filter='BM_SurveyEvidenceEndToEnd<T16,screened>/Cuda'
+      run 200 $K --benchmark_filter='BM_SurveyEndToEnd/Cuda' ;;
     restarts)
       d=$(mktemp -d)
       for integ in hermite hermite_adaptive ias15 whfast mvs mercurius rkck_adaptive; do
