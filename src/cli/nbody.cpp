@@ -497,6 +497,9 @@ int run_nbody(const std::vector<std::string>& args) {
               "rank's share)",
               "0")
       .flag("progress", "print progress to stderr")
+      .flag("timings",
+            "print where the time goes on stderr (rank 0's chunks, the sums and the gather of "
+            "every rank's rows, the report)")
       .flag("allow-failures",
             "exit 0 even when systems were disabled (bad input or a numerical failure); "
             "without it such a run exits 1 (stopped systems, e.g. unstable posterior samples, are "
@@ -845,16 +848,19 @@ int run_nbody(const std::vector<std::string>& args) {
                                                  : double(chunk_state.removed[std::size_t(s)]));
     }
   };
+  using clock = std::chrono::steady_clock;
   const auto done = kosmos::cli::run_chunks(
       n_systems,
       kosmos::cli::schedule_from(o.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer),
                                  4),
       run_chunk);
   if (progress) std::fprintf(stderr, "\n");
+  const auto chunks_done = clock::now();
   total.steps = kosmos::cli::sum_over_ranks(total.steps);
   total.launches = kosmos::cli::sum_over_ranks(total.launches);
   total.unfinished = int(kosmos::cli::sum_over_ranks(total.unfinished));
   rows = kosmos::cli::gather_rows(done, rows, width, n_systems);
+  const auto gathered = clock::now();
   if (!kosmos::cli::is_root()) return 0;  // rank 0 reports and writes
 
   const HostEnsemble out(n_systems, host.n_bodies(), host.n_attributes());
@@ -906,6 +912,14 @@ int run_nbody(const std::vector<std::string>& args) {
             << Space::name() << "\n";
   std::cout << "  steps " << total.steps << ", launches " << total.launches << ", " << fmt(wall, 4)
             << " s\n";
+  if (o.is_set("timings")) {
+    const auto seconds = [](clock::time_point a, clock::time_point b) {
+      return fmt(std::chrono::duration<double>(b - a).count(), 4);
+    };
+    std::cerr << "  time (s): rank 0's chunks " << seconds(wall0, chunks_done)
+              << ", sums and gather of every rank's rows " << seconds(chunks_done, gathered)
+              << ", report " << seconds(gathered, clock::now()) << "\n";
+  }
   if (!megno.empty()) {
     std::vector<double> sorted;
     for (int s = 0; s < n_sys; ++s)
