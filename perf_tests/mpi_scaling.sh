@@ -57,7 +57,7 @@ run() {
 for ranks in "${rank_counts[@]}"; do
   run nbody "$ranks" 's/^  steps [0-9]+, launches [0-9]+, ([0-9.e+-]+) s$/\1/p' \
     nbody --generate $((systems * ranks)) --bodies 3 --integrator hermite --dt 1e-3 --destination "$destination" \
-    --allow-failures
+    --allow-failures --mpi-chunk $((systems / 2))
   star_list="$work/stars_$ranks.txt"
   ls "$work"/stars/*.txt | head -n $((stars * ranks)) >"$star_list"
   run rv "$ranks" 's/^done in ([0-9.e+-]+) s .*/\1/p' \
