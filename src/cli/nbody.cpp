@@ -494,7 +494,7 @@ int run_nbody(const std::vector<std::string>& args) {
               "", true)
       .option("mpi-chunk", "N",
               "under mpirun: systems per chunk of the ranks' work queue (0: a quarter of each "
-              "rank's share)",
+              "rank's share, at least what fills a GPU unless a rank would get none)",
               "0")
       .flag("progress", "print progress to stderr")
       .flag("timings",
@@ -849,11 +849,17 @@ int run_nbody(const std::vector<std::string>& args) {
     }
   };
   using clock = std::chrono::steady_clock;
-  const auto done = kosmos::cli::run_chunks(
-      n_systems,
-      kosmos::cli::schedule_from(o.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer),
-                                 4),
-      run_chunk);
+  // By default a quarter of a rank's share, but no chunk below what fills the device (its
+  // concurrency, one system a thread at the most) unless that leaves a rank without one: a
+  // half-filled GPU runs two chunks slower than one of twice the systems.
+  long long chunk = o.integer("mpi-chunk", 0, kosmos::cli::Options::largest_integer);
+  if (chunk == 0) {
+    const long long ranks = kosmos::cli::ranks(), n = n_systems;
+    const long long fills = std::min<long long>(Space().concurrency(), (n + ranks - 1) / ranks);
+    chunk = std::max((n + 4 * ranks - 1) / (4 * ranks), fills);
+  }
+  const auto done =
+      kosmos::cli::run_chunks(n_systems, kosmos::cli::schedule_from(chunk, 4), run_chunk);
   if (progress) std::fprintf(stderr, "\n");
   const auto chunks_done = clock::now();
   total.steps = kosmos::cli::sum_over_ranks(total.steps);
