@@ -58,14 +58,19 @@ struct LogTable {
   }
 };
 
+// Output policies get P(T), the bin temperatures and the team scratch left after the kernel's own
+// (scratch_bytes(bins) of it).
+
 // Output policy of temperature_distributions: stores P(T) and the bin temperatures.
 template <class Probability, class BinTemperature>
 struct WriteDistribution {
   Probability probability;
   BinTemperature bin_temperature;
-  template <class Member, class Scratch>
+  static std::size_t scratch_bytes(int) { return 0; }
+  template <class Member, class Scratch, class ScratchSpace>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int, int status, double,
-                                         const Scratch& p, const Scratch& tb) const {
+                                         const Scratch& p, const Scratch& tb,
+                                         const ScratchSpace&) const {
     const int nb = int(p.extent(0));
     const bool invalid = status == stochastic_invalid_heating;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
@@ -77,24 +82,37 @@ struct WriteDistribution {
 
 // Output policy of add_stochastic_emission: sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) -
 // n(x_l / T_eq)), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
-// occupation: the P(T) emission replaces the equilibrium term emission_sed added.
+// occupation: the P(T) emission replaces the equilibrium term emission_sed added. The nl x bins
+// occupations are most of the kernel's arithmetic: they are evaluated in the model's precision T
+// (as emission_sed does), from P and 1 / T_j converted once per grain.
 template <class T, class ExecSpace, class Mass, class Sed>
 struct AddEmission {
+  using work_view = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   typename GrainModel<T, ExecSpace>::matrix_type sed_weight;
   typename GrainModel<T, ExecSpace>::vector_type x;
   Mass dust_mass;
   Sed sed;
-  template <class Member, class Scratch>
+  static std::size_t scratch_bytes(int bins) { return 2 * work_view::shmem_size(bins); }
+  template <class Member, class Scratch, class ScratchSpace>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int, int s, int status,
-                                         double t_eq, const Scratch& p, const Scratch& tb) const {
+                                         double t_eq, const Scratch& p, const Scratch& tb,
+                                         const ScratchSpace& scratch) const {
     if (status == stochastic_no_heating || status == stochastic_invalid_heating) return;
     const int nb = int(p.extent(0)), nl = int(x.extent(0));
     const double mass = double(dust_mass(c));
+    work_view weight(scratch, nb), inverse_t(scratch, nb);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
+      weight(j) = T(p(j));
+      inverse_t(j) = T(1 / tb(j));
+    });
+    team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
-      const double xl = double(x(l));
-      double sum = 0;
-      for (int j = 0; j < nb; ++j) sum += p(j) * planck_occupation(xl / tb(j));
-      const double change = mass * double(sed_weight(s, l)) * (sum - planck_occupation(xl / t_eq));
+      const T xl = x(l);
+      T sum = 0;
+      for (int j = 0; j < nb; ++j) sum += weight(j) * planck_occupation(xl * inverse_t(j));
+      const double equilibrium = double(planck_occupation(T(double(xl) / t_eq)));
+      const double change = mass * double(sed_weight(s, l)) * (double(sum) - equilibrium);
       Kokkos::atomic_add(&sed(c, l), typename Sed::value_type(change));
     });
   }
@@ -120,7 +138,8 @@ struct StochasticFunctor {
 
   static std::size_t scratch_bytes(int nl, int nb) {
     return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) +
-           4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb);
+           4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb) +
+           Output::scratch_bytes(nb);
   }
 
   // The first k >= from with values(k) >= bound (nl if none) of ascending values: a galloping
@@ -294,7 +313,7 @@ struct StochasticFunctor {
       if (!(math::fabs(emitted / norm / absorbed - 1) <= m.options.energy_tolerance))
         state = stochastic_energy_imbalance;
     }
-    output(team, c, q, s, state, t_eq, p, tb);
+    output(team, c, q, s, state, t_eq, p, tb, team.team_scratch(level));
     Kokkos::single(Kokkos::PerTeam(team), [&]() { status(c, q) = state; });
   }
 };
