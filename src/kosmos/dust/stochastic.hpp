@@ -176,30 +176,73 @@ void temperature_distributions(const ExecSpace& space, const GrainModel<T, ExecS
 // Replaces, in sed (C, L) as emission_sed wrote it, the equilibrium emission of each selected
 // species by the emission of its P(T): sed(c, l) += m_c n_s sigma_{s,l} (sum_j P_j B(lambda_l, T_j)
 // - B(lambda_l, T_eq)). Cells with status no_heating or invalid_heating keep their SED.
+// The species' changes go through `changes` (B, Q, L) of the precision T, B >= 1 cells at a time,
+// and are added to the SED in species order (in double), so that the SED is the same, bit for
+// bit, however the device schedules the (cell, species) teams; emission_batch_cells says how many
+// cells fit in a given number of bytes. The overload without it allocates one of up to 128 MiB.
 template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
-          class Status>
+          class Status, class Changes>
 void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                              const StochasticModel<ExecSpace>& m, const Intensity& intensity,
                              const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
-                             const Status& status) {
+                             const Status& status, const Changes& changes) {
   static_assert(
       Mass::rank == 1 && Sed::rank == 2,
       "kosmos::dust::add_stochastic_emission: dust_mass (cell) and sed (cell, wavelength)");
   static_assert(
       std::is_same<typename Sed::value_type, T>::value,
       "kosmos::dust::add_stochastic_emission: sed must hold the GrainModel's precision T");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible,
-                "kosmos::dust::add_stochastic_emission: the Views must be accessible from the "
-                "execution space");
+  static_assert(Changes::rank == 3 && std::is_same<typename Changes::value_type, T>::value,
+                "kosmos::dust::add_stochastic_emission: changes are (cell, selected species, "
+                "wavelength) of the GrainModel's precision T");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename Changes::memory_space>::accessible,
+      "kosmos::dust::add_stochastic_emission: the Views must be accessible from the "
+      "execution space");
   const char* where = "kosmos::dust::add_stochastic_emission";
-  const std::size_t nc = intensity.extent(0);
+  const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected());
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 1, std::size_t(g.wavelengths()));
-  Impl::run_stochastic(
-      space, g, m, intensity, temperature, status,
-      Impl::AddEmission<T, ExecSpace, Mass, Sed>{g.sed_weight, g.x, dust_mass, sed}, where);
+  kosmos::Impl::require_extent(where, "changes", changes, 1, nq);
+  kosmos::Impl::require_extent(where, "changes", changes, 2, std::size_t(g.wavelengths()));
+  const std::int64_t batch = std::int64_t(changes.extent(0));
+  kosmos::Impl::require(batch > 0 || nc == 0 || nq == 0, where, "changes hold no cell");
+  for (std::int64_t first = 0; first < std::int64_t(nc) && nq > 0; first += batch) {
+    const std::int64_t cells = std::min<std::int64_t>(batch, std::int64_t(nc) - first);
+    Impl::run_stochastic(space, g, m, intensity, temperature, status,
+                         Impl::AddEmission<T, ExecSpace, Mass, Changes>{g.sed_weight, g.x,
+                                                                        dust_mass, changes, first},
+                         where, first, cells);
+    Impl::add_changes_in_species_order(space, changes, sed, first, cells);
+  }
+}
+
+// Cells whose (selected species, wavelength) changes of precision `value_bytes` fit in `bytes`
+// (at least one).
+inline std::int64_t emission_batch_cells(int selected, int wavelengths, std::size_t value_bytes,
+                                         std::size_t bytes = std::size_t(128) << 20) {
+  const std::size_t per_cell =
+      std::size_t(std::max(selected, 1)) * std::size_t(std::max(wavelengths, 1)) * value_bytes;
+  return std::max<std::int64_t>(1, std::int64_t(bytes / per_cell));
+}
+
+template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
+          class Status>
+void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                             const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                             const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
+                             const Status& status) {
+  const std::int64_t nc = std::int64_t(intensity.extent(0));
+  const std::int64_t batch =
+      std::min(nc, emission_batch_cells(m.selected(), g.wavelengths(), sizeof(T)));
+  const Kokkos::View<T***, Kokkos::LayoutRight, typename ExecSpace::memory_space> changes(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                         std::string("kosmos::dust::stochastic_emission_changes")),
+      std::size_t(batch), std::size_t(m.selected()), std::size_t(g.wavelengths()));
+  add_stochastic_emission(space, g, m, intensity, temperature, dust_mass, sed, status, changes);
 }
 
 namespace Impl {

@@ -83,40 +83,74 @@ struct WriteDistribution {
 // Output policy of add_stochastic_emission: sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) -
 // n(x_l / T_eq)), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
 // occupation: the P(T) emission replaces the equilibrium term emission_sed added. The nl x bins
-// occupations are most of the kernel's arithmetic: they are evaluated in the model's precision T
-// (as emission_sed does), from P and 1 / T_j converted once per grain.
-template <class T, class ExecSpace, class Mass, class Sed>
+// terms are most of the kernel's arithmetic: they are evaluated in the model's precision T (as
+// emission_sed does), each relative to the largest of its wavelength, P_j n(u_j) = e^M
+// e^(ln P_j - u_j - M) / (1 - e^-u_j), M = max_j (ln P_j - u_j), so that in float neither the
+// Wien tail's tiny P_j e^-u_j nor their sum underflows before e^M and the weight (in double).
+template <class T, class ExecSpace, class Mass, class Changes>
 struct AddEmission {
   using work_view = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   typename GrainModel<T, ExecSpace>::matrix_type sed_weight;
   typename GrainModel<T, ExecSpace>::vector_type x;
   Mass dust_mass;
-  Sed sed;
+  Changes changes;  // (cell - first_cell, q, l): the team's change to sed(cell, l)
+  std::int64_t first_cell;
   static std::size_t scratch_bytes(int bins) { return 2 * work_view::shmem_size(bins); }
   template <class Member, class Scratch, class ScratchSpace>
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int, int s, int status,
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int s, int status,
                                          double t_eq, const Scratch& p, const Scratch& tb,
                                          const ScratchSpace& scratch) const {
-    if (status == stochastic_no_heating || status == stochastic_invalid_heating) return;
     const int nb = int(p.extent(0)), nl = int(x.extent(0));
+    const std::int64_t row = c - first_cell;
+    if (status == stochastic_no_heating || status == stochastic_invalid_heating) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl),
+                           [&](const int l) { changes(row, q, l) = T(0); });
+      return;
+    }
     const double mass = double(dust_mass(c));
-    work_view weight(scratch, nb), inverse_t(scratch, nb);
+    // ln P_j (an empty bin far below every other term) and 1 / T_j.
+    constexpr T empty = std::is_same<T, float>::value ? T(-1e30) : T(-1e300);
+    constexpr T negligible = -Impl::occupation_cutoff<T>();
+    work_view log_p(scratch, nb), inverse_t(scratch, nb);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      weight(j) = T(p(j));
+      log_p(j) = p(j) > 0 ? T(math::log(p(j))) : empty;
       inverse_t(j) = T(1 / tb(j));
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
       const T xl = x(l);
+      T largest = empty;
+      for (int j = 0; j < nb; ++j) largest = math::fmax(largest, log_p(j) - xl * inverse_t(j));
       T sum = 0;
-      for (int j = 0; j < nb; ++j) sum += weight(j) * planck_occupation(xl * inverse_t(j));
+      for (int j = 0; j < nb; ++j) {
+        const T u = xl * inverse_t(j), exponent = log_p(j) - u - largest;
+        if (exponent > negligible) sum += math::exp(exponent) / one_minus_exp_negative(u);
+      }
+      const double emitted = math::exp(double(largest)) * double(sum);
       const double equilibrium = double(planck_occupation(T(double(xl) / t_eq)));
-      const double change = mass * double(sed_weight(s, l)) * (double(sum) - equilibrium);
-      Kokkos::atomic_add(&sed(c, l), typename Sed::value_type(change));
+      changes(row, q, l) = T(mass * double(sed_weight(s, l)) * (emitted - equilibrium));
     });
   }
 };
+
+// sed(c, l) += sum_q changes(c - first_cell, q, l) for cells [first_cell, first_cell + cells), the
+// species in order, in double.
+template <class ExecSpace, class Changes, class Sed>
+void add_changes_in_species_order(const ExecSpace& space, const Changes& changes, const Sed& sed,
+                                  std::int64_t first_cell, std::int64_t cells) {
+  const std::int64_t nl = std::int64_t(sed.extent(1));
+  const int nq = int(changes.extent(1));
+  Kokkos::parallel_for(
+      "kosmos::dust::stochastic_emission_sum",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, cells * nl),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::int64_t row = i / nl, l = i % nl;
+        double sum = double(sed(first_cell + row, l));
+        for (int q = 0; q < nq; ++q) sum += double(changes(row, q, l));
+        sed(first_cell + row, l) = typename Sed::value_type(sum);
+      });
+}
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
 struct StochasticFunctor {
@@ -135,6 +169,7 @@ struct StochasticFunctor {
   Output output;
   double log_t0, dlog_t;
   int level;  // team scratch level: 0, or 1 (global memory) where level 0 is too small
+  std::int64_t first_cell;  // the league's cells start here
 
   static std::size_t scratch_bytes(int nl, int nb) {
     return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) +
@@ -169,7 +204,8 @@ struct StochasticFunctor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const int nq = m.selected(), nl = g.wavelengths(), nb = m.options.bins;
-    const int c = team.league_rank() / nq, q = team.league_rank() % nq, s = m.species(q);
+    const int c = int(first_cell) + team.league_rank() / nq, q = team.league_rank() % nq,
+              s = m.species(q);
     // Photon energies ascending (k = nl - 1 - l), cumulative absorbed photon rate and power.
     scratch_view eps(team.team_scratch(level), nl), ncum(team.team_scratch(level), nl + 1),
         wcum(team.team_scratch(level), nl + 1), tb(team.team_scratch(level), nb),
@@ -347,7 +383,7 @@ template <class T, class ExecSpace, class Intensity, class Temperature, class St
 void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                     const StochasticModel<ExecSpace>& m, const Intensity& intensity,
                     const Temperature& temperature, const Status& status, const Output& output,
-                    const char* where) {
+                    const char* where, std::int64_t first_cell = 0, std::int64_t cells = -1) {
   static_assert(Intensity::rank == 2 && Temperature::rank == 2 && Status::rank == 2,
                 "kosmos::dust: stochastic heating needs intensity (cell, wavelength), temperature "
                 "(cell, species) "
@@ -367,9 +403,10 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   kosmos::Impl::require_extent(where, "status", status, 1, nq);
   kosmos::Impl::require(m.log_enthalpy.extent(0) == nq, where,
                         "the StochasticModel is not prepared");
-  if (nc == 0 || nq == 0) return;
-  kosmos::Impl::require(nc * nq <= std::size_t(std::numeric_limits<int>::max()), where, nc,
-                        " cells x ", nq,
+  if (cells < 0) cells = std::int64_t(nc) - first_cell;
+  if (cells <= 0 || nq == 0) return;
+  kosmos::Impl::require(std::size_t(cells) * nq <= std::size_t(std::numeric_limits<int>::max()),
+                        where, cells, " cells x ", nq,
                         " species exceed the league size; pass fewer cells per call");
   using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
   const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), m.options.bins);
@@ -390,9 +427,10 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   // concurrent_policy: the pipeline queues this per chunk on several instances.
   Kokkos::parallel_for(
       "kosmos::dust::stochastic_heating",
-      kosmos::Impl::concurrent_policy(Kokkos::TeamPolicy<ExecSpace>(space, int(nc * nq), team_size))
+      kosmos::Impl::concurrent_policy(
+          Kokkos::TeamPolicy<ExecSpace>(space, int(std::size_t(cells) * nq), team_size))
           .set_scratch_size(level, Kokkos::PerTeam(scratch)),
-      functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level});
+      functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell});
 }
 }  // namespace Impl
 }  // namespace dust
