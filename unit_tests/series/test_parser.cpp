@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace {
@@ -96,6 +97,36 @@ TEST(SymbolicInput, ErrorsNameFileAndLine) {
   EXPECT_NE(message("(x - 1;").find("expected ')'"), std::string::npos);
   EXPECT_TRUE(is_symbolic("# c\nx - 1;"));
   EXPECT_FALSE(is_symbolic("# c\nvariables 2\n"));
+}
+
+// Powers by squaring equal their expansion: (1 + 2t)^13 has the binomial coefficients
+// C(13, k) 2^k (exact in double), x^1000000 is one monomial, t^2000 one coefficient; expansions
+// past the parser's budget or max_degree are refused at their line, in well under a second
+// (a fuzzed t^1111 took minutes by repeated multiplication).
+TEST(SymbolicInput, PowersBySquaringAndTheirLimits) {
+  const auto s = parse_symbolic("x - (1 + 2*t)^13;\ny^1000000 - t^2000;", "sys.txt", 1);
+  ASSERT_EQ(s.degree, 2000);
+  double binomial = 1;
+  for (int k = 0; k <= 13; ++k) {
+    EXPECT_EQ(coefficient(s, 0, 0, std::size_t(k), 0), -binomial * std::ldexp(1.0, k)) << k;
+    binomial = binomial * (13 - k) / (k + 1);
+  }
+  const std::size_t y = slot(s, 1, {1}, {1000000});
+  EXPECT_EQ(coefficient(s, 1, y, 0, 0), 1.0);
+  EXPECT_EQ(coefficient(s, 1, 0, 2000, 0), -1.0);
+  EXPECT_EQ(coefficient(s, 1, 0, 1999, 0), 0.0);
+  const auto message = [](const std::string& text) {
+    try {
+      parse_symbolic(text, "sys.txt", 1);
+    } catch (const kosmos::file_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("x - 1;\nx - (1 + t)^5000;").find("sys.txt:2: expanding the expressions takes "
+                                                      "more than 200000 products"),
+            std::string::npos);
+  EXPECT_NE(message("x - t^60000 * t^60000;").find("would pass degree 100000"), std::string::npos);
 }
 
 TEST(SymbolicInput, ParsedSystemIsSolvedByTheTracker) {

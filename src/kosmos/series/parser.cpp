@@ -48,6 +48,16 @@ Poly add(const Poly& a, const Poly& b, bool subtract) {
   }
   return r;
 }
+// Products of nonzero series coefficients a * b takes (zero coefficients, as in t^k, are skipped).
+double product_count(const Poly& a, const Poly& b) {
+  auto nonzero = [](const Poly& p) {
+    double n = 0;
+    for (const auto& term : p)
+      for (const Cplx& z : term.second) n += is_zero(z) ? 0 : 1;
+    return n;
+  };
+  return nonzero(a) * nonzero(b);
+}
 Poly multiply(const Poly& a, const Poly& b) {
   Poly r;
   for (const auto& [ea, sa] : a)
@@ -56,8 +66,11 @@ Poly multiply(const Poly& a, const Poly& b) {
       for (std::size_t j = 0; j < ea.size(); ++j) e[j] += ea[j];
       for (std::size_t j = 0; j < eb.size(); ++j) e[j] += eb[j];
       Series s(sa.size() + sb.size() - 1);
-      for (std::size_t i = 0; i < sa.size(); ++i)
-        for (std::size_t j = 0; j < sb.size(); ++j) s[i + j] = s[i + j] + sa[i] * sb[j];
+      for (std::size_t i = 0; i < sa.size(); ++i) {
+        if (is_zero(sa[i])) continue;
+        for (std::size_t j = 0; j < sb.size(); ++j)
+          if (!is_zero(sb[j])) s[i + j] = s[i + j] + sa[i] * sb[j];
+      }
       add_into(r, e, s);
     }
   return r;
@@ -115,6 +128,7 @@ class Parser {
   const std::string& text_;
   const std::string& source_;
   std::size_t pos_ = 0, line_ = 1;
+  double products_ = 0;  // coefficient products of the expansions so far (product())
   std::vector<std::string> variables_;
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -165,14 +179,14 @@ class Parser {
       ++pos_;
       Poly f = unary();
       if (c == '*') {
-        r = multiply(r, f);
+        r = product(r, f);
       } else {
         if (f.size() != 1 || !f.begin()->first.empty() || f.begin()->second.size() != 1 ||
             is_zero(f.begin()->second[0]))
           fail("division by a non-constant or zero expression (only numbers may divide)");
         const Cplx d = f.begin()->second[0];
         const Real norm = d.re * d.re + d.im * d.im;
-        r = multiply(r, constant({d.re / norm, -(d.im / norm)}));
+        r = product(r, constant({d.re / norm, -(d.im / norm)}));
       }
     }
   }
@@ -180,7 +194,7 @@ class Parser {
     skip_blank();
     if (peek() == '-') {
       ++pos_;
-      return multiply(constant({Real(-1.0), Real(0.0)}), unary());
+      return product(constant({Real(-1.0), Real(0.0)}), unary());
     }
     if (peek() == '+') {
       ++pos_;
@@ -200,10 +214,30 @@ class Parser {
     const std::string digits = text_.substr(start, pos_ - start);
     if (digits.size() > 7 || std::stol(digits) > max_exponent)
       fail("exponent " + digits + " is above the limit " + std::to_string(max_exponent));
-    const long e = std::stol(digits);
+    // By squaring: 2 log2(e) products, not e.
     Poly r = constant({Real(1.0), Real(0.0)});
-    for (long k = 0; k < e; ++k) r = multiply(r, base);
+    for (long e = std::stol(digits); e > 0; e /= 2) {
+      if (e % 2) r = product(r, base);
+      if (e > 1) base = product(base, base);
+    }
     return r;
+  }
+  // a * b, refused (an error at the expression's line) where its series in t would pass
+  // max_degree or the expansions so far more than kMaxProducts products of coefficients (each in
+  // 10-fold double, a few microseconds): an expression that large is for a computer algebra
+  // system to expand, not for minutes of parsing.
+  static constexpr double kMaxProducts = 2e5;
+  Poly product(const Poly& a, const Poly& b) {
+    std::size_t longest_a = 0, longest_b = 0;
+    for (const auto& term : a) longest_a = std::max(longest_a, term.second.size());
+    for (const auto& term : b) longest_b = std::max(longest_b, term.second.size());
+    if (longest_a + longest_b > std::size_t(max_degree) + 2)
+      fail("the expression's series in t would pass degree " + std::to_string(max_degree));
+    products_ += product_count(a, b);
+    if (products_ > kMaxProducts)
+      fail("expanding the expressions takes more than 200000 products of series coefficients "
+           "(powers or products of large polynomials): expand them beforehand");
+    return multiply(a, b);
   }
   Poly primary() {
     skip_blank();
