@@ -84,9 +84,10 @@ struct WriteDistribution {
 // n(x_l / T_eq)), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
 // occupation: the P(T) emission replaces the equilibrium term emission_sed added. The nl x bins
 // terms are most of the kernel's arithmetic: they are evaluated in the model's precision T (as
-// emission_sed does), each relative to the largest of its wavelength, P_j n(u_j) = e^M
-// e^(ln P_j - u_j - M) / (1 - e^-u_j), M = max_j (ln P_j - u_j), so that in float neither the
-// Wien tail's tiny P_j e^-u_j nor their sum underflows before e^M and the weight (in double).
+// emission_sed does). Where their sum is too small for T to hold every term (the Wien tail in
+// float: hot bins of tiny P_j), the wavelength is summed again with each term relative to its
+// largest, P_j n(u_j) = e^M e^(ln P_j - u_j - M) / (1 - e^-u_j), M = max_j (ln P_j - u_j), and e^M
+// applied in double with the weight.
 template <class T, class ExecSpace, class Mass, class Changes>
 struct AddEmission {
   using work_view = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
@@ -96,7 +97,26 @@ struct AddEmission {
   Mass dust_mass;
   Changes changes;  // (cell - first_cell, q, l): the team's change to sed(cell, l)
   std::int64_t first_cell;
-  static std::size_t scratch_bytes(int bins) { return 2 * work_view::shmem_size(bins); }
+  static std::size_t scratch_bytes(int bins) { return 3 * work_view::shmem_size(bins); }
+
+  // Above this a sum of at most 2^12 terms of P_j n(u_j) with sum_j P_j = 1 has lost under
+  // T's resolution to terms that underflowed or were cut off.
+  static constexpr T safe_sum = std::is_same<T, float>::value ? T(1e-28) : T(1e-280);
+  // sum_j P_j n(x_l / T_j) by the shifted terms (see above), in double.
+  template <class Work>
+  KOKKOS_INLINE_FUNCTION static double shifted_sum(T xl, const Work& log_p, const Work& inverse_t) {
+    const int nb = int(log_p.extent(0));
+    T largest = log_p(0) - xl * inverse_t(0);
+    for (int j = 1; j < nb; ++j) largest = math::fmax(largest, log_p(j) - xl * inverse_t(j));
+    T sum = 0;
+    for (int j = 0; j < nb; ++j) {
+      const T u = xl * inverse_t(j), exponent = log_p(j) - u - largest;
+      if (exponent > -Impl::occupation_cutoff<T>())
+        sum += math::exp(exponent) / one_minus_exp_negative(u);
+    }
+    return math::exp(double(largest)) * double(sum);
+  }
+
   template <class Member, class Scratch, class ScratchSpace>
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int s, int status,
                                          double t_eq, const Scratch& p, const Scratch& tb,
@@ -109,25 +129,19 @@ struct AddEmission {
       return;
     }
     const double mass = double(dust_mass(c));
-    // ln P_j (an empty bin far below every other term) and 1 / T_j.
-    constexpr T empty = std::is_same<T, float>::value ? T(-1e30) : T(-1e300);
-    constexpr T negligible = -Impl::occupation_cutoff<T>();
-    work_view log_p(scratch, nb), inverse_t(scratch, nb);
+    // P_j, ln P_j (an empty bin: far below every other term) and 1 / T_j in T.
+    work_view weight(scratch, nb), log_p(scratch, nb), inverse_t(scratch, nb);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      log_p(j) = p(j) > 0 ? T(math::log(p(j))) : empty;
+      weight(j) = T(p(j));
+      log_p(j) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
       inverse_t(j) = T(1 / tb(j));
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
       const T xl = x(l);
-      T largest = empty;
-      for (int j = 0; j < nb; ++j) largest = math::fmax(largest, log_p(j) - xl * inverse_t(j));
       T sum = 0;
-      for (int j = 0; j < nb; ++j) {
-        const T u = xl * inverse_t(j), exponent = log_p(j) - u - largest;
-        if (exponent > negligible) sum += math::exp(exponent) / one_minus_exp_negative(u);
-      }
-      const double emitted = math::exp(double(largest)) * double(sum);
+      for (int j = 0; j < nb; ++j) sum += weight(j) * planck_occupation(xl * inverse_t(j));
+      const double emitted = sum > safe_sum ? double(sum) : shifted_sum(xl, log_p, inverse_t);
       const double equilibrium = double(planck_occupation(T(double(xl) / t_eq)));
       changes(row, q, l) = T(mass * double(sed_weight(s, l)) * (emitted - equilibrium));
     });
