@@ -31,6 +31,16 @@ std::size_t slot(const NumericSystem& s, std::size_t p, std::vector<int> vars,
   return 0;
 }
 
+// The error parsing `text` as the file sys.txt gives ("no error" if none).
+std::string message(const std::string& text) {
+  try {
+    parse_symbolic(text, "sys.txt", 1);
+  } catch (const kosmos::file_error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(SymbolicInput, StructureAndCoefficients) {
   std::vector<std::string> names;
   const NumericSystem s = parse_symbolic(
@@ -76,14 +86,6 @@ TEST(SymbolicInput, DecimalsAreCorrectlyRoundedAndComplexUnitsRead) {
 }
 
 TEST(SymbolicInput, ErrorsNameFileAndLine) {
-  const auto message = [](const std::string& text) {
-    try {
-      parse_symbolic(text, "sys.txt", 1);
-    } catch (const kosmos::file_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(message("x + 1;\ny - 2").find("sys.txt:2: missing ';'"), std::string::npos);
   EXPECT_NE(message("x + 1;\n\ny - * 2;").find("sys.txt:3: unexpected '*'"), std::string::npos);
   EXPECT_NE(
@@ -115,14 +117,6 @@ TEST(SymbolicInput, PowersBySquaringAndTheirLimits) {
   EXPECT_EQ(coefficient(s, 1, y, 0, 0), 1.0);
   EXPECT_EQ(coefficient(s, 1, 0, 2000, 0), -1.0);
   EXPECT_EQ(coefficient(s, 1, 0, 1999, 0), 0.0);
-  const auto message = [](const std::string& text) {
-    try {
-      parse_symbolic(text, "sys.txt", 1);
-    } catch (const kosmos::file_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(message("x - 1;\nx - (1 + t)^5000;").find("sys.txt:2: expanding the expressions takes "
                                                       "more than 200000 products"),
             std::string::npos);
