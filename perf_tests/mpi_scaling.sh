@@ -48,6 +48,8 @@ for ((s = 0; s < stars * max_ranks; ++s)); do
   cp "$root/data/rv/hd164922_radvel.txt" "$work/stars/star_$(printf '%05d' "$s").txt"
 done
 
+star_files=("$work"/stars/*.txt)
+
 # run NAME RANKS ARGS...: prints the tool's seconds (parsed by PATTERN from its output) and the wall time.
 declare -A seconds
 run() {
@@ -70,7 +72,6 @@ for ranks in "${rank_counts[@]}"; do
       --allow-failures
   fi
   star_list="$work/stars_$ranks.txt"
-  star_files=("$work"/stars/*.txt)
   printf '%s\n' "${star_files[@]:0:stars * ranks}" >"$star_list"
   if wanted rv; then
     run rv "$ranks" 's/^done in ([0-9.e+-]+) s .*/\1/p' \

@@ -226,7 +226,7 @@ class Parser {
   // max_degree or the expansions so far more than kMaxProducts products of coefficients (each in
   // 10-fold double, a few microseconds): an expression that large is for a computer algebra
   // system to expand, not for minutes of parsing.
-  static constexpr double kMaxProducts = 2e5;
+  static constexpr long long kMaxProducts = 200000;
   Poly product(const Poly& a, const Poly& b) {
     std::size_t longest_a = 0, longest_b = 0;
     for (const auto& term : a) longest_a = std::max(longest_a, term.second.size());
@@ -234,9 +234,10 @@ class Parser {
     if (longest_a + longest_b > std::size_t(max_degree) + 2)
       fail("the expression's series in t would pass degree " + std::to_string(max_degree));
     products_ += product_count(a, b);
-    if (products_ > kMaxProducts)
-      fail("expanding the expressions takes more than 200000 products of series coefficients "
-           "(powers or products of large polynomials): expand them beforehand");
+    if (products_ > double(kMaxProducts))
+      fail("expanding the expressions takes more than " + std::to_string(kMaxProducts) +
+           " products of series coefficients (powers or products of large polynomials): expand "
+           "them beforehand");
     return multiply(a, b);
   }
   Poly primary() {

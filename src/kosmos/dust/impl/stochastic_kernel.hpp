@@ -99,8 +99,8 @@ struct AddEmission {
   std::int64_t first_cell;
   static std::size_t scratch_bytes(int bins) { return 3 * work_view::shmem_size(bins); }
 
-  // Above this a sum of at most 2^12 terms of P_j n(u_j) with sum_j P_j = 1 has lost under
-  // T's resolution to terms that underflowed or were cut off.
+  // Above this a sum of P_j n(u_j) with sum_j P_j = 1 over up to 4096 bins (the tool's --bins
+  // limit) has lost under T's resolution to terms that underflowed or were cut off.
   static constexpr T safe_sum = std::is_same<T, float>::value ? T(1e-28) : T(1e-280);
   // sum_j P_j n(x_l / T_j) by the shifted terms (see above), in double.
   template <class Work>
