@@ -19,6 +19,13 @@
       continuation alone (the rest is reading, root refinement and writing), and the regular
       solutions phc found. --phc-only: phc alone.
 
+  compare_phcpack.py PHC --time --phc-only --jobs J [--systems ...]
+      the one-core rate over every path of a large system in 1/J of the time: the start
+      solutions are dealt round-robin to J start files, J phc processes (one thread each) track
+      them at once, each pinned to its own CPU (CPUs 0 .. J-1; taskset where it exists), and the
+      rate is the paths over the sum of their continuation user times (also printed: the
+      slowest part's wall time). Use J no larger than the machine's physical cores.
+
 Both print the exact commands run. The systems are written in PHCpack's input syntax, which the
 Kosmos symbolic reader also takes. PHC: path of the phc binary (scripts/phcpack.sh builds it);
 KOSMOS: the kosmos CLI (default build/openmp/src/cli/kosmos).
@@ -30,6 +37,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -151,10 +159,10 @@ def deduplicate(solutions, tolerance):
     return distinct
 
 
-def phc_input(path):
+def phc_input(path, suffix=""):
     """A copy of the system file for phc, which appends its solutions to its input file (the
     complete list, where the output file may split it into lists of different subsystems)."""
-    copy = path[:-len(".txt")] + "_phc.txt"
+    copy = path[:-len(".txt")] + "_phc" + suffix + ".txt"
     with open(path) as f, open(copy, "w") as g:
         g.write(f.read())
     return copy
@@ -283,17 +291,17 @@ def compare(args):
     return 0 if ok else 1
 
 
-def write_start_system(path, degrees):
-    """G_i = x_i^d_i - 1 and its prod d_i solutions (roots of unity) in PHCpack's format."""
+def write_start_system(path, degrees, part=0, parts=1):
+    """G_i = x_i^d_i - 1 and its solutions (roots of unity) in PHCpack's format: all prod d_i of
+    them, or with parts > 1 those whose number is part modulo parts. Returns their count."""
     n = len(degrees)
     lines = [str(n)] + ["x%d^%d - 1;" % (j + 1, d) for j, d in enumerate(degrees)]
     roots = [[cmath.exp(2j * cmath.pi * k / d) for k in range(d)] for d in degrees]
-    count = 1
-    for d in degrees:
-        count *= d
+    chosen = [x for s, x in enumerate(itertools.product(*roots)) if s % parts == part]
+    count = len(chosen)
     lines += ["", "THE SOLUTIONS :", "%d %d" % (count, n),
               "=" * 59]
-    for s, x in enumerate(itertools.product(*roots)):
+    for s, x in enumerate(chosen):
         lines += ["solution %d :" % (s + 1), "t :  0.00000000000000E+00   0.00000000000000E+00",
                   "m : 1", "the solution for t :"]
         lines += [" x%d : %22.15E  %22.15E" % (j + 1, v.real, v.imag) for j, v in enumerate(x)]
@@ -310,16 +318,61 @@ def phc_continuation_seconds(text):
     return float(m.group(1)) if m else None
 
 
+def time_phc_in_parts(args, name, path, degrees):
+    """phc -b2 -p on args.jobs round-robin parts of the start solutions at once, a CPU each."""
+    pin = shutil.which("taskset")
+    commands, outs, paths = [], [], 0
+    for part in range(args.jobs):
+        start = os.path.join(args.work, "%s_start_%dof%d.phc" % (name, part + 1, args.jobs))
+        paths += write_start_system(start, degrees, part, args.jobs)
+        out = os.path.join(args.work, "%s_b2p_%dof%d.phc" % (name, part + 1, args.jobs))
+        if os.path.exists(out):
+            os.remove(out)
+        command = [args.phc, "-b2", "-p", phc_input(path, "_%dof%d" % (part + 1, args.jobs)),
+                   start, out]
+        commands.append(([pin, "-c", str(part)] if pin else []) + command)
+        outs.append(out)
+    for command in commands:
+        print("$ " + " ".join(shlex.quote(c) for c in command), flush=True)
+    began = time.perf_counter()
+    running = [subprocess.Popen(c, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.STDOUT) for c in commands]
+    codes = [p.wait() for p in running]
+    wall = time.perf_counter() - began
+    user, regular = 0.0, 0
+    for code, out in zip(codes, outs):
+        if code != 0 or not os.path.exists(out):
+            raise SystemExit("phc -b2 -p failed on %s (%s)" % (name, out))
+        with open(out) as f:
+            text = f.read()
+        seconds = phc_continuation_seconds(text)
+        found = re.search(r"Number of regular solutions\s*:\s*(\d+)", text)
+        if seconds is None or found is None:
+            raise SystemExit("no continuation time or solution count in " + out)
+        user += seconds
+        regular += int(found.group(1))
+    print("| %s | %d | %d | %.2f | %.2f | **%.1f** | %d |" % (
+        name, paths, args.jobs, wall, user, paths / user, regular), flush=True)
+
+
 def time_trackers(args):
     """Prints each system's row as soon as it is measured, so a long run leaves what it did."""
-    print("| system | paths | phc -b2 -p wall s | phc continuation user s | phc paths/s (wall) "
-          "| phc regular | kosmos N=2 wall s | kosmos paths/s | kosmos distinct |")
-    print("| --- " * 9 + "|", flush=True)
+    if args.jobs > 1:
+        print("| system | paths | phc processes | wall s (slowest) | continuation user s (sum) "
+              "| **phc paths/s on one core** | phc regular (sum over parts) |")
+        print("| --- " * 7 + "|", flush=True)
+    else:
+        print("| system | paths | phc -b2 -p wall s | phc continuation user s | phc paths/s (wall) "
+              "| phc regular | kosmos N=2 wall s | kosmos paths/s | kosmos distinct |")
+        print("| --- " * 9 + "|", flush=True)
     for name in args.systems.split(","):
         system = SYSTEMS[name]()
         path = os.path.join(args.work, name + ".txt")
         write_system(path, system)
         degrees = [max(sum(e) for _, e in p) for p in system]
+        if args.jobs > 1:
+            time_phc_in_parts(args, name, path, degrees)
+            continue
         start = os.path.join(args.work, name + "_start.phc")
         paths = write_start_system(start, degrees)
         out = os.path.join(args.work, name + "_b2p.phc")
@@ -363,12 +416,16 @@ def main():
                         help="with --time: time phc alone (the baseline), not kosmos")
     parser.add_argument("--systems", default=None,
                         help="comma-separated: " + ", ".join(SYSTEMS))
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="with --time --phc-only: phc processes on parts of the paths at once")
     parser.add_argument("--tolerance", type=float, default=1e-6,
                         help="relative distance under which two solutions are the same")
     args = parser.parse_args()
-    for program in (args.phc, args.kosmos):
+    for program in (args.phc,) if args.phc_only else (args.phc, args.kosmos):
         if not os.access(program, os.X_OK):
             parser.error("%s is not an executable file" % program)
+    if args.jobs < 1 or (args.jobs > 1 and not (args.time and args.phc_only)):
+        parser.error("--jobs %d: needs --time --phc-only and at least 1" % args.jobs)
     if args.systems is None:
         args.systems = "cyclic7,katsura10,random10" if args.time else "cyclic5,katsura6,random8"
     os.makedirs(args.work, exist_ok=True)

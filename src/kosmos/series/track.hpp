@@ -29,8 +29,10 @@
 //    tracked around the circle |1 - t| = r = 1 - t (16 chords a loop, each by the same
 //    predictor-corrector along a complex direction, the chart fixed) until it closes after w
 //    loops (at most 4), the winding number; x(1) is the mean of the samples (Cauchy's integral
-//    formula, trapezoidal rule in (1 - t)^(1/w)); a loop that does not close, or a chord that
-//    fails, leaves Newton's method at t = 1 from the mean (or the point at 1 - r);
+//    formula, trapezoidal rule in (1 - t)^(1/w)); loops that do not close, or a chord that
+//    fails, leave Newton's method at t = 1 from the loops' first point, the path's point at
+//    1 - r (the samples of loops that do not close need not lie on one path: at a regular but
+//    ill-conditioned end the corrector's noise can exceed the loops' spread);
 //  * every end point but a Cauchy one of winding number >= 2 (singular: Newton would lose the
 //    digits) is refined by Newton at t = 1 in the working precision (until the updates
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
@@ -115,7 +117,8 @@ struct PathResult {
   int steps = 0;         // accepted steps
   int rejections = 0;    // rejected steps
   int winding = 0;       // 1: reached t = 1 by steps; w >= 1: the Cauchy end game's winding
-                         // number; 0: its loops did not close (Newton at t = 1 from their mean)
+                         // number; 0: its loops did not close (Newton at t = 1 from their
+                         // first point)
   double t = 0;          // t reached (1 unless failed or at infinity on the way)
   double residual = 0;   // max_i |F_i(x)| at the endpoint (working precision)
   double condition = 0;  // ||F_x||_1 ||F_x^-1||_1 at the endpoint (inf: no LU)

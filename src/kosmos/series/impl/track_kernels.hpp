@@ -449,8 +449,8 @@ struct TrackPaths {
   // next singularity), accurate to the working precision at a singular end point where Newton's
   // method at t = 1 gains only a fraction of the digits. The chart stays fixed (the samples
   // must be values of one analytic function). Returns w with the estimate in the iterate, 0
-  // when the loops do not close within max_winding (the iterate: the mean so far), -1 when a
-  // chord fails.
+  // when the loops do not close within max_winding and -1 when a chord fails; then the iterate
+  // is no estimate (the caller goes on from loop_start, the path's point at 1 - r).
   KOKKOS_INLINE_FUNCTION int cauchy(int s, const MD& t) const {
     const int n = sys.n;
     const MD r = MD(1.0) - t;
@@ -661,8 +661,9 @@ struct TrackPaths {
         winding = 1;
         continue;
       }
-      // a chord that failed: Newton's method at t = 1 from the point at 1 - r
-      if (winding < 0)
+      // loops that did not close or a chord that failed: Newton's method at t = 1 from the path's
+      // point at 1 - r
+      if (winding <= 0)
         for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, loop_start_at(j)));
       t = MD(1.0);
       break;
