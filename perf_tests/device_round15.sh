@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Round 15 on the GPU machine (issue 29): the path tracker on cyclic-7 after the end game's
 # fallback fix, and PHCpack's one-core rate on the same machine's CPU. Needs build/shipped.tar.xz
-# (scripts/device.sh ship kosmos kosmos_series_benchmarks kosmos_series_tests) and, for
+# (scripts/device.sh ship kosmos_cli kosmos_series_benchmarks kosmos_series_tests) and, for
 # PART=phc, build/phc.xz (xz of the phc that scripts/phcpack.sh builds; it needs only the C
 # library); the two are carried in separate calls (together they pass the carry limit).
 # PART (default "tests bench seeds"):
 #   tests  the tracker's unit tests on the CUDA build (every enabled space)
 #   bench  BM_Track/cyclic7 in 1, 2 and 4 doubles and BM_TrackEscalated/cyclic7 (CUDA and the
-#          16 OpenMP threads)
+#          16 OpenMP threads), or those FILTER picks
 #   seeds  `kosmos series --track examples/series/cyclic7.txt` with the defaults for SEEDS
 #          (default "1 2 3"), the .h5 of each into $OUT (perf_tests/series/cyclic_symmetry.py
 #          counts what each found against the orbit closure)
@@ -28,7 +28,7 @@ for part in $parts; do
         grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|^\[==========\]|^\[       OK" ;;
     bench)
       timeout 500 build/cuda/perf_tests/series/kosmos_series_benchmarks \
-        --benchmark_filter='BM_Track(Escalated)?/cyclic7/' --benchmark_counters_tabular=true 2>&1 |
+        --benchmark_filter="${FILTER:-BM_Track(Escalated)?/cyclic7/}" --benchmark_counters_tabular=true 2>&1 |
         grep -vE "^\*\*\*|^-+$" ;;
     seeds)
       for seed in ${SEEDS:-1 2 3}; do

@@ -402,6 +402,29 @@ TYPED_TEST(TrackTest, Cyclic7IllConditionedEndsAreRefinedFromThePath) {
   }
 }
 
+TYPED_TEST(TrackTest, Cyclic7EndGameIsRetriedCloserToTheEnd) {
+  // cyclic 7 with seed 2021: path 172 reaches 1 - t = 1e-6 at |x| = 7.3, on its way to a regular
+  // solution of condition 1e7 at |x| = 9.41; the loops there do not close and Newton's method at
+  // t = 1 from the path's point diverges. The re-run in double double goes on stepping and tries
+  // the end game again a decade closer (it was not retried below 1e-6: the path failed in every
+  // precision)
+  TrackOptions options;
+  options.seed = 2021;
+  options.paths = {171};
+  const NumericSystem system = cyclic_system(7);
+  const TrackResult r = track(TypeParam(), system, options);
+  const auto f = terms_of(system);
+  ASSERT_EQ(r.paths.size(), 1u);
+  const PathResult& p = r.paths[0];
+  EXPECT_EQ(p.status, PathStatus::regular);
+  EXPECT_EQ(p.precision, 2);
+  EXPECT_EQ(p.winding, 1);
+  EXPECT_NEAR(p.max_abs, 9.41, 0.01);
+  const double scale = 1.0 + p.max_abs;
+  EXPECT_LT(mp_residual(f, p, 7), 1e-10 * scale);
+  EXPECT_LT(newton_correction(f, p, 7), 1e-10 * scale);
+}
+
 // (x - a1)^2 + (y - b1)^2 = q1, (x - a2)^2 + (y - b2)^2 = q2: affine in the parameters q.
 NumericSystem circles(std::complex<double> q1, std::complex<double> q2) {
   const double a1 = 0.5, b1 = -1, a2 = 2, b2 = 1.5;

@@ -32,7 +32,10 @@
 //    formula, trapezoidal rule in (1 - t)^(1/w)); loops that do not close, or a chord that
 //    fails, leave Newton's method at t = 1 from the loops' first point, the path's point at
 //    1 - r (the samples of loops that do not close need not lie on one path: at a regular but
-//    ill-conditioned end the corrector's noise can exceed the loops' spread);
+//    ill-conditioned end the corrector's noise can exceed the loops' spread); in the passes
+//    after the first, loops that do not close at radius r > 1e-7 send the path on by steps
+//    from that point (unless ||x||_inf is above diverging_size there), to try the end game
+//    again below r / 10;
 //  * every end point but a Cauchy one of winding number >= 2 (singular: Newton would lose the
 //    digits) is refined by Newton at t = 1 in the working precision (until the updates
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the

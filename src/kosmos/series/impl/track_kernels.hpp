@@ -23,8 +23,9 @@ struct TrackParameters {
   double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
   double endgame_distance, endgame_stall, infinity_threshold, singular_condition,
       residual_tolerance, diverging_size;
-  // After a Cauchy end game that did not close at radius r > endgame_distance: go on stepping
-  // and try the end game again below r / 10 (re-run passes), else Newton's method at t = 1.
+  // After a Cauchy end game that did not close at radius r > endgame_floor (1e-7), |x| at most
+  // diverging_size: go on stepping and try the end game again below r / 10 (re-run passes),
+  // else Newton's method at t = 1.
   bool endgame_retry;
   double infinity, not_a_number;  // IEEE specials, set on the host
 };
@@ -61,6 +62,10 @@ struct TrackPaths {
   static constexpr int cauchy_samples = 16;           // points per loop of the Cauchy end game
   static constexpr int max_winding = 4;               // loops before it gives up
   static constexpr double closure = 1e-3;             // relative to the samples' spread: closed
+  // Retried end games start no closer to t = 1 than a decade below this (a regular end of
+  // condition 1e7 can need 1 - t near 1e-7 before Newton's method at t = 1 converges from the
+  // path's point; each decade costs a path to infinity thousands of steps)
+  static constexpr double endgame_floor = 1e-7;
   static constexpr double min_chord_step = 1.0 / 64;  // of a chord: below it the game fails
 
   DeviceSystem<Space> sys;
@@ -587,8 +592,10 @@ struct TrackPaths {
     // max_winding loops) at radius r, the steps go on from its first point and the game is
     // tried again below r / 10 (the collapse that started it can be a near approach of another
     // path, not the end's singularity: cyclic 7's path 1427 with seed 1 collapsed at
-    // 1 - t = 0.07 and failed in Newton's method at t = 1 from there). Not in the first pass:
-    // there most such paths go to infinity, where the steps would crawl to max_steps.
+    // 1 - t = 0.07 and failed in Newton's method at t = 1 from there; with seed 2021, path 172
+    // reached 1 - t = 1e-6 at |x| = 7.3 on its way to a regular end of condition 1e7 at
+    // |x| = 9.41, where Newton's method failed too). Not in the first pass: there most such
+    // paths go to infinity, where the steps would crawl to max_steps.
     double endgame_below = par.infinity;
     double half_remaining = 0, half_size = 0;  // at step max_steps / 2
     int winding = 1;
@@ -621,7 +628,7 @@ struct TrackPaths {
         }
         const bool endgame_allowed = remaining <= par.endgame_stall && remaining < endgame_below;
         while (true) {
-          if ((remaining <= par.endgame_distance && h < remaining) ||
+          if ((remaining <= par.endgame_distance && remaining < endgame_below && h < remaining) ||
               (endgame_allowed && h < 1e-3 * remaining)) {
             endgame = true;  // too close to a singular end to step, or the steps collapse near it
             break;
@@ -653,7 +660,10 @@ struct TrackPaths {
       }
       const double radius = to_double(MD(1.0) - t);
       winding = cauchy(s, t);
-      if (winding <= 0 && par.endgame_retry && radius > par.endgame_distance) {
+      // (not where the path's |x| is above diverging_size: on its way to infinity, where the
+      // steps would crawl through every decade down to the floor)
+      if (winding <= 0 && par.endgame_retry && radius > endgame_floor &&
+          affine_size(s, loop_start_at(0)) <= par.diverging_size) {
         // not closed: back to the first point of the loops, steps towards a smaller radius
         for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, loop_start_at(j)));
         endgame = false;
