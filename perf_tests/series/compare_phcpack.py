@@ -318,20 +318,36 @@ def phc_continuation_seconds(text):
     return float(m.group(1)) if m else None
 
 
+def phc_b2p(args, name, path, degrees, part=0, parts=1):
+    """The command `phc -b2 -p` on the total-degree start solutions whose number is part modulo
+    parts (all of them by default), its start file written and its old output removed; returns
+    the command, the number of paths and the output file."""
+    suffix = "_%dof%d" % (part + 1, parts) if parts > 1 else ""
+    start = os.path.join(args.work, "%s_start%s.phc" % (name, suffix))
+    paths = write_start_system(start, degrees, part, parts)
+    out = os.path.join(args.work, "%s_b2p%s.phc" % (name, suffix))
+    if os.path.exists(out):
+        os.remove(out)
+    return [args.phc, "-b2", "-p", phc_input(path, suffix), start, out], paths, out
+
+
+def phc_b2p_result(out):
+    """phc's continuation user seconds and its count of regular solutions (None where absent)."""
+    with open(out) as f:
+        text = f.read()
+    regular = re.search(r"Number of regular solutions\s*:\s*(\d+)", text)
+    return phc_continuation_seconds(text), int(regular.group(1)) if regular else None
+
+
 def time_phc_in_parts(args, name, path, degrees):
     """phc -b2 -p on args.jobs round-robin parts of the start solutions at once, a CPU each."""
     pin = shutil.which("taskset")
     commands, outs, paths = [], [], 0
     for part in range(args.jobs):
-        start = os.path.join(args.work, "%s_start_%dof%d.phc" % (name, part + 1, args.jobs))
-        paths += write_start_system(start, degrees, part, args.jobs)
-        out = os.path.join(args.work, "%s_b2p_%dof%d.phc" % (name, part + 1, args.jobs))
-        if os.path.exists(out):
-            os.remove(out)
-        command = [args.phc, "-b2", "-p", phc_input(path, "_%dof%d" % (part + 1, args.jobs)),
-                   start, out]
+        command, count, out = phc_b2p(args, name, path, degrees, part, args.jobs)
         commands.append(([pin, "-c", str(part)] if pin else []) + command)
         outs.append(out)
+        paths += count
     for command in commands:
         print("$ " + " ".join(shlex.quote(c) for c in command), flush=True)
     began = time.perf_counter()
@@ -343,14 +359,11 @@ def time_phc_in_parts(args, name, path, degrees):
     for code, out in zip(codes, outs):
         if code != 0 or not os.path.exists(out):
             raise SystemExit("phc -b2 -p failed on %s (%s)" % (name, out))
-        with open(out) as f:
-            text = f.read()
-        seconds = phc_continuation_seconds(text)
-        found = re.search(r"Number of regular solutions\s*:\s*(\d+)", text)
+        seconds, found = phc_b2p_result(out)
         if seconds is None or found is None:
             raise SystemExit("no continuation time or solution count in " + out)
         user += seconds
-        regular += int(found.group(1))
+        regular += found
     print("| %s | %d | %d | %.2f | %.2f | **%.1f** | %d |" % (
         name, paths, args.jobs, wall, user, paths / user, regular), flush=True)
 
@@ -373,19 +386,12 @@ def time_trackers(args):
         if args.jobs > 1:
             time_phc_in_parts(args, name, path, degrees)
             continue
-        start = os.path.join(args.work, name + "_start.phc")
-        paths = write_start_system(start, degrees)
-        out = os.path.join(args.work, name + "_b2p.phc")
-        if os.path.exists(out):
-            os.remove(out)
-        done, phc_seconds = run([args.phc, "-b2", "-p", phc_input(path), start, out])
+        command, paths, out = phc_b2p(args, name, path, degrees)
+        done, phc_seconds = run(command)
         if done.returncode != 0 or not os.path.exists(out):
             print(done.stdout[-3000:])
             raise SystemExit("phc -b2 -p failed on " + name)
-        with open(out) as f:
-            text = f.read()
-        continuation = phc_continuation_seconds(text)
-        regular = re.search(r"Number of regular solutions\s*:\s*(\d+)", text)
+        continuation, regular = phc_b2p_result(out)
         kosmos = ["-", "-", "-"]
         if not args.phc_only:
             env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="true")
@@ -400,7 +406,7 @@ def time_trackers(args):
                       distinct.group(1) if distinct else "?"]
         print("| %s | %d | %.2f | %s | %.1f | %s | %s |" % (
             name, paths, phc_seconds, "%.2f" % continuation if continuation is not None else "?",
-            paths / phc_seconds, regular.group(1) if regular else "?", " | ".join(kosmos)),
+            paths / phc_seconds, regular if regular is not None else "?", " | ".join(kosmos)),
             flush=True)
     return 0
 

@@ -154,6 +154,14 @@ double newton_correction(const std::vector<std::vector<TermView>>& f, const Path
   return norm;
 }
 
+// The end point is a root in MPFR: residual and first-order distance to the nearest regular root
+// both below 1e-10 (1 + |x|).
+void expect_mpfr_root(const std::vector<std::vector<TermView>>& f, const PathResult& p, int n) {
+  const double scale = 1.0 + p.max_abs;
+  EXPECT_LT(mp_residual(f, p, n), 1e-10 * scale) << "path " << p.index;
+  EXPECT_LT(newton_correction(f, p, n), 1e-10 * scale) << "path " << p.index;
+}
+
 // Checks counts and every distinct regular solution against MPFR; returns the solutions.
 void check_all_regular(const NumericSystem& system, const TrackResult& r, std::int64_t paths,
                        std::int64_t solutions, std::int64_t at_infinity) {
@@ -168,9 +176,7 @@ void check_all_regular(const NumericSystem& system, const TrackResult& r, std::i
   for (const Solution& s : r.solutions) {
     EXPECT_EQ(s.multiplicity, 1);
     const PathResult& p = r.paths[std::size_t(s.path)];
-    const double scale = 1.0 + p.max_abs;
-    EXPECT_LT(mp_residual(f, p, n), 1e-10 * scale) << "path " << s.path;
-    EXPECT_LT(newton_correction(f, p, n), 1e-10 * scale) << "path " << s.path;
+    expect_mpfr_root(f, p, n);
     EXPECT_LT(p.condition, 1e8);
   }
   double closest = 1e300;
@@ -363,9 +369,7 @@ TYPED_TEST(TrackTest, Cyclic7PathWhoseStepsCollapseFarFromTheEndIsTrackedAgain) 
   for (const PathResult& p : r.paths) {
     EXPECT_EQ(p.status, PathStatus::regular) << "path " << p.index;
     EXPECT_EQ(p.precision, 2);
-    const double scale = 1.0 + p.max_abs;
-    EXPECT_LT(mp_residual(f, p, 7), 1e-10 * scale) << "path " << p.index;
-    EXPECT_LT(newton_correction(f, p, 7), 1e-10 * scale) << "path " << p.index;
+    expect_mpfr_root(f, p, 7);
   }
   // On a GPU the re-run (one path) ran on the host's cores; on the GPU itself it ends at the
   // same solution
@@ -396,9 +400,7 @@ TYPED_TEST(TrackTest, Cyclic7IllConditionedEndsAreRefinedFromThePath) {
     EXPECT_EQ(p.status, PathStatus::regular) << "path " << p.index;
     EXPECT_GT(p.condition, 1e6) << "path " << p.index;
     EXPECT_NEAR(p.max_abs, 9.41, 0.01) << "path " << p.index;
-    const double scale = 1.0 + p.max_abs;
-    EXPECT_LT(mp_residual(f, p, 7), 1e-10 * scale) << "path " << p.index;
-    EXPECT_LT(newton_correction(f, p, 7), 1e-10 * scale) << "path " << p.index;
+    expect_mpfr_root(f, p, 7);
   }
 }
 
@@ -420,9 +422,7 @@ TYPED_TEST(TrackTest, Cyclic7EndGameIsRetriedCloserToTheEnd) {
   EXPECT_EQ(p.precision, 2);
   EXPECT_EQ(p.winding, 1);
   EXPECT_NEAR(p.max_abs, 9.41, 0.01);
-  const double scale = 1.0 + p.max_abs;
-  EXPECT_LT(mp_residual(f, p, 7), 1e-10 * scale);
-  EXPECT_LT(newton_correction(f, p, 7), 1e-10 * scale);
+  expect_mpfr_root(f, p, 7);
 }
 
 // (x - a1)^2 + (y - b1)^2 = q1, (x - a2)^2 + (y - b2)^2 = q2: affine in the parameters q.
