@@ -284,37 +284,45 @@ struct TrackPaths {
     return r;
   }
 
-  // out := a * b truncated at degree k.
-  KOKKOS_INLINE_FUNCTION static void multiply(const C (&a)[K + 1], const C (&b)[K + 1],
-                                              C (&out)[K + 1], int k) {
-    for (int m = k; m >= 0; --m) {
-      C sum = a[0] * b[m];
-      for (int j = 1; j <= m; ++j) sum = sum + a[j] * b[m - j];
+  // out[m] := sum_j a[j] b[m - j] for m in [lowest, k], a zero above degree a_top and b above
+  // b_top: the terms that are exactly zero are skipped (a term's product starts as its
+  // coefficient, and x's coefficient k is not known at order k), which leaves every sum as it was.
+  KOKKOS_INLINE_FUNCTION static void multiply(const C (&a)[K + 1], int a_top, const C (&b)[K + 1],
+                                              int b_top, C (&out)[K + 1], int lowest, int k) {
+    for (int m = k; m >= lowest; --m) {
+      const int last = m < a_top ? m : a_top;
+      C sum(0.0);
+      for (int j = m > b_top ? m - b_top : 0; j <= last; ++j) sum = sum + a[j] * b[m - j];
       out[m] = sum;
     }
   }
-  // product := product * (series of x_v)^e, x_v known through degree k - 1, truncated at k.
-  KOKKOS_INLINE_FUNCTION void multiply_power(int s, int v, int e, C (&product)[K + 1],
-                                             int k) const {
+  // product := product * (series of x_v)^e, product zero above degree top (raised to k), x_v
+  // known through degree k - 1, truncated at k; the last multiplication only from degree lowest.
+  KOKKOS_INLINE_FUNCTION void multiply_power(int s, int v, int e, C (&product)[K + 1], int& top,
+                                             int lowest, int k) const {
     C x[K + 1], scratch[K + 1];
     for (int j = 0; j < k; ++j) x[j] = get(s, series_at(sys.n, j, v));
-    x[k] = C(0.0);
     for (int r = 0; r < e; ++r) {
-      multiply(product, x, scratch, k);
-      for (int j = 0; j <= k; ++j) product[j] = scratch[j];
+      const int from = r == e - 1 ? lowest : 0;
+      multiply(product, top, x, k - 1, scratch, from, k);
+      for (int j = from; j <= k; ++j) product[j] = scratch[j];
+      top = k;
     }
   }
-  // Coefficients 0 .. k of P_i(x(s)) for the polynomial i of T, x known through degree k - 1.
-  KOKKOS_INLINE_FUNCTION void series_value(int s, const DeviceTerms<Space>& T, int i, int k,
-                                           C (&out)[K + 1]) const {
+  // Coefficients lowest .. k of P_i(x(s)) for the polynomial i of T, x known through degree
+  // k - 1 (the Taylor recursion needs the top two: the others cost a product's full series).
+  KOKKOS_INLINE_FUNCTION void series_value(int s, const DeviceTerms<Space>& T, int i, int lowest,
+                                           int k, C (&out)[K + 1]) const {
     C product[K + 1];
-    for (int j = 0; j <= k; ++j) out[j] = C(0.0);
+    for (int j = lowest; j <= k; ++j) out[j] = C(0.0);
     for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
       product[0] = coefficient(T, m);
-      for (int j = 1; j <= k; ++j) product[j] = C(0.0);
-      for (int q = T.factor_offsets(m); q < T.factor_offsets(m + 1); ++q)
-        multiply_power(s, T.factor_var(q), T.factor_exp(q), product, k);
-      for (int j = 0; j <= k; ++j) out[j] = out[j] + product[j];
+      int top = 0;
+      for (int q = f0; q < f1; ++q)
+        multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? lowest : 0,
+                       k);
+      for (int j = lowest; j <= top; ++j) out[j] = out[j] + product[j];
     }
   }
   // Taylor coefficients c_1 .. c_K of x(t + d s) from c_0 = x (the factored Jacobian at (x, t)),
@@ -326,8 +334,8 @@ struct TrackPaths {
       set(s, rhs_at(n - 1), C(0.0));  // the chart is linear: [a . x(s) - 1]_k = a . c_k
       for (int i = 0; i < n - 1; ++i) {
         C f[K + 1], g[K + 1];
-        series_value(s, sys.target, i, k, f);
-        series_value(s, sys.start, i, k, g);
+        series_value(s, sys.target, i, k - 1, k, f);
+        series_value(s, sys.start, i, k - 1, k, g);
         // [gamma (1 - t - d s) G + (t + d s) F]_k
         const C h = start_weight * g[k] - gamma * d * g[k - 1] + f[k] * t + d * f[k - 1];
         set(s, rhs_at(i), -h);
