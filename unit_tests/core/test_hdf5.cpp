@@ -7,7 +7,12 @@
 #include <hdf5.h>
 #endif
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -16,13 +21,11 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
 #include <thread>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -472,6 +475,105 @@ TEST_F(Hdf5Test, OwnStringsAreFixedLengthForeignVariableLengthOnesRead) {
   EXPECT_EQ(in.attribute_string("x", "unit"), "m/s");
   EXPECT_EQ(in.attribute_string("x", "empty"), "");
   EXPECT_EQ(in.read_strings("foreign"), (std::vector<std::string>{"from", "another tool"}));
+}
+
+unsigned superblock_version(const std::string& path) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  H5F_info2_t info{};
+  EXPECT_GE(H5Fget_info2(file, &info), 0);
+  H5Fclose(file);
+  return info.super.version;
+}
+
+// Kosmos' own files carry checksummed metadata (superblock version 3): HDF5 refuses a damaged
+// header of theirs instead of decoding it.
+TEST_F(Hdf5Test, OwnFilesCarryMetadataChecksums) {
+  H5Writer out(path_);
+  out.write("x", std::vector<double>{1});
+  out.commit();
+  EXPECT_EQ(superblock_version(path_), 3u);
+}
+
+// No creation or modification times in the file (the root, groups, datasets): the same content
+// written a second later is the same file, byte for byte.
+TEST_F(Hdf5Test, SameContentMakesTheSameBytes) {
+  const auto write = [](const std::string& path) {
+    H5Writer out(path);
+    out.write("group/inner/values", std::vector<double>{1, 2, 3});
+    out.attribute("group", "unit", "m");
+    out.attribute("", "version", 3LL);
+    out.commit();
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string first = write(path_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // times have 1 s resolution
+  EXPECT_TRUE(first == write(path_));
+}
+
+// A file in HDF5's default format (no metadata checksums: h5py's and most tools' files) is read
+// from a checksummed copy that a child process makes in TMPDIR: every dataset, group and
+// attribute as it is, names relative to the root, and the copy gone once it is open.
+TEST_F(Hdf5Test, FilesWithoutChecksumsAreReadFromACheckedCopy) {
+  std::string tmpdir = ::testing::TempDir() + "kosmos_tmpdir_XXXXXX";
+  ASSERT_NE(::mkdtemp(&tmpdir[0]), nullptr);
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_tmpdir = saved ? saved : "";
+  ::setenv("TMPDIR", tmpdir.c_str(), 1);
+  const hid_t file = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hsize_t dims[2] = {2, 3};
+  const hid_t space = H5Screate_simple(2, dims, nullptr);
+  const hid_t group = H5Gcreate2(file, "chains", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t set =
+      H5Dcreate2(group, "samples", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const std::vector<double> values{1, 2, 3, 4, 5, -6.25};
+  H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  const hid_t scalar = H5Screate(H5S_SCALAR);
+  const long long degree = 7;
+  const hid_t on_root =
+      H5Acreate2(file, "degree", H5T_NATIVE_LLONG, scalar, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(on_root, H5T_NATIVE_LLONG, &degree);
+  const hid_t text = H5Tcopy(H5T_C_S1);
+  H5Tset_size(text, H5T_VARIABLE);
+  const char* unit = "m/s";
+  const hid_t on_set = H5Acreate2(set, "unit", text, scalar, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(on_set, text, &unit);
+  for (hid_t id : {on_set, text, on_root, scalar, set, group, space, file}) H5Idec_ref(id);
+  ASSERT_EQ(superblock_version(path_), 0u);
+  {
+    H5Reader in(path_);
+    std::vector<std::size_t> shape;
+    EXPECT_EQ(in.read<double>("chains/samples", &shape), values);
+    EXPECT_EQ(shape, (std::vector<std::size_t>{2, 3}));
+    EXPECT_TRUE(in.has("chains/samples"));
+    EXPECT_TRUE(in.has("/chains/samples"));
+    EXPECT_FALSE(in.has("chains/absent"));
+    EXPECT_FALSE(in.has("kosmos_checksummed_copy"));
+    EXPECT_EQ(in.attribute_integer("", "degree"), 7);
+    EXPECT_EQ(in.attribute_integer("/", "degree"), 7);
+    EXPECT_TRUE(in.has_attribute("chains/samples", "unit"));
+    EXPECT_EQ(in.attribute_string("chains/samples", "unit"), "m/s");
+    std::vector<double> row(3);
+    in.read_rows("chains/samples", 1, 1, row.data());
+    EXPECT_EQ(row, (std::vector<double>{4, 5, -6.25}));
+  }
+  EXPECT_EQ(::rmdir(tmpdir.c_str()), 0) << "a copy was left in " << tmpdir;
+  // Damaged (here truncated) metadata fails the copying process: an error naming the file.
+  {
+    std::ifstream whole(path_, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+    std::ofstream(path_, std::ios::binary | std::ios::trunc).write(bytes.data(), 700);
+  }
+  ::mkdir(tmpdir.c_str(), 0700);
+  const std::string message = message_of<kosmos::file_error>([&] { H5Reader in(path_); });
+  EXPECT_NE(message.find(path_ + ": "), std::string::npos) << message;
+  EXPECT_NE(message.find("(damaged"), std::string::npos) << message;
+  EXPECT_EQ(::rmdir(tmpdir.c_str()), 0) << "a copy was left in " << tmpdir;
+  if (saved)
+    ::setenv("TMPDIR", saved_tmpdir.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
 }
 #endif
 

@@ -11,14 +11,20 @@
 #include <hdf5.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
-#include <limits>
 #include <numeric>
+#include <thread>
 #include <typeinfo>
 #endif
 
@@ -52,6 +58,7 @@ struct ConcurrentDataset {
 
 struct H5Handles {
   hid_t file = -1;
+  hid_t root = -1;  // a reader's root: the file, or the group holding a checksummed copy of it
   int fd = -1;  // the temporary file, opened again for the mappings
   std::map<std::string, ConcurrentDataset> concurrent;
   std::mutex serial_writes;
@@ -107,6 +114,7 @@ class Id {
   ~Id() {
     if (id_ >= 0) H5Idec_ref(id_);
   }
+  Id(Id&& other) noexcept : id_(other.id_) { other.id_ = -1; }
   Id(const Id&) = delete;
   Id& operator=(const Id&) = delete;
   hid_t get() const { return id_; }
@@ -120,7 +128,95 @@ class Id {
   throw file_error(path + (object.empty() ? "" : ": '" + object + "'") + ": " + what);
 }
 
-std::string object_name(const std::string& object) { return object.empty() ? "/" : object; }
+// File access with the 1.10 format's checksummed metadata (superblock version 3, object headers
+// version 2): HDF5 then refuses damaged metadata instead of decoding it.
+Id checksummed_access() {
+  Id fapl(H5Pcreate(H5P_FILE_ACCESS));
+  H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST);
+  return fapl;
+}
+
+// The superblock version of the HDF5 file at `path` (its signature at byte 0, 512, 1024, ...),
+// read without HDF5; -1 when there is no signature.
+int superblock_version(const std::string& path) {
+  static const char signature[8] = {'\211', 'H', 'D', 'F', '\r', '\n', '\032', '\n'};
+  std::ifstream in(path, std::ios::binary);
+  char head[9];
+  for (std::streamoff at = 0; in; at = at == 0 ? 512 : 2 * at) {
+    in.seekg(at);
+    if (!in.read(head, sizeof head)) return -1;
+    if (std::equal(signature, signature + 8, head)) return static_cast<unsigned char>(head[8]);
+  }
+  return -1;
+}
+
+constexpr const char* kCopyGroup = "kosmos_checksummed_copy";
+
+// A file without metadata checksums (superblock version 0 or 1: HDF5's default "earliest"
+// format, h5py's too) can hold damaged object headers that HDF5 1.10 decodes past its buffers
+// (fuzzing found a heap overflow in H5Aexists; non-sanitized builds go on with a corrupted heap).
+// So this process never decodes one: a child process copies the whole file (H5Ocopy of its root
+// group into the group kCopyGroup) into a temporary in TMPDIR written with checksummed metadata,
+// and the reader opens that copy. Damaged metadata can only fail the child (an error, a signal or
+// a hang, killed after a limit that grows with the file's size). Returns the copy's open file,
+// already unlinked.
+hid_t open_checksummed_copy(const std::string& path) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string copy = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/kosmos-h5-copy-XXXXXX";
+  const int fd = ::mkstemp(&copy[0]);
+  if (fd < 0) fail(path, "", "cannot create a temporary in TMPDIR to copy the file into");
+  ::close(fd);
+  std::ifstream size_of(path, std::ios::binary | std::ios::ate);
+  const double bytes = size_of ? double(size_of.tellg()) : 0.0;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::unlink(copy.c_str());
+    fail(path, "", "cannot start the process that copies the file");
+  }
+  if (child == 0) {  // only HDF5 calls, then _exit: no atexit handlers, no Kokkos, no device
+    const hid_t source = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t target =
+        H5Fcreate(copy.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, checksummed_access().get());
+    const bool copied = source >= 0 && target >= 0 &&
+                        H5Ocopy(source, ".", target, kCopyGroup, H5P_DEFAULT, H5P_DEFAULT) >= 0;
+    const bool closed = target >= 0 && H5Fclose(target) >= 0;
+    ::_exit(copied && closed ? 0 : 3);
+  }
+  const auto limit = std::chrono::seconds(5 + static_cast<long long>(bytes / 10e6));
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(child, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - start < limit)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (done == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    ::unlink(copy.c_str());
+    fail(path, "",
+         "HDF5 did not finish reading the file in " + std::to_string(limit.count()) +
+             " s (damaged?)");
+  }
+  if (done < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ::unlink(copy.c_str());
+    if (done > 0 && WIFSIGNALED(status))
+      fail(path, "",
+           "HDF5 crashed (signal " + std::to_string(WTERMSIG(status)) +
+               ") reading the file's metadata: damaged");
+    fail(path, "", "HDF5 cannot read the file (damaged? or TMPDIR, where it is copied, full)");
+  }
+  const hid_t file = H5Fopen(copy.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ::unlink(copy.c_str());
+  if (file < 0) fail(path, "", "cannot open the checksummed copy of the file");
+  return file;
+}
+
+// A dataset, group or attribute holder named relative to a root (the file's, or the group of a
+// reader's checksummed copy): "" and "/" are the root itself.
+std::string object_name(const std::string& object) {
+  const std::size_t first = object.find_first_not_of('/');
+  return first == std::string::npos ? "." : object.substr(first);
+}
 
 std::vector<hsize_t> to_hsize(const std::vector<std::size_t>& dims) {
   return std::vector<hsize_t>(dims.begin(), dims.end());
@@ -175,11 +271,16 @@ hid_t make_space(const std::vector<std::size_t>& dims) {
   return H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr);
 }
 
-// Link creation properties that create missing intermediate groups ("a/b/c").
-hid_t intermediate_groups() {
-  const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-  H5Pset_create_intermediate_group(lcpl, 1);
-  return lcpl;
+// Creates the missing groups on the way to `name` ("a" and "a/b" of "a/b/c"), untimed as the
+// datasets are (HDF5's own intermediate groups would record their creation times).
+void create_parent_groups(hid_t file, const std::string& name) {
+  Id gcpl(H5Pcreate(H5P_GROUP_CREATE));
+  H5Pset_obj_track_times(gcpl.get(), 0);
+  for (std::size_t pos = name.find('/'); pos != std::string::npos; pos = name.find('/', pos + 1)) {
+    const std::string parent = name.substr(0, pos);
+    if (parent.empty() || H5Lexists(file, parent.c_str(), H5P_DEFAULT) > 0) continue;
+    Id group(H5Gcreate2(file, parent.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
+  }
 }
 
 // Dataset creation properties without the creation and modification times HDF5 records by
@@ -286,7 +387,11 @@ H5Writer::H5Writer(const std::string& path)
   if (is_special_file(destination_)) fail(path_, "", "is not a regular file: HDF5 output needs one");
   remove_stale_temporaries(destination_);
   silence_hdf5();
-  h_->file = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  // the root group untimed, as every dataset (untimed_dataset): the format's object headers
+  // record times unless told not to
+  Id fcpl(H5Pcreate(H5P_FILE_CREATE));
+  H5Pset_obj_track_times(fcpl.get(), 0);
+  h_->file = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, fcpl.get(), checksummed_access().get());
   if (h_->file < 0) fail(path_, "", "cannot create '" + temporary_ + "' for writing");
 }
 
@@ -330,7 +435,7 @@ template <class T>
 void H5Writer::create(const std::string& name, const std::vector<std::size_t>& dims,
                       RowWrites writes) {
   Id space(make_space(dims));
-  Id lcpl(intermediate_groups());
+  create_parent_groups(h_->file, name);
   Id dcpl(untimed_dataset());
   const bool concurrent = writes == RowWrites::concurrent && !dims.empty();
   if (concurrent) {
@@ -339,7 +444,7 @@ void H5Writer::create(const std::string& name, const std::vector<std::size_t>& d
     H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
     H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
   }
-  Id dataset(H5Dcreate2(h_->file, name.c_str(), native_type<T>(), space.get(), lcpl.get(),
+  Id dataset(H5Dcreate2(h_->file, name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT,
                         dcpl.get(), H5P_DEFAULT));
   if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
   if (!concurrent) return;
@@ -403,9 +508,9 @@ void H5Writer::write_strings(const std::string& name, const std::vector<std::str
     std::copy(values[i].begin(), values[i].end(), raw.begin() + std::ptrdiff_t(i * width));
   Id type(fixed_string_type(width));
   Id space(make_space({values.size()}));
-  Id lcpl(intermediate_groups());
+  create_parent_groups(h_->file, name);
   Id dcpl(untimed_dataset());
-  Id dataset(H5Dcreate2(h_->file, name.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(),
+  Id dataset(H5Dcreate2(h_->file, name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
                         H5P_DEFAULT));
   if (!dataset.ok()) fail(path_, name, "cannot create the dataset (does it exist already?)");
   if (!values.empty() &&
@@ -443,26 +548,39 @@ H5Reader::H5Reader(const std::string& path) : path_(path), h_(std::make_unique<I
   silence_hdf5();
   if (::access(path.c_str(), R_OK) != 0) fail(path_, "", "cannot open for reading");
   if (H5Fis_hdf5(path.c_str()) <= 0) fail(path_, "", "is not an HDF5 file");
-  h_->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (h_->file < 0) fail(path_, "", "cannot open the HDF5 file (damaged?)");
+  if (superblock_version(path) >= 2) {
+    h_->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (h_->file < 0) fail(path_, "", "cannot open the HDF5 file (damaged?)");
+    h_->root = H5Gopen2(h_->file, "/", H5P_DEFAULT);
+  } else {
+    h_->file = open_checksummed_copy(path_);
+    h_->root = H5Gopen2(h_->file, kCopyGroup, H5P_DEFAULT);
+  }
+  if (h_->root < 0) {
+    H5Fclose(h_->file);
+    h_->file = -1;
+    fail(path_, "", "cannot open the HDF5 file's root group (damaged?)");
+  }
 }
 
 H5Reader::~H5Reader() {
+  if (h_ && h_->root >= 0) H5Gclose(h_->root);
   if (h_ && h_->file >= 0) H5Fclose(h_->file);
 }
 
-bool H5Reader::has(const std::string& name) const {
+bool H5Reader::has(const std::string& dataset) const {
+  const std::string name = object_name(dataset);
   // H5Lexists fails (rather than answering false) when an intermediate group is missing.
   std::size_t pos = 0;
   while ((pos = name.find('/', pos + 1)) != std::string::npos) {
-    if (H5Lexists(h_->file, name.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
+    if (H5Lexists(h_->root, name.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
   }
-  return H5Lexists(h_->file, name.c_str(), H5P_DEFAULT) > 0;
+  return H5Lexists(h_->root, name.c_str(), H5P_DEFAULT) > 0;
 }
 
 namespace {
 hid_t open_dataset(const std::string& path, hid_t file, const std::string& name) {
-  const hid_t id = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  const hid_t id = H5Dopen2(file, object_name(name).c_str(), H5P_DEFAULT);
   if (id < 0) fail(path, name, "no such dataset");
   return id;
 }
@@ -480,7 +598,7 @@ std::vector<std::size_t> checked_dims(const std::string& path, const std::string
 }  // namespace
 
 std::vector<std::size_t> H5Reader::dims(const std::string& name) const {
-  Id dataset(open_dataset(path_, h_->file, name));
+  Id dataset(open_dataset(path_, h_->root, name));
   return checked_dims(path_, name, dataset.get());
 }
 
@@ -501,7 +619,7 @@ std::vector<std::size_t> H5Reader::expect_shape(const std::string& name,
 
 template <class T>
 void H5Reader::read_into(const std::string& name, T* data, std::size_t count) const {
-  Id dataset(open_dataset(path_, h_->file, name));
+  Id dataset(open_dataset(path_, h_->root, name));
   std::size_t stored = 0;
   checked_dims(path_, name, dataset.get(), &stored);
   if (stored != count)
@@ -533,7 +651,7 @@ std::vector<T> H5Reader::read(const std::string& name, std::vector<std::size_t>*
 template <class T>
 void H5Reader::read_rows(const std::string& name, std::size_t first_row, std::size_t rows,
                          T* data) const {
-  Id dataset(open_dataset(path_, h_->file, name));
+  Id dataset(open_dataset(path_, h_->root, name));
   const auto d = checked_dims(path_, name, dataset.get());
   Id space(H5Dget_space(dataset.get()));
   Id memory(select_rows(path_, name, space.get(), d, first_row, rows));
@@ -543,7 +661,7 @@ void H5Reader::read_rows(const std::string& name, std::size_t first_row, std::si
 }
 
 std::vector<std::string> H5Reader::read_strings(const std::string& name) const {
-  Id dataset(open_dataset(path_, h_->file, name));
+  Id dataset(open_dataset(path_, h_->root, name));
   Id stored(H5Dget_type(dataset.get()));
   if (H5Tget_class(stored.get()) != H5T_STRING) fail(path_, name, "is not a string dataset");
   std::size_t count = 0;
@@ -569,7 +687,7 @@ std::vector<std::string> H5Reader::read_strings(const std::string& name) const {
 
 bool H5Reader::has_attribute(const std::string& object, const std::string& key) const {
   if (!object.empty() && object != "/" && !has(object)) return false;
-  Id target(open_object(path_, h_->file, object));
+  Id target(open_object(path_, h_->root, object));
   return H5Aexists(target.get(), key.c_str()) > 0;
 }
 
@@ -601,15 +719,15 @@ T numeric_attribute(const std::string& path, hid_t file, const std::string& obje
 }  // namespace
 
 double H5Reader::attribute_double(const std::string& object, const std::string& key) const {
-  return numeric_attribute<double>(path_, h_->file, object, key, H5T_NATIVE_DOUBLE);
+  return numeric_attribute<double>(path_, h_->root, object, key, H5T_NATIVE_DOUBLE);
 }
 
 long long H5Reader::attribute_integer(const std::string& object, const std::string& key) const {
-  return numeric_attribute<long long>(path_, h_->file, object, key, H5T_NATIVE_LLONG);
+  return numeric_attribute<long long>(path_, h_->root, object, key, H5T_NATIVE_LLONG);
 }
 
 std::string H5Reader::attribute_string(const std::string& object, const std::string& key) const {
-  Id attr(open_attribute(path_, h_->file, object, key));
+  Id attr(open_attribute(path_, h_->root, object, key));
   Id stored(H5Aget_type(attr.get()));
   if (H5Tget_class(stored.get()) != H5T_STRING)
     fail(path_, object, "attribute '" + key + "' is not a string");

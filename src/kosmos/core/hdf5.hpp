@@ -6,6 +6,9 @@
 // like write_atomically: into a temporary beside the destination, renamed over it by commit().
 // Dataset names may contain '/' ("chains/samples"); intermediate groups are created on demand.
 // Arrays are stored in C order (row-major), dims outermost first, as the caller's host buffer is.
+// Files are written with checksummed metadata (HDF5's 1.10 format); H5Reader reads a file without
+// them (HDF5's default format) from a checksummed copy that a child process makes in TMPDIR, so
+// that damaged metadata never reach HDF5's decoder in this process (hdf5.cpp).
 #pragma once
 
 #include <kosmos/core/error.hpp>
