@@ -26,12 +26,17 @@ namespace series {
 std::int64_t total_degree_paths(const std::vector<int>& degrees, std::int64_t limit);
 
 namespace Impl {
-// z^e for a small non-negative integer exponent, by repeated squaring.
+// z^e for a small non-negative integer exponent, by repeated squaring. The first factor is taken
+// as it is: 1 * z is z exactly, so skipping that multiplication changes no result (z^1 is free).
 template <int N>
 KOKKOS_INLINE_FUNCTION ComplexMD<N> power(ComplexMD<N> z, int e) {
   ComplexMD<N> r(1.0);
+  bool one = true;
   while (e > 0) {
-    if (e & 1) r = r * z;
+    if (e & 1) {
+      r = one ? z : r * z;
+      one = false;
+    }
     e >>= 1;
     if (e > 0) z = z * z;
   }

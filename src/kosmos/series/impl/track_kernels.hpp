@@ -160,7 +160,8 @@ struct TrackPaths {
         f = f + product;
         for (int q = f0; q < f1; ++q) {
           const int v = T.factor_var(q), e = T.factor_exp(q);
-          C d = a * MD(double(e)) * power(get(s, x_first + v), e - 1);
+          // e = 1: a times exact ones, a itself
+          C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
           for (int r = f0; r < f1; ++r)
             if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
           set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
