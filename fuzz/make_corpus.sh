@@ -28,11 +28,12 @@ cp "$work/e.txt" "$c/nbody_text/two_systems.txt"
 (cd "$work" && "$kosmos" nbody --input e.txt --destination 1 --checkpoint two_systems.ckpt \
   --checkpoint-interval 0.5 --output end.txt >/dev/null)
 cp "$work/two_systems.ckpt" "$c/nbody_checkpoint/"
-"$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 --thin 2 \
-  --generations 4 --candidates 64 --quiet --output "$work/post.txt" >/dev/null
+# (run beside the data: a posterior records its data file's name as given)
+(cd "$c/rv_text" && "$kosmos" rv hd164922_head.txt --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 \
+  --thin 2 --generations 4 --candidates 64 --quiet --output "$work/post.txt" >/dev/null)
 head -n 16 "$work/post.txt" > "$c/posterior_text/post.txt"
-"$kosmos" rv "$c/rv_text/hd164922_head.txt" --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 --thin 2 \
-  --generations 4 --candidates 64 --quiet --output "$c/posterior_hdf5/post.h5" >/dev/null
+(cd "$c/rv_text" && "$kosmos" rv hd164922_head.txt --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 \
+  --thin 2 --generations 4 --candidates 64 --quiet --output "$c/posterior_hdf5/post.h5" >/dev/null)
 cat > "$c/dust_table/small.dat" <<'TABLE'
 # a two-radius, four-wavelength table in B. T. Draine's layout
    2 1.000E-03 1.000E-02 = NRAD, a_1 (micron), a_NRAD (micron)
@@ -56,4 +57,17 @@ printf '0.001 1e20\n0.01 1e17\n0.1 1e14\n' > "$c/dust_sizes/three.txt"
 printf '0.1\n1\n10\n100\n' > "$c/dust_wavelengths/four.txt"
 printf '0.1 0.02\n1 0.2\n10 2\n100 20\n' > "$c/dust_wavelengths/four_widths.txt"
 printf '1e28 1e-3 2e-3 1e-4 1e-6\n2e27 1e-2 2e-2 1e-3 1e-5\n' > "$c/dust_cells/two.txt"
+# Each HDF5 seed again in HDF5's default format without metadata checksums (what h5py and most
+# tools write): the tool's own files are checksummed, and such inputs take another path (a child
+# process copies them first, core/hdf5.cpp). Needs h5py (Debian's python3-h5py) in $PYTHON (python3).
+"${PYTHON:-python3}" - "$c" <<'COPY'
+import glob, sys
+import h5py
+for path in sorted(glob.glob(sys.argv[1] + "/*_hdf5/*.h5")):
+    with h5py.File(path, "r") as source, h5py.File(path[:-3] + "_earliest.h5", "w", libver="earliest") as copy:
+        for key, value in source.attrs.items():
+            copy.attrs[key] = value
+        for name in source:
+            source.copy(source[name], copy, name=name)
+COPY
 for d in "$c"/*/; do echo "$(basename "$d"): $(ls "$d" | wc -l) file(s)"; done

@@ -1,7 +1,7 @@
 # This session's GPU round: build the CUDA tests/benchmarks against the carried prebuilt Kokkos,
 # run every Cuda typed test, then the new workflow benchmarks (CUDA and the 16-core OpenMP baseline).
 set -u
-export KOSMOS_CACHE=/root/.cache/kosmos
+export KOSMOS_CACHE=$HOME/.cache/kosmos
 export KOSMOS_BUILD_TARGETS="kosmos_cli kosmos_core_tests kosmos_kepler_tests kosmos_series_tests kosmos_nbody_tests kosmos_dust_tests kosmos_series_benchmarks kosmos_nbody_benchmarks"
 cd "$(dirname "$0")/.."
 # The prebuilt Kokkos names the CUDA libraries where this repository's build machine has them.

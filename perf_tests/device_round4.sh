@@ -2,7 +2,7 @@
 # package and its tests, the call-overhead benchmark, and the workflow benchmarks named in
 # KOSMOS_ROUND_BENCHES ("exe,filter,name,seconds" items), CUDA and the 16-core OpenMP baseline.
 set -u
-export KOSMOS_CACHE=/root/.cache/kosmos
+export KOSMOS_CACHE=$HOME/.cache/kosmos
 cd "$(dirname "$0")/.."
 python=$(command -v python3)
 export KOSMOS_CMAKE_ARGS="-DPython3_EXECUTABLE=$python"
