@@ -570,6 +570,19 @@ TEST_F(Hdf5Test, FilesWithoutChecksumsAreReadFromACheckedCopy) {
   EXPECT_NE(message.find(path_ + ": "), std::string::npos) << message;
   EXPECT_NE(message.find("(damaged"), std::string::npos) << message;
   EXPECT_EQ(::rmdir(tmpdir.c_str()), 0) << "a copy was left in " << tmpdir;
+  // Nowhere to copy to: an error naming the folder (a checksummed file needs no copy).
+  ::setenv("TMPDIR", (tmpdir + "/absent").c_str(), 1);
+  {
+    H5Writer kosmos_file(path_);
+    kosmos_file.write("x", std::vector<double>{2});
+    kosmos_file.commit();
+  }
+  EXPECT_EQ(H5Reader(path_).read<double>("x"), std::vector<double>{2});
+  H5Fclose(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  EXPECT_NE(message_of<kosmos::file_error>([&] {
+              H5Reader in(path_);
+            }).find("'" + tmpdir + "/absent' (TMPDIR) is not writable"),
+            std::string::npos);
   if (saved)
     ::setenv("TMPDIR", saved_tmpdir.c_str(), 1);
   else

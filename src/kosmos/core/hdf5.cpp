@@ -162,9 +162,13 @@ constexpr const char* kCopyGroup = "kosmos_checksummed_copy";
 // already unlinked.
 hid_t open_checksummed_copy(const std::string& path) {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string copy = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/kosmos-h5-copy-XXXXXX";
+  const std::string folder = tmpdir && *tmpdir ? tmpdir : "/tmp";
+  std::string copy = folder + "/kosmos-h5-copy-XXXXXX";
   const int fd = ::mkstemp(&copy[0]);
-  if (fd < 0) fail(path, "", "cannot create a temporary in TMPDIR to copy the file into");
+  if (fd < 0)
+    fail(path, "",
+         "has no metadata checksums and cannot be copied into a checksummed temporary: '" + folder +
+             "' (TMPDIR) is not writable");
   ::close(fd);
   std::ifstream size_of(path, std::ios::binary | std::ios::ate);
   const double bytes = size_of ? double(size_of.tellg()) : 0.0;
