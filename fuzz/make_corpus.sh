@@ -28,12 +28,15 @@ cp "$work/e.txt" "$c/nbody_text/two_systems.txt"
 (cd "$work" && "$kosmos" nbody --input e.txt --destination 1 --checkpoint two_systems.ckpt \
   --checkpoint-interval 0.5 --output end.txt >/dev/null)
 cp "$work/two_systems.ckpt" "$c/nbody_checkpoint/"
-# (run beside the data: a posterior records its data file's name as given)
-(cd "$c/rv_text" && "$kosmos" rv hd164922_head.txt --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 \
-  --thin 2 --generations 4 --candidates 64 --quiet --output "$work/post.txt" >/dev/null)
+# A short posterior of the RV seed into $1 (run beside the data: a posterior records its data
+# file's name as given).
+posterior() {
+  (cd "$c/rv_text" && "$kosmos" rv hd164922_head.txt --planets 1 --trend 0 --chains 24 --burn 4 \
+    --steps 8 --thin 2 --generations 4 --candidates 64 --quiet --output "$1" >/dev/null)
+}
+posterior "$work/post.txt"
 head -n 16 "$work/post.txt" > "$c/posterior_text/post.txt"
-(cd "$c/rv_text" && "$kosmos" rv hd164922_head.txt --planets 1 --trend 0 --chains 24 --burn 4 --steps 8 \
-  --thin 2 --generations 4 --candidates 64 --quiet --output "$c/posterior_hdf5/post.h5" >/dev/null)
+posterior "$c/posterior_hdf5/post.h5"
 cat > "$c/dust_table/small.dat" <<'TABLE'
 # a two-radius, four-wavelength table in B. T. Draine's layout
    2 1.000E-03 1.000E-02 = NRAD, a_1 (micron), a_NRAD (micron)

@@ -3,7 +3,8 @@
 # fallback fix, and PHCpack's one-core rate on the same machine's CPU. Needs build/shipped.tar.xz
 # (scripts/device.sh ship kosmos_cli kosmos_series_benchmarks kosmos_series_tests) and, for
 # PART=phc, build/phc.xz (xz of the phc that scripts/phcpack.sh builds; it needs only the C
-# library); the two are carried in separate calls (together they pass the carry limit).
+# library); both fit one call's carry when the ship holds only kosmos_series_benchmarks (with the
+# tool and the tests too, carry them in separate calls).
 # PART (default "tests bench seeds"):
 #   tests  the tracker's unit tests on the CUDA build (every enabled space)
 #   bench  BM_Track/cyclic7 in 1, 2 and 4 doubles and BM_TrackEscalated/cyclic7 (CUDA and the
