@@ -551,8 +551,9 @@ void H5Writer::commit() {
 H5Reader::H5Reader(const std::string& path) : path_(path), h_(std::make_unique<Impl::H5Handles>()) {
   silence_hdf5();
   if (::access(path.c_str(), R_OK) != 0) fail(path_, "", "cannot open for reading");
-  if (H5Fis_hdf5(path.c_str()) <= 0) fail(path_, "", "is not an HDF5 file");
-  if (superblock_version(path) >= 2) {
+  const int version = superblock_version(path);
+  if (version < 0) fail(path_, "", "is not an HDF5 file");
+  if (version >= 2) {
     h_->file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (h_->file < 0) fail(path_, "", "cannot open the HDF5 file (damaged?)");
     h_->root = H5Gopen2(h_->file, "/", H5P_DEFAULT);
