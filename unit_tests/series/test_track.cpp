@@ -26,6 +26,7 @@
 #include <test_spaces.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 
 namespace {
@@ -277,7 +278,8 @@ TYPED_TEST(TrackTest, DoubleRootsAreFlaggedSingular) {
 
 // x - y = 0, x - y = 1 (inconsistent): the total-degree path diverges, x ~ (1 - t)^-2. Stopped by
 // max_steps short of t = 1, it is at infinity when its size is above diverging_size (its growth
-// since halfway gives v ~ -2), else failed (and re-tracked in a run that allows raises).
+// over the second half of the last quarter: v ~ -2), else failed (and re-tracked in a run that
+// allows raises).
 TYPED_TEST(TrackTest, PathStoppedWhileDivergingIsAtInfinity) {
   const NumericSystem parallel_lines =
       system_from_terms(2,
@@ -305,6 +307,23 @@ TYPED_TEST(TrackTest, PathStoppedWhileDivergingIsAtInfinity) {
   EXPECT_TRUE(diverging.solutions.empty());
   options.diverging_size = 2 * p.max_abs;
   EXPECT_EQ(track(TypeParam(), parallel_lines, options).paths[0].status, PathStatus::failed);
+
+  // The check comes every quarter of max_steps: with diverging_size between the path's sizes
+  // after 8 and 12 steps, a run allowed 16 stops at step 12 (the third quarter), at infinity.
+  const auto size_after = [&](int steps) {
+    options.max_steps = steps;
+    options.diverging_size = 1e300;
+    const PathResult end = track(TypeParam(), parallel_lines, options).paths[0];
+    EXPECT_EQ(end.steps, steps);
+    return end.max_abs;
+  };
+  const double size8 = size_after(8), size12 = size_after(12);
+  ASSERT_GT(size12, size8);
+  options.max_steps = 16;
+  options.diverging_size = 0.5 * (size8 + size12);
+  const PathResult early = track(TypeParam(), parallel_lines, options).paths[0];
+  EXPECT_EQ(early.status, PathStatus::at_infinity);
+  EXPECT_EQ(early.steps, 12);
 }
 
 TYPED_TEST(TrackTest, Cyclic5HasSeventyIsolatedSolutions) {
@@ -505,5 +524,11 @@ TEST(TrackInput, BadSystemsAndOptionsAreRefused) {
   bad.max_paths = 100;
   EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(5), bad),
                kosmos::invalid_input);
+  for (const double collapse : {0.0, 1.0, std::nan("")}) {
+    bad = TrackOptions{};
+    bad.endgame_collapse = collapse;
+    EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(3), bad),
+                 kosmos::invalid_input);
+  }
 }
 }  // namespace

@@ -94,6 +94,8 @@ void check_options(const TrackOptions& o) {
                         " is not in (0, 1]");
   kosmos::Impl::require(o.min_step > 0 && o.min_step < o.max_step, w, "min_step ", o.min_step,
                         " is not in (0, max_step)");
+  kosmos::Impl::require(o.endgame_collapse > 0 && o.endgame_collapse < 1, w, "endgame_collapse ",
+                        o.endgame_collapse, " is not in (0, 1)");
   const double positive[] = {o.corrector_tolerance, o.endgame_distance,   o.endgame_stall,
                              o.infinity_threshold,  o.singular_condition, o.duplicate_tolerance,
                              o.diverging_size};
@@ -113,6 +115,7 @@ TrackParameters parameters(const TrackOptions& o, int pass) {
           o.corrector_tolerance,
           o.endgame_distance,
           o.endgame_stall,
+          o.endgame_collapse,
           o.infinity_threshold,
           o.singular_condition,
           o.residual_tolerance,

@@ -24,9 +24,9 @@
 //    it must be within eta / 4 (the first) or half the previous one (contraction); a rejected
 //    step is halved;
 //  * endgame: where 1 - t < endgame_distance and the steps cannot reach 1, or 1 - t <
-//    endgame_stall and the steps collapse (below 1e-3 (1 - t), or the corrector fails down to
-//    min_step: the ill-conditioning near a singular end), the Cauchy end game: the path is
-//    tracked around the circle |1 - t| = r = 1 - t (16 chords a loop, each by the same
+//    endgame_stall and the steps collapse (below endgame_collapse (1 - t), or the corrector
+//    fails down to min_step: the ill-conditioning near a singular end), the Cauchy end game: the
+//    path is tracked around the circle |1 - t| = r = 1 - t (16 chords a loop, each by the same
 //    predictor-corrector along a complex direction, the chart fixed) until it closes after w
 //    loops (at most 4), the winding number; x(1) is the mean of the samples (Cauchy's integral
 //    formula, trapezoidal rule in (1 - t)^(1/w)); loops that do not close, or a chord that
@@ -41,9 +41,10 @@
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
-//                   square root (x_0 -> 0 at a singular point at infinity), or max_steps
-//                   reached while ||x||_inf, above diverging_size, grew like (1 - t)^v with
-//                   v <= -1/2 since the halfway step (a path crawling to infinity)
+//                   square root (x_0 -> 0 at a singular point at infinity), or, checked
+//                   every quarter of max_steps, ||x||_inf above diverging_size and grown like
+//                   (1 - t)^v with v <= -1/2 over the quarter's second half (a path crawling
+//                   to infinity)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)
@@ -95,9 +96,11 @@ struct TrackOptions {
   double corrector_tolerance = 1e-9;
   double endgame_distance = 1e-6;
   double endgame_stall = 0.1;
+  // Where 1 - t < endgame_stall, a step bound below this times 1 - t starts the end game.
+  double endgame_collapse = 1e-3;
   double infinity_threshold = 1e8;
-  // A path that used up max_steps with ||x||_inf above this, grown like (1 - t)^v, v <= -1/2,
-  // since its halfway step, is at infinity (not failed, not re-tracked).
+  // A path with ||x||_inf above this, grown like (1 - t)^v, v <= -1/2, over the second half of
+  // a quarter of max_steps, is at infinity there (not failed, not re-tracked).
   double diverging_size = 1e2;
   double singular_condition = 1e8;
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point

@@ -21,7 +21,7 @@ namespace Impl {
 struct TrackParameters {
   int max_steps;
   double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
-  double endgame_distance, endgame_stall, infinity_threshold, singular_condition,
+  double endgame_distance, endgame_stall, endgame_collapse, infinity_threshold, singular_condition,
       residual_tolerance, diverging_size;
   // After a Cauchy end game that did not close at radius r > endgame_floor (1e-7), |x| at most
   // diverging_size: go on stepping and try the end game again below r / 10 (re-run passes),
@@ -125,16 +125,16 @@ struct TrackPaths {
     for (int j = 0; j < sys.n - 1; ++j) r = math::fmax(r, magnitude<N>(get(s, first + j)));
     return x0 > 0.0 ? r / x0 : par.infinity;
   }
-  // Whether a path that used up max_steps goes to infinity: its affine size is above
-  // diverging_size and grew since halfway (1 - t = half_remaining, size half_size) like
-  // (1 - t)^v with v <= -1/2. Paths to a solution set at infinity can crawl there (cyclic 7's
-  // reach |x| ~ 400 at t ~ 0.9 in 4000 steps); re-tracking them at higher precision only
-  // crawls longer.
-  KOKKOS_INLINE_FUNCTION bool diverging(double remaining, double size, double half_remaining,
-                                        double half_size) const {
-    if (!(size > par.diverging_size) || !(half_size > 0.0) || !(remaining < half_remaining))
+  // Whether a path goes to infinity by its last stretch of steps: its affine size is above
+  // diverging_size and grew since the stretch's middle (1 - t = mid_remaining, size mid_size)
+  // like (1 - t)^v with v <= -1/2. Paths to a solution set at infinity can crawl there
+  // (cyclic 7's reach |x| ~ 400 at t ~ 0.9 after thousands of steps); re-tracking them at
+  // higher precision only crawls longer.
+  KOKKOS_INLINE_FUNCTION bool diverging(double remaining, double size, double mid_remaining,
+                                        double mid_size) const {
+    if (!(size > par.diverging_size) || !(mid_size > 0.0) || !(remaining < mid_remaining))
       return false;
-    return math::log(size / half_size) / math::log(remaining / half_remaining) <= -0.5;
+    return math::log(size / mid_size) / math::log(remaining / mid_remaining) <= -0.5;
   }
 
   KOKKOS_INLINE_FUNCTION C coefficient(const DeviceTerms<Space>& T, int m) const {
@@ -606,7 +606,11 @@ struct TrackPaths {
     // |x| = 9.41, where Newton's method failed too). Not in the first pass: there most such
     // paths go to infinity, where the steps would crawl to max_steps.
     double endgame_below = par.infinity;
-    double half_remaining = 0, half_size = 0;  // at step max_steps / 2
+    // Every quarter of max_steps the path is checked for divergence over that quarter's second
+    // half (a crawl to infinity stops there, not at max_steps); at max_steps it is at infinity
+    // if diverging, else failed.
+    const int quarter = par.max_steps / 4 > 2 ? par.max_steps / 4 : 2;
+    double mid_remaining = 0, mid_size = 0;  // at the middle of the current quarter
     int winding = 1;
     while (status == status_tracking) {
       while (status == status_tracking) {
@@ -618,16 +622,17 @@ struct TrackPaths {
           break;
         }
         if (remaining <= 0.0 || endgame) break;
-        if (steps == par.max_steps / 2) {
-          half_remaining = remaining;
-          half_size = affine_size(s, series_at(n, 0, 0));
+        if (steps % quarter == quarter / 2) {
+          mid_remaining = remaining;
+          mid_size = affine_size(s, series_at(n, 0, 0));
         }
-        if (steps >= par.max_steps) {
-          status =
-              diverging(remaining, affine_size(s, series_at(n, 0, 0)), half_remaining, half_size)
-                  ? 2
-                  : 3;
-          break;
+        if (steps > 0 && (steps % quarter == 0 || steps >= par.max_steps)) {
+          const bool infinite =
+              diverging(remaining, affine_size(s, series_at(n, 0, 0)), mid_remaining, mid_size);
+          if (infinite || steps >= par.max_steps) {
+            status = infinite ? 2 : 3;
+            break;
+          }
         }
         double eta = 0, largest = 0;
         double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
@@ -638,7 +643,7 @@ struct TrackPaths {
         const bool endgame_allowed = remaining <= par.endgame_stall && remaining < endgame_below;
         while (true) {
           if ((remaining <= par.endgame_distance && remaining < endgame_below && h < remaining) ||
-              (endgame_allowed && h < 1e-3 * remaining)) {
+              (endgame_allowed && h < par.endgame_collapse * remaining)) {
             endgame = true;  // too close to a singular end to step, or the steps collapse near it
             break;
           }
