@@ -85,6 +85,23 @@ TEST(SymbolicInput, DecimalsAreCorrectlyRoundedAndComplexUnitsRead) {
   EXPECT_EQ(coefficient(third, 0, 0, 0, 1), -one_third.limb[1]);
 }
 
+// Powers of t that cancel leave series longer than the system's degree: only the coefficients up
+// to the degree are stored (fuzzing found the cancelled ones written past the monomial's slots,
+// over the constant's second limb and past the end).
+TEST(SymbolicInput, CancelledPowersOfTAreNotStored) {
+  const NumericSystem s = parse_symbolic("(1 + t - t)*x^2 - 0.1;", "mem", 2);
+  ASSERT_EQ(s.degree, 0);
+  ASSERT_EQ(s.polynomials[0].coefficients.size(), 4u);  // (constant, x^2) x 2 limbs
+  kosmos::MultiDouble<2> tenth;
+  ASSERT_TRUE(kosmos::from_string("0.1", tenth));
+  ASSERT_NE(tenth.limb[1], 0.0);
+  const std::size_t x2 = slot(s, 0, {0}, {2});
+  EXPECT_EQ(coefficient(s, 0, 0, 0, 0), -tenth.limb[0]);
+  EXPECT_EQ(coefficient(s, 0, 0, 0, 1), -tenth.limb[1]);
+  EXPECT_EQ(coefficient(s, 0, x2, 0, 0), 1.0);
+  EXPECT_EQ(coefficient(s, 0, x2, 0, 1), 0.0);
+}
+
 TEST(SymbolicInput, ErrorsNameFileAndLine) {
   EXPECT_NE(message("x + 1;\ny - 2").find("sys.txt:2: missing ';'"), std::string::npos);
   EXPECT_NE(message("x + 1;\n\ny - * 2;").find("sys.txt:3: unexpected '*'"), std::string::npos);

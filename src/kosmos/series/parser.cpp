@@ -2,6 +2,7 @@
 #include <kosmos/core/multi_double.hpp>
 #include <kosmos/series/parser.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <sstream>
@@ -333,7 +334,8 @@ class Parser {
       np.coefficients.assign(n1 * count * L, 0.0);
       for (std::size_t m = 0; m < count; ++m) {
         if (!series[m]) continue;
-        for (std::size_t k = 0; k < series[m]->size(); ++k)
+        // powers of t above the degree cancelled (they are zero): not stored
+        for (std::size_t k = 0; k < std::min(series[m]->size(), n1); ++k)
           for (int part = 0; part < (s.complex ? 2 : 1); ++part) {
             const Real& v = part == 0 ? (*series[m])[k].re : (*series[m])[k].im;
             if (!std::isfinite(v.limb[0]))
