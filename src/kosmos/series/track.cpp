@@ -4,6 +4,7 @@
 #include <kosmos/series/track.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -85,6 +86,8 @@ void check_options(const TrackOptions& o) {
                         " is not in 0 .. 8");
   kosmos::Impl::require(o.host_pass_paths >= 0, w, "host_pass_paths ", o.host_pass_paths,
                         " is negative");
+  kosmos::Impl::require(o.host_tail_paths >= 0 && o.host_tail_paths <= INT_MAX, w,
+                        "host_tail_paths ", o.host_tail_paths, " is not in 0 .. ", INT_MAX);
   kosmos::Impl::require(o.rerun_step_scale > 0 && o.rerun_step_scale <= 1, w, "rerun_step_scale ",
                         o.rerun_step_scale, " is not in (0, 1]");
   const double fractions[] = {o.pole_fraction, o.curvature_fraction};
@@ -420,6 +423,7 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.attribute("/", "distinct", (long long)r.solutions.size());
   out.attribute("/", "raised", (long long)r.raised);
   out.attribute("/", "passes", (long long)r.passes);
+  out.attribute("/", "host_tail", (long long)r.host_tail);
   const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
   std::vector<std::int32_t> status, precision, steps, rejections, solution, winding;
   std::vector<std::int64_t> index;

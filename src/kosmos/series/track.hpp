@@ -111,6 +111,12 @@ struct TrackOptions {
   // dozen paths in double double or quad double with tightened steps take minutes as lone GPU
   // threads but seconds on CPU cores. 0: every pass on the given space.
   std::int64_t host_pass_paths = 1024;
+  // On any space but the default host execution space (a GPU), once a launch has at most this
+  // many paths still tracking, they stop before their next step and go on from there on the
+  // host's default execution space: a launch lasts as long as its slowest path, whose steps are
+  // one GPU thread's sequential work but several times faster on a CPU core (cyclic 7's paths
+  // crawling to infinity). 0: every path of a launch stays on its space.
+  std::int64_t host_tail_paths = 256;
   // The paths to track (0-based numbers below the path count, distinct); empty: all of them.
   // Reruns a few paths of a large homotopy (the same gamma and chart for the same seed).
   std::vector<std::int64_t> paths;
@@ -152,6 +158,7 @@ struct TrackResult {
   std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
   std::int64_t raised = 0;  // re-tracked paths (summed over the passes after the first)
   int passes = 0;           // launches (1: no path re-tracked)
+  std::int64_t host_tail = 0;  // paths handed to the host mid-way (TrackOptions::host_tail_paths)
   std::int64_t count(PathStatus s) const;
   std::int64_t count_precision(int N) const;  // paths whose final pass ran in N doubles
 };
@@ -211,12 +218,12 @@ void write_track(std::ostream& out, const TrackResult& result, const std::string
 
 // HDF5 report (attributes format = "kosmos series track", variables, paths (tracked),
 // total_paths (of the homotopy), homotopy ("total degree" or "parameter"), gamma_re, gamma_im
-// and the summary counts; per tracked path: path_index int64 (its number in the homotopy),
-// path_status (0 regular, 1 singular, 2 at infinity, 3 failed), path_precision, path_steps,
-// path_rejections, path_winding, path_solution (-1: none) int32, path_t, path_residual,
-// path_condition, path_max_abs double, path_x double (paths, n, 2) and path_limbs double
-// (paths, n, 2, 4: the N limbs, zero padded); per distinct solution: solution_path (the path
-// number), solution_multiplicity, solution_singular int32).
+// and the summary counts, host_tail (TrackResult::host_tail); per tracked path: path_index int64
+// (its number in the homotopy), path_status (0 regular, 1 singular, 2 at infinity, 3 failed),
+// path_precision, path_steps, path_rejections, path_winding, path_solution (-1: none) int32,
+// path_t, path_residual, path_condition, path_max_abs double, path_x double (paths, n, 2) and
+// path_limbs double (paths, n, 2, 4: the N limbs, zero padded); per distinct solution:
+// solution_path (the path number), solution_multiplicity, solution_singular int32).
 void write_track_h5(const std::string& path, const TrackResult& result, const std::string& source);
 }  // namespace series
 }  // namespace kosmos
