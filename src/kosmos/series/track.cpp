@@ -86,6 +86,9 @@ void check_options(const TrackOptions& o) {
                         " is not in 0 .. 8");
   kosmos::Impl::require(o.host_pass_paths >= 0, w, "host_pass_paths ", o.host_pass_paths,
                         " is negative");
+  kosmos::Impl::require(o.divergence_checks >= 1 && o.divergence_checks <= o.max_steps, w,
+                        "divergence_checks ", o.divergence_checks, " is not in 1 .. max_steps (",
+                        o.max_steps, ")");
   kosmos::Impl::require(o.host_tail_paths >= 0 && o.host_tail_paths <= INT_MAX, w,
                         "host_tail_paths ", o.host_tail_paths, " is not in 0 .. ", INT_MAX);
   kosmos::Impl::require(o.rerun_step_scale > 0 && o.rerun_step_scale <= 1, w, "rerun_step_scale ",
@@ -111,6 +114,7 @@ TrackParameters parameters(const TrackOptions& o, int pass) {
   const double scale = std::pow(o.rerun_step_scale, pass);
   const double steps = std::min(double(o.max_steps) / scale, 1e8);
   return {int(steps),
+          std::max(2, int(steps) / o.divergence_checks),
           o.pole_fraction * scale,
           o.curvature_fraction * scale,
           o.max_step * scale,

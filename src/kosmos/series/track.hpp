@@ -32,19 +32,21 @@
 //    formula, trapezoidal rule in (1 - t)^(1/w)); loops that do not close, or a chord that
 //    fails, leave Newton's method at t = 1 from the loops' first point, the path's point at
 //    1 - r (the samples of loops that do not close need not lie on one path: at a regular but
-//    ill-conditioned end the corrector's noise can exceed the loops' spread); in the passes
-//    after the first, loops that do not close at radius r > 1e-7 send the path on by steps
-//    from that point (unless ||x||_inf is above diverging_size there), to try the end game
-//    again below r / 10;
+//    ill-conditioned end the corrector's noise can exceed the loops' spread). At a radius
+//    r > 1e-7 with ||x||_inf at most diverging_size, an end point that failed, or from loops
+//    wider than 1e-6 a winding number >= 2 at an end below the root of infinity_threshold (a
+//    wide circle can hold another path's branch point), sends
+//    the path on by steps from the loops' first point, to try the end game again below r / 10;
+//    in the passes after the first, so do loops that do not close, before Newton's method;
 //  * every end point but a Cauchy one of winding number >= 2 (singular: Newton would lose the
 //    digits) is refined by Newton at t = 1 in the working precision (until the updates
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
 //                   square root (x_0 -> 0 at a singular point at infinity), or, checked
-//                   every quarter of max_steps, ||x||_inf above diverging_size and grown like
-//                   (1 - t)^v with v <= -1/2 over the quarter's second half (a path crawling
-//                   to infinity)
+//                   every max_steps / divergence_checks steps, ||x||_inf above diverging_size
+//                   and grown like (1 - t)^v with v <= -1/2 over the second half of those
+//                   steps (a path crawling to infinity)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)
@@ -94,14 +96,16 @@ struct TrackOptions {
   double max_step = 0.1;
   double min_step = 1e-13;
   double corrector_tolerance = 1e-9;
-  double endgame_distance = 1e-6;
+  double endgame_distance = 1e-3;
   double endgame_stall = 0.1;
   // Where 1 - t < endgame_stall, a step bound below this times 1 - t starts the end game.
   double endgame_collapse = 1e-3;
   double infinity_threshold = 1e8;
   // A path with ||x||_inf above this, grown like (1 - t)^v, v <= -1/2, over the second half of
-  // a quarter of max_steps, is at infinity there (not failed, not re-tracked).
+  // a stretch of max_steps / divergence_checks steps, is at infinity there (not failed, not
+  // re-tracked); the test runs at the end of every such stretch.
   double diverging_size = 1e2;
+  int divergence_checks = 4;
   double singular_condition = 1e8;
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;
