@@ -97,6 +97,9 @@ struct TrackOptions {
   double min_step = 1e-13;
   double corrector_tolerance = 1e-9;
   double endgame_distance = 1e-3;
+  // endgame_distance of the re-tracking passes: their paths (failed, jumped or lone singular
+  // ends, mostly near ill-conditioned solutions) step closer to t = 1 before the end game.
+  double rerun_endgame_distance = 1e-6;
   double endgame_stall = 0.1;
   // Where 1 - t < endgame_stall, a step bound below this times 1 - t starts the end game.
   double endgame_collapse = 1e-3;
