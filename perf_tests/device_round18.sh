@@ -5,9 +5,10 @@
 # `scripts/device.sh ship kosmos_series_benchmarks kosmos_series_tests` for PART=tests or bench.
 # PART (default "cli"):
 #   cli    `kosmos series --track examples/series/cyclic7.txt --precision 2 --max-precision 2
-#          --seed 2021` (the job of BM_Track/cyclic7/N2) for each TAILS x CHECKS (defaults
-#          "0 256" and "4 8 16"): process wall; the .h5 of each into $OUT (its attributes hold
-#          the counts and host_tail, path_steps each path's steps)
+#          --seed 2021` (the job of BM_Track/cyclic7/N2) for each CHECKS x TAILS
+#          (--divergence-checks, --host-tail; defaults "4" and "0 256"), with ARGS: process
+#          wall; the .h5 of each into $OUT (its attributes hold the counts and host_tail,
+#          path_steps each path's steps)
 #   seeds  the defaults (escalation to quad double) with SEEDS (default "1 2 3") and the extra
 #          ARGS; the .h5 of each into $OUT (perf_tests/series/cyclic_symmetry.py counts them)
 #   tests  the tracker's unit tests on the CUDA build (every enabled space)
@@ -24,12 +25,13 @@ for part in $parts; do
   echo "== $part"
   case $part in
     cli)
-      for checks in ${CHECKS:-4 8 16}; do
+      for checks in ${CHECKS:-4}; do
         for tail in ${TAILS:-0 256}; do
+          name=cyclic7_dd_tail${tail}_checks$checks
           /usr/bin/time -f "host-tail $tail checks $checks: %e s wall" build/cuda/src/cli/kosmos \
             series --track examples/series/cyclic7.txt --precision 2 --max-precision 2 --seed 2021 \
-            --host-tail "$tail" --divergence-checks "$checks" \
-            --output "$out/cyclic7_dd_tail${tail}_checks$checks.h5" 2>&1 | tail -1
+            --host-tail "$tail" --divergence-checks "$checks" ${ARGS:-} --output "$out/$name.h5" \
+            2>&1 | tail -1
         done
       done ;;
     seeds)

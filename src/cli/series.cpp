@@ -326,9 +326,9 @@ int run_series(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.has("track") && !options.str("track").empty()) return run_track(options);
-  options.reject_given(
-      {"max-precision", "paths", "generic", "mpi-chunk", "host-tail", "divergence-checks"},
-      "applies to --track only");
+  options.reject_given({"max-precision", "paths", "generic", "mpi-chunk", "host-tail",
+                        "divergence-checks"},
+                       "applies to --track only");
   if (kosmos::cli::ranks() > 1)
     throw kosmos::cli::usage_error(
         "runs on one rank: under mpirun only --track splits its paths over ranks");

@@ -102,9 +102,9 @@ void check_options(const TrackOptions& o) {
                         " is not in (0, max_step)");
   kosmos::Impl::require(o.endgame_collapse > 0 && o.endgame_collapse < 1, w, "endgame_collapse ",
                         o.endgame_collapse, " is not in (0, 1)");
-  const double positive[] = {o.corrector_tolerance, o.endgame_distance,   o.rerun_endgame_distance,
-                             o.endgame_stall,       o.infinity_threshold, o.singular_condition,
-                             o.duplicate_tolerance, o.diverging_size};
+  const double positive[] = {o.corrector_tolerance, o.endgame_distance,   o.endgame_stall,
+                             o.infinity_threshold,  o.singular_condition, o.duplicate_tolerance,
+                             o.diverging_size};
   for (double v : positive)
     kosmos::Impl::require(v > 0 && std::isfinite(v), w, "tolerance ", v,
                           " is not a positive number");
@@ -120,7 +120,7 @@ TrackParameters parameters(const TrackOptions& o, int pass) {
           o.max_step * scale,
           o.min_step,
           o.corrector_tolerance,
-          pass > 0 ? o.rerun_endgame_distance : o.endgame_distance,
+          o.endgame_distance,
           o.endgame_stall,
           o.endgame_collapse,
           o.infinity_threshold,

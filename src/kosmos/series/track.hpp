@@ -32,12 +32,10 @@
 //    formula, trapezoidal rule in (1 - t)^(1/w)); loops that do not close, or a chord that
 //    fails, leave Newton's method at t = 1 from the loops' first point, the path's point at
 //    1 - r (the samples of loops that do not close need not lie on one path: at a regular but
-//    ill-conditioned end the corrector's noise can exceed the loops' spread). At a radius
-//    r > 1e-7 with ||x||_inf at most diverging_size, an end point that failed, or from loops
-//    wider than 1e-6 a winding number >= 2 at an end below the root of infinity_threshold (a
-//    wide circle can hold another path's branch point), sends
-//    the path on by steps from the loops' first point, to try the end game again below r / 10;
-//    in the passes after the first, so do loops that do not close, before Newton's method;
+//    ill-conditioned end the corrector's noise can exceed the loops' spread); in the passes
+//    after the first, loops that do not close at radius r > 1e-7 send the path on by steps
+//    from that point (unless ||x||_inf is above diverging_size there), to try the end game
+//    again below r / 10;
 //  * every end point but a Cauchy one of winding number >= 2 (singular: Newton would lose the
 //    digits) is refined by Newton at t = 1 in the working precision (until the updates
 //    stop decreasing) and classified, with condition = ||F_X^-1||_1 times the row majorant of the
@@ -46,7 +44,8 @@
 //                   square root (x_0 -> 0 at a singular point at infinity), or, checked
 //                   every max_steps / divergence_checks steps, ||x||_inf above diverging_size
 //                   and grown like (1 - t)^v with v <= -1/2 over the second half of those
-//                   steps (a path crawling to infinity)
+//                   steps (a path crawling
+//                   to infinity)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)
@@ -96,10 +95,7 @@ struct TrackOptions {
   double max_step = 0.1;
   double min_step = 1e-13;
   double corrector_tolerance = 1e-9;
-  double endgame_distance = 1e-3;
-  // endgame_distance of the re-tracking passes: their paths (failed, jumped or lone singular
-  // ends, mostly near ill-conditioned solutions) step closer to t = 1 before the end game.
-  double rerun_endgame_distance = 1e-6;
+  double endgame_distance = 1e-6;
   double endgame_stall = 0.1;
   // Where 1 - t < endgame_stall, a step bound below this times 1 - t starts the end game.
   double endgame_collapse = 1e-3;

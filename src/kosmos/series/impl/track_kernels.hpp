@@ -68,10 +68,6 @@ struct TrackPaths {
   // condition 1e7 can need 1 - t near 1e-7 before Newton's method at t = 1 converges from the
   // path's point; each decade costs a path to infinity thousands of steps)
   static constexpr double endgame_floor = 1e-7;
-  // A winding number >= 2 at a finite end point is taken from Cauchy loops of at most this
-  // radius: a wider circle can hold another path's branch point, and loops that close only after
-  // going round it give a false one.
-  static constexpr double singular_radius = 1e-6;
   static constexpr double min_chord_step = 1.0 / 64;  // of a chord: below it the game fails
 
   DeviceSystem<Space> sys;
@@ -659,8 +655,6 @@ struct TrackPaths {
     const int stretch = par.divergence_stretch;
     double mid_remaining = saved.mid_remaining, mid_size = saved.mid_size;  // mid-stretch
     int winding = 1;
-    double size = 0, residual = par.not_a_number, condition = par.not_a_number;
-    bool finished = false;
     while (status == status_tracking) {
       while (status == status_tracking) {
         const double remaining = to_double(MD(1.0) - t);
@@ -730,37 +724,19 @@ struct TrackPaths {
       winding = cauchy(s, t);
       // (not where the path's |x| is above diverging_size: on its way to infinity, where the
       // steps would crawl through every decade down to the floor)
-      const bool retry =
-          radius > endgame_floor && affine_size(s, loop_start_at(0)) <= par.diverging_size;
-      // not closed: back to the first point of the loops, steps towards a smaller radius
-      const auto retry_closer = [&]() {
+      if (winding <= 0 && par.endgame_retry && radius > endgame_floor &&
+          affine_size(s, loop_start_at(0)) <= par.diverging_size) {
+        // not closed: back to the first point of the loops, steps towards a smaller radius
         for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, loop_start_at(j)));
         endgame = false;
         endgame_below = 0.1 * radius;
         winding = 1;
-      };
-      if (winding <= 0 && par.endgame_retry && retry) {
-        retry_closer();
         continue;
       }
       // loops that did not close or a chord that failed: Newton's method at t = 1 from the path's
       // point at 1 - r
       if (winding <= 0)
         for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, loop_start_at(j)));
-      if (retry) {
-        // a failure sends the path on by steps from 1 - r to a smaller radius, and so does a
-        // winding number >= 2 from loops wider than singular_radius at an end that is not far
-        // out (|x| below the root of infinity_threshold)
-        status = finish(s, &size, &residual, &condition, winding);
-        const bool doubtful =
-            winding >= 2 && radius > singular_radius && size <= math::sqrt(par.infinity_threshold);
-        if (status == 3 || doubtful) {
-          status = status_tracking;
-          retry_closer();
-          continue;
-        }
-        finished = true;
-      }
       t = MD(1.0);
       break;
     }
@@ -769,10 +745,12 @@ struct TrackPaths {
       counts(s, 0) = status;
       return;
     }
-    if (status == status_tracking)
+    double size = 0, residual = par.not_a_number, condition = par.not_a_number;
+    if (status == status_tracking) {
       status = finish(s, &size, &residual, &condition, winding);
-    else if (!finished)  // (else refined and classified in the end game)
+    } else {
       size = to_affine(s);
+    }
     for (int j = 0; j < n - 1; ++j) {
       const C x = get(s, iterate_at(j));
       for (int l = 0; l < N; ++l) {
