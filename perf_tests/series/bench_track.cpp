@@ -2,10 +2,7 @@
 // refinement and classification, deduplication, for every path of a total-degree homotopy, in
 // one fixed precision (max_precision = precision: no raise, so N is what is measured).
 // Names: BM_Track/<system>/N<N>/<Space>; counters: paths/s (the number that counts), paths,
-// regular, at_infinity, failed (a run with failed paths is still timed, and says so), host_tail
-// (paths a GPU launch handed to the host's cores, TrackOptions::host_tail_paths).
-// BM_TrackGpuOnly/<system>/N<N>/<Space> (device spaces): the same with host_tail_paths = 0, every
-// step on the GPU.
+// regular, at_infinity, failed (a run with failed paths is still timed, and says so).
 //   cyclic5/6/7: 120, 720, 5040 paths (70, 156, 924 isolated solutions)
 //   katsura6/8/10: 64, 256, 1024 paths
 //   random10x2: a random dense quadratic system in 10 variables, 2^10 paths
@@ -32,10 +29,9 @@ const NumericSystem& warm_up_system() {
 }
 
 template <class Space, int N>
-void bm_track(benchmark::State& state, const NumericSystem& system, bool host_tail) {
+void bm_track(benchmark::State& state, const NumericSystem& system) {
   TrackOptions options;
   options.precision = options.max_precision = N;
-  if (!host_tail) options.host_tail_paths = 0;
   const Space space;
   TrackResult result;
   kosmos_bench::fenced_job(
@@ -48,7 +44,6 @@ void bm_track(benchmark::State& state, const NumericSystem& system, bool host_ta
   state.counters["at_infinity"] = double(result.at_infinity);
   state.counters["failed"] = double(result.failed);
   state.counters["distinct"] = double(result.solutions.size());
-  state.counters["host_tail"] = double(result.host_tail);
 }
 
 template <class Space>
@@ -64,7 +59,6 @@ void bm_track_escalated(benchmark::State& state, const NumericSystem& system) {
   state.counters["failed"] = double(result.failed);
   state.counters["raised"] = double(result.raised);
   state.counters["passes"] = double(result.passes);
-  state.counters["host_tail"] = double(result.host_tail);
 }
 
 template <class Space, int N>
@@ -85,18 +79,12 @@ void register_precision(const std::string& space_name) {
   for (const Case& c : cases) {
     if (!device && N > 1 && c.paths > 256) continue;
     const NumericSystem system = c.system;
-    for (const bool host_tail : {true, false}) {
-      if (!host_tail && !device) continue;
-      const std::string name = host_tail ? "BM_Track/" : "BM_TrackGpuOnly/";
-      benchmark::RegisterBenchmark(
-          (name + c.name + "/N" + std::to_string(N) + "/" + space_name).c_str(),
-          [system, host_tail](benchmark::State& state) {
-            bm_track<Space, N>(state, system, host_tail);
-          })
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond)
-          ->Iterations(1);
-    }
+    benchmark::RegisterBenchmark(
+        ("BM_Track/" + c.name + "/N" + std::to_string(N) + "/" + space_name).c_str(),
+        [system](benchmark::State& state) { bm_track<Space, N>(state, system); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
   }
 }
 

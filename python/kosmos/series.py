@@ -120,13 +120,10 @@ class TrackResult:
         return self.x[self.solution_path]
 
 
-def track(system, *, precision=1, max_precision=4, seed=2021, max_steps=4000,
-          host_tail_paths=256):
+def track(system, *, precision=1, max_precision=4, seed=2021, max_steps=4000):
     """All isolated solutions of a square system without t by a total-degree homotopy with the
     gamma trick, every path tracked at once on the build's execution space; failed paths are
-    tracked again in up to `max_precision` doubles (1, 2 or 4). On a GPU the last
-    `host_tail_paths` paths still tracking go on on the host's cores (0: none)."""
+    tracked again in up to `max_precision` doubles (1, 2 or 4)."""
     return TrackResult(_s.track(system, dict(precision=int(precision),
                                              max_precision=int(max_precision), seed=int(seed),
-                                             max_steps=int(max_steps),
-                                             host_tail_paths=int(host_tail_paths))))
+                                             max_steps=int(max_steps))))

@@ -156,8 +156,6 @@ py::dict track(const PySystem& s, const py::dict& options) {
       o.max_precision = value.cast<int>();
     else if (key == "max_steps")
       o.max_steps = value.cast<int>();
-    else if (key == "host_tail_paths")
-      o.host_tail_paths = value.cast<std::int64_t>();
     else
       throw kosmos::invalid_input("kosmos.series.track: unknown option '" + key + "'");
   }

@@ -88,5 +88,3 @@ def test_track_symbolic_circle_and_line():
     assert set(r.status_names) <= {"regular", "at_infinity"}
     with pytest.raises(ValueError, match="unknown option"):
         series._s.track(series.symbolic("x - 1;"), {"colour": 1})
-    with pytest.raises(kosmos.InvalidInput, match="host_tail_paths -1"):
-        series.track(series.symbolic("x - 1;"), host_tail_paths=-1)

@@ -14,7 +14,6 @@
 #include <kosmos/series/text_format.hpp>
 #include <kosmos/series/track.hpp>
 
-#include <climits>
 #include <iostream>
 #include <sstream>
 
@@ -168,9 +167,6 @@ int run_track(const kosmos::cli::Options& options) {
     throw kosmos::cli::usage_error("--max-precision " + options.str("max-precision") +
                                    " is below --precision " + options.str("precision"));
   track_options.seed = std::uint64_t(options.integer("seed", 0, 4294967295LL));
-  track_options.host_tail_paths = options.integer("host-tail", 0, INT_MAX);
-  track_options.divergence_checks =
-      int(options.integer("divergence-checks", 1, track_options.max_steps));
   std::istringstream numbers(options.has("paths") ? options.str("paths") : "");
   for (std::string token; numbers >> token;) {
     std::size_t used = 0;
@@ -276,14 +272,6 @@ int run_series(const std::vector<std::string>& args) {
               "there,\n"
               "is the first pass)",
               "4")
-      .option("host-tail", "N",
-              "with --track on a GPU: the last N paths still tracking in a launch go on on the "
-              "host's\ncores (0: every path stays on the GPU)",
-              "256")
-      .option("divergence-checks", "K",
-              "with --track: test paths for divergence to infinity K times per 4000 steps (the "
-              "steps a path may take)",
-              "4")
       .option("generic", "GENERIC",
               "with --track: solve GENERIC (a generic instance of SYSTEM's family, same variables "
               "in\nthe same order) by total degree, then move its solutions to SYSTEM (parameter "
@@ -326,9 +314,7 @@ int run_series(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.has("track") && !options.str("track").empty()) return run_track(options);
-  options.reject_given({"max-precision", "paths", "generic", "mpi-chunk", "host-tail",
-                        "divergence-checks"},
-                       "applies to --track only");
+  options.reject_given({"max-precision", "paths", "generic", "mpi-chunk"}, "applies to --track only");
   if (kosmos::cli::ranks() > 1)
     throw kosmos::cli::usage_error(
         "runs on one rank: under mpirun only --track splits its paths over ranks");

@@ -4,7 +4,6 @@
 #include <kosmos/series/track.hpp>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -86,11 +85,6 @@ void check_options(const TrackOptions& o) {
                         " is not in 0 .. 8");
   kosmos::Impl::require(o.host_pass_paths >= 0, w, "host_pass_paths ", o.host_pass_paths,
                         " is negative");
-  kosmos::Impl::require(o.divergence_checks >= 1 && o.divergence_checks <= o.max_steps, w,
-                        "divergence_checks ", o.divergence_checks, " is not in 1 .. max_steps (",
-                        o.max_steps, ")");
-  kosmos::Impl::require(o.host_tail_paths >= 0 && o.host_tail_paths <= INT_MAX, w,
-                        "host_tail_paths ", o.host_tail_paths, " is not in 0 .. ", INT_MAX);
   kosmos::Impl::require(o.rerun_step_scale > 0 && o.rerun_step_scale <= 1, w, "rerun_step_scale ",
                         o.rerun_step_scale, " is not in (0, 1]");
   const double fractions[] = {o.pole_fraction, o.curvature_fraction};
@@ -114,7 +108,6 @@ TrackParameters parameters(const TrackOptions& o, int pass) {
   const double scale = std::pow(o.rerun_step_scale, pass);
   const double steps = std::min(double(o.max_steps) / scale, 1e8);
   return {int(steps),
-          std::max(2, int(steps) / o.divergence_checks),
           o.pole_fraction * scale,
           o.curvature_fraction * scale,
           o.max_step * scale,
@@ -427,7 +420,6 @@ void write_track_h5(const std::string& path, const TrackResult& r, const std::st
   out.attribute("/", "distinct", (long long)r.solutions.size());
   out.attribute("/", "raised", (long long)r.raised);
   out.attribute("/", "passes", (long long)r.passes);
-  out.attribute("/", "host_tail", (long long)r.host_tail);
   const std::size_t P = r.paths.size(), n = std::size_t(r.num_variables);
   std::vector<std::int32_t> status, precision, steps, rejections, solution, winding;
   std::vector<std::int64_t> index;

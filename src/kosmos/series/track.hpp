@@ -42,9 +42,8 @@
 //    first derivatives (a condition number relative to the coefficients' size):
 //      at_infinity  ||x||_inf above infinity_threshold, or singular with ||x||_inf above its
 //                   square root (x_0 -> 0 at a singular point at infinity), or, checked
-//                   every max_steps / divergence_checks steps, ||x||_inf above diverging_size
-//                   and grown like (1 - t)^v with v <= -1/2 over the second half of those
-//                   steps (a path crawling
+//                   every quarter of max_steps, ||x||_inf above diverging_size and grown like
+//                   (1 - t)^v with v <= -1/2 over the quarter's second half (a path crawling
 //                   to infinity)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below
@@ -101,10 +100,8 @@ struct TrackOptions {
   double endgame_collapse = 1e-3;
   double infinity_threshold = 1e8;
   // A path with ||x||_inf above this, grown like (1 - t)^v, v <= -1/2, over the second half of
-  // a stretch of max_steps / divergence_checks steps, is at infinity there (not failed, not
-  // re-tracked); the test runs at the end of every such stretch.
+  // a quarter of max_steps, is at infinity there (not failed, not re-tracked).
   double diverging_size = 1e2;
-  int divergence_checks = 4;
   double singular_condition = 1e8;
   double residual_tolerance = 1e-8;  // relative to the size of F's terms at the end point
   double duplicate_tolerance = 1e-6;
@@ -114,12 +111,6 @@ struct TrackOptions {
   // dozen paths in double double or quad double with tightened steps take minutes as lone GPU
   // threads but seconds on CPU cores. 0: every pass on the given space.
   std::int64_t host_pass_paths = 1024;
-  // On any space but the default host execution space (a GPU), once a launch has at most this
-  // many paths still tracking, they stop before their next step and go on from there on the
-  // host's default execution space: a launch lasts as long as its slowest path, whose steps are
-  // one GPU thread's sequential work but several times faster on a CPU core (cyclic 7's paths
-  // crawling to infinity). 0: every path of a launch stays on its space.
-  std::int64_t host_tail_paths = 256;
   // The paths to track (0-based numbers below the path count, distinct); empty: all of them.
   // Reruns a few paths of a large homotopy (the same gamma and chart for the same seed).
   std::vector<std::int64_t> paths;
@@ -161,7 +152,6 @@ struct TrackResult {
   std::int64_t regular = 0, singular = 0, at_infinity = 0, failed = 0;
   std::int64_t raised = 0;  // re-tracked paths (summed over the passes after the first)
   int passes = 0;           // launches (1: no path re-tracked)
-  std::int64_t host_tail = 0;  // paths handed to the host mid-way (TrackOptions::host_tail_paths)
   std::int64_t count(PathStatus s) const;
   std::int64_t count_precision(int N) const;  // paths whose final pass ran in N doubles
 };
@@ -221,12 +211,12 @@ void write_track(std::ostream& out, const TrackResult& result, const std::string
 
 // HDF5 report (attributes format = "kosmos series track", variables, paths (tracked),
 // total_paths (of the homotopy), homotopy ("total degree" or "parameter"), gamma_re, gamma_im
-// and the summary counts, host_tail (TrackResult::host_tail); per tracked path: path_index int64
-// (its number in the homotopy), path_status (0 regular, 1 singular, 2 at infinity, 3 failed),
-// path_precision, path_steps, path_rejections, path_winding, path_solution (-1: none) int32,
-// path_t, path_residual, path_condition, path_max_abs double, path_x double (paths, n, 2) and
-// path_limbs double (paths, n, 2, 4: the N limbs, zero padded); per distinct solution:
-// solution_path (the path number), solution_multiplicity, solution_singular int32).
+// and the summary counts; per tracked path: path_index int64 (its number in the homotopy),
+// path_status (0 regular, 1 singular, 2 at infinity, 3 failed), path_precision, path_steps,
+// path_rejections, path_winding, path_solution (-1: none) int32, path_t, path_residual,
+// path_condition, path_max_abs double, path_x double (paths, n, 2) and path_limbs double
+// (paths, n, 2, 4: the N limbs, zero padded); per distinct solution: solution_path (the path
+// number), solution_multiplicity, solution_singular int32).
 void write_track_h5(const std::string& path, const TrackResult& result, const std::string& source);
 }  // namespace series
 }  // namespace kosmos

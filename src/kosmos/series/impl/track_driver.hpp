@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace kosmos {
@@ -92,21 +91,11 @@ DeviceTerms<Space> upload_terms(const Space& space, const FlatTerms& f) {
   return d;
 }
 
-// Whether a launch of `paths` paths on Space hands its last options.host_tail_paths paths still
-// tracking to the default host execution space (any other space: GPUs, where a path is one
-// thread's sequential work and the launch lasts as long as its slowest path).
-template <class Space>
-bool hands_off_tail(const TrackOptions& options, std::size_t paths) {
-  return !std::is_same<Space, Kokkos::DefaultHostExecutionSpace>::value &&
-         options.host_tail_paths > 0 && std::int64_t(paths) > options.host_tail_paths;
-}
-
-// Tracks the paths at positions `path_list` of result.paths in N doubles, pass `pass`: from their
-// start, or (resumed, not empty) from the states a hand-off saved, state_doubles(n) a path.
+// Tracks the paths at positions `path_list` of result.paths in N doubles, pass `pass`.
 template <int N, class Space>
 void track_pass(const Space& space, const Homotopy& homotopy,
                 const std::vector<std::int64_t>& path_list, const TrackOptions& options, int pass,
-                TrackResult& result, const std::vector<double>& resumed = {}) {
+                TrackResult& result) {
   if (path_list.empty()) return;
   std::vector<std::int64_t> numbers;
   for (std::int64_t position : path_list)
@@ -149,51 +138,17 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.gamma =
       ComplexMD<N>(MultiDouble<N>(result.gamma.real()), MultiDouble<N>(result.gamma.imag()));
   kernel.par = parameters(options, pass);
-  const std::size_t state_doubles = TrackPaths<N, Space>::state_doubles(n);
-  const bool hand_off = hands_off_tail<Space>(options, slots);
-  if (hand_off || !resumed.empty())
-    kernel.state = Kokkos::View<double**, Space>(
-        Kokkos::view_alloc(space, "kosmos::series::track::state"), slots, state_doubles);
-  if (!resumed.empty()) {
-    kernel.resumed = true;
-    auto h = Kokkos::create_mirror_view(kernel.state);
-    for (std::size_t s = 0; s < slots; ++s)
-      for (std::size_t e = 0; e < state_doubles; ++e) h(s, e) = resumed[s * state_doubles + e];
-    Kokkos::deep_copy(space, kernel.state, h);
-  }
-  if (hand_off) {
-    kernel.handoff = int(options.host_tail_paths);
-    kernel.tracking =
-        Kokkos::View<int, Space>(Kokkos::view_alloc(space, "kosmos::series::track::tracking"));
-    Kokkos::deep_copy(space, kernel.tracking, int(slots));
-  }
   Kokkos::parallel_for(
       "kosmos::series::track_paths",
       Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, slots), kernel);
   auto solution = Kokkos::create_mirror_view(kernel.solution);
   auto counts = Kokkos::create_mirror_view(kernel.counts);
   auto measures = Kokkos::create_mirror_view(kernel.measures);
-  auto state = Kokkos::create_mirror_view(kernel.state);
   Kokkos::deep_copy(space, solution, kernel.solution);
   Kokkos::deep_copy(space, counts, kernel.counts);
   Kokkos::deep_copy(space, measures, kernel.measures);
-  if (hand_off) Kokkos::deep_copy(space, state, kernel.state);
   space.fence();
-  // The suspended tail goes on where it stopped, on the host's cores.
-  std::vector<std::int64_t> tail;
-  std::vector<double> tail_states;
   for (std::size_t s = 0; s < slots; ++s) {
-    if (counts(s, 0) != status_suspended) continue;
-    tail.push_back(path_list[s]);
-    for (std::size_t e = 0; e < state_doubles; ++e) tail_states.push_back(state(s, e));
-  }
-  if (!tail.empty()) {
-    result.host_tail += std::int64_t(tail.size());
-    track_pass<N>(Kokkos::DefaultHostExecutionSpace(), homotopy, tail, options, pass, result,
-                  tail_states);
-  }
-  for (std::size_t s = 0; s < slots; ++s) {
-    if (counts(s, 0) == status_suspended) continue;
     PathResult& r = result.paths[std::size_t(path_list[s])];
     r.status = PathStatus(counts(s, 0));
     r.steps = counts(s, 1);
@@ -215,7 +170,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
 #define KOSMOS_SERIES_TRACK_PASS_INSTANCE(PREFIX, N, SPACE)                                        \
   PREFIX template void track_pass<N, SPACE>(const SPACE&, const Homotopy&,                         \
                                             const std::vector<std::int64_t>&, const TrackOptions&, \
-                                            int, TrackResult&, const std::vector<double>&);
+                                            int, TrackResult&);
 #define KOSMOS_SERIES_TRACK_PASS_EXTERN(SPACE)        \
   KOSMOS_SERIES_TRACK_PASS_INSTANCE(extern, 1, SPACE) \
   KOSMOS_SERIES_TRACK_PASS_INSTANCE(extern, 2, SPACE) \

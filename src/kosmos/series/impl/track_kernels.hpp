@@ -20,7 +20,6 @@ namespace Impl {
 // Step control and classification parameters (TrackOptions without the host-only fields).
 struct TrackParameters {
   int max_steps;
-  int divergence_stretch;  // steps between divergence checks (>= 2)
   double pole_fraction, curvature_fraction, max_step, min_step, corrector_tolerance;
   double endgame_distance, endgame_stall, endgame_collapse, infinity_threshold, singular_condition,
       residual_tolerance, diverging_size;
@@ -50,8 +49,7 @@ struct DeviceSystem {
   Kokkos::View<int*, Space> degrees;  // of the affine polynomials (start solutions)
 };
 
-// >= 0: a PathStatus; suspended: stopped for the hand-off, its state saved (TrackPaths::handoff)
-enum : int { status_tracking = -1, status_suspended = -2 };
+enum : int { status_tracking = -1 };  // >= 0: a PathStatus
 
 template <int N, class Space>
 struct TrackPaths {
@@ -80,14 +78,6 @@ struct TrackPaths {
   Kokkos::View<double**, Space> measures;          // (slots, 4): t, residual, condition, max |x|
   C gamma;
   TrackParameters par;
-  // The hand-off of a launch's tail (track_driver.hpp): with handoff > 0, a path that finds at
-  // most `handoff` paths of the launch still tracking (`tracking`, which every path decrements
-  // when it stops) saves its state before its next step and stops, status_suspended; with
-  // `resumed`, every path goes on from its saved state instead of its start solution.
-  int handoff = 0;
-  bool resumed = false;
-  Kokkos::View<int, Space> tracking;
-  Kokkos::View<double**, Space> state;  // (slots, state_doubles(n))
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
   // n x n (row major), right-hand side n, values n, chart n, the end game's sum n and first
@@ -104,35 +94,6 @@ struct TrackPaths {
   KOKKOS_INLINE_FUNCTION int loop_start_at(int j) const { return (K + 6 + sys.n) * sys.n + j; }
   static std::size_t workspace_doubles(int n) {
     return std::size_t(2 * N) * std::size_t((K + 7 + n) * n);
-  }
-
-  // A path's state between steps: t, the point X, steps, rejections, endgame_below and the
-  // divergence check's mid_remaining and mid_size (the chart follows from X).
-  static std::size_t state_doubles(int n) { return std::size_t(N + 2 * N * n + 5); }
-  struct PathState {
-    MD t = MD(0.0);
-    int steps = 0, rejections = 0;
-    double endgame_below = 0, mid_remaining = 0, mid_size = 0;
-  };
-  KOKKOS_INLINE_FUNCTION void save(int s, const PathState& p) const {
-    const int n = sys.n, tail = N + 2 * N * n;
-    for (int l = 0; l < N; ++l) state(s, l) = p.t.limb[l];
-    for (int e = 0; e < 2 * N * n; ++e) state(s, N + e) = work(s, 2 * N * series_at(n, 0, 0) + e);
-    state(s, tail) = p.steps;
-    state(s, tail + 1) = p.rejections;
-    state(s, tail + 2) = p.endgame_below;
-    state(s, tail + 3) = p.mid_remaining;
-    state(s, tail + 4) = p.mid_size;
-  }
-  KOKKOS_INLINE_FUNCTION void load(int s, PathState& p) const {
-    const int n = sys.n, tail = N + 2 * N * n;
-    for (int l = 0; l < N; ++l) p.t.limb[l] = state(s, l);
-    for (int e = 0; e < 2 * N * n; ++e) work(s, 2 * N * series_at(n, 0, 0) + e) = state(s, N + e);
-    p.steps = int(state(s, tail));
-    p.rejections = int(state(s, tail + 1));
-    p.endgame_below = state(s, tail + 2);
-    p.mid_remaining = state(s, tail + 3);
-    p.mid_size = state(s, tail + 4);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -617,12 +578,8 @@ struct TrackPaths {
 
   KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
     const int n = sys.n;
-    PathState saved;
-    saved.endgame_below = par.infinity;
-    // start solution (given, or roots of unity; x_0 = 1), or where the path was suspended
-    if (resumed) {
-      load(s, saved);
-    } else if (start_points.extent(0) > 0) {
+    // start solution (given, or roots of unity; x_0 = 1)
+    if (start_points.extent(0) > 0) {
       for (int j = 0; j < n - 1; ++j) {
         C z;
         for (int l = 0; l < N; ++l) {
@@ -635,9 +592,9 @@ struct TrackPaths {
       total_degree_start<N>(paths(s), sys.degrees, n - 1,
                             [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
     }
-    if (!resumed) set(s, series_at(n, 0, n - 1), C(1.0));
-    MD t = saved.t;
-    int steps = saved.steps, rejections = saved.rejections, status = status_tracking;
+    set(s, series_at(n, 0, n - 1), C(1.0));
+    MD t(0.0);
+    int steps = 0, rejections = 0, status = status_tracking;
     bool endgame = false;
     // The end game may start only where 1 - t is below this: with par.endgame_retry, after a
     // Cauchy end game that did not close (a chord failed, or no winding number within
@@ -648,12 +605,12 @@ struct TrackPaths {
     // reached 1 - t = 1e-6 at |x| = 7.3 on its way to a regular end of condition 1e7 at
     // |x| = 9.41, where Newton's method failed too). Not in the first pass: there most such
     // paths go to infinity, where the steps would crawl to max_steps.
-    double endgame_below = saved.endgame_below;
-    // Every stretch of divergence_stretch steps the path is checked for divergence over the
-    // stretch's second half (a crawl to infinity stops there, not at max_steps); at max_steps it
-    // is at infinity if diverging, else failed.
-    const int stretch = par.divergence_stretch;
-    double mid_remaining = saved.mid_remaining, mid_size = saved.mid_size;  // mid-stretch
+    double endgame_below = par.infinity;
+    // Every quarter of max_steps the path is checked for divergence over that quarter's second
+    // half (a crawl to infinity stops there, not at max_steps); at max_steps it is at infinity
+    // if diverging, else failed.
+    const int quarter = par.max_steps / 4 > 2 ? par.max_steps / 4 : 2;
+    double mid_remaining = 0, mid_size = 0;  // at the middle of the current quarter
     int winding = 1;
     while (status == status_tracking) {
       while (status == status_tracking) {
@@ -665,22 +622,17 @@ struct TrackPaths {
           break;
         }
         if (remaining <= 0.0 || endgame) break;
-        if (steps % stretch == stretch / 2) {
+        if (steps % quarter == quarter / 2) {
           mid_remaining = remaining;
           mid_size = affine_size(s, series_at(n, 0, 0));
         }
-        if (steps > 0 && (steps % stretch == 0 || steps >= par.max_steps)) {
+        if (steps > 0 && (steps % quarter == 0 || steps >= par.max_steps)) {
           const bool infinite =
               diverging(remaining, affine_size(s, series_at(n, 0, 0)), mid_remaining, mid_size);
           if (infinite || steps >= par.max_steps) {
             status = infinite ? 2 : 3;
             break;
           }
-        }
-        if (handoff > 0 && Kokkos::atomic_fetch_add(&tracking(), 0) <= handoff) {
-          save(s, PathState{t, steps, rejections, endgame_below, mid_remaining, mid_size});
-          status = status_suspended;
-          break;
         }
         double eta = 0, largest = 0;
         double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
@@ -739,11 +691,6 @@ struct TrackPaths {
         for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, loop_start_at(j)));
       t = MD(1.0);
       break;
-    }
-    if (handoff > 0) Kokkos::atomic_decrement(&tracking());
-    if (status == status_suspended) {
-      counts(s, 0) = status;
-      return;
     }
     double size = 0, residual = par.not_a_number, condition = par.not_a_number;
     if (status == status_tracking) {
