@@ -1,6 +1,7 @@
 // kosmos._kosmos.kepler: batched Kepler solver, RV model, chi^2, search and survey.
 #include "common.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <kosmos/kepler/chi2.hpp>
@@ -283,9 +284,7 @@ py::dict result_dict(const kk::SearchResult& r) {
   py::dict d;
   const py::ssize_t rows = py::ssize_t(r.samples.size()), cols = py::ssize_t(r.columns.size());
   py::array_t<double> samples({rows, cols});
-  auto s = samples.mutable_unchecked<2>();
-  for (py::ssize_t i = 0; i < rows; ++i)
-    for (py::ssize_t j = 0; j < cols; ++j) s(i, j) = r.samples[std::size_t(i)][std::size_t(j)];
+  if (rows > 0) std::copy(r.samples.data(), r.samples.data() + rows * cols, samples.mutable_data());
   d["samples"] = samples;
   d["columns"] = r.columns;
   d["chain"] = py::array_t<int>(rows, r.sample_chain.data());

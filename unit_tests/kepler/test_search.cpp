@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -311,6 +312,28 @@ TEST(KeplerSearch, ModelComparisonPicksTheInjectedCount) {
 // m sin i and a against Lovis & Fischer (2010, Eq. 14): K = 28.4329 m/s / sqrt(1 - e^2)
 // (m sin i / M_jup) (m_star / M_sun)^(-2/3) (P / 1 yr)^(-1/3) for m << M_star; and Kepler's third
 // law in au, yr, M_sun. Jupiter around the Sun, and a hot Neptune around a 0.8 M_sun star.
+// A posterior's rows in one block: row views write through, rows keep their order when some are
+// dropped, every row has one width, and tables compare by their values.
+TEST(KeplerRowTable, RowsShareOneBlock) {
+  kosmos::kepler::RowTable t(3, 2);
+  for (std::size_t r = 0; r < t.size(); ++r)
+    for (std::size_t c = 0; c < t.width(); ++c) t[r][c] = double(10 * r + c);
+  for (const kosmos::kepler::RowView<double> row : t) row[1] += 0.5;
+  EXPECT_EQ(t, (kosmos::kepler::RowTable{{0, 1.5}, {10, 11.5}, {20, 21.5}}));
+  EXPECT_EQ(t.data()[3], 11.5);
+  EXPECT_EQ(t.back().back(), 21.5);
+  t.keep_if([](std::size_t r) { return r != 1; });
+  EXPECT_EQ(t, (kosmos::kepler::RowTable{{0, 1.5}, {20, 21.5}}));
+  const double wider[3] = {1, 2, 3};
+  EXPECT_THROW(t.append(wider, 3), std::invalid_argument);
+  t.keep_if([](std::size_t) { return false; });
+  EXPECT_TRUE(t.empty());
+  EXPECT_EQ(t, kosmos::kepler::RowTable());
+  t.append(wider, 3);  // an empty table takes rows of any width
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.width(), 3u);
+}
+
 TEST(KeplerSearch, MinimumMassMatchesPublishedFormula) {
   using namespace kosmos::kepler;
   const double year = 365.25;

@@ -123,27 +123,30 @@ void split_chains(const double* draws, std::size_t m, std::size_t n, Draws& out)
   }
 }
 
-// The indices of v in ascending order of value, equal values in ascending index (the order of
-// sorting (value, index) pairs; -0 equals +0): a stable LSD radix sort on the values' bits.
-// (Work arrays per thread: the summaries call this for every column of every star.)
+// The indices of v (all finite) in ascending order of value, equal values in ascending index
+// (the order of sorting (value, index) pairs; -0 equals +0). A stable LSD radix sort on 32-bit
+// keys, the float of each value less the smallest (an order-preserving map, and the subtraction
+// keeps the resolution of a narrow posterior far from 0, such as a time of conjunction), then
+// each run of equal keys sorted by its doubles. (Work arrays per thread: the summaries call this
+// for every column of every star.)
 void ascending_order(const std::vector<double>& v, std::vector<std::uint32_t>& order) {
   const std::size_t S = v.size();
-  thread_local std::vector<std::uint64_t> key, key_next;
-  thread_local std::vector<std::uint32_t> next;
+  thread_local std::vector<std::uint32_t> key, key_next, next;
   key.resize(S);
   key_next.resize(S);
   next.resize(S);
   order.resize(S);
+  const double lowest = S > 0 ? *std::min_element(v.begin(), v.end()) : 0.0;
   for (std::size_t k = 0; k < S; ++k) {
-    const double value = v[k] == 0 ? 0.0 : v[k];
-    std::uint64_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    key[k] = bits >> 63 ? ~bits : bits | (std::uint64_t(1) << 63);  // unsigned order = value order
+    const float above = float(v[k] - lowest);  // >= 0: its bits ascend with its value
+    std::uint32_t bits;
+    std::memcpy(&bits, &above, sizeof bits);
+    key[k] = bits;
     order[k] = std::uint32_t(k);
   }
   // LSD passes over 11-bit digits; every digit's counts from one read of the keys, and no pass
-  // for a digit that all keys share (the sign and exponent of a narrow posterior).
-  constexpr int kDigitBits = 11, kDigits = (64 + kDigitBits - 1) / kDigitBits;
+  // for a digit that all keys share.
+  constexpr int kDigitBits = 11, kDigits = (32 + kDigitBits - 1) / kDigitBits;
   constexpr std::size_t kBuckets = std::size_t(1) << kDigitBits;
   std::vector<std::size_t> count(kDigits * kBuckets, 0);
   for (std::size_t k = 0; k < S; ++k)
@@ -162,6 +165,18 @@ void ascending_order(const std::vector<double>& v, std::vector<std::uint32_t>& o
     }
     key.swap(key_next);
     order.swap(next);
+  }
+  // Runs of one key hold values that round to the same float (and equal values, in index order):
+  // ordered by value, stably.
+  const auto by_value = [&](std::uint32_t a, std::uint32_t b) { return v[a] < v[b]; };
+  for (std::size_t i = 0; i < S;) {
+    std::size_t j = i + 1;
+    while (j < S && key[j] == key[i]) ++j;
+    if (j - i > 1 && !std::is_sorted(order.begin() + std::ptrdiff_t(i),
+                                     order.begin() + std::ptrdiff_t(j), by_value))
+      std::stable_sort(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j),
+                       by_value);
+    i = j;
   }
 }
 

@@ -202,10 +202,13 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
     m << pending.size() << " star(s) with R-hat >= " << opt.target_rhat << ": " << before
       << " generations more (extension " << round << " of " << opt.max_extensions << ")";
     progress.message(m.str());
-    for (StarFit* fit : pending) {
-      halve_kept(*fit, opt.chains);
-      fit->result.extensions = round;
-    }
+    host_for(
+        "kosmos::kepler::search::halve_kept", pending.size(),
+        [&](const std::size_t s) {
+          halve_kept(*pending[s], opt.chains);
+          pending[s]->result.extensions = round;
+        },
+        2);
     auto lik = stars_likelihood(pending, opt);
     lik->run_chains(pending, more, mix64(seed + std::uint64_t(round)), progress);
     for (StarFit* fit : pending) fit->evaluations += lik->evaluations / (long long)pending.size();

@@ -20,10 +20,7 @@ void write_posterior(io::H5Writer& out, const std::string& group, const SearchRe
                      const RVData& data) {
   const std::string prefix = group == "/" ? "" : group + "/";
   const std::size_t rows = result.samples.size(), cols = result.columns.size();
-  std::vector<double> flat;
-  flat.reserve(rows * cols);
-  for (const auto& row : result.samples) flat.insert(flat.end(), row.begin(), row.end());
-  out.write<double>(prefix + "samples", flat.data(), {rows, cols});
+  out.write<double>(prefix + "samples", result.samples.data(), {rows, cols});
   out.write_strings(prefix + "columns", result.columns);
   out.write(prefix + "chain",
             std::vector<std::int32_t>(result.sample_chain.begin(), result.sample_chain.end()));

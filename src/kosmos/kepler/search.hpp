@@ -25,6 +25,7 @@
 // uniform in e and omega; user priors (Prior) multiply it, and fixed parameters leave the fit.
 #pragma once
 
+#include <kosmos/kepler/row_table.hpp>
 #include <kosmos/kepler/rv.hpp>
 #include <kosmos/kepler/rv_data.hpp>
 
@@ -192,7 +193,7 @@ struct SearchResult {
   // (P, K, e, omega_deg, M0_deg, Tc, Tp [, msini_jup, msini_earth, a_au] per planet; gamma,
   // jitter per instrument; dvdt, curv; lnL).
   std::vector<std::string> columns;
-  std::vector<std::vector<double>> samples;
+  RowTable samples;
   std::vector<int> sample_chain;          // the chain of each sample row
   std::vector<ParameterSummary> summary;  // one per column
   // Per planet: the modes of its period posterior (period_modes; one when unimodal). With more

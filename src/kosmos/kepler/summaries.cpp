@@ -149,7 +149,7 @@ void choose_map(StarFit& fit, const SearchOptions& opt, bool refine) {
   for (std::size_t r = 1; r < kept.size(); ++r)
     if (kept[r][dim] > kept[top][dim]) top = r;
   if (!kept.empty() && kept[top][dim] > fit.start_lnpost) {
-    fit.current.assign(kept[top], kept[top] + dim);
+    fit.current.assign(kept[top].data(), kept[top].data() + dim);
     if (refine)
       polish(*lik, model, fit.current, parameter_scales(fit.current, model.L, fit.baseline));
   }
@@ -231,14 +231,14 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
   for (std::size_t k = 0; k < rows; ++k) position[chain_major[k]] = k;
   std::vector<double> by_column(n_cols * rows);
   std::normal_distribution<double> mass_draw(opt.stellar_mass, opt.stellar_mass_sigma);
-  result.samples.assign(rows, std::vector<double>(n_cols));
+  result.samples = RowTable(rows, n_cols);
   for (std::size_t r = 0; r < rows; ++r) {
     double m_star = opt.stellar_mass;
     if (masses && opt.stellar_mass_sigma > 0) do
         m_star = mass_draw(rng);
       while (!(m_star > 0));
-    std::vector<double>& row = result.samples[r];
-    derived(kept[r], kept[r][dim + 1], m_star, row.data());
+    const RowView<double> row = result.samples[r];
+    derived(kept[r].data(), kept[r][dim + 1], m_star, row.data());
     for (std::size_t c = 0; c < n_cols; ++c) by_column[c * rows + position[r]] = row[c];
   }
   std::vector<double> map_row(n_cols);
@@ -253,7 +253,7 @@ void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {
     // median lies in [0, 360) (the MAP value moves with it).
     if (name.rfind("omega_deg_", 0) == 0 || name.rfind("M0_deg_", 0) == 0) {
       const double turn = 360 * std::floor(unsorted_percentile(draws, 0.5) / 360);
-      for (auto& row : result.samples) row[c] -= turn;
+      for (const RowView<double> row : result.samples) row[c] -= turn;
       for (auto& v : draws) v -= turn;
       map_row[c] -= turn;
     }

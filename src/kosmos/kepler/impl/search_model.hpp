@@ -270,39 +270,6 @@ class Progress {
 std::vector<double> parameter_scales(const std::vector<double>& x, const ParamLayout& L,
                                      double baseline);
 
-// Rows of equal width in one block (a star's kept DE-MCMC rows: tens of thousands of short rows,
-// one allocation instead of one each).
-class RowBlock {
- public:
-  std::size_t size() const { return width_ > 0 ? values_.size() / width_ : 0; }
-  bool empty() const { return values_.empty(); }
-  const double* operator[](std::size_t r) const { return values_.data() + r * width_; }
-  // Appends rows of `width` values (every row of a block has the same width).
-  void append(const double* row, std::size_t width) {
-    width_ = width;
-    values_.insert(values_.end(), row, row + width);
-  }
-  void reserve(std::size_t rows, std::size_t width) { values_.reserve(rows * width); }
-  // Keeps the rows r with keep(r), in order.
-  template <class Keep>
-  void keep_if(const Keep& keep) {
-    std::size_t out = 0;
-    for (std::size_t r = 0; r < size(); ++r)
-      if (keep(r)) {
-        if (out != r)
-          std::copy(values_.begin() + std::ptrdiff_t(r * width_),
-                    values_.begin() + std::ptrdiff_t((r + 1) * width_),
-                    values_.begin() + std::ptrdiff_t(out * width_));
-        ++out;
-      }
-    values_.resize(out * width_);
-  }
-
- private:
-  std::size_t width_ = 0;
-  std::vector<double> values_;
-};
-
 // One star through the search: the optimization stages, then the DE-MCMC state and output.
 struct StarFit {
   const RVData* data = nullptr;
@@ -318,7 +285,7 @@ struct StarFit {
   // (parameters, ln posterior, ln L) ordered (generation, chain).
   std::vector<double> chains, sigma, lnpost, lnlike;
   double start_lnpost = 0;  // at `current` when sampling began
-  RowBlock kept;
+  RowTable kept;
   // ln L of every kept row (also when kept is not filled), and whether kept holds the rows (a
   // tempered run's hotter temperatures feed only the evidence, which needs ln L alone).
   std::vector<double> kept_loglike;
