@@ -9,6 +9,9 @@
 # PART=wait: the same job with the OpenMP runtime's idle threads spinning or asleep.
 # PART=main: the main thread's wall time (KOSMOS_PROFILE_MAIN) in rv --batch and both survey
 # benchmarks.
+# PART=compare: this round's tools (build/shipped.tar.xz, unshipped by an earlier call on the
+# same warm machine) against main's before it (build/before.tar.xz: the stripped kosmos and
+# kosmos_kepler_benchmarks of main), rv --batch twice each and both survey benchmarks.
 # PART=evidence: the survey benchmarks by evidence and by BIC, profiled.
 set -uo pipefail
 scripts/device.sh unship > /dev/null
@@ -62,6 +65,24 @@ for part in ${PART:-rv evidence}; do
         --benchmark_filter='BM_SurveyEndToEnd/Cuda' --benchmark_counters_tabular=true 2>&1 | grep -E "^BM_|^Benchmark"
       timeout 300 env KOSMOS_PROFILE_MAIN=1 KOSMOS_PROFILE=$out/evidence_main.prof LD_PRELOAD=$profiler $K \
         --benchmark_filter='BM_SurveyEvidenceEndToEnd<T16,screened>/Cuda' --benchmark_counters_tabular=true 2>&1 | grep -E "^BM_|^Benchmark" ;;
+    compare)  # this round's tools against main's before it (build/before, from build/before.tar.xz)
+      [ -d build/before ] || tar -xJf build/before.tar.xz
+      K=build/cuda/perf_tests/kepler/kosmos_kepler_benchmarks
+      for run in 1 2; do
+        for tool in before after; do
+          k=$kosmos; [ $tool = before ] && k=$PWD/build/before/kosmos
+          cputime "rv $stars stars, $tool, run $run" bash -c "time $k rv --batch $work --planets 1 --quiet --summary $out/summary_$tool.txt"
+          grep -E '^(real|user|sys)' "$log" | tr '\n' ' '; echo
+        done
+      done
+      cmp $out/summary_before.txt $out/summary_after.txt && echo "summaries identical"
+      for filter in 'BM_SurveyEndToEnd/Cuda' 'BM_SurveyEvidenceEndToEnd<T16,screened>/Cuda'; do
+        for tool in before after; do
+          b=$K; [ $tool = before ] && b=build/before/kosmos_kepler_benchmarks
+          echo "== $tool"
+          timeout 200 $b --benchmark_filter="$filter" --benchmark_counters_tabular=true 2>&1 | grep -E "^BM_|^Benchmark"
+        done
+      done ;;
     evidence)
       K=build/cuda/perf_tests/kepler/kosmos_kepler_benchmarks
       timeout 300 env KOSMOS_PROFILE=$out/evidence.prof LD_PRELOAD=$profiler $K \
