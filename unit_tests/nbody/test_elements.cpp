@@ -269,14 +269,16 @@ TEST(NbodyStability, ReadsTheRvPosteriorAsTextAndHdf5) {
   const auto from_text = read_rv_posterior(text), from_h5 = read_rv_posterior(h5);
   EXPECT_EQ(from_h5.planets, 1);
   EXPECT_EQ(from_h5.columns, result.columns);
-  EXPECT_EQ(from_h5.samples, result.samples);
+  std::vector<std::vector<double>> written;
+  for (const auto row : result.samples) written.emplace_back(row.begin(), row.end());
+  EXPECT_EQ(from_h5.samples, written);
   EXPECT_EQ(from_text.samples, from_h5.samples);
   // --samples N reads the first N rows only: a damaged row after them is never read.
-  const std::vector<std::vector<double>> first_two(result.samples.begin(), result.samples.begin() + 2);
+  const std::vector<std::vector<double>> first_two(written.begin(), written.begin() + 2);
   EXPECT_EQ(read_rv_posterior(h5, 2).samples, first_two);
   EXPECT_EQ(read_rv_posterior(text, 2).samples, first_two);
   { std::ofstream(text, std::ios::app) << "damaged row\n"; }
-  EXPECT_EQ(read_rv_posterior(text, 3).samples, result.samples);
+  EXPECT_EQ(read_rv_posterior(text, 3).samples, written);
   EXPECT_THROW(read_rv_posterior(text), kosmos::file_error);
   // A .h5 file without the samples is named.
   {

@@ -167,12 +167,20 @@ void require_extension_options(const SearchOptions& opt, const char* where) {
 }
 
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
-                        std::mt19937_64& rng, Progress& progress) {
+                        std::uint64_t seed, Progress& progress, const FinalStars& on_final) {
   const auto start = std::chrono::steady_clock::now();
-  // One draw whatever the rounds: the caller's later draws do not depend on how many ran (a
-  // star's numbers do not depend on the stars beside it, on this rank or another).
-  const std::uint64_t seed = rng();
   double checks = 0, kept_rows = 0;
+  std::vector<char> released(fits.size(), 0);
+  // Hands on the stars not yet released that `final_now` says are done.
+  auto release = [&](const auto& final_now) {
+    std::vector<StarFit*> done;
+    for (std::size_t s = 0; s < fits.size(); ++s)
+      if (!released[s] && final_now(s)) {
+        released[s] = 1;
+        done.push_back(fits[s]);
+      }
+    if (on_final && !done.empty()) on_final(done);
+  };
   for (int round = 1; round <= opt.max_extensions; ++round) {
     std::vector<StarFit*> pending;
     std::vector<char> converged(fits.size());
@@ -186,6 +194,7 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
     checks += std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
     for (std::size_t s = 0; s < fits.size(); ++s)
       if (fits[s]->keep_parameters && !converged[s]) pending.push_back(fits[s]);
+    release([&](std::size_t s) { return !fits[s]->keep_parameters || converged[s]; });
     if (pending.empty()) break;
     // The generations after burn-in double; the new ones are kept on the same grid of every
     // (thin x 2^r)-th generation as the halved earlier rows, so the sample count stays.
@@ -214,6 +223,7 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
     for (StarFit* fit : pending) fit->evaluations += lik->evaluations / (long long)pending.size();
     kept_rows += lik->timing.kept_rows;
   }
+  release([](std::size_t) { return true; });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (StarFit* fit : fits) {

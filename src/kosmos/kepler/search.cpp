@@ -307,7 +307,7 @@ SearchResult search(const RVData& data, const SearchOptions& opt) {
   auto lik = make_likelihood(obs, *fit.model, opt);
   sample_stars({&fit}, *lik, opt, rng, progress);
   fit.evaluations += lik->evaluations;
-  extend_unconverged({&fit}, opt, rng, progress);
+  extend_unconverged({&fit}, opt, rng(), progress);
   choose_map(fit, opt, true);
   finish_star(fit, opt, rng);
   return std::move(fit.result);

@@ -13,10 +13,12 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -25,83 +27,127 @@
 namespace kosmos {
 namespace kepler {
 namespace Impl {
+// Each star's summaries (finish_star) on helper threads while the caller goes on (the next
+// extension round or planet count), as background work that yields to the thread driving the
+// device (summaries use no Kokkos). Stars queue as their samples become final; wait() finishes the
+// queue and rethrows the first exception a star raised.
+class BackgroundSummaries {
+ public:
+  explicit BackgroundSummaries(const SearchOptions& opt) : opt_(opt) {}
+  BackgroundSummaries(const BackgroundSummaries&) = delete;
+  BackgroundSummaries& operator=(const BackgroundSummaries&) = delete;
+
+  // Queues the stars (with their generators); the first call starts the helper threads.
+  void add(const std::vector<StarFit*>& fits, std::vector<std::mt19937_64> rng) {
+    auto batch = std::make_unique<Batch>();
+    batch->fits = fits;
+    batch->rng = std::move(rng);
+    batch->left = fits.size();
+    batch->start = std::chrono::steady_clock::now();
+    {
+      const std::lock_guard<std::mutex> lock(lock_);
+      for (std::size_t s = 0; s < fits.size(); ++s) queue_.push_back({batch.get(), s});
+      batches_.push_back(std::move(batch));
+    }
+    changed_.notify_all();
+    if (pool_.empty()) {
+      const int workers = std::max(1, Kokkos::DefaultHostExecutionSpace().concurrency() - 1);
+      for (int w = 0; w < workers; ++w)
+        pool_.push_back(kosmos::Impl::start_helper_thread([this] { work(); }));
+    }
+  }
+
+  void wait() {
+    close();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  ~BackgroundSummaries() { close(); }
+
+ private:
+  struct Batch {
+    std::vector<StarFit*> fits;
+    std::vector<std::mt19937_64> rng;
+    std::size_t left = 0;  // stars not yet summarized (under lock_)
+    std::chrono::steady_clock::time_point start;
+  };
+
+  void close() {
+    {
+      const std::lock_guard<std::mutex> lock(lock_);
+      closed_ = true;
+    }
+    changed_.notify_all();
+    for (auto& t : pool_) t.join();
+    pool_.clear();
+  }
+
+  void work() {
+    kosmos::Impl::run_as_background();
+    for (;;) {
+      std::pair<Batch*, std::size_t> item;
+      {
+        std::unique_lock<std::mutex> lock(lock_);
+        changed_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // closed and done
+        item = queue_.front();
+        queue_.pop_front();
+      }
+      Batch& batch = *item.first;
+      try {
+        finish_star(*batch.fits[item.second], opt_, batch.rng[item.second]);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(lock_);
+        if (!error_) error_ = std::current_exception();
+      }
+      const std::lock_guard<std::mutex> lock(lock_);
+      if (--batch.left == 0) {  // the batch's wall, from its queueing to its last star
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - batch.start).count();
+        for (StarFit* fit : batch.fits) fit->result.sampler_timing.summaries = seconds;
+      }
+    }
+  }
+
+  const SearchOptions& opt_;
+  std::mutex lock_;
+  std::condition_variable changed_;
+  std::deque<std::pair<Batch*, std::size_t>> queue_;
+  std::vector<std::unique_ptr<Batch>> batches_;
+  bool closed_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> pool_;
+};
+
 // The DE-MCMC of many prepared stars of one planet count in shared launches (extended for stars
-// not converged); one generator per star for its summaries (from its own stream, or drawn from
-// rng).
-std::vector<std::mt19937_64> sample_group(const std::vector<StarFit*>& fits,
-                                          const SearchOptions& opt, std::mt19937_64& rng,
-                                          Progress& progress) {
+// not converged); each star, once its samples are final, gets its MAP (choose_map, here: it
+// launches kernels) and goes to the background summaries with a generator from its own stream
+// (or drawn from rng).
+void sample_group(const std::vector<StarFit*>& fits, const SearchOptions& opt, std::mt19937_64& rng,
+                  Progress& progress, bool refine, BackgroundSummaries& background) {
   {
     auto lik = stars_likelihood(fits, opt);
     sample_stars(fits, *lik, opt, rng, progress);
     for (StarFit* fit : fits)
       fit->evaluations += lik->evaluations / (long long)fits.size();  // the shared launches, evenly
   }
-  extend_unconverged(fits, opt, rng, progress);
+  // One draw for the extension rounds whatever their number, then the stars' generators: a
+  // star's numbers do not depend on the stars beside it, on this rank or another.
+  const std::uint64_t extension_seed = rng();
   std::vector<std::mt19937_64> star_rng(fits.size());
   for (std::size_t s = 0; s < fits.size(); ++s)
     star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
-  return star_rng;
-}
-
-// Each star's summaries (finish_star) on helper threads while the caller goes on (the next planet
-// count's kernels), as background work that yields to the thread driving the device (summaries
-// use no Kokkos). wait() joins them and rethrows the first exception a star raised.
-class BackgroundSummaries {
- public:
-  void start(std::vector<StarFit*> fits, const SearchOptions& opt,
-             std::vector<std::mt19937_64> star_rng) {
-    const int workers = std::max(1, Kokkos::DefaultHostExecutionSpace().concurrency() - 1);
-    jobs_.push_back(std::make_unique<Job>());
-    Job& job = *jobs_.back();
-    job.fits = std::move(fits);
-    job.rng = std::move(star_rng);
-    job.thread = kosmos::Impl::start_helper_thread([&job, &opt, workers] {
-      const auto start = std::chrono::steady_clock::now();
-      auto work = [&] {
-        kosmos::Impl::run_as_background();
-        for (std::size_t s; (s = job.next++) < job.fits.size();) try {
-            finish_star(*job.fits[s], opt, job.rng[s]);
-          } catch (...) {
-            const std::lock_guard<std::mutex> lock(job.error_lock);
-            if (!job.error) job.error = std::current_exception();
-          }
-      };
-      std::vector<std::thread> pool;
-      for (int w = 1; w < workers; ++w) pool.push_back(kosmos::Impl::start_helper_thread(work));
-      work();
-      for (auto& t : pool) t.join();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      for (StarFit* fit : job.fits) fit->result.sampler_timing.summaries = seconds;
-    });
-  }
-
-  void wait() {
-    std::exception_ptr error;
-    for (auto& job : jobs_) {
-      job->thread.join();
-      if (!error) error = job->error;
+  std::map<const StarFit*, std::size_t> index;
+  for (std::size_t s = 0; s < fits.size(); ++s) index[fits[s]] = s;
+  extend_unconverged(fits, opt, extension_seed, progress, [&](const std::vector<StarFit*>& done) {
+    std::vector<std::mt19937_64> done_rng;
+    for (StarFit* fit : done) {
+      choose_map(*fit, opt, refine);
+      done_rng.push_back(star_rng[index[fit]]);
     }
-    jobs_.clear();
-    if (error) std::rethrow_exception(error);
-  }
-
-  ~BackgroundSummaries() {
-    for (auto& job : jobs_) job->thread.join();
-  }
-
- private:
-  struct Job {
-    std::vector<StarFit*> fits;
-    std::vector<std::mt19937_64> rng;
-    std::atomic<std::size_t> next{0};
-    std::mutex error_lock;
-    std::exception_ptr error;
-    std::thread thread;
-  };
-  std::vector<std::unique_ptr<Job>> jobs_;
-};
+    background.add(done, std::move(done_rng));
+  });
+}
 
 bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
                      const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
@@ -132,7 +178,7 @@ bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& star
 std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
                                           const SearchOptions& opt, Progress& progress,
                                           bool refine) {
-  BackgroundSummaries background;
+  BackgroundSummaries background(opt);
   for (int count = kMaxPlanets; count >= 0; --count) {
     std::vector<StarFit*> group;
     for (StarFit* fit : fits)
@@ -142,9 +188,7 @@ std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
     m << "sampling " << group.size() << " star(s) with " << count << " planet(s) together";
     progress.message(m.str());
     std::mt19937_64 count_rng(mix64(opt.seed ^ mix64(0x636f756e74ULL + std::uint64_t(count))));
-    auto star_rng = sample_group(group, opt, count_rng, progress);
-    for (StarFit* fit : group) choose_map(*fit, opt, refine);
-    background.start(std::move(group), opt, std::move(star_rng));
+    sample_group(group, opt, count_rng, progress, refine, background);
   }
   background.wait();
   std::vector<SearchResult> out;

@@ -4,6 +4,8 @@
 
 #include <kosmos/kepler/impl/likelihood.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -34,9 +36,13 @@ void require_extension_options(const SearchOptions& opt, const char* where);
 // its free parameters and ln L) continues from its chains' state for steps x 2^(r-1) more
 // generations in round r = 1..max_extensions, all such stars together: the generations after
 // burn-in double, the rows kept so far are thinned by 2 and the new ones kept every
-// (thin x 2^r)-th, so the sample count stays. Uses one number of rng, however many rounds.
+// (thin x 2^r)-th, so the sample count stays. The rounds draw from `seed` only. on_final, if
+// given, receives the stars whose samples are final as soon as they are (converged at a round's
+// check, and after the last round all others), so that their summaries can start while the rest
+// sample on.
+using FinalStars = std::function<void(const std::vector<StarFit*>&)>;
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
-                        std::mt19937_64& rng, Progress& progress);
+                        std::uint64_t seed, Progress& progress, const FinalStars& on_final = {});
 
 // The MAP of one star after sampling (fit.current): the best of the chains' start and the kept
 // samples, with refine a sample above the start polished; its ln L and chi^2 in
