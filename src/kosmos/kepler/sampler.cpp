@@ -173,11 +173,11 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
   std::vector<char> released(fits.size(), 0);
   // Hands on the stars not yet released that `final_now` says are done.
   auto release = [&](const auto& final_now) {
-    std::vector<StarFit*> done;
+    std::vector<std::size_t> done;
     for (std::size_t s = 0; s < fits.size(); ++s)
       if (!released[s] && final_now(s)) {
         released[s] = 1;
-        done.push_back(fits[s]);
+        done.push_back(s);
       }
     if (on_final && !done.empty()) on_final(done);
   };

@@ -18,7 +18,6 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -137,15 +136,15 @@ void sample_group(const std::vector<StarFit*>& fits, const SearchOptions& opt, s
   std::vector<std::mt19937_64> star_rng(fits.size());
   for (std::size_t s = 0; s < fits.size(); ++s)
     star_rng[s].seed(fits[s]->stream < 0 ? rng() : fits[s]->stream_rng());
-  std::map<const StarFit*, std::size_t> index;
-  for (std::size_t s = 0; s < fits.size(); ++s) index[fits[s]] = s;
-  extend_unconverged(fits, opt, extension_seed, progress, [&](const std::vector<StarFit*>& done) {
+  extend_unconverged(fits, opt, extension_seed, progress, [&](const std::vector<std::size_t>& done) {
+    std::vector<StarFit*> done_fits;
     std::vector<std::mt19937_64> done_rng;
-    for (StarFit* fit : done) {
-      choose_map(*fit, opt, refine);
-      done_rng.push_back(star_rng[index[fit]]);
+    for (const std::size_t s : done) {
+      choose_map(*fits[s], opt, refine);
+      done_fits.push_back(fits[s]);
+      done_rng.push_back(star_rng[s]);
     }
-    background.add(done, std::move(done_rng));
+    background.add(done_fits, std::move(done_rng));
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include <kosmos/kepler/impl/likelihood.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -37,10 +38,10 @@ void require_extension_options(const SearchOptions& opt, const char* where);
 // generations in round r = 1..max_extensions, all such stars together: the generations after
 // burn-in double, the rows kept so far are thinned by 2 and the new ones kept every
 // (thin x 2^r)-th, so the sample count stays. The rounds draw from `seed` only. on_final, if
-// given, receives the stars whose samples are final as soon as they are (converged at a round's
-// check, and after the last round all others), so that their summaries can start while the rest
-// sample on.
-using FinalStars = std::function<void(const std::vector<StarFit*>&)>;
+// given, receives the indices (in fits) of the stars whose samples are final as soon as they are
+// (converged at a round's check, and after the last round all others), so that their summaries
+// can start while the rest sample on.
+using FinalStars = std::function<void(const std::vector<std::size_t>&)>;
 void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& opt,
                         std::uint64_t seed, Progress& progress, const FinalStars& on_final = {});
 
