@@ -332,6 +332,25 @@ TYPED_TEST(TrackTest, Cyclic5HasSeventyIsolatedSolutions) {
   check_all_regular(system, r, 120, 70, 50);
 }
 
+// Cyclic 5's paths to infinity end on its singular solution set at infinity, where eta shrinks
+// like (1 - t)^mu with mu > 1 while |x| grows and the steps crawl: the valuation test and the
+// singular-eta test stop them short of the end game's radius, the solutions unchanged.
+TYPED_TEST(TrackTest, PathsToTheSingularSetAtInfinityStopBeforeTheEndGame) {
+  TrackOptions options;
+  options.precision = options.max_precision = 1;
+  const NumericSystem system = cyclic_system(5);
+  const TrackResult r = track(TypeParam(), system, options);
+  check_all_regular(system, r, 120, 70, 50);
+  int stopped = 0;
+  for (const PathResult& p : r.paths) {
+    if (p.status != PathStatus::at_infinity || !(1.0 - p.t > options.endgame_distance)) continue;
+    ++stopped;
+    EXPECT_LT(1.0 - p.t, options.endgame_stall);  // in the end-game zone
+    EXPECT_LT(p.steps, options.max_steps / 2);
+  }
+  EXPECT_GE(stopped, 20);  // 30 of 50 here on OpenMP (10, by the quarter-wise test, without these)
+}
+
 TYPED_TEST(TrackTest, Katsura6HasSixtyFourSolutions) {
   const NumericSystem system = katsura_system(6);
   const TrackResult r = track(TypeParam(), system, TrackOptions{});

@@ -44,7 +44,11 @@
 //                   square root (x_0 -> 0 at a singular point at infinity), or, checked
 //                   every quarter of max_steps, ||x||_inf above diverging_size and grown like
 //                   (1 - t)^v with v <= -1/2 over the quarter's second half (a path crawling
-//                   to infinity)
+//                   to infinity), or stopped on the way to a singular solution set at
+//                   infinity: eta below 1e-14 while ||x||_inf grows like that, or, where
+//                   1 - t < endgame_stall, ||x||_inf ~ (1 - t)^v with v <= -0.02 and
+//                   eta ~ (1 - t)^mu with mu >= 1 over five half decades of 1 - t in a row
+//                   (a path to a finite end has v -> 0 and mu < 1)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below
 //                   residual_tolerance times the majorant of F's terms (else: at infinity)

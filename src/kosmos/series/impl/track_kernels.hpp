@@ -126,15 +126,60 @@ struct TrackPaths {
     return x0 > 0.0 ? r / x0 : par.infinity;
   }
   // Whether a path goes to infinity by its last stretch of steps: its affine size is above
-  // diverging_size and grew since the stretch's middle (1 - t = mid_remaining, size mid_size)
-  // like (1 - t)^v with v <= -1/2. Paths to a solution set at infinity can crawl there
-  // (cyclic 7's reach |x| ~ 400 at t ~ 0.9 after thousands of steps); re-tracking them at
-  // higher precision only crawls longer.
+  // min_size and grew since the stretch's middle (1 - t = mid_remaining, size mid_size) like
+  // (1 - t)^v with v <= -1/2. Paths to a solution set at infinity can crawl there (cyclic 7's
+  // reach |x| ~ 400 at t ~ 0.9 after thousands of steps); re-tracking them at higher precision
+  // only crawls longer.
   KOKKOS_INLINE_FUNCTION bool diverging(double remaining, double size, double mid_remaining,
-                                        double mid_size) const {
-    if (!(size > par.diverging_size) || !(mid_size > 0.0) || !(remaining < mid_remaining))
-      return false;
+                                        double mid_size, double min_size) const {
+    if (!(size > min_size) || !(mid_size > 0.0) || !(remaining < mid_remaining)) return false;
     return math::log(size / mid_size) / math::log(remaining / mid_remaining) <= -0.5;
+  }
+
+  // What tells a path that is going to infinity before max_steps: the quarter-wise test
+  // (diverging), which samples the path in the middle of each quarter of max_steps, and the
+  // valuations of its affine size |x| ~ (1 - t)^v and of eta ~ (1 - t)^mu, sampled every half
+  // decade of 1 - t in the end-game zone.
+  struct Divergence {
+    double mid_remaining = 0, mid_size = 0;  // at the middle of the current quarter
+    double next = 0, remaining = 0, log_size = 0, log_eta = 0;  // the last valuation sample
+    int declines = -1;  // half decades in a row that decline (-1: no sample yet)
+  };
+  static constexpr double singular_eta = 1e-14;  // about 64 units of roundoff of unit-size X
+  static constexpr int valuation_samples = 5;
+  static constexpr double valuation_growth = 0.02;
+  // Whether the path at 1 - t = remaining, with eta from its step bound, is at infinity:
+  //  * eta below singular_eta and growing like a path to infinity since the quarter's middle:
+  //    numerically on the singular solution set at infinity (or crawling along it, as 4 % of
+  //    cyclic 7's paths do at 1 - t ~ 0.2 for thousands of steps); paths to finite ends keep
+  //    eta orders of magnitude above it;
+  //  * in the end-game zone, v <= -valuation_growth (|x| grows) and mu >= 1 (H_X singular at
+  //    the end, at least like 1 - t) over valuation_samples half decades in a row: a path to a
+  //    finite end has v -> 0, and mu -> 0 at a regular end or mu = 1 - 1/w < 1 at a singular
+  //    end of winding number w; paths to a solution set at infinity (cyclic 7's: v = -k/7,
+  //    mu 1.5-2.5) crawl there with steps bounded by eta, most of a system's steps.
+  // Out of line: the kernel's functor sits at nvcc's inlining limit.
+  KOKKOS_FUNCTION __attribute__((noinline)) bool at_infinity(int s, Divergence& d, double remaining,
+                                                             double eta) const {
+    const double size = affine_size(s, series_at(sys.n, 0, 0));
+    if (eta < singular_eta && diverging(remaining, size, d.mid_remaining, d.mid_size, 1.0))
+      return true;
+    if (remaining > d.next) return false;
+    const double log_size = math::log(size), log_eta = math::log(eta);
+    const double log_remaining = math::log(remaining);
+    if (d.declines >= 0) {
+      const double span = log_remaining - math::log(d.remaining);
+      const bool declining = (log_size - d.log_size) / span <= -valuation_growth &&
+                             (log_eta - d.log_eta) / span >= 1.0;
+      d.declines = declining ? d.declines + 1 : 0;
+    } else {
+      d.declines = 0;
+    }
+    d.remaining = remaining;
+    d.log_size = log_size;
+    d.log_eta = log_eta;
+    while (d.next >= remaining) d.next *= 0.31622776601683794;  // half a decade
+    return d.declines >= valuation_samples && math::isfinite(log_size) && math::isfinite(log_eta);
   }
 
   KOKKOS_INLINE_FUNCTION C coefficient(const DeviceTerms<Space>& T, int m) const {
@@ -610,7 +655,8 @@ struct TrackPaths {
     // half (a crawl to infinity stops there, not at max_steps); at max_steps it is at infinity
     // if diverging, else failed.
     const int quarter = par.max_steps / 4 > 2 ? par.max_steps / 4 : 2;
-    double mid_remaining = 0, mid_size = 0;  // at the middle of the current quarter
+    Divergence divergence;
+    divergence.next = par.endgame_stall;
     int winding = 1;
     while (status == status_tracking) {
       while (status == status_tracking) {
@@ -623,12 +669,13 @@ struct TrackPaths {
         }
         if (remaining <= 0.0 || endgame) break;
         if (steps % quarter == quarter / 2) {
-          mid_remaining = remaining;
-          mid_size = affine_size(s, series_at(n, 0, 0));
+          divergence.mid_remaining = remaining;
+          divergence.mid_size = affine_size(s, series_at(n, 0, 0));
         }
         if (steps > 0 && (steps % quarter == 0 || steps >= par.max_steps)) {
           const bool infinite =
-              diverging(remaining, affine_size(s, series_at(n, 0, 0)), mid_remaining, mid_size);
+              diverging(remaining, affine_size(s, series_at(n, 0, 0)), divergence.mid_remaining,
+                        divergence.mid_size, par.diverging_size);
           if (infinite || steps >= par.max_steps) {
             status = infinite ? 2 : 3;
             break;
@@ -638,6 +685,10 @@ struct TrackPaths {
         double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
         if (!(h > 0.0)) {
           status = 3;
+          break;
+        }
+        if (at_infinity(s, divergence, remaining, eta)) {
+          status = 2;
           break;
         }
         const bool endgame_allowed = remaining <= par.endgame_stall && remaining < endgame_below;
