@@ -137,34 +137,43 @@ struct TrackPaths {
   }
 
   // What tells a path that is going to infinity before max_steps: the quarter-wise test
-  // (diverging), which samples the path in the middle of each quarter of max_steps, and the
-  // valuations of its affine size |x| ~ (1 - t)^v and of eta ~ (1 - t)^mu, sampled every half
-  // decade of 1 - t in the end-game zone.
+  // (diverging), which samples the path in the middle of each quarter of max_steps, and
+  // at_infinity's samples every window_steps steps and every half decade of 1 - t.
   struct Divergence {
-    double mid_remaining = 0, mid_size = 0;  // at the middle of the current quarter
+    double mid_remaining = 0, mid_size = 0;        // at the middle of the current quarter
+    double window_remaining = 0, window_size = 0;  // window_steps steps ago
     double next = 0, remaining = 0, log_size = 0, log_eta = 0;  // the last valuation sample
     int declines = -1;  // half decades in a row that decline (-1: no sample yet)
   };
+  static constexpr int window_steps = 64;
   static constexpr double singular_eta = 1e-14;  // about 64 units of roundoff of unit-size X
   static constexpr int valuation_samples = 5;
   static constexpr double valuation_growth = 0.02;
-  // Whether the path at 1 - t = remaining, with eta from its step bound, is at infinity:
-  //  * eta below singular_eta and growing like a path to infinity since the quarter's middle:
-  //    numerically on the singular solution set at infinity (or crawling along it, as 4 % of
-  //    cyclic 7's paths do at 1 - t ~ 0.2 for thousands of steps); paths to finite ends keep
-  //    eta orders of magnitude above it;
-  //  * in the end-game zone, v <= -valuation_growth (|x| grows) and mu >= 1 (H_X singular at
-  //    the end, at least like 1 - t) over valuation_samples half decades in a row: a path to a
-  //    finite end has v -> 0, and mu -> 0 at a regular end or mu = 1 - 1/w < 1 at a singular
-  //    end of winding number w; paths to a solution set at infinity (cyclic 7's: v = -k/7,
-  //    mu 1.5-2.5) crawl there with steps bounded by eta, most of a system's steps.
+  // Whether the path after `steps` steps, at 1 - t = remaining with eta from its step bound, is
+  // at infinity:
+  //  * every window_steps steps: eta below singular_eta and |x| grown like (1 - t)^v with
+  //    v <= -1/2 over the last window_steps steps: numerically on the singular solution set at
+  //    infinity, or crawling along it (as 4 % of cyclic 7's paths do at 1 - t ~ 0.2 for
+  //    thousands of steps); paths to finite ends keep eta orders of magnitude above it;
+  //  * in the end-game zone, every half decade of 1 - t: v <= -valuation_growth (|x| grows) and
+  //    eta ~ (1 - t)^mu with mu >= 1 (H_X singular at the end, at least like 1 - t) over
+  //    valuation_samples half decades in a row. A path to a finite end has v -> 0, and mu -> 0
+  //    at a regular end or mu = 1 - 1/w < 1 at a singular end of winding number w; paths to a
+  //    solution set at infinity (cyclic 7's: v = -k/7, mu 1.5-2.5) crawl there with steps
+  //    bounded by eta, most of a system's steps.
   // Out of line: the kernel's functor sits at nvcc's inlining limit.
-  KOKKOS_FUNCTION __attribute__((noinline)) bool at_infinity(int s, Divergence& d, double remaining,
-                                                             double eta) const {
+  KOKKOS_FUNCTION __attribute__((noinline)) bool at_infinity(int s, Divergence& d, int steps,
+                                                             double remaining, double eta) const {
+    const bool window = steps % window_steps == 0, sample = remaining <= d.next;
+    if (!window && !sample) return false;
     const double size = affine_size(s, series_at(sys.n, 0, 0));
-    if (eta < singular_eta && diverging(remaining, size, d.mid_remaining, d.mid_size, 1.0))
-      return true;
-    if (remaining > d.next) return false;
+    if (window) {
+      if (eta < singular_eta && diverging(remaining, size, d.window_remaining, d.window_size, 1.0))
+        return true;
+      d.window_remaining = remaining;
+      d.window_size = size;
+    }
+    if (!sample) return false;
     const double log_size = math::log(size), log_eta = math::log(eta);
     const double log_remaining = math::log(remaining);
     if (d.declines >= 0) {
@@ -687,7 +696,7 @@ struct TrackPaths {
           status = 3;
           break;
         }
-        if (at_infinity(s, divergence, remaining, eta)) {
+        if (at_infinity(s, divergence, steps, remaining, eta)) {
           status = 2;
           break;
         }
