@@ -146,7 +146,7 @@ struct TrackPaths {
     int declines = -1;  // half decades in a row that decline (-1: no sample yet)
   };
   static constexpr int window_steps = 64;
-  static constexpr double singular_eta = 1e-14;  // about 64 units of roundoff of unit-size X
+  static constexpr double singular_eta = 1e-13;  // about 500 units of roundoff of unit-size X
   static constexpr int valuation_samples = 5;
   static constexpr double valuation_growth = 0.02;
   // Whether the path after `steps` steps, at 1 - t = remaining with eta from its step bound, is
