@@ -45,7 +45,7 @@
 //                   every quarter of max_steps, ||x||_inf above diverging_size and grown like
 //                   (1 - t)^v with v <= -1/2 over the quarter's second half (a path crawling
 //                   to infinity), or stopped on the way to a singular solution set at
-//                   infinity: eta below 1e-14 while ||x||_inf grew like that over the last
+//                   infinity: eta below 1e-13 while ||x||_inf grew like that over the last
 //                   64 steps (checked every 64 steps), or, where
 //                   1 - t < endgame_stall, ||x||_inf ~ (1 - t)^v with v <= -0.02 and
 //                   eta ~ (1 - t)^mu with mu >= 1 over five half decades of 1 - t in a row
