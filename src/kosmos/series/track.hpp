@@ -48,7 +48,7 @@
 //                   infinity: eta below 1e-13 while ||x||_inf grew like that over the last
 //                   64 steps (checked every 64 steps), or, where
 //                   1 - t < endgame_stall, ||x||_inf ~ (1 - t)^v with v <= -0.02 and
-//                   eta ~ (1 - t)^mu with mu >= 1 over five half decades of 1 - t in a row
+//                   eta ~ (1 - t)^mu with mu >= 1.1 over five half decades of 1 - t in a row
 //                   (a path to a finite end has v -> 0 and mu < 1)
 //      singular     condition above singular_condition (or no LU) or winding number >= 2, and a
 //                   residual below

@@ -149,6 +149,9 @@ struct TrackPaths {
   static constexpr double singular_eta = 1e-13;  // about 500 units of roundoff of unit-size X
   static constexpr int valuation_samples = 5;
   static constexpr double valuation_growth = 0.02;
+  // mu's bound: above 1 - 1/w with a margin (cyclic 7's paths to finite ends have at most three
+  // half decades in a row with mu >= 1.1, four with mu >= 1)
+  static constexpr double valuation_mu = 1.1;
   // Whether the path after `steps` steps, at 1 - t = remaining with eta from its step bound, is
   // at infinity:
   //  * every window_steps steps: eta below singular_eta and |x| grown like (1 - t)^v with
@@ -156,7 +159,7 @@ struct TrackPaths {
   //    infinity, or crawling along it (as 4 % of cyclic 7's paths do at 1 - t ~ 0.2 for
   //    thousands of steps); paths to finite ends keep eta orders of magnitude above it;
   //  * in the end-game zone, every half decade of 1 - t: v <= -valuation_growth (|x| grows) and
-  //    eta ~ (1 - t)^mu with mu >= 1 (H_X singular at the end, at least like 1 - t) over
+  //    eta ~ (1 - t)^mu with mu >= valuation_mu (H_X singular at the end faster than 1 - t) over
   //    valuation_samples half decades in a row. A path to a finite end has v -> 0, and mu -> 0
   //    at a regular end or mu = 1 - 1/w < 1 at a singular end of winding number w; paths to a
   //    solution set at infinity (cyclic 7's: v = -k/7, mu 1.5-2.5) crawl there with steps
@@ -179,7 +182,7 @@ struct TrackPaths {
     if (d.declines >= 0) {
       const double span = log_remaining - math::log(d.remaining);
       const bool declining = (log_size - d.log_size) / span <= -valuation_growth &&
-                             (log_eta - d.log_eta) / span >= 1.0;
+                             (log_eta - d.log_eta) / span >= valuation_mu;
       d.declines = declining ? d.declines + 1 : 0;
     } else {
       d.declines = 0;
