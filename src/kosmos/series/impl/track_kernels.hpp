@@ -142,7 +142,7 @@ struct TrackPaths {
   struct Divergence {
     double mid_remaining = 0, mid_size = 0;        // at the middle of the current quarter
     double window_remaining = 0, window_size = 0;  // window_steps steps ago
-    double next = 0, remaining = 0, log_size = 0, log_eta = 0;  // the last valuation sample
+    double next = 0, log_remaining = 0, log_size = 0, log_eta = 0;  // the last valuation sample
     int declines = -1;  // half decades in a row that decline (-1: no sample yet)
   };
   static constexpr int window_steps = 64;
@@ -180,14 +180,14 @@ struct TrackPaths {
     const double log_size = math::log(size), log_eta = math::log(eta);
     const double log_remaining = math::log(remaining);
     if (d.declines >= 0) {
-      const double span = log_remaining - math::log(d.remaining);
+      const double span = log_remaining - d.log_remaining;
       const bool declining = (log_size - d.log_size) / span <= -valuation_growth &&
                              (log_eta - d.log_eta) / span >= valuation_mu;
       d.declines = declining ? d.declines + 1 : 0;
     } else {
       d.declines = 0;
     }
-    d.remaining = remaining;
+    d.log_remaining = log_remaining;
     d.log_size = log_size;
     d.log_eta = log_eta;
     while (d.next >= remaining) d.next *= 0.31622776601683794;  // half a decade
