@@ -223,7 +223,8 @@ TYPED_TEST(DustStochasticTest, EmissionBalancesAbsorption) {
 // In float (the tool's --precision float) the P(T) emission is evaluated in float: the SED agrees
 // with the double run to 5e-5 wherever it is above 1e-36 of its peak (and 1e-30, inside float's
 // normal range), deep into the Wien tail where the hot bins' P_j n(u_j) underflow in float, from
-// 10 A grains to 0.1 micron (the equilibrium stages' own float error included).
+// 10 A grains to 0.1 micron (the equilibrium stages' own float error included; on CUDA the float
+// sums take __expf and __fdividef, StochasticOptions::fast_exp).
 TYPED_TEST(DustStochasticTest, FloatEmissionMatchesDouble) {
   const Problem p = field_problem({0.001, 0.003, 0.01, 0.03, 0.1}, {1.0, 1e3}, 161);
   const auto d = run_stochastic<TypeParam>(p);

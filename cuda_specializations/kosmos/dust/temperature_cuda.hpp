@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <type_traits>
 
 namespace kosmos {
@@ -18,12 +19,25 @@ namespace dust {
 namespace Impl {
 
 // __expf (~2 ulp + 2^-21 |u| relative) and __fdividef (~2 ulp; e^u - 1 < 2^126 for u <= 80) for
-// float; the library exp and IEEE division for double.
+// float; the library exp and IEEE division for double. Host and device, so that Kokkos functors
+// can hold it (the stochastic emission's); the host side is never launched.
 struct CudaFastExp {
-  __device__ __forceinline__ float operator()(float u) const { return __expf(u); }
-  __device__ __forceinline__ double operator()(double u) const { return ::exp(u); }
-  __device__ __forceinline__ float reciprocal(float x) const { return __fdividef(1.0f, x); }
-  __device__ __forceinline__ double reciprocal(double x) const { return 1.0 / x; }
+  KOKKOS_FORCEINLINE_FUNCTION float operator()(float u) const {
+#ifdef __CUDA_ARCH__
+    return __expf(u);
+#else
+    return std::exp(u);
+#endif
+  }
+  KOKKOS_FORCEINLINE_FUNCTION double operator()(double u) const { return math::exp(u); }
+  KOKKOS_FORCEINLINE_FUNCTION float reciprocal(float x) const {
+#ifdef __CUDA_ARCH__
+    return __fdividef(1.0f, x);
+#else
+    return 1.0f / x;
+#endif
+  }
+  KOKKOS_FORCEINLINE_FUNCTION double reciprocal(double x) const { return 1.0 / x; }
 };
 
 template <class T, class Exp, class Weights, class Vec, class Heating, class Temperature, class Status>

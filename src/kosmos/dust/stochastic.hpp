@@ -34,6 +34,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct StochasticOptions {
   int table_points = 2048;    // ln E(ln T) and ln L(ln T) table points per species, log-spaced in T
   double width_factor = 4.0;  // bins reach w = width_factor sqrt(E_eq eps_max) below and above E_eq
   double energy_tolerance = 1e-2;  // stochastic_energy_imbalance above this relative mismatch
+  // float on Kokkos::Cuda with the CUDA specializations: the P(T) emission's plain sums with
+  // __expf and __fdividef, as the equilibrium SED (EquilibriumOptions::fast_exp)
+  bool fast_exp = true;
 };
 
 // One grain species computed stochastically: its index in the GrainModel, material and radius;
@@ -210,14 +214,22 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   kosmos::Impl::require_extent(where, "changes", changes, 2, std::size_t(g.wavelengths()));
   const std::int64_t batch = std::int64_t(changes.extent(0));
   kosmos::Impl::require(batch > 0 || nc == 0 || nq == 0, where, "changes hold no cell");
-  for (std::int64_t first = 0; first < std::int64_t(nc) && nq > 0; first += batch) {
-    const std::int64_t cells = std::min<std::int64_t>(batch, std::int64_t(nc) - first);
-    Impl::run_stochastic(space, g, m, intensity, temperature, status,
-                         Impl::AddEmission<T, ExecSpace, Mass, Changes>{g.sed_weight, g.x,
-                                                                        dust_mass, changes, first},
-                         where, first, cells);
-    Impl::add_changes_in_species_order(space, changes, sed, first, cells);
+  const auto run = [&](const auto exp_op) {
+    using Emission = Impl::AddEmission<T, ExecSpace, Mass, Changes, std::decay_t<decltype(exp_op)>>;
+    for (std::int64_t first = 0; first < std::int64_t(nc) && nq > 0; first += batch) {
+      const std::int64_t cells = std::min<std::int64_t>(batch, std::int64_t(nc) - first);
+      Impl::run_stochastic(space, g, m, intensity, temperature, status,
+                           Emission{g.sed_weight, g.x, dust_mass, changes, first, exp_op}, where,
+                           first, cells);
+      Impl::add_changes_in_species_order(space, changes, sed, first, cells);
+    }
+  };
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && std::is_same<T, float>::value) {
+    if (m.options.fast_exp) return run(Impl::CudaFastExp());
   }
+#endif
+  run(LibraryExp());
 }
 
 // Cells whose (selected species, wavelength) changes of precision `value_bytes` fit in `bytes`
@@ -394,8 +406,9 @@ StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<
         }
         for (int q = 0; q < nq; ++q)
           for (int b = 0; b < nbands; ++b) {
-            const std::size_t k = (std::size_t(c) * std::size_t(nq) + std::size_t(q)) *
-                                      std::size_t(nbands) + std::size_t(b);
+            const std::size_t k =
+                (std::size_t(c) * std::size_t(nq) + std::size_t(q)) * std::size_t(nbands) +
+                std::size_t(b);
             power_then[std::size_t(b)] += number[std::size_t(q)] * previous[k];
             moved[std::size_t(b)] += number[std::size_t(q)] * std::fabs(now[k] - previous[k]);
             total += number[std::size_t(q)] * previous[k];

@@ -88,7 +88,7 @@ struct WriteDistribution {
 // float: hot bins of tiny P_j), the wavelength is summed again with each term relative to its
 // largest, P_j n(u_j) = e^M e^(ln P_j - u_j - M) / (1 - e^-u_j), M = max_j (ln P_j - u_j), and e^M
 // applied in double with the weight.
-template <class T, class ExecSpace, class Mass, class Changes>
+template <class T, class ExecSpace, class Mass, class Changes, class Exp = LibraryExp>
 struct AddEmission {
   using work_view = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -97,6 +97,7 @@ struct AddEmission {
   Mass dust_mass;
   Changes changes;  // (cell - first_cell, q, l): the team's change to sed(cell, l)
   std::int64_t first_cell;
+  Exp exp_op;  // the plain sums' exponential and reciprocal
   static std::size_t scratch_bytes(int bins) { return 3 * work_view::shmem_size(bins); }
 
   // Above this a sum of P_j n(u_j) with sum_j P_j = 1 over up to 4096 bins (the tool's --bins
@@ -136,13 +137,35 @@ struct AddEmission {
       log_p(j) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
       inverse_t(j) = T(1 / tb(j));
     });
+    // The plain sums skip terms that are exactly zero: bins outside [first, last], the bins
+    // whose P_j is not zero in T (an equilibrium grain has two; a narrow P(T) underflows float
+    // a few dozen bins from its peak), and, per wavelength, the cold bins whose u = x_l / T_j
+    // is above the occupation's cutoff (1 / T_j falls with j, so they are a prefix).
+    int first = nb, last = -1;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nb),
+        [&](const int j, int& lo) { lo = T(p(j)) > T(0) && j < lo ? j : lo; },
+        Kokkos::Min<int>(first));
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nb),
+        [&](const int j, int& hi) { hi = T(p(j)) > T(0) && j > hi ? j : hi; },
+        Kokkos::Max<int>(last));
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
       const T xl = x(l);
+      int warm = first, end = last + 1;  // the first j in [first, end) with u_j <= cutoff
+      while (warm < end) {
+        const int mid = warm + (end - warm) / 2;
+        if (xl * inverse_t(mid) > Impl::occupation_cutoff<T>())
+          warm = mid + 1;
+        else
+          end = mid;
+      }
       T sum = 0;
-      for (int j = 0; j < nb; ++j) sum += weight(j) * planck_occupation(xl * inverse_t(j));
+      for (int j = warm; j <= last; ++j)
+        sum += weight(j) * planck_occupation(xl * inverse_t(j), exp_op);
       const double emitted = sum > safe_sum ? double(sum) : shifted_sum(xl, log_p, inverse_t);
-      const double equilibrium = double(planck_occupation(T(double(xl) / t_eq)));
+      const double equilibrium = double(planck_occupation(T(double(xl) / t_eq), exp_op));
       changes(row, q, l) = T(mass * double(sed_weight(s, l)) * (emitted - equilibrium));
     });
   }
@@ -185,16 +208,26 @@ struct StochasticFunctor {
   int level;  // team scratch level: 0, or 1 (global memory) where level 0 is too small
   std::int64_t first_cell;  // the league's cells start here
 
+  // The photon energies are read from the model (x), not kept in scratch: with 1208 wavelengths
+  // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
   static std::size_t scratch_bytes(int nl, int nb) {
-    return scratch_view::shmem_size(nl) + 2 * scratch_view::shmem_size(nl + 1) +
-           4 * scratch_view::shmem_size(nb) + index_view::shmem_size(nb) +
-           Output::scratch_bytes(nb);
+    return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
+           index_view::shmem_size(nb) + Output::scratch_bytes(nb);
   }
+
+  // Photon energies k x_l ascending in k (l = nl - 1 - k).
+  struct PhotonEnergies {
+    typename GrainModel<T, ExecSpace>::vector_type x;
+    int nl;
+    KOKKOS_INLINE_FUNCTION double operator()(int k) const {
+      return constants::boltzmann_k * double(x(nl - 1 - k));
+    }
+  };
 
   // The first k >= from with values(k) >= bound (nl if none) of ascending values: a galloping
   // search, so that the first gap of a bin, which passes hundreds of infrared photons at once,
   // costs a logarithm and the one- or two-photon steps after it stay as cheap as a linear walk.
-  KOKKOS_INLINE_FUNCTION static int first_at_least(const scratch_view& values, int nl, int from,
+  KOKKOS_INLINE_FUNCTION static int first_at_least(const PhotonEnergies& values, int nl, int from,
                                                    double bound) {
     if (from >= nl || !(values(from) < bound)) return from;
     int below = from, step = 1, at = from + 1;  // values(below) < bound
@@ -220,15 +253,14 @@ struct StochasticFunctor {
     const int nq = m.selected(), nl = g.wavelengths(), nb = m.options.bins;
     const int c = int(first_cell) + team.league_rank() / nq, q = team.league_rank() % nq,
               s = m.species(q);
-    // Photon energies ascending (k = nl - 1 - l), cumulative absorbed photon rate and power.
-    scratch_view eps(team.team_scratch(level), nl), ncum(team.team_scratch(level), nl + 1),
-        wcum(team.team_scratch(level), nl + 1), tb(team.team_scratch(level), nb),
-        eb(team.team_scratch(level), nb), p(team.team_scratch(level), nb),
-        cool(team.team_scratch(level), nb);
+    // Cumulative absorbed photon rate and power over the photon energies eps ascending.
+    const PhotonEnergies eps{g.x, nl};
+    scratch_view ncum(team.team_scratch(level), nl + 1), wcum(team.team_scratch(level), nl + 1),
+        tb(team.team_scratch(level), nb), eb(team.team_scratch(level), nb),
+        p(team.team_scratch(level), nb), cool(team.team_scratch(level), nb);
     index_view next(team.team_scratch(level), nb);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
       const int l = nl - 1 - k;
-      eps(k) = constants::boltzmann_k * double(g.x(l));
       const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
       ncum(k + 1) = power / eps(k);
       wcum(k + 1) = power;
@@ -256,6 +288,15 @@ struct StochasticFunctor {
           if (ncum(k + 1) > ncum(k) && eps(k) > top) top = eps(k);
         },
         Kokkos::Max<double>(eps_max));
+    // The largest photon that changes either cumulative sum (eps_max or, where a count is below
+    // the rate sum's resolution, one whose power still shows): no flow reaches farther.
+    double eps_reach = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nl),
+        [&](const int k, double& top) {
+          if ((ncum(k + 1) > ncum(k) || wcum(k + 1) > wcum(k)) && eps(k) > top) top = eps(k);
+        },
+        Kokkos::Max<double>(eps_reach));
     const double absorbed = wcum(nl);
     const double t_eq = double(temperature(c, s));
     using row = decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL));
@@ -324,20 +365,25 @@ struct StochasticFunctor {
       team.team_barrier();
     } else if (state == stochastic_ok) {
       const double total_rate = ncum(nl);
+      // Bins below `reach` lie more than the largest photon below E_{j-1}: their flow into bins
+      // >= j is exactly zero (no photon reaches a), so the sums start at reach.
+      int reach = 0;
       for (int j = 1; j < nb; ++j) {
+        while (reach < j && eb(j - 1) - eb(reach) > eps_reach) ++reach;
         // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
         // the linear share of those landing between E_{j-1} and E_j. next(i) advances on the
         // photon grid.
+        const double inverse_width = 1 / (eb(j) - eb(j - 1));  // 1 / (b - a) for every i
         double up = 0;
         Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, j),
+            Kokkos::TeamThreadRange(team, reach, j),
             [&](const int i, double& sum) {
               const double a = eb(j - 1) - eb(i), b = eb(j) - eb(i);
               const int ka = next(i), kb = first_at_least(eps, nl, ka, b);
               next(i) = kb;
               const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
-              sum +=
-                  p(i) * ((total_rate - ncum(kb)) + (power_between - a * rate_between) / (b - a));
+              sum += p(i) *
+                     ((total_rate - ncum(kb)) + (power_between - a * rate_between) * inverse_width);
             },
             up);
         const double pj = up * (eb(j) - eb(j - 1)) / cool(j);
@@ -424,8 +470,8 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                         " species exceed the league size; pass fewer cells per call");
   using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
   const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), m.options.bins);
-  // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory: 512-2048
-  // bins on any backend.
+  // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory:
+  // 512-2048 bins on any backend.
   const int level =
       scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
   const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level);
@@ -436,6 +482,7 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   const StochasticOptions& o = m.options;
   const double log_t0 = std::log(o.min_temperature);
   const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
+  // GPUs: 64 threads a team (32 or 128, and one warp's 32 vector lanes, were slower).
   const int team_size = is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
   // concurrent_policy: the pipeline queues this per chunk on several instances.
