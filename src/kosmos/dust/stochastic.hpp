@@ -95,6 +95,11 @@ struct StochasticModel {
   Kokkos::View<double**, Kokkos::LayoutRight, device_type> log_enthalpy;  // (Q, K): ln E(T_k), J
   Kokkos::View<double**, Kokkos::LayoutRight, device_type>
       log_cooling;  // (Q, K): ln L(T_k), W sr^-1
+  // Where the recursion's photon searches start: photon_start(c) is the first photon k (energies
+  // eps_k = k_B x_l ascending in k = L - 1 - l, of the GrainModel the model was prepared with)
+  // with ln eps_k >= photon_log_first + c / photon_cells_per_log.
+  Kokkos::View<int*, device_type> photon_start;
+  double photon_log_first = 0, photon_cells_per_log = 1;
   StochasticOptions options;
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
@@ -142,6 +147,7 @@ StochasticModel<ExecSpace> prepare_stochastic(
   m.log_cooling = decltype(m.log_cooling)(
       Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
   Impl::build_cooling_table(space, grains, m);
+  Impl::build_photon_start(space, grains, m);
   space.fence();
   return m;
 }

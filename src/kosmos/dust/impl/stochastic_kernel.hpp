@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace kosmos {
 namespace dust {
@@ -224,24 +225,20 @@ struct StochasticFunctor {
     }
   };
 
-  // The first k >= from with values(k) >= bound (nl if none) of ascending values: a galloping
-  // search, so that the first gap of a bin, which passes hundreds of infrared photons at once,
-  // costs a logarithm and the one- or two-photon steps after it stay as cheap as a linear walk.
-  KOKKOS_INLINE_FUNCTION static int first_at_least(const PhotonEnergies& values, int nl, int from,
-                                                   double bound) {
-    if (from >= nl || !(values(from) < bound)) return from;
-    int below = from, step = 1, at = from + 1;  // values(below) < bound
-    while (at < nl && values(at) < bound) {
-      below = at;
-      step *= 2;
-      at = below + step;
-    }
-    if (at > nl) at = nl;
-    while (at - below > 1) {  // values(below) < bound; at == nl or values(at) >= bound
-      const int mid = below + (at - below) / 2;
-      (values(mid) < bound ? below : at) = mid;
-    }
-    return at;
+  // The first photon k >= from with eps(k) >= bound (nl if none): from itself when the bound
+  // moved less than a photon gap, else a walk from the model's photon_start at ln bound, one
+  // cell lower than the float logarithm's (so that the start is never past the answer; the
+  // cells are finer than the photon grid, so the walk takes a step or two).
+  KOKKOS_INLINE_FUNCTION int first_at_least(const PhotonEnergies& eps, int nl, int from,
+                                            double bound) const {
+    if (from >= nl || !(eps(from) < bound)) return from;
+    const int cells = int(m.photon_start.extent(0)) - 1;
+    const double cell =
+        (double(math::log(float(bound))) - m.photon_log_first) * m.photon_cells_per_log;
+    const int c = !(cell >= 1) ? 0 : (cell >= cells + 1 ? cells : int(cell) - 1);  // NaN: 0
+    int k = m.photon_start(c) > from ? m.photon_start(c) : from + 1;  // eps(from) < bound
+    while (k < nl && eps(k) < bound) ++k;
+    return k;
   }
 
   // Energy a grain in bin j has: the floor E_0 for j = 0, else the midpoint of [E_{j-1}, E_j].
@@ -414,6 +411,32 @@ struct StochasticFunctor {
   }
 };
 
+// The model's photon_start over 4096 cells of ln eps (the photon grid of DL07's 1208 wavelengths
+// has at most one photon a cell), from the GrainModel's x on the host: the same doubles
+// k_B double(x_l) as the kernel's.
+template <class T, class ExecSpace>
+void build_photon_start(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                        StochasticModel<ExecSpace>& m) {
+  constexpr int cells = 4096;
+  const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.x);
+  const int nl = int(x.extent(0));
+  std::vector<double> eps(static_cast<std::size_t>(nl));
+  for (int k = 0; k < nl; ++k) eps[std::size_t(k)] = constants::boltzmann_k * double(x(nl - 1 - k));
+  const double first = nl > 0 ? std::log(eps.front()) : 0, last = nl > 0 ? std::log(eps.back()) : 0;
+  m.photon_log_first = first;
+  m.photon_cells_per_log = last > first ? cells / (last - first) : 1;
+  m.photon_start = decltype(m.photon_start)(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::photon_start")), cells + 1);
+  auto start = Kokkos::create_mirror_view(m.photon_start);
+  int k = 0;
+  for (int c = 0; c <= cells; ++c) {
+    const double edge = std::exp(first + c / m.photon_cells_per_log);
+    while (k < nl && eps[std::size_t(k)] < edge) ++k;
+    start(c) = k;
+  }
+  Kokkos::deep_copy(space, m.photon_start, start);
+}
+
 // log_cooling(q, k) = ln L(T_k), L = sum_l sigma dlambda B(lambda_l, T) in W sr^-1: the equilibrium
 // solver's emission sum (GrainModel's scaled weights times their scale), in double.
 template <class T, class ExecSpace>
@@ -461,8 +484,8 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(g.species()));
   kosmos::Impl::require_extent(where, "status", status, 0, nc);
   kosmos::Impl::require_extent(where, "status", status, 1, nq);
-  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq, where,
-                        "the StochasticModel is not prepared");
+  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq && m.photon_start.extent(0) > 0, where,
+                        "the StochasticModel is not prepared (prepare_stochastic)");
   if (cells < 0) cells = std::int64_t(nc) - first_cell;
   if (cells <= 0 || nq == 0) return;
   kosmos::Impl::require(std::size_t(cells) * nq <= std::size_t(std::numeric_limits<int>::max()),
