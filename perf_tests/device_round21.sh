@@ -7,6 +7,8 @@
 #   PART=base  the tool of main before this round, carried as build/base-cli.xz (an xz of the
 #              shipped kosmos binary; run it after PART=new on the same machine: it uses the
 #              libraries that unpacked)
+#   PART=openmp  the development VM's OpenMP build of the tool (carry build/openmp/src/cli/kosmos)
+#              on all 16 cores (OMP_PROC_BIND=spread OMP_PLACES=threads), after PART=new
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 tool=build/cuda/src/cli/kosmos
@@ -15,6 +17,10 @@ case "${PART:-new}" in
   base)
     mkdir -p build/base && xz -dc build/base-cli.xz > build/base/kosmos && chmod +x build/base/kosmos
     tool=build/base/kosmos
+    ;;
+  openmp)
+    tool=build/openmp/src/cli/kosmos
+    export OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=$(nproc)
     ;;
 esac
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc
