@@ -10,7 +10,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <vector>
 
 namespace kosmos {
 namespace dust {
@@ -56,6 +55,17 @@ struct LogTable {
       (log_e(mid) < y ? lo : hi) = mid;
     }
     return math::exp(log_t0 + (lo + (y - log_e(lo)) / (log_e(hi) - log_e(lo))) * dlog_t);
+  }
+};
+
+// Photon energies k_B x_l ascending in k (l = nl - 1 - k), of a GrainModel's x (on the device
+// in the kernel, a host mirror for the model's photon_start: the same doubles).
+template <class X>
+struct PhotonEnergies {
+  X x;
+  int nl;
+  KOKKOS_INLINE_FUNCTION double operator()(int k) const {
+    return constants::boltzmann_k * double(x(nl - 1 - k));
   }
 };
 
@@ -138,10 +148,10 @@ struct AddEmission {
       log_p(j) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
       inverse_t(j) = T(1 / tb(j));
     });
-    // The plain sums skip terms that are exactly zero: bins outside [first, last], the bins
-    // whose P_j is not zero in T (an equilibrium grain has two; a narrow P(T) underflows float
-    // a few dozen bins from its peak), and, per wavelength, the cold bins whose u = x_l / T_j
-    // is above the occupation's cutoff (1 / T_j falls with j, so they are a prefix).
+    // The plain sums skip terms that are exactly zero: bins outside [first, last], the span of
+    // the bins whose P_j is not zero in T (an equilibrium grain has two; a narrow P(T) underflows
+    // float a few dozen bins from its peak), and, per wavelength, the cold bins whose
+    // u = x_l / T_j is above the occupation's cutoff (1 / T_j falls with j: they are a prefix).
     int first = nb, last = -1;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, nb),
@@ -216,14 +226,7 @@ struct StochasticFunctor {
            index_view::shmem_size(nb) + Output::scratch_bytes(nb);
   }
 
-  // Photon energies k x_l ascending in k (l = nl - 1 - k).
-  struct PhotonEnergies {
-    typename GrainModel<T, ExecSpace>::vector_type x;
-    int nl;
-    KOKKOS_INLINE_FUNCTION double operator()(int k) const {
-      return constants::boltzmann_k * double(x(nl - 1 - k));
-    }
-  };
+  using PhotonEnergies = Impl::PhotonEnergies<typename GrainModel<T, ExecSpace>::vector_type>;
 
   // The first photon k >= from with eps(k) >= bound (nl if none): from itself when the bound
   // moved less than a photon gap, else a walk from the model's photon_start at ln bound, one
@@ -412,17 +415,15 @@ struct StochasticFunctor {
 };
 
 // The model's photon_start over 4096 cells of ln eps (the photon grid of DL07's 1208 wavelengths
-// has at most one photon a cell), from the GrainModel's x on the host: the same doubles
-// k_B double(x_l) as the kernel's.
+// has at most one photon a cell), from the GrainModel's x on the host.
 template <class T, class ExecSpace>
 void build_photon_start(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                         StochasticModel<ExecSpace>& m) {
   constexpr int cells = 4096;
   const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.x);
   const int nl = int(x.extent(0));
-  std::vector<double> eps(static_cast<std::size_t>(nl));
-  for (int k = 0; k < nl; ++k) eps[std::size_t(k)] = constants::boltzmann_k * double(x(nl - 1 - k));
-  const double first = nl > 0 ? std::log(eps.front()) : 0, last = nl > 0 ? std::log(eps.back()) : 0;
+  const PhotonEnergies<decltype(x)> eps{x, nl};
+  const double first = nl > 0 ? std::log(eps(0)) : 0, last = nl > 0 ? std::log(eps(nl - 1)) : 0;
   m.photon_log_first = first;
   m.photon_cells_per_log = last > first ? cells / (last - first) : 1;
   m.photon_start = decltype(m.photon_start)(
@@ -431,7 +432,7 @@ void build_photon_start(const ExecSpace& space, const GrainModel<T, ExecSpace>& 
   int k = 0;
   for (int c = 0; c <= cells; ++c) {
     const double edge = std::exp(first + c / m.photon_cells_per_log);
-    while (k < nl && eps[std::size_t(k)] < edge) ++k;
+    while (k < nl && eps(k) < edge) ++k;
     start(c) = k;
   }
   Kokkos::deep_copy(space, m.photon_start, start);
