@@ -167,6 +167,7 @@ int run_track(const kosmos::cli::Options& options) {
     throw kosmos::cli::usage_error("--max-precision " + options.str("max-precision") +
                                    " is below --precision " + options.str("precision"));
   track_options.seed = std::uint64_t(options.integer("seed", 0, 4294967295LL));
+  track_options.lanes_per_path = int(options.integer("lanes", 0, 32));
   std::istringstream numbers(options.has("paths") ? options.str("paths") : "");
   for (std::string token; numbers >> token;) {
     std::size_t used = 0;
@@ -272,6 +273,10 @@ int run_series(const std::vector<std::string>& args) {
               "there,\n"
               "is the first pass)",
               "4")
+      .option("lanes", "L",
+              "with --track on a GPU: vector lanes a path (1, 2, 4, 8, 16 or 32; 0: the power of "
+              "two\nat or above the unknowns + 1)",
+              "0")
       .option("generic", "GENERIC",
               "with --track: solve GENERIC (a generic instance of SYSTEM's family, same variables "
               "in\nthe same order) by total degree, then move its solutions to SYSTEM (parameter "
@@ -314,7 +319,8 @@ int run_series(const std::vector<std::string>& args) {
     return 0;
   }
   if (options.has("track") && !options.str("track").empty()) return run_track(options);
-  options.reject_given({"max-precision", "paths", "generic", "mpi-chunk"}, "applies to --track only");
+  options.reject_given({"max-precision", "paths", "generic", "mpi-chunk", "lanes"},
+                       "applies to --track only");
   if (kosmos::cli::ranks() > 1)
     throw kosmos::cli::usage_error(
         "runs on one rank: under mpirun only --track splits its paths over ranks");

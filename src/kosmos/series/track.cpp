@@ -83,6 +83,10 @@ void check_options(const TrackOptions& o) {
   kosmos::Impl::require(o.max_steps >= 1, w, "max_steps ", o.max_steps, " is below 1");
   kosmos::Impl::require(o.reruns >= 0 && o.reruns <= 8, w, "reruns ", o.reruns,
                         " is not in 0 .. 8");
+  kosmos::Impl::require(o.lanes_per_path >= 0 && o.lanes_per_path <= 32 &&
+                            (o.lanes_per_path & (o.lanes_per_path - 1)) == 0,
+                        w, "lanes_per_path ", o.lanes_per_path,
+                        " is not 0 (automatic) or a power of two up to 32");
   kosmos::Impl::require(o.host_pass_paths >= 0, w, "host_pass_paths ", o.host_pass_paths,
                         " is negative");
   kosmos::Impl::require(o.rerun_step_scale > 0 && o.rerun_step_scale <= 1, w, "rerun_step_scale ",

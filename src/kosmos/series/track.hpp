@@ -116,6 +116,9 @@ struct TrackOptions {
   // dozen paths in double double or quad double with tightened steps take minutes as lone GPU
   // threads but seconds on CPU cores. 0: every pass on the given space.
   std::int64_t host_pass_paths = 1024;
+  // Vector lanes that share a path's rows on a GPU (1, 2, 4, 8, 16 or 32; 0: the power of two
+  // at or above the unknowns + 1, up to 32). Host spaces track a path on one lane.
+  int lanes_per_path = 0;
   // The paths to track (0-based numbers below the path count, distinct); empty: all of them.
   // Reruns a few paths of a large homotopy (the same gamma and chart for the same seed).
   std::vector<std::int64_t> paths;

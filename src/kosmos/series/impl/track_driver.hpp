@@ -123,10 +123,9 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.sys.target = upload_terms<N>(space, flat.target);
   kernel.sys.start = upload_terms<N>(space, flat.start);
   kernel.paths = upload(space, numbers, "kosmos::series::track::paths");
-  kernel.work =
-      Kokkos::View<double**, Space>(Kokkos::view_alloc(space, "kosmos::series::track::work"), slots,
-                                    TrackPaths<N, Space>::workspace_doubles(n));
-  kernel.pivots = Kokkos::View<int**, Space>(
+  kernel.work = decltype(kernel.work)(Kokkos::view_alloc(space, "kosmos::series::track::work"),
+                                      slots, TrackPaths<N, Space>::workspace_doubles(n));
+  kernel.pivots = decltype(kernel.pivots)(
       Kokkos::view_alloc(space, "kosmos::series::track::pivots"), slots, std::size_t(n));
   kernel.solution =
       Kokkos::View<double**, Space>(Kokkos::view_alloc(space, "kosmos::series::track::solution"),
@@ -138,9 +137,14 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.gamma =
       ComplexMD<N>(MultiDouble<N>(result.gamma.real()), MultiDouble<N>(result.gamma.imag()));
   kernel.par = parameters(options, pass);
+  // A path a team thread, its rows over the thread's vector lanes; GPUs: 64 lanes a team.
+  const int lanes = kosmos::Impl::lanes_per_item<Space>(n, options.lanes_per_path);
+  const int team = kosmos::Impl::items_per_team<Space>(lanes);
+  const int league = int((slots + std::size_t(team) - 1) / std::size_t(team));
   Kokkos::parallel_for(
       "kosmos::series::track_paths",
-      Kokkos::RangePolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, slots), kernel);
+      Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>(space, league, team, lanes),
+      kernel);
   auto solution = Kokkos::create_mirror_view(kernel.solution);
   auto counts = Kokkos::create_mirror_view(kernel.counts);
   auto measures = Kokkos::create_mirror_view(kernel.measures);

@@ -1,10 +1,11 @@
-// The per-path kernel of the path tracker (track.hpp): one thread tracks one path from its start
-// solution to t = 1 and refines and classifies its end. Workspace and outputs are Views indexed by
-// (path slot, entry); their default layout puts a path's entries together on host spaces and the
-// paths of a warp together on GPUs.
+// The per-path kernel of the path tracker (track.hpp): one team thread tracks one path from its
+// start solution to t = 1 and refines and classifies its end, its vector lanes (core/lanes.hpp)
+// sharing the path's evaluation, LU and Taylor series by rows (a lane per row of the Jacobian).
+// Workspace and outputs are Views indexed by (path slot, entry), a path's entries together.
 #pragma once
 
 #include <kosmos/core/compat.hpp>
+#include <kosmos/core/lanes.hpp>
 #include <kosmos/series/impl/complex_md.hpp>
 #include <kosmos/series/pade.hpp>
 #include <kosmos/series/start_systems.hpp>
@@ -53,6 +54,9 @@ enum : int { status_tracking = -1 };  // >= 0: a PathStatus
 
 template <int N, class Space>
 struct TrackPaths {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Lanes = kosmos::Impl::VectorLanes<member_type>;
+  using OneLane = kosmos::Impl::OneLane;
   using C = ComplexMD<N>;
   using MD = MultiDouble<N>;
   using Pade = PadeL1<2>;
@@ -71,8 +75,8 @@ struct TrackPaths {
   DeviceSystem<Space> sys;
   Kokkos::View<const std::int64_t*, Space> paths;  // path index per slot
   Kokkos::View<double**, Space> start_points;      // (slots, 2 N n): given starts, or (0, 0)
-  Kokkos::View<double**, Space> work;              // (slots, workspace_doubles(n))
-  Kokkos::View<int**, Space> pivots;               // (slots, n)
+  Kokkos::View<double**, Kokkos::LayoutRight, Space> work;  // (slots, workspace_doubles(n))
+  Kokkos::View<int**, Kokkos::LayoutRight, Space> pivots;   // (slots, n)
   Kokkos::View<double**, Space> solution;          // (slots, 2 N n)
   Kokkos::View<int**, Space> counts;               // (slots, 4): status, steps, rejections, winding
   Kokkos::View<double**, Space> measures;          // (slots, 4): t, residual, condition, max |x|
@@ -81,7 +85,7 @@ struct TrackPaths {
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
   // n x n (row major), right-hand side n, values n, chart n, the end game's sum n and first
-  // sample n.
+  // sample n, the columns of J^-1 n x n (one a lane).
   KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
   KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
@@ -92,8 +96,11 @@ struct TrackPaths {
   KOKKOS_INLINE_FUNCTION int chart_at(int j) const { return (K + 4 + sys.n) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int sum_at(int j) const { return (K + 5 + sys.n) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int loop_start_at(int j) const { return (K + 6 + sys.n) * sys.n + j; }
+  KOKKOS_INLINE_FUNCTION int column_at(int j, int i) const {
+    return (K + 7 + sys.n + j) * sys.n + i;
+  }
   static std::size_t workspace_doubles(int n) {
-    return std::size_t(2 * N) * std::size_t((K + 7 + n) * n);
+    return std::size_t(2 * N) * std::size_t((K + 7 + 2 * n) * n);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -111,18 +118,18 @@ struct TrackPaths {
     }
   }
   // max_j |entry first + j| (leading doubles).
-  KOKKOS_INLINE_FUNCTION double norm(int s, int first) const {
-    double r = 0;
-    for (int j = 0; j < sys.n; ++j) r = math::fmax(r, magnitude<N>(get(s, first + j)));
-    return r;
+  template <class L>
+  KOKKOS_INLINE_FUNCTION double norm(const L& lanes, int s, int first) const {
+    return lanes.max(0, sys.n, [&](int j) { return magnitude<N>(get(s, first + j)); });
   }
 
   // max_j |x_j| / |x_0| of the point at entries [first, first + n): its affine size (inf at x_0
   // = 0), without changing it.
-  KOKKOS_INLINE_FUNCTION double affine_size(int s, int first) const {
+  template <class L>
+  KOKKOS_INLINE_FUNCTION double affine_size(const L& lanes, int s, int first) const {
     const double x0 = magnitude<N>(get(s, first + sys.n - 1));
-    double r = 0;
-    for (int j = 0; j < sys.n - 1; ++j) r = math::fmax(r, magnitude<N>(get(s, first + j)));
+    const double r =
+        lanes.max(0, sys.n - 1, [&](int j) { return magnitude<N>(get(s, first + j)); });
     return x0 > 0.0 ? r / x0 : par.infinity;
   }
   // Whether a path goes to infinity by its last stretch of steps: its affine size is above
@@ -165,11 +172,12 @@ struct TrackPaths {
   //    solution set at infinity (cyclic 7's: v = -k/7, mu 1.5-2.5) crawl there with steps
   //    bounded by eta, most of a system's steps.
   // Out of line: the kernel's functor sits at nvcc's inlining limit.
-  KOKKOS_FUNCTION __attribute__((noinline)) bool at_infinity(int s, Divergence& d, int steps,
+  KOKKOS_FUNCTION __attribute__((noinline)) bool at_infinity(const Lanes& lanes, int s,
+                                                             Divergence& d, int steps,
                                                              double remaining, double eta) const {
     const bool window = steps % window_steps == 0, sample = remaining <= d.next;
     if (!window && !sample) return false;
-    const double size = affine_size(s, series_at(sys.n, 0, 0));
+    const double size = affine_size(lanes, s, series_at(sys.n, 0, 0));
     if (window) {
       if (eta < singular_eta && diverging(remaining, size, d.window_remaining, d.window_size, 1.0))
         return true;
@@ -202,74 +210,78 @@ struct TrackPaths {
     }
     return z;
   }
-  // Adds weight * P_i(x) to values(i) and weight * grad P_i(x) to row i of the Jacobian, for the
-  // polynomials of T at x = entries [x_first, x_first + n).
-  KOKKOS_INLINE_FUNCTION void accumulate(int s, const DeviceTerms<Space>& T, int x_first,
-                                         const C& weight) const {
-    for (int i = 0; i < sys.n - 1; ++i) {
-      C f(0.0);
-      for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
-        const C a = coefficient(T, m) * weight;
-        const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-        C product = a;
-        for (int q = f0; q < f1; ++q)
-          product = product * power(get(s, x_first + T.factor_var(q)), T.factor_exp(q));
-        f = f + product;
-        for (int q = f0; q < f1; ++q) {
-          const int v = T.factor_var(q), e = T.factor_exp(q);
-          // e = 1: a times exact ones, a itself
-          C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
-          for (int r = f0; r < f1; ++r)
-            if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
-          set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
-        }
+  // P_i(x) times weight, for the polynomial i of T at x = entries [x_first, x_first + n); adds
+  // weight * grad P_i(x) to row i of the Jacobian.
+  KOKKOS_INLINE_FUNCTION C accumulate_row(int s, const DeviceTerms<Space>& T, int i, int x_first,
+                                          const C& weight) const {
+    C f(0.0);
+    for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+      const C a = coefficient(T, m) * weight;
+      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
+      C product = a;
+      for (int q = f0; q < f1; ++q)
+        product = product * power(get(s, x_first + T.factor_var(q)), T.factor_exp(q));
+      f = f + product;
+      for (int q = f0; q < f1; ++q) {
+        const int v = T.factor_var(q), e = T.factor_exp(q);
+        // e = 1: a times exact ones, a itself
+        C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
+        for (int r = f0; r < f1; ++r)
+          if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
+        set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
       }
-      set(s, value_at(i), get(s, value_at(i)) + f);
     }
+    return f;
   }
-  // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n).
-  KOKKOS_INLINE_FUNCTION void evaluate(int s, int x_first, const C& t) const {
+  // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n), a row a lane.
+  template <class L>
+  KOKKOS_INLINE_FUNCTION void evaluate(const L& lanes, int s, int x_first, const C& t) const {
     const int n = sys.n;
-    for (int i = 0; i < n; ++i) {
-      set(s, value_at(i), C(0.0));
+    const C start_weight = gamma * (C(1.0) - t);
+    lanes.for_each(0, n, [&](int i) {
       for (int j = 0; j < n; ++j) set(s, jacobian_at(i, j), C(0.0));
-    }
-    accumulate(s, sys.start, x_first, gamma * (C(1.0) - t));
-    accumulate(s, sys.target, x_first, t);
-    C chart_value(-1.0);
-    for (int j = 0; j < n; ++j) {
-      const C a = get(s, chart_at(j));
-      chart_value = chart_value + a * get(s, x_first + j);
-      set(s, jacobian_at(n - 1, j), a);
-    }
-    set(s, value_at(n - 1), chart_value);
+      if (i < n - 1) {
+        const C g = accumulate_row(s, sys.start, i, x_first, start_weight);
+        set(s, value_at(i), g + accumulate_row(s, sys.target, i, x_first, t));
+        return;
+      }
+      C chart_value(-1.0);
+      for (int j = 0; j < n; ++j) {
+        const C a = get(s, chart_at(j));
+        chart_value = chart_value + a * get(s, x_first + j);
+        set(s, jacobian_at(n - 1, j), a);
+      }
+      set(s, value_at(n - 1), chart_value);
+    });
   }
   // X := X / ||X||_2 at the entries [first, first + n), and the chart a := conj(X) (a . X = 1 in
   // the working precision): the dynamic chart, orthogonal to the path's current point, so that X
   // stays of unit size and the chart's hyperplane at infinity stays away from the path (a fixed
   // chart can pass near it: a pole of X(t) that the step control would have to crawl past).
-  KOKKOS_INLINE_FUNCTION void normalize_chart(int s, int first) const {
+  template <class L>
+  KOKKOS_INLINE_FUNCTION void normalize_chart(const L& lanes, int s, int first) const {
     const int n = sys.n;
-    double size = 0;
-    for (int j = 0; j < n; ++j) {
+    const double size = lanes.sum(0, n, [&](int j) {
       const double m = magnitude<N>(get(s, first + j));
-      size += m * m;
-    }
+      return m * m;
+    });
     const MD scale(1.0 / math::sqrt(size));
+    lanes.for_each(0, n, [&](int j) { set(s, first + j, get(s, first + j) * scale); });
     MD norm2(0.0);
     for (int j = 0; j < n; ++j) {
-      const C x = get(s, first + j) * scale;
-      set(s, first + j, x);
+      const C x = get(s, first + j);
       norm2 = norm2 + x.re * x.re + x.im * x.im;
     }
-    for (int j = 0; j < n; ++j) {
+    lanes.for_each(0, n, [&](int j) {
       const C x = get(s, first + j);
       set(s, chart_at(j), C(x.re / norm2, -x.im / norm2));
-    }
+    });
   }
 
-  // LU with partial pivoting of the Jacobian in place; false when a column has no pivot.
-  KOKKOS_INLINE_FUNCTION bool factor(int s) const {
+  // LU with partial pivoting of the Jacobian in place, a row a lane; false when a column has no
+  // pivot.
+  template <class L>
+  KOKKOS_INLINE_FUNCTION bool factor(const L& lanes, int s) const {
     const int n = sys.n;
     for (int k = 0; k < n; ++k) {
       int p = k;
@@ -279,67 +291,64 @@ struct TrackPaths {
         if (m > best) best = m, p = i;
       }
       if (!(best > 0.0) || !math::isfinite(best)) return false;
-      pivots(s, k) = p;
+      lanes.single([&] { pivots(s, k) = p; });  // (also: every lane has read column k)
       if (p != k)
-        for (int j = 0; j < n; ++j) {
+        lanes.for_each(0, n, [&](int j) {
           const C a = get(s, jacobian_at(k, j));
           set(s, jacobian_at(k, j), get(s, jacobian_at(p, j)));
           set(s, jacobian_at(p, j), a);
-        }
+        });
       const C pivot = get(s, jacobian_at(k, k));
-      for (int i = k + 1; i < n; ++i) {
+      lanes.for_each(k + 1, n, [&](int i) {
         const C l = get(s, jacobian_at(i, k)) / pivot;
         set(s, jacobian_at(i, k), l);
         for (int j = k + 1; j < n; ++j)
           set(s, jacobian_at(i, j), get(s, jacobian_at(i, j)) - l * get(s, jacobian_at(k, j)));
-      }
+      });
     }
     return true;
   }
-  // rhs := J^{-1} rhs with the factors of `factor`.
-  KOKKOS_INLINE_FUNCTION void solve(int s) const {
+  // b := J^{-1} b for b the n entries from `first`, with the factors of `factor`.
+  template <class L>
+  KOKKOS_INLINE_FUNCTION void solve(const L& lanes, int s, int first) const {
     const int n = sys.n;
     // the rows of L were swapped along with U: all interchanges first, then L y = P b
-    for (int k = 0; k < n; ++k) {
-      const int p = pivots(s, k);
-      if (p != k) {
-        const C a = get(s, rhs_at(k));
-        set(s, rhs_at(k), get(s, rhs_at(p)));
-        set(s, rhs_at(p), a);
+    lanes.single([&] {
+      for (int k = 0; k < n; ++k) {
+        const int p = pivots(s, k);
+        if (p != k) {
+          const C a = get(s, first + k);
+          set(s, first + k, get(s, first + p));
+          set(s, first + p, a);
+        }
       }
-    }
+    });
     for (int k = 0; k < n; ++k) {
-      const C b = get(s, rhs_at(k));
-      for (int i = k + 1; i < n; ++i)
-        set(s, rhs_at(i), get(s, rhs_at(i)) - get(s, jacobian_at(i, k)) * b);
+      const C b = get(s, first + k);
+      lanes.for_each(k + 1, n, [&](int i) {
+        set(s, first + i, get(s, first + i) - get(s, jacobian_at(i, k)) * b);
+      });
     }
+    // by columns of U: each entry's update on its own lane
     for (int k = n - 1; k >= 0; --k) {
-      C b = get(s, rhs_at(k));
-      for (int j = k + 1; j < n; ++j) b = b - get(s, jacobian_at(k, j)) * get(s, rhs_at(j));
-      set(s, rhs_at(k), b / get(s, jacobian_at(k, k)));
+      const C b = get(s, first + k) / get(s, jacobian_at(k, k));
+      lanes.for_each(0, k, [&](int i) {
+        set(s, first + i, get(s, first + i) - get(s, jacobian_at(i, k)) * b);
+      });
+      lanes.single([&] { set(s, first + k, b); });
     }
   }
-  // ||J^{-1}||_1 from the factors (one solve per column).
-  KOKKOS_INLINE_FUNCTION double inverse_norm(int s) const {
-    double r = 0;
-    for (int j = 0; j < sys.n; ++j) {
-      for (int i = 0; i < sys.n; ++i) set(s, rhs_at(i), C(i == j ? 1.0 : 0.0));
-      solve(s);
+  // ||J^{-1}||_1 from the factors (a column a lane).
+  KOKKOS_INLINE_FUNCTION double inverse_norm(const Lanes& lanes, int s) const {
+    const int n = sys.n;
+    return lanes.max(0, n, [&](int j) {
+      const int first = column_at(j, 0);
+      for (int i = 0; i < n; ++i) set(s, first + i, C(i == j ? 1.0 : 0.0));
+      solve(OneLane(), s, first);
       double column = 0;
-      for (int i = 0; i < sys.n; ++i) column += magnitude<N>(get(s, rhs_at(i)));
-      r = math::fmax(r, column);
-    }
-    return r;
-  }
-  // ||J||_1 of the unfactored Jacobian.
-  KOKKOS_INLINE_FUNCTION double jacobian_norm(int s) const {
-    double r = 0;
-    for (int j = 0; j < sys.n; ++j) {
-      double column = 0;
-      for (int i = 0; i < sys.n; ++i) column += magnitude<N>(get(s, jacobian_at(i, j)));
-      r = math::fmax(r, column);
-    }
-    return r;
+      for (int i = 0; i < n; ++i) column += magnitude<N>(get(s, first + i));
+      return column;
+    });
   }
 
   // out[m] := sum_j a[j] b[m - j] for m in [lowest, k], a zero above degree a_top and b above
@@ -384,33 +393,37 @@ struct TrackPaths {
     }
   }
   // Taylor coefficients c_1 .. c_K of x(t + d s) from c_0 = x (the factored Jacobian at (x, t)),
-  // along the direction d in the complex t plane.
-  KOKKOS_INLINE_FUNCTION void taylor(int s, const C& t, const C& d) const {
+  // along the direction d in the complex t plane (a polynomial a lane).
+  KOKKOS_INLINE_FUNCTION void taylor(const Lanes& lanes, int s, const C& t, const C& d) const {
     const int n = sys.n;
     const C start_weight = gamma * (C(1.0) - t);
     for (int k = 1; k <= K; ++k) {
-      set(s, rhs_at(n - 1), C(0.0));  // the chart is linear: [a . x(s) - 1]_k = a . c_k
-      for (int i = 0; i < n - 1; ++i) {
+      lanes.for_each(0, n, [&](int i) {
+        if (i == n - 1) {
+          set(s, rhs_at(n - 1), C(0.0));  // the chart is linear: [a . x(s) - 1]_k = a . c_k
+          return;
+        }
         C f[K + 1], g[K + 1];
         series_value(s, sys.target, i, k - 1, k, f);
         series_value(s, sys.start, i, k - 1, k, g);
         // [gamma (1 - t - d s) G + (t + d s) F]_k
         const C h = start_weight * g[k] - gamma * d * g[k - 1] + f[k] * t + d * f[k - 1];
         set(s, rhs_at(i), -h);
-      }
-      solve(s);
-      for (int j = 0; j < n; ++j) set(s, series_at(n, k, j), get(s, rhs_at(j)));
+      });
+      solve(lanes, s, rhs_at(0));
+      lanes.for_each(0, n, [&](int j) { set(s, series_at(n, k, j), get(s, rhs_at(j))); });
     }
   }
   // Majorant of the derivatives of order `order` (1 or 2) of H at radius R (row maximum):
   // sum |weight a_m| D! / (D - order)! R^(D - order) over the terms of degree D >= order.
-  KOKKOS_INLINE_FUNCTION double derivative_bound(int s, int order, double radius, double t,
+  KOKKOS_INLINE_FUNCTION double derivative_bound(const Lanes& lanes, int s, int order,
+                                                 double radius, double t,
                                                  double one_minus_t) const {
-    double bound = 0;
+    double chart = 0;
     if (order == 1) {  // the chart's row
-      for (int j = 0; j < sys.n; ++j) bound += magnitude<N>(get(s, chart_at(j)));
+      for (int j = 0; j < sys.n; ++j) chart += magnitude<N>(get(s, chart_at(j)));
     }
-    for (int i = 0; i < sys.n - 1; ++i) {
+    return math::fmax(chart, lanes.max(0, sys.n - 1, [&](int i) {
       double row = 0;
       for (int side = 0; side < 2; ++side) {
         const DeviceTerms<Space>& T = side == 0 ? sys.target : sys.start;
@@ -422,28 +435,38 @@ struct TrackPaths {
             row += weight * T.term_magnitude(m) * falling * math::pow(radius, d - order);
         }
       }
-      bound = math::fmax(bound, row);
-    }
-    return bound;
+      return row;
+    }));
+  }
+
+  // Newton's update -H_x^-1 H at (iterate, t) into the right-hand side; its size, NaN when H_x
+  // has no LU.
+  KOKKOS_INLINE_FUNCTION double newton_update(const Lanes& lanes, int s, const C& t) const {
+    evaluate(lanes, s, iterate_at(0), t);
+    if (!factor(lanes, s)) return par.not_a_number;
+    lanes.for_each(0, sys.n, [&](int i) { set(s, rhs_at(i), -get(s, value_at(i))); });
+    solve(lanes, s, rhs_at(0));
+    return norm(lanes, s, rhs_at(0));
+  }
+  KOKKOS_INLINE_FUNCTION void add_update(const Lanes& lanes, int s) const {
+    lanes.for_each(0, sys.n, [&](int j) {
+      set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j)));
+    });
   }
 
   // Newton at t from the iterate entries; true on convergence within the contraction rules.
-  KOKKOS_INLINE_FUNCTION bool correct(int s, const C& t, double basin) const {
-    const int n = sys.n;
+  KOKKOS_INLINE_FUNCTION bool correct(const Lanes& lanes, int s, const C& t, double basin) const {
     double previous = 0;
     for (int it = 0; it < 3; ++it) {
-      evaluate(s, iterate_at(0), t);
-      if (!factor(s)) return false;
-      for (int i = 0; i < n; ++i) set(s, rhs_at(i), -get(s, value_at(i)));
-      solve(s);
-      const double update = norm(s, rhs_at(0));
+      const double update = newton_update(lanes, s, t);
       if (!math::isfinite(update)) return false;
       // an update below the tolerance is accepted as it is (on ill-conditioned stretches it is
       // rounding noise, which no basin or contraction test can judge)
-      const bool converged = update <= par.corrector_tolerance * (1.0 + norm(s, iterate_at(0)));
+      const bool converged =
+          update <= par.corrector_tolerance * (1.0 + norm(lanes, s, iterate_at(0)));
       if (!converged && it == 0 && update > basin) return false;
       if (!converged && it > 0 && update > 0.5 * previous) return false;
-      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j)));
+      add_update(lanes, s);
       if (converged) return true;
       previous = update;
     }
@@ -453,20 +476,15 @@ struct TrackPaths {
   // Newton on H(., 1) = F from the iterate until the updates stop decreasing (linear
   // convergence to a singular root included); true when the last update reached the working
   // precision or the noise level far below the tracking tolerance.
-  KOKKOS_INLINE_FUNCTION bool refine(int s) const {
-    const int n = sys.n;
+  KOKKOS_INLINE_FUNCTION bool refine(const Lanes& lanes, int s) const {
     double previous = 0;
     bool converged = false;
     for (int it = 0; it < max_refinements; ++it) {
-      evaluate(s, iterate_at(0), C(1.0));
-      if (!factor(s)) break;
-      for (int i = 0; i < n; ++i) set(s, rhs_at(i), -get(s, value_at(i)));
-      solve(s);
-      const double update = norm(s, rhs_at(0));
+      const double update = newton_update(lanes, s, C(1.0));
       if (!math::isfinite(update) || (it > 0 && update >= previous)) break;
-      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j)));
+      add_update(lanes, s);
       previous = update;
-      const double scale = norm(s, iterate_at(0));
+      const double scale = norm(lanes, s, iterate_at(0));
       if (update <= 64.0 * unit_roundoff<N>() * scale) return true;
       if (update <= 1e-6 * par.corrector_tolerance * scale) converged = true;
     }
@@ -478,18 +496,17 @@ struct TrackPaths {
   // coefficients; returns the step bound of Telen, Van Barel and Verschelde (in units of d: the
   // smaller of pole_fraction times the Pade pole radius and the step at which the
   // approximant's error reaches curvature_fraction eta), 0 when H_x has no LU.
-  KOKKOS_INLINE_FUNCTION double step_bound(int s, const C& t, const C& d, double* eta,
-                                           double* largest) const {
+  KOKKOS_INLINE_FUNCTION double step_bound(const Lanes& lanes, int s, const C& t, const C& d,
+                                           double* eta, double* largest) const {
     const int n = sys.n;
-    const double size = norm(s, series_at(n, 0, 0));
-    evaluate(s, series_at(n, 0, 0), t);
-    if (!factor(s)) return 0.0;
-    *eta = 1.0 / (inverse_norm(s) * derivative_bound(s, 2, math::fmax(1.0, size), magnitude<N>(t),
-                                                     magnitude<N>(C(1.0) - t)));
-    taylor(s, t, d);
-    *largest = 0;
-    for (int j = 0; j < n; ++j)
-      *largest = math::fmax(*largest, magnitude<N>(get(s, series_at(n, 2, j))));
+    const double size = norm(lanes, s, series_at(n, 0, 0));
+    evaluate(lanes, s, series_at(n, 0, 0), t);
+    if (!factor(lanes, s)) return 0.0;
+    *eta = 1.0 / (inverse_norm(lanes, s) * derivative_bound(lanes, s, 2, math::fmax(1.0, size),
+                                                            magnitude<N>(t),
+                                                            magnitude<N>(C(1.0) - t)));
+    taylor(lanes, s, t, d);
+    *largest = norm(lanes, s, series_at(n, 2, 0));
     double radius = par.infinity, error = 0;
     for (int j = 0; j < n; ++j) {
       const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
@@ -502,14 +519,30 @@ struct TrackPaths {
     return h;
   }
   // The approximant at `step` into the iterate, corrected at t_to (after step_bound).
-  KOKKOS_INLINE_FUNCTION bool try_step(int s, const C& t_to, const MD& step, double largest,
-                                       double eta) const {
-    for (int j = 0; j < sys.n; ++j) {
+  KOKKOS_INLINE_FUNCTION bool try_step(const Lanes& lanes, int s, const C& t_to, const MD& step,
+                                       double largest, double eta) const {
+    lanes.for_each(0, sys.n, [&](int j) {
       const auto c = [&](int k) { return get(s, series_at(sys.n, k, j)); };
       set(s, iterate_at(j),
           Pade::evaluate<N>(c, step, Pade::has_pole<N>(c, largest, spurious_pole)));
-    }
-    return correct(s, t_to, 0.25 * eta);
+    });
+    return correct(lanes, s, t_to, 0.25 * eta);
+  }
+  // The path's point := the iterate.
+  KOKKOS_INLINE_FUNCTION void accept(const Lanes& lanes, int s) const {
+    lanes.for_each(0, sys.n,
+                   [&](int j) { set(s, series_at(sys.n, 0, j), get(s, iterate_at(j))); });
+  }
+  // Entries [to, to + n) := entries [from, from + n).
+  KOKKOS_INLINE_FUNCTION void copy(const Lanes& lanes, int s, int from, int to) const {
+    lanes.for_each(0, sys.n, [&](int j) { set(s, to + j, get(s, from + j)); });
+  }
+
+  // max_j |c_0j - loop_start_j|: the path's point's distance from the end game's first point.
+  KOKKOS_INLINE_FUNCTION double distance_from_start(const Lanes& lanes, int s) const {
+    return lanes.max(0, sys.n, [&](int j) {
+      return magnitude<N>(get(s, series_at(sys.n, 0, j)) - get(s, loop_start_at(j)));
+    });
   }
 
   // Cauchy end game around t = 1 from the point c_0 at the real t = 1 - r: the path is tracked
@@ -522,13 +555,13 @@ struct TrackPaths {
   // must be values of one analytic function). Returns w with the estimate in the iterate, 0
   // when the loops do not close within max_winding and -1 when a chord fails; then the iterate
   // is no estimate (the caller goes on from loop_start, the path's point at 1 - r).
-  KOKKOS_INLINE_FUNCTION int cauchy(int s, const MD& t) const {
+  KOKKOS_INLINE_FUNCTION int cauchy(const Lanes& lanes, int s, const MD& t) const {
     const int n = sys.n;
     const MD r = MD(1.0) - t;
-    for (int j = 0; j < n; ++j) {
+    lanes.for_each(0, n, [&](int j) {
       set(s, loop_start_at(j), get(s, series_at(n, 0, j)));
       set(s, sum_at(j), C(0.0));
-    }
+    });
     C from(t, MD(0.0));
     double spread = 0;  // the samples' largest distance from the first point
     for (int loop = 1; loop <= max_winding; ++loop) {
@@ -541,35 +574,34 @@ struct TrackPaths {
           const double left = to_double(MD(1.0) - done);
           const C t_from = from + d * done;
           double eta = 0, largest = 0;
-          h = math::fmin(h, step_bound(s, t_from, d, &eta, &largest));
+          h = math::fmin(h, step_bound(lanes, s, t_from, d, &eta, &largest));
           while (true) {
             if (!(h >= min_chord_step)) return -1;
             const bool last = h >= left;
-            if (try_step(s, last ? to : t_from + d * MD(h), last ? MD(1.0) - done : MD(h), largest,
-                         eta))
+            if (try_step(lanes, s, last ? to : t_from + d * MD(h), last ? MD(1.0) - done : MD(h),
+                         largest, eta))
               break;
             h *= 0.5;
           }
-          for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
+          accept(lanes, s);
           done = h >= left ? MD(1.0) : done + MD(h);
           h = 2.0 * h;
         }
         from = to;
-        for (int j = 0; j < n; ++j) {
+        lanes.for_each(0, n, [&](int j) {
           set(s, sum_at(j), get(s, sum_at(j)) + get(s, series_at(n, 0, j)));
-          spread = math::fmax(spread,
-                              magnitude<N>(get(s, series_at(n, 0, j)) - get(s, loop_start_at(j))));
-        }
+        });
+        spread = math::fmax(spread, distance_from_start(lanes, s));
       }
-      double distance = 0;
-      for (int j = 0; j < n; ++j)
-        distance = math::fmax(distance,
-                              magnitude<N>(get(s, series_at(n, 0, j)) - get(s, loop_start_at(j))));
+      const double distance = distance_from_start(lanes, s);
       const MD samples(double(loop * cauchy_samples));
-      for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, sum_at(j)) * (MD(1.0) / samples));
+      lanes.for_each(0, n, [&](int j) {
+        set(s, iterate_at(j), get(s, sum_at(j)) * (MD(1.0) / samples));
+      });
       // back at the first point: closed (the loop's own spread is the scale; a loop that ends on
       // another branch ends about a spread away)
-      if (distance <= closure * spread + 1024 * unit_roundoff<N>() * norm(s, loop_start_at(0)))
+      if (distance <=
+          closure * spread + 1024 * unit_roundoff<N>() * norm(lanes, s, loop_start_at(0)))
         return loop;
     }
     return 0;
@@ -577,43 +609,40 @@ struct TrackPaths {
 
   // The end point X (iterate) in affine coordinates x = X / x_0, written back into the iterate
   // (x_0 := 1); returns ||x||_inf (infinity when x_0 = 0).
-  KOKKOS_INLINE_FUNCTION double to_affine(int s) const {
+  KOKKOS_INLINE_FUNCTION double to_affine(const Lanes& lanes, int s) const {
     const int n = sys.n;
     const C x0 = get(s, iterate_at(n - 1));
     if (!(magnitude<N>(x0) > 0.0)) return par.infinity;
-    for (int j = 0; j < n - 1; ++j) set(s, iterate_at(j), get(s, iterate_at(j)) / x0);
-    set(s, iterate_at(n - 1), C(1.0));
-    double size = 0;
-    for (int j = 0; j < n - 1; ++j) size = math::fmax(size, magnitude<N>(get(s, iterate_at(j))));
-    return size;
+    lanes.for_each(0, n - 1, [&](int j) { set(s, iterate_at(j), get(s, iterate_at(j)) / x0); });
+    lanes.single([&] { set(s, iterate_at(n - 1), C(1.0)); });
+    return lanes.max(0, n - 1, [&](int j) { return magnitude<N>(get(s, iterate_at(j))); });
   }
 
   // Refines and classifies the end point; residual max_i |F_i(x)| and the condition number
   // ||F_x^-1||_1 times the derivative majorant (relative to the coefficients' size) at x.
   // A Cauchy end point of winding number w >= 2 is singular and not refined (Newton's method
   // would lose the digits the end game gained).
-  KOKKOS_INLINE_FUNCTION int finish(int s, double* size, double* residual, double* condition,
-                                    int winding) const {
+  KOKKOS_INLINE_FUNCTION int finish(const Lanes& lanes, int s, double* size, double* residual,
+                                    double* condition, int winding) const {
     const int n = sys.n;
-    const bool converged = winding >= 2 || refine(s);
-    *size = to_affine(s);
+    const bool converged = winding >= 2 || refine(lanes, s);
+    *size = to_affine(lanes, s);
     if (!math::isfinite(*size)) {
       *residual = *condition = par.not_a_number;
       return *size > 0 ? 2 : 3;
     }
-    evaluate(s, iterate_at(0), C(1.0));
-    *residual = 0;
-    for (int i = 0; i < n - 1; ++i)
-      *residual = math::fmax(*residual, magnitude<N>(get(s, value_at(i))));
-    *condition = factor(s)
-                     ? inverse_norm(s) * derivative_bound(s, 1, math::fmax(1.0, *size), 1.0, 0.0)
-                     : par.infinity;
+    evaluate(lanes, s, iterate_at(0), C(1.0));
+    *residual = lanes.max(0, n - 1, [&](int i) { return magnitude<N>(get(s, value_at(i))); });
+    *condition = factor(lanes, s) ? inverse_norm(lanes, s) *
+                                        derivative_bound(lanes, s, 1, math::fmax(1.0, *size), 1.0,
+                                                         0.0)
+                                  : par.infinity;
     if (*size > par.infinity_threshold) return 2;
     if (!math::isfinite(*residual)) return 3;
     // a solution has a residual at the rounding level of its terms (at a singular root too: the
     // residual is of the order of the error to the power of the multiplicity)
-    double scale = 0;  // max_i sum_m |a_m x^m| over the terms of F_i at x
-    for (int i = 0; i < n - 1; ++i) {
+    // max_i sum_m |a_m x^m| over the terms of F_i at x
+    const double scale = lanes.max(0, n - 1, [&](int i) {
       double row = 0;
       const DeviceTerms<Space>& T = sys.target;
       for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
@@ -622,8 +651,8 @@ struct TrackPaths {
           term *= math::pow(magnitude<N>(get(s, iterate_at(T.factor_var(q)))), T.factor_exp(q));
         row += term;
       }
-      scale = math::fmax(scale, row);
-    }
+      return row;
+    });
     const bool solution = *residual <= par.residual_tolerance * scale;
     if (!(*condition <= par.singular_condition) || winding >= 2) {
       // x_0 -> 0 at a singular point in projective coordinates: a path to infinity that the
@@ -633,23 +662,31 @@ struct TrackPaths {
     return converged && solution ? 0 : 3;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int s) const {
+  // Team thread r of team l tracks the path in slot l * team_size + r.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int s = member.league_rank() * member.team_size() + member.team_rank();
+    if (s < int(paths.extent(0))) track(Lanes{member}, s);
+  }
+
+  KOKKOS_INLINE_FUNCTION void track(const Lanes& lanes, const int s) const {
     const int n = sys.n;
     // start solution (given, or roots of unity; x_0 = 1)
     if (start_points.extent(0) > 0) {
-      for (int j = 0; j < n - 1; ++j) {
+      lanes.for_each(0, n - 1, [&](int j) {
         C z;
         for (int l = 0; l < N; ++l) {
           z.re.limb[l] = start_points(s, 2 * N * j + l);
           z.im.limb[l] = start_points(s, 2 * N * j + N + l);
         }
         set(s, series_at(n, 0, j), z);
-      }
+      });
     } else {
-      total_degree_start<N>(paths(s), sys.degrees, n - 1,
-                            [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+      lanes.single([&] {
+        total_degree_start<N>(paths(s), sys.degrees, n - 1,
+                              [&](int j, const C& z) { set(s, series_at(n, 0, j), z); });
+      });
     }
-    set(s, series_at(n, 0, n - 1), C(1.0));
+    lanes.single([&] { set(s, series_at(n, 0, n - 1), C(1.0)); });
     MD t(0.0);
     int steps = 0, rejections = 0, status = status_tracking;
     bool endgame = false;
@@ -673,8 +710,8 @@ struct TrackPaths {
     while (status == status_tracking) {
       while (status == status_tracking) {
         const double remaining = to_double(MD(1.0) - t);
-        normalize_chart(s, series_at(n, 0, 0));
-        const double size = norm(s, series_at(n, 0, 0));
+        normalize_chart(lanes, s, series_at(n, 0, 0));
+        const double size = norm(lanes, s, series_at(n, 0, 0));
         if (!math::isfinite(size)) {
           status = 3;
           break;
@@ -682,24 +719,25 @@ struct TrackPaths {
         if (remaining <= 0.0 || endgame) break;
         if (steps % quarter == quarter / 2) {
           divergence.mid_remaining = remaining;
-          divergence.mid_size = affine_size(s, series_at(n, 0, 0));
+          divergence.mid_size = affine_size(lanes, s, series_at(n, 0, 0));
         }
         if (steps > 0 && (steps % quarter == 0 || steps >= par.max_steps)) {
           const bool infinite =
-              diverging(remaining, affine_size(s, series_at(n, 0, 0)), divergence.mid_remaining,
-                        divergence.mid_size, par.diverging_size);
+              diverging(remaining, affine_size(lanes, s, series_at(n, 0, 0)),
+                        divergence.mid_remaining, divergence.mid_size, par.diverging_size);
           if (infinite || steps >= par.max_steps) {
             status = infinite ? 2 : 3;
             break;
           }
         }
         double eta = 0, largest = 0;
-        double h = math::fmin(step_bound(s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
+        double h =
+            math::fmin(step_bound(lanes, s, C(t, MD(0.0)), C(1.0), &eta, &largest), par.max_step);
         if (!(h > 0.0)) {
           status = 3;
           break;
         }
-        if (at_infinity(s, divergence, steps, remaining, eta)) {
+        if (at_infinity(lanes, s, divergence, steps, remaining, eta)) {
           status = 2;
           break;
         }
@@ -712,8 +750,8 @@ struct TrackPaths {
           }
           const bool last = h >= remaining;
           const MD t_new = last ? MD(1.0) : t + MD(h);
-          if (try_step(s, C(t_new, MD(0.0)), last ? MD(1.0) - t : MD(h), largest, eta)) {
-            for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, iterate_at(j)));
+          if (try_step(lanes, s, C(t_new, MD(0.0)), last ? MD(1.0) - t : MD(h), largest, eta)) {
+            accept(lanes, s);
             t = t_new;
             ++steps;
             break;
@@ -732,17 +770,17 @@ struct TrackPaths {
         }
       }
       if (status != status_tracking || !endgame) {  // failed, or reached t = 1 by steps
-        for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, series_at(n, 0, j)));
+        copy(lanes, s, series_at(n, 0, 0), iterate_at(0));
         break;
       }
       const double radius = to_double(MD(1.0) - t);
-      winding = cauchy(s, t);
+      winding = cauchy(lanes, s, t);
       // (not where the path's |x| is above diverging_size: on its way to infinity, where the
       // steps would crawl through every decade down to the floor)
       if (winding <= 0 && par.endgame_retry && radius > endgame_floor &&
-          affine_size(s, loop_start_at(0)) <= par.diverging_size) {
+          affine_size(lanes, s, loop_start_at(0)) <= par.diverging_size) {
         // not closed: back to the first point of the loops, steps towards a smaller radius
-        for (int j = 0; j < n; ++j) set(s, series_at(n, 0, j), get(s, loop_start_at(j)));
+        copy(lanes, s, loop_start_at(0), series_at(n, 0, 0));
         endgame = false;
         endgame_below = 0.1 * radius;
         winding = 1;
@@ -750,32 +788,33 @@ struct TrackPaths {
       }
       // loops that did not close or a chord that failed: Newton's method at t = 1 from the path's
       // point at 1 - r
-      if (winding <= 0)
-        for (int j = 0; j < n; ++j) set(s, iterate_at(j), get(s, loop_start_at(j)));
+      if (winding <= 0) copy(lanes, s, loop_start_at(0), iterate_at(0));
       t = MD(1.0);
       break;
     }
     double size = 0, residual = par.not_a_number, condition = par.not_a_number;
     if (status == status_tracking) {
-      status = finish(s, &size, &residual, &condition, winding);
+      status = finish(lanes, s, &size, &residual, &condition, winding);
     } else {
-      size = to_affine(s);
+      size = to_affine(lanes, s);
     }
-    for (int j = 0; j < n - 1; ++j) {
+    lanes.for_each(0, n - 1, [&](int j) {
       const C x = get(s, iterate_at(j));
       for (int l = 0; l < N; ++l) {
         solution(s, 2 * N * j + l) = x.re.limb[l];
         solution(s, 2 * N * j + N + l) = x.im.limb[l];
       }
-    }
-    counts(s, 0) = status;
-    counts(s, 1) = steps;
-    counts(s, 2) = rejections;
-    counts(s, 3) = winding < 0 ? 0 : winding;
-    measures(s, 0) = to_double(t);
-    measures(s, 1) = residual;
-    measures(s, 2) = condition;
-    measures(s, 3) = size;
+    });
+    lanes.single([&] {
+      counts(s, 0) = status;
+      counts(s, 1) = steps;
+      counts(s, 2) = rejections;
+      counts(s, 3) = winding < 0 ? 0 : winding;
+      measures(s, 0) = to_double(t);
+      measures(s, 1) = residual;
+      measures(s, 2) = condition;
+      measures(s, 3) = size;
+    });
   }
 };
 }  // namespace Impl
