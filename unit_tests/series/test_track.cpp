@@ -371,6 +371,25 @@ TYPED_TEST(TrackTest, RandomDenseQuadraticInEightVariables) {
   check_all_regular(system, r, 256, 256, 0);
 }
 
+// A path's rows spread over 1 to 32 vector lanes on a GPU (one lane on host spaces): every lane
+// count finds the same solutions by the same paths (the lanes change only the order of a few sums).
+TYPED_TEST(TrackTest, EveryLaneCountFindsTheSameSolutions) {
+  const NumericSystem system = katsura_system(6);
+  TrackOptions options;
+  options.lanes_per_path = 1;
+  const TrackResult one = track(TypeParam(), system, options);
+  check_all_regular(system, one, 64, 64, 0);
+  for (const int lanes : {2, 8, 32}) {
+    options.lanes_per_path = lanes;
+    const TrackResult r = track(TypeParam(), system, options);
+    check_all_regular(system, r, 64, 64, 0);
+    for (std::size_t p = 0; p < r.paths.size(); ++p)
+      for (int j = 0; j < system.num_variables; ++j)
+        EXPECT_LT(std::abs(r.paths[p].x(j) - one.paths[p].x(j)), 1e-9)
+            << lanes << " lanes, path " << p << ", x" << j + 1;
+  }
+}
+
 TYPED_TEST(TrackTest, Cyclic5Seed3InDoubleAlone) {
   TrackOptions options;
   options.seed = 3;
@@ -543,6 +562,12 @@ TEST(TrackInput, BadSystemsAndOptionsAreRefused) {
   bad.max_paths = 100;
   EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(5), bad),
                kosmos::invalid_input);
+  for (const int lanes : {-1, 3, 64}) {
+    bad = TrackOptions{};
+    bad.lanes_per_path = lanes;
+    EXPECT_THROW(track(Kokkos::DefaultHostExecutionSpace(), cyclic_system(3), bad),
+                 kosmos::invalid_input);
+  }
   for (const double collapse : {0.0, 1.0, std::nan("")}) {
     bad = TrackOptions{};
     bad.endgame_collapse = collapse;

@@ -210,47 +210,61 @@ struct TrackPaths {
     }
     return z;
   }
-  // P_i(x) times weight, for the polynomial i of T at x = entries [x_first, x_first + n); adds
-  // weight * grad P_i(x) to row i of the Jacobian.
-  KOKKOS_INLINE_FUNCTION C accumulate_row(int s, const DeviceTerms<Space>& T, int i, int x_first,
-                                          const C& weight) const {
-    C f(0.0);
+  // sum + weight * P_i(x) for the polynomial i of T at x = entries [x_first, x_first + n).
+  KOKKOS_INLINE_FUNCTION C add_value(C sum, int s, const DeviceTerms<Space>& T, int i, int x_first,
+                                     const C& weight) const {
     for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
-      const C a = coefficient(T, m) * weight;
-      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-      C product = a;
-      for (int q = f0; q < f1; ++q)
+      C product = coefficient(T, m) * weight;
+      for (int q = T.factor_offsets(m); q < T.factor_offsets(m + 1); ++q)
         product = product * power(get(s, x_first + T.factor_var(q)), T.factor_exp(q));
-      f = f + product;
-      for (int q = f0; q < f1; ++q) {
-        const int v = T.factor_var(q), e = T.factor_exp(q);
-        // e = 1: a times exact ones, a itself
-        C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
-        for (int r = f0; r < f1; ++r)
-          if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
-        set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
-      }
+      sum = sum + product;
     }
-    return f;
+    return sum;
   }
-  // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n), a row a lane.
+  // sum + weight * dP_i / dx_v (x) (a term holds a variable at most once).
+  KOKKOS_INLINE_FUNCTION C add_derivative(C sum, int s, const DeviceTerms<Space>& T, int i, int v,
+                                          int x_first, const C& weight) const {
+    for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
+      int q = f0;
+      while (q < f1 && T.factor_var(q) != v) ++q;
+      if (q == f1) continue;
+      const int e = T.factor_exp(q);
+      const C a = coefficient(T, m) * weight;
+      // e = 1: a times exact ones, a itself
+      C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
+      for (int r = f0; r < f1; ++r)
+        if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
+      sum = sum + d;
+    }
+    return sum;
+  }
+  // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n): a column of
+  // the Jacobian a lane and a value a lane (a row a lane would leave most lanes waiting for the
+  // row of the highest degree).
   template <class L>
   KOKKOS_INLINE_FUNCTION void evaluate(const L& lanes, int s, int x_first, const C& t) const {
     const int n = sys.n;
     const C start_weight = gamma * (C(1.0) - t);
-    lanes.for_each(0, n, [&](int i) {
-      for (int j = 0; j < n; ++j) set(s, jacobian_at(i, j), C(0.0));
+    lanes.for_each(0, 2 * n, [&](int item) {
+      if (item < n) {  // column v
+        const int v = item;
+        for (int i = 0; i < n - 1; ++i) {
+          const C d = add_derivative(C(0.0), s, sys.start, i, v, x_first, start_weight);
+          set(s, jacobian_at(i, v), add_derivative(d, s, sys.target, i, v, x_first, t));
+        }
+        set(s, jacobian_at(n - 1, v), get(s, chart_at(v)));
+        return;
+      }
+      const int i = item - n;
       if (i < n - 1) {
-        const C g = accumulate_row(s, sys.start, i, x_first, start_weight);
-        set(s, value_at(i), g + accumulate_row(s, sys.target, i, x_first, t));
+        const C g = add_value(C(0.0), s, sys.start, i, x_first, start_weight);
+        set(s, value_at(i), g + add_value(C(0.0), s, sys.target, i, x_first, t));
         return;
       }
       C chart_value(-1.0);
-      for (int j = 0; j < n; ++j) {
-        const C a = get(s, chart_at(j));
-        chart_value = chart_value + a * get(s, x_first + j);
-        set(s, jacobian_at(n - 1, j), a);
-      }
+      for (int j = 0; j < n; ++j)
+        chart_value = chart_value + get(s, chart_at(j)) * get(s, x_first + j);
       set(s, value_at(n - 1), chart_value);
     });
   }
