@@ -85,7 +85,8 @@ struct TrackPaths {
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
   // n x n (row major), right-hand side n, values n, chart n, the end game's sum n and first
-  // sample n, the columns of J^-1 n x n (one a lane).
+  // sample n, the columns of J^-1 n x n (one a lane), and two Taylor coefficients per term of the
+  // target and start systems (target terms first).
   KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
   KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
@@ -99,8 +100,11 @@ struct TrackPaths {
   KOKKOS_INLINE_FUNCTION int column_at(int j, int i) const {
     return (K + 7 + sys.n + j) * sys.n + i;
   }
-  static std::size_t workspace_doubles(int n) {
-    return std::size_t(2 * N) * std::size_t((K + 7 + 2 * n) * n);
+  KOKKOS_INLINE_FUNCTION int term_slot_at(int item) const {
+    return (K + 7 + 2 * sys.n) * sys.n + 2 * item;
+  }
+  static std::size_t workspace_doubles(int n, std::size_t terms) {
+    return std::size_t(2 * N) * (std::size_t((K + 7 + 2 * n) * n) + 2 * terms);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -390,38 +394,56 @@ struct TrackPaths {
       top = k;
     }
   }
-  // Coefficients lowest .. k of P_i(x(s)) for the polynomial i of T, x known through degree
-  // k - 1 (the Taylor recursion needs the top two: the others cost a product's full series).
-  KOKKOS_INLINE_FUNCTION void series_value(int s, const DeviceTerms<Space>& T, int i, int lowest,
-                                           int k, C (&out)[K + 1]) const {
+  // Coefficients k - 1 and k of term m of T at x(s), x known through degree k - 1, into the two
+  // entries from `slot` (the Taylor recursion needs the top two: the others cost a product's
+  // full series).
+  KOKKOS_INLINE_FUNCTION void term_series(int s, const DeviceTerms<Space>& T, int m, int k,
+                                          int slot) const {
     C product[K + 1];
-    for (int j = lowest; j <= k; ++j) out[j] = C(0.0);
+    const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
+    product[0] = coefficient(T, m);
+    int top = 0;
+    for (int q = f0; q < f1; ++q)
+      multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? k - 1 : 0,
+                     k);
+    for (int j = k - 1; j <= k; ++j) set(s, slot + j - (k - 1), j <= top ? product[j] : C(0.0));
+  }
+  // Coefficients k - 1 (low) and k (high) of P_i(x(s)) for the polynomial i of T: its terms'
+  // entries from term_series (T's terms from term item `first_item`), summed in term order.
+  KOKKOS_INLINE_FUNCTION void row_series(int s, const DeviceTerms<Space>& T, int i, int first_item,
+                                         C& low, C& high) const {
+    low = high = C(0.0);
     for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
-      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-      product[0] = coefficient(T, m);
-      int top = 0;
-      for (int q = f0; q < f1; ++q)
-        multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? lowest : 0,
-                       k);
-      for (int j = lowest; j <= top; ++j) out[j] = out[j] + product[j];
+      const int slot = term_slot_at(first_item + m);
+      low = low + get(s, slot);
+      high = high + get(s, slot + 1);
     }
   }
   // Taylor coefficients c_1 .. c_K of x(t + d s) from c_0 = x (the factored Jacobian at (x, t)),
-  // along the direction d in the complex t plane (a polynomial a lane).
+  // along the direction d in the complex t plane: each order's terms spread over the lanes, then
+  // a polynomial a lane.
   KOKKOS_INLINE_FUNCTION void taylor(const Lanes& lanes, int s, const C& t, const C& d) const {
     const int n = sys.n;
+    const int target_terms = sys.target.term_offsets(n - 1);
+    const int terms = target_terms + sys.start.term_offsets(n - 1);
     const C start_weight = gamma * (C(1.0) - t);
     for (int k = 1; k <= K; ++k) {
+      lanes.for_each(0, terms, [&](int item) {
+        if (item < target_terms)
+          term_series(s, sys.target, item, k, term_slot_at(item));
+        else
+          term_series(s, sys.start, item - target_terms, k, term_slot_at(item));
+      });
       lanes.for_each(0, n, [&](int i) {
         if (i == n - 1) {
           set(s, rhs_at(n - 1), C(0.0));  // the chart is linear: [a . x(s) - 1]_k = a . c_k
           return;
         }
-        C f[K + 1], g[K + 1];
-        series_value(s, sys.target, i, k - 1, k, f);
-        series_value(s, sys.start, i, k - 1, k, g);
+        C f0, f1, g0, g1;
+        row_series(s, sys.target, i, 0, f0, f1);
+        row_series(s, sys.start, i, target_terms, g0, g1);
         // [gamma (1 - t - d s) G + (t + d s) F]_k
-        const C h = start_weight * g[k] - gamma * d * g[k - 1] + f[k] * t + d * f[k - 1];
+        const C h = start_weight * g1 - gamma * d * g0 + f1 * t + d * f0;
         set(s, rhs_at(i), -h);
       });
       solve(lanes, s, rhs_at(0));
