@@ -200,9 +200,9 @@ int run_track(const kosmos::cli::Options& options) {
             run(part);
             for (const std::int64_t p : part) {
               const auto& r = result.paths[std::size_t(p)];
-              for (double v : {double(r.status), double(r.precision), double(r.steps),
-                               double(r.rejections), double(r.winding), r.t, r.residual,
-                               r.condition, r.max_abs})
+              for (double v :
+                   {double(r.status), double(r.precision), double(r.steps), double(r.rejections),
+                    double(r.winding), r.t, r.residual, r.condition, r.max_abs})
                 rows.push_back(v);
               rows.insert(rows.end(), r.limbs.begin(), r.limbs.end());
             }

@@ -43,8 +43,7 @@ struct VectorLanes {
   KOKKOS_INLINE_FUNCTION double sum(int begin, int end, const F& f) const {
     double r = 0;
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(member, begin, end), [&](int i, double& acc) { acc += f(i); },
-        r);
+        Kokkos::ThreadVectorRange(member, begin, end), [&](int i, double& acc) { acc += f(i); }, r);
     return r;
   }
 };

@@ -123,11 +123,10 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.sys.target = upload_terms<N>(space, flat.target);
   kernel.sys.start = upload_terms<N>(space, flat.start);
   kernel.paths = upload(space, numbers, "kosmos::series::track::paths");
-  kernel.work = decltype(kernel.work)(Kokkos::view_alloc(space, "kosmos::series::track::work"),
-                                      slots,
-                                      TrackPaths<N, Space>::workspace_doubles(
-                                          n, flat.target.term_magnitude.size() +
-                                                 flat.start.term_magnitude.size()));
+  kernel.work = decltype(kernel.work)(
+      Kokkos::view_alloc(space, "kosmos::series::track::work"), slots,
+      TrackPaths<N, Space>::workspace_doubles(
+          n, flat.target.term_magnitude.size() + flat.start.term_magnitude.size()));
   kernel.pivots = decltype(kernel.pivots)(
       Kokkos::view_alloc(space, "kosmos::series::track::pivots"), slots, std::size_t(n));
   kernel.solution =

@@ -62,10 +62,10 @@ struct TrackPaths {
   using Pade = PadeL1<2>;
   static constexpr int K = Pade::coefficients - 1;  // highest Taylor coefficient
   static constexpr int max_refinements = 64;
-  static constexpr double spurious_pole = 1e-8;       // |c_2| below this times the largest: no pole
-  static constexpr int cauchy_samples = 16;           // points per loop of the Cauchy end game
-  static constexpr int max_winding = 4;               // loops before it gives up
-  static constexpr double closure = 1e-3;             // relative to the samples' spread: closed
+  static constexpr double spurious_pole = 1e-8;  // |c_2| below this times the largest: no pole
+  static constexpr int cauchy_samples = 16;      // points per loop of the Cauchy end game
+  static constexpr int max_winding = 4;          // loops before it gives up
+  static constexpr double closure = 1e-3;        // relative to the samples' spread: closed
   // Retried end games start no closer to t = 1 than a decade below this (a regular end of
   // condition 1e7 can need 1 - t near 1e-7 before Newton's method at t = 1 converges from the
   // path's point; each decade costs a path to infinity thousands of steps)
@@ -77,9 +77,9 @@ struct TrackPaths {
   Kokkos::View<double**, Space> start_points;      // (slots, 2 N n): given starts, or (0, 0)
   Kokkos::View<double**, Kokkos::LayoutRight, Space> work;  // (slots, workspace_doubles(n))
   Kokkos::View<int**, Kokkos::LayoutRight, Space> pivots;   // (slots, n)
-  Kokkos::View<double**, Space> solution;          // (slots, 2 N n)
-  Kokkos::View<int**, Space> counts;               // (slots, 4): status, steps, rejections, winding
-  Kokkos::View<double**, Space> measures;          // (slots, 4): t, residual, condition, max |x|
+  Kokkos::View<double**, Space> solution;                   // (slots, 2 N n)
+  Kokkos::View<int**, Space> counts;       // (slots, 4): status, steps, rejections, winding
+  Kokkos::View<double**, Space> measures;  // (slots, 4): t, residual, condition, max |x|
   C gamma;
   TrackParameters par;
 
@@ -404,8 +404,7 @@ struct TrackPaths {
     product[0] = coefficient(T, m);
     int top = 0;
     for (int q = f0; q < f1; ++q)
-      multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? k - 1 : 0,
-                     k);
+      multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? k - 1 : 0, k);
     for (int j = k - 1; j <= k; ++j) set(s, slot + j - (k - 1), j <= top ? product[j] : C(0.0));
   }
   // Coefficients k - 1 (low) and k (high) of P_i(x(s)) for the polynomial i of T: its terms'
@@ -485,9 +484,8 @@ struct TrackPaths {
     return norm(lanes, s, rhs_at(0));
   }
   KOKKOS_INLINE_FUNCTION void add_update(const Lanes& lanes, int s) const {
-    lanes.for_each(0, sys.n, [&](int j) {
-      set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j)));
-    });
+    lanes.for_each(
+        0, sys.n, [&](int j) { set(s, iterate_at(j), get(s, iterate_at(j)) + get(s, rhs_at(j))); });
   }
 
   // Newton at t from the iterate entries; true on convergence within the contraction rules.
@@ -538,9 +536,9 @@ struct TrackPaths {
     const double size = norm(lanes, s, series_at(n, 0, 0));
     evaluate(lanes, s, series_at(n, 0, 0), t);
     if (!factor(lanes, s)) return 0.0;
-    *eta = 1.0 / (inverse_norm(lanes, s) * derivative_bound(lanes, s, 2, math::fmax(1.0, size),
-                                                            magnitude<N>(t),
-                                                            magnitude<N>(C(1.0) - t)));
+    *eta = 1.0 /
+           (inverse_norm(lanes, s) * derivative_bound(lanes, s, 2, math::fmax(1.0, size),
+                                                      magnitude<N>(t), magnitude<N>(C(1.0) - t)));
     taylor(lanes, s, t, d);
     *largest = norm(lanes, s, series_at(n, 2, 0));
     double radius = par.infinity, error = 0;
@@ -566,8 +564,7 @@ struct TrackPaths {
   }
   // The path's point := the iterate.
   KOKKOS_INLINE_FUNCTION void accept(const Lanes& lanes, int s) const {
-    lanes.for_each(0, sys.n,
-                   [&](int j) { set(s, series_at(sys.n, 0, j), get(s, iterate_at(j))); });
+    lanes.for_each(0, sys.n, [&](int j) { set(s, series_at(sys.n, 0, j), get(s, iterate_at(j))); });
   }
   // Entries [to, to + n) := entries [from, from + n).
   KOKKOS_INLINE_FUNCTION void copy(const Lanes& lanes, int s, int from, int to) const {
@@ -631,9 +628,8 @@ struct TrackPaths {
       }
       const double distance = distance_from_start(lanes, s);
       const MD samples(double(loop * cauchy_samples));
-      lanes.for_each(0, n, [&](int j) {
-        set(s, iterate_at(j), get(s, sum_at(j)) * (MD(1.0) / samples));
-      });
+      lanes.for_each(
+          0, n, [&](int j) { set(s, iterate_at(j), get(s, sum_at(j)) * (MD(1.0) / samples)); });
       // back at the first point: closed (the loop's own spread is the scale; a loop that ends on
       // another branch ends about a spread away)
       if (distance <=
@@ -669,10 +665,10 @@ struct TrackPaths {
     }
     evaluate(lanes, s, iterate_at(0), C(1.0));
     *residual = lanes.max(0, n - 1, [&](int i) { return magnitude<N>(get(s, value_at(i))); });
-    *condition = factor(lanes, s) ? inverse_norm(lanes, s) *
-                                        derivative_bound(lanes, s, 1, math::fmax(1.0, *size), 1.0,
-                                                         0.0)
-                                  : par.infinity;
+    *condition = factor(lanes, s)
+                     ? inverse_norm(lanes, s) *
+                           derivative_bound(lanes, s, 1, math::fmax(1.0, *size), 1.0, 0.0)
+                     : par.infinity;
     if (*size > par.infinity_threshold) return 2;
     if (!math::isfinite(*residual)) return 3;
     // a solution has a residual at the rounding level of its terms (at a singular root too: the
