@@ -146,6 +146,43 @@ void FlatTerms::add_term(const std::vector<std::pair<int, int>>& factors, const 
   coefficients.insert(coefficients.end(), im, im + N);
 }
 
+void FlatTerms::index_terms(int variables, double chunk_weight) {
+  const int polynomials = int(term_offsets.size()) - 1;
+  column_offsets.assign(1, 0);
+  column_term.clear();
+  column_factor.clear();
+  chunk_offsets.assign(1, 0);
+  chunk_first.assign(1, 0);
+  for (int i = 0; i < polynomials; ++i) {
+    for (int v = 0; v < variables; ++v) {
+      for (int m = term_offsets[i]; m < term_offsets[i + 1]; ++m)
+        for (int q = factor_offsets[m]; q < factor_offsets[m + 1]; ++q)
+          if (factor_var[q] == v) {
+            column_term.push_back(m);
+            column_factor.push_back(q);
+          }
+      column_offsets.push_back(int(column_term.size()));
+    }
+    double weight = 0;
+    for (int m = term_offsets[i]; m < term_offsets[i + 1]; ++m) {
+      const double w = taylor_weight(term_degree[m]);
+      if (m > term_offsets[i] && weight + w > chunk_weight) {
+        chunk_first.push_back(m);
+        weight = 0;
+      }
+      weight += w;
+    }
+    chunk_first.push_back(term_offsets[i + 1]);
+    chunk_offsets.push_back(int(chunk_first.size()) - 1);
+  }
+}
+
+double FlatTerms::taylor_weight() const {
+  double w = 0;
+  for (const int d : term_degree) w += taylor_weight(d);
+  return w;
+}
+
 namespace {
 // The terms of polynomial i of a degree-0 system: coefficient limbs (re, im at N) and factors.
 struct PolynomialTerms {

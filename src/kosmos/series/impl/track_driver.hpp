@@ -25,6 +25,16 @@ struct FlatTerms {
   void add_term(const std::vector<std::pair<int, int>>& factors, const double* re, const double* im,
                 int N);
   void end_polynomial() { term_offsets.push_back(int(term_degree.size())); }
+
+  // For the kernel's lanes (index_terms): the factors that hold variable v in polynomial i
+  // (column_offsets at i * variables + v; the term and the factor's position, in term order), and
+  // each polynomial's terms cut into chunks of about `chunk_weight` Taylor multiplications
+  // (chunk_offsets per polynomial; chunk c holds terms [chunk_first[c], chunk_first[c + 1])).
+  std::vector<int> column_offsets{0}, column_term, column_factor, chunk_offsets{0}, chunk_first{0};
+  void index_terms(int variables, double chunk_weight);
+  // Taylor multiplications of a term's series (its degree, and the sum).
+  static double taylor_weight(int degree) { return degree + 1.0; }
+  double taylor_weight() const;
 };
 // The homotopy's systems in projective coordinates (n + 1 unknowns, the last one x_0):
 // target = homogenized F, start = x_i^(d_i) - x_0^(d_i) (the kernel adds the chart).
@@ -80,6 +90,11 @@ DeviceTerms<Space> upload_terms(const Space& space, const FlatTerms& f) {
   d.factor_exp = upload(space, f.factor_exp, "kosmos::series::track::factor_exp");
   d.term_degree = upload(space, f.term_degree, "kosmos::series::track::term_degree");
   d.term_magnitude = upload(space, f.term_magnitude, "kosmos::series::track::term_magnitude");
+  d.column_offsets = upload(space, f.column_offsets, "kosmos::series::track::column_offsets");
+  d.column_term = upload(space, f.column_term, "kosmos::series::track::column_term");
+  d.column_factor = upload(space, f.column_factor, "kosmos::series::track::column_factor");
+  d.chunk_offsets = upload(space, f.chunk_offsets, "kosmos::series::track::chunk_offsets");
+  d.chunk_first = upload(space, f.chunk_first, "kosmos::series::track::chunk_first");
   const std::size_t terms = f.term_magnitude.size();
   d.coefficients = Kokkos::View<double**, Space>(
       Kokkos::view_alloc(space, "kosmos::series::track::coefficients"), terms, std::size_t(2 * N));
@@ -100,9 +115,17 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   std::vector<std::int64_t> numbers;
   for (std::int64_t position : path_list)
     numbers.push_back(result.paths[std::size_t(position)].index);
-  const FlatSystem flat = homotopy.flat(N);
+  FlatSystem flat = homotopy.flat(N);
   const int n = flat.n + 1;
   const std::size_t slots = path_list.size();
+  // A path a team thread, its rows over the thread's vector lanes; GPUs: 64 lanes a team. The
+  // Taylor terms in chunks of about a (2 lanes)-th of the work, for balance over the lanes.
+  const int lanes = kosmos::Impl::lanes_per_item<Space>(n, options.lanes_per_path);
+  const int team = kosmos::Impl::items_per_team<Space>(lanes);
+  const double chunk_weight =
+      (flat.target.taylor_weight() + flat.start.taylor_weight()) / (2.0 * lanes);
+  flat.target.index_terms(n, chunk_weight);
+  flat.start.index_terms(n, chunk_weight);
   TrackPaths<N, Space> kernel;
   if (!homotopy.starts.empty()) {
     kernel.start_points = Kokkos::View<double**, Space>(
@@ -126,7 +149,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.work = decltype(kernel.work)(
       Kokkos::view_alloc(space, "kosmos::series::track::work"), slots,
       TrackPaths<N, Space>::workspace_doubles(
-          n, flat.target.term_magnitude.size() + flat.start.term_magnitude.size()));
+          n, flat.target.chunk_first.size() + flat.start.chunk_first.size() - 2));
   kernel.pivots = decltype(kernel.pivots)(
       Kokkos::view_alloc(space, "kosmos::series::track::pivots"), slots, std::size_t(n));
   kernel.solution =
@@ -139,9 +162,6 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.gamma =
       ComplexMD<N>(MultiDouble<N>(result.gamma.real()), MultiDouble<N>(result.gamma.imag()));
   kernel.par = parameters(options, pass);
-  // A path a team thread, its rows over the thread's vector lanes; GPUs: 64 lanes a team.
-  const int lanes = kosmos::Impl::lanes_per_item<Space>(n, options.lanes_per_path);
-  const int team = kosmos::Impl::items_per_team<Space>(lanes);
   const int league = int((slots + std::size_t(team) - 1) / std::size_t(team));
   Kokkos::parallel_for(
       "kosmos::series::track_paths",

@@ -33,10 +33,12 @@ struct TrackParameters {
 
 // Polynomials as flat device arrays: polynomial i owns terms [term_offsets(i),
 // term_offsets(i + 1)); term m is coefficients(m, .) times prod x_var^exp over its factors
-// [factor_offsets(m), factor_offsets(m + 1)) (none: a constant).
+// [factor_offsets(m), factor_offsets(m + 1)) (none: a constant). The column index and the chunks
+// are FlatTerms::index_terms'.
 template <class Space>
 struct DeviceTerms {
   Kokkos::View<int*, Space> term_offsets, factor_offsets, factor_var, factor_exp, term_degree;
+  Kokkos::View<int*, Space> column_offsets, column_term, column_factor, chunk_offsets, chunk_first;
   Kokkos::View<double*, Space> term_magnitude;
   Kokkos::View<double**, Space> coefficients;  // (terms, 2 N): real limbs, imaginary limbs
 };
@@ -85,8 +87,8 @@ struct TrackPaths {
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
   // n x n (row major), right-hand side n, values n, chart n, the end game's sum n and first
-  // sample n, the columns of J^-1 n x n (one a lane), and two Taylor coefficients per term of the
-  // target and start systems (target terms first).
+  // sample n, the columns of J^-1 n x n (one a lane), and two Taylor coefficients per chunk of
+  // terms of the target and start systems (target chunks first).
   KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
   KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
@@ -100,11 +102,11 @@ struct TrackPaths {
   KOKKOS_INLINE_FUNCTION int column_at(int j, int i) const {
     return (K + 7 + sys.n + j) * sys.n + i;
   }
-  KOKKOS_INLINE_FUNCTION int term_slot_at(int item) const {
+  KOKKOS_INLINE_FUNCTION int chunk_slot_at(int item) const {
     return (K + 7 + 2 * sys.n) * sys.n + 2 * item;
   }
-  static std::size_t workspace_doubles(int n, std::size_t terms) {
-    return std::size_t(2 * N) * (std::size_t((K + 7 + 2 * n) * n) + 2 * terms);
+  static std::size_t workspace_doubles(int n, std::size_t chunks) {
+    return std::size_t(2 * N) * (std::size_t((K + 7 + 2 * n) * n) + 2 * chunks);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -225,14 +227,13 @@ struct TrackPaths {
     }
     return sum;
   }
-  // sum + weight * dP_i / dx_v (x) (a term holds a variable at most once).
+  // sum + weight * dP_i / dx_v (x).
   KOKKOS_INLINE_FUNCTION C add_derivative(C sum, int s, const DeviceTerms<Space>& T, int i, int v,
                                           int x_first, const C& weight) const {
-    for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+    const int column = i * sys.n + v;
+    for (int c = T.column_offsets(column); c < T.column_offsets(column + 1); ++c) {
+      const int m = T.column_term(c), q = T.column_factor(c);
       const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-      int q = f0;
-      while (q < f1 && T.factor_var(q) != v) ++q;
-      if (q == f1) continue;
       const int e = T.factor_exp(q);
       const C a = coefficient(T, m) * weight;
       // e = 1: a times exact ones, a itself
@@ -394,44 +395,50 @@ struct TrackPaths {
       top = k;
     }
   }
-  // Coefficients k - 1 and k of term m of T at x(s), x known through degree k - 1, into the two
-  // entries from `slot` (the Taylor recursion needs the top two: the others cost a product's
-  // full series).
-  KOKKOS_INLINE_FUNCTION void term_series(int s, const DeviceTerms<Space>& T, int m, int k,
-                                          int slot) const {
-    C product[K + 1];
-    const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-    product[0] = coefficient(T, m);
-    int top = 0;
-    for (int q = f0; q < f1; ++q)
-      multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? k - 1 : 0, k);
-    for (int j = k - 1; j <= k; ++j) set(s, slot + j - (k - 1), j <= top ? product[j] : C(0.0));
+  // Coefficients k - 1 and k of the terms of chunk c of T at x(s), x known through degree k - 1,
+  // summed into the two entries from `slot` (the Taylor recursion needs the top two: the others
+  // cost a product's full series).
+  KOKKOS_INLINE_FUNCTION void chunk_series(int s, const DeviceTerms<Space>& T, int c, int k,
+                                           int slot) const {
+    C low(0.0), high(0.0), product[K + 1];
+    for (int m = T.chunk_first(c); m < T.chunk_first(c + 1); ++m) {
+      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
+      product[0] = coefficient(T, m);
+      int top = 0;
+      for (int q = f0; q < f1; ++q)
+        multiply_power(s, T.factor_var(q), T.factor_exp(q), product, top, q == f1 - 1 ? k - 1 : 0,
+                       k);
+      if (k - 1 <= top) low = low + product[k - 1];
+      if (k <= top) high = high + product[k];
+    }
+    set(s, slot, low);
+    set(s, slot + 1, high);
   }
-  // Coefficients k - 1 (low) and k (high) of P_i(x(s)) for the polynomial i of T: its terms'
-  // entries from term_series (T's terms from term item `first_item`), summed in term order.
+  // Coefficients k - 1 (low) and k (high) of P_i(x(s)) for the polynomial i of T: the entries of
+  // its chunks (T's chunks from chunk item `first_item`), summed in order.
   KOKKOS_INLINE_FUNCTION void row_series(int s, const DeviceTerms<Space>& T, int i, int first_item,
                                          C& low, C& high) const {
     low = high = C(0.0);
-    for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
-      const int slot = term_slot_at(first_item + m);
+    for (int c = T.chunk_offsets(i); c < T.chunk_offsets(i + 1); ++c) {
+      const int slot = chunk_slot_at(first_item + c);
       low = low + get(s, slot);
       high = high + get(s, slot + 1);
     }
   }
   // Taylor coefficients c_1 .. c_K of x(t + d s) from c_0 = x (the factored Jacobian at (x, t)),
-  // along the direction d in the complex t plane: each order's terms spread over the lanes, then
-  // a polynomial a lane.
+  // along the direction d in the complex t plane: each order's chunks of terms spread over the
+  // lanes, then a polynomial a lane.
   KOKKOS_INLINE_FUNCTION void taylor(const Lanes& lanes, int s, const C& t, const C& d) const {
     const int n = sys.n;
-    const int target_terms = sys.target.term_offsets(n - 1);
-    const int terms = target_terms + sys.start.term_offsets(n - 1);
+    const int target_chunks = sys.target.chunk_offsets(n - 1);
+    const int chunks = target_chunks + sys.start.chunk_offsets(n - 1);
     const C start_weight = gamma * (C(1.0) - t);
     for (int k = 1; k <= K; ++k) {
-      lanes.for_each(0, terms, [&](int item) {
-        if (item < target_terms)
-          term_series(s, sys.target, item, k, term_slot_at(item));
+      lanes.for_each(0, chunks, [&](int item) {
+        if (item < target_chunks)
+          chunk_series(s, sys.target, item, k, chunk_slot_at(item));
         else
-          term_series(s, sys.start, item - target_terms, k, term_slot_at(item));
+          chunk_series(s, sys.start, item - target_chunks, k, chunk_slot_at(item));
       });
       lanes.for_each(0, n, [&](int i) {
         if (i == n - 1) {
@@ -440,7 +447,7 @@ struct TrackPaths {
         }
         C f0, f1, g0, g1;
         row_series(s, sys.target, i, 0, f0, f1);
-        row_series(s, sys.start, i, target_terms, g0, g1);
+        row_series(s, sys.start, i, target_chunks, g0, g1);
         // [gamma (1 - t - d s) G + (t + d s) F]_k
         const C h = start_weight * g1 - gamma * d * g0 + f1 * t + d * f0;
         set(s, rhs_at(i), -h);
