@@ -39,6 +39,15 @@ struct VectorLanes {
         [&](int i, double& acc) { acc = math::fmax(acc, f(i)); }, Kokkos::Max<double>(r));
     return math::fmax(r, 0.0);
   }
+  // min(f(begin), .., f(end - 1), the largest finite double).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION double min(int begin, int end, const F& f) const {
+    double r = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(member, begin, end),
+        [&](int i, double& acc) { acc = math::fmin(acc, f(i)); }, Kokkos::Min<double>(r));
+    return r;
+  }
   template <class F>
   KOKKOS_INLINE_FUNCTION double sum(int begin, int end, const F& f) const {
     double r = 0;
@@ -63,6 +72,12 @@ struct OneLane {
   KOKKOS_INLINE_FUNCTION double max(int begin, int end, const F& f) const {
     double r = 0;
     for (int i = begin; i < end; ++i) r = math::fmax(r, f(i));
+    return r;
+  }
+  template <class F>
+  KOKKOS_INLINE_FUNCTION double min(int begin, int end, const F& f) const {
+    double r = Kokkos::reduction_identity<double>::min();
+    for (int i = begin; i < end; ++i) r = math::fmin(r, f(i));
     return r;
   }
   template <class F>

@@ -177,6 +177,33 @@ void FlatTerms::index_terms(int variables, double chunk_weight) {
   }
 }
 
+bool jacobian_by_columns(const FlatSystem& flat, int lanes) {
+  const int n = flat.n + 1;  // rows and columns, the chart's included
+  std::vector<double> row(std::size_t(n), 0.0), value(std::size_t(n), 0.0),
+      column(std::size_t(n), 1.0);  // each column's chart entry
+  row[std::size_t(n - 1)] = value[std::size_t(n - 1)] = n;
+  for (const FlatTerms* T : {&flat.target, &flat.start})
+    for (int i = 0; i + 1 < int(T->term_offsets.size()); ++i)
+      for (int m = T->term_offsets[std::size_t(i)]; m < T->term_offsets[std::size_t(i) + 1]; ++m) {
+        const int f0 = T->factor_offsets[std::size_t(m)],
+                  f1 = T->factor_offsets[std::size_t(m) + 1];
+        const double factors = f1 - f0;
+        value[std::size_t(i)] += factors + 1;
+        row[std::size_t(i)] += factors * factors + 1;
+        for (int q = f0; q < f1; ++q) column[std::size_t(T->factor_var[std::size_t(q)])] += factors;
+      }
+  // the longest lane's work when item k of `items` goes to lane k mod lanes
+  const auto longest = [&](const std::vector<double>& items) {
+    std::vector<double> lane(std::size_t(lanes), 0.0);
+    for (std::size_t k = 0; k < items.size(); ++k) lane[k % std::size_t(lanes)] += items[k];
+    return *std::max_element(lane.begin(), lane.end());
+  };
+  std::vector<double> by_rows(row), by_columns(column);
+  for (int i = 0; i < n; ++i) by_rows[std::size_t(i)] += value[std::size_t(i)];
+  by_columns.insert(by_columns.end(), value.begin(), value.end());
+  return longest(by_columns) < longest(by_rows);
+}
+
 double FlatTerms::taylor_weight() const {
   double w = 0;
   for (const int d : term_degree) w += taylor_weight(d);

@@ -44,6 +44,11 @@ struct FlatSystem {
   FlatTerms target, start;
 };
 FlatSystem flatten(const NumericSystem& system, int precision);
+// Whether the kernel's evaluation is faster a column of the Jacobian a lane (and a value a lane)
+// than a row a lane, on `lanes` lanes: the longer lane's complex products, the items dealt to
+// the lanes in turn (a term's value costs its factors + 1 products, its part of a column its
+// factors, of a row its factors squared + 1).
+bool jacobian_by_columns(const FlatSystem& flat, int lanes);
 // The parameter homotopy's systems: start = generic, target = target, both homogenized to the
 // larger degree of each polynomial pair.
 FlatSystem flatten_parameter(const NumericSystem& generic, const NumericSystem& target,
@@ -142,6 +147,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
     Kokkos::deep_copy(space, kernel.start_points, h);
   }
   kernel.sys.n = n;
+  kernel.sys.jacobian_by_columns = jacobian_by_columns(flat, lanes);
   kernel.sys.degrees = upload(space, flat.degrees, "kosmos::series::track::degrees");
   kernel.sys.target = upload_terms<N>(space, flat.target);
   kernel.sys.start = upload_terms<N>(space, flat.start);

@@ -50,6 +50,8 @@ struct DeviceSystem {
   int n = 0;  // unknowns, n + 1 of the affine system (the last equation is the chart)
   DeviceTerms<Space> target, start;
   Kokkos::View<int*, Space> degrees;  // of the affine polynomials (start solutions)
+  // The Jacobian a column a lane (else a row a lane): jacobian_by_columns() on the host.
+  bool jacobian_by_columns = true;
 };
 
 enum : int { status_tracking = -1 };  // >= 0: a PathStatus
@@ -87,8 +89,9 @@ struct TrackPaths {
 
   // Workspace layout in complex entries: series c (K + 1) x n, corrector iterate n, Jacobian
   // n x n (row major), right-hand side n, values n, chart n, the end game's sum n and first
-  // sample n, the columns of J^-1 n x n (one a lane), and two Taylor coefficients per chunk of
-  // terms of the target and start systems (target chunks first).
+  // sample n, the columns of J^-1 n x n (one a lane), the inverses of U's diagonal n, and two
+  // Taylor coefficients per chunk of terms of the target and start systems (target chunks
+  // first).
   KOKKOS_INLINE_FUNCTION static int series_at(int n, int k, int j) { return k * n + j; }
   KOKKOS_INLINE_FUNCTION int iterate_at(int j) const { return (K + 1) * sys.n + j; }
   KOKKOS_INLINE_FUNCTION int jacobian_at(int i, int j) const {
@@ -102,11 +105,14 @@ struct TrackPaths {
   KOKKOS_INLINE_FUNCTION int column_at(int j, int i) const {
     return (K + 7 + sys.n + j) * sys.n + i;
   }
+  KOKKOS_INLINE_FUNCTION int inverse_pivot_at(int k) const {
+    return (K + 7 + 2 * sys.n) * sys.n + k;
+  }
   KOKKOS_INLINE_FUNCTION int chunk_slot_at(int item) const {
-    return (K + 7 + 2 * sys.n) * sys.n + 2 * item;
+    return (K + 8 + 2 * sys.n) * sys.n + 2 * item;
   }
   static std::size_t workspace_doubles(int n, std::size_t chunks) {
-    return std::size_t(2 * N) * (std::size_t((K + 7 + 2 * n) * n) + 2 * chunks);
+    return std::size_t(2 * N) * (std::size_t((K + 8 + 2 * n) * n) + 2 * chunks);
   }
 
   KOKKOS_INLINE_FUNCTION C get(int s, int e) const {
@@ -244,15 +250,31 @@ struct TrackPaths {
     }
     return sum;
   }
+  // Adds weight * grad P_i(x) to row i of the Jacobian (polynomial i of T).
+  KOKKOS_INLINE_FUNCTION void add_gradient(int s, const DeviceTerms<Space>& T, int i, int x_first,
+                                           const C& weight) const {
+    for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
+      const C a = coefficient(T, m) * weight;
+      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
+      for (int q = f0; q < f1; ++q) {
+        const int v = T.factor_var(q), e = T.factor_exp(q);
+        C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
+        for (int r = f0; r < f1; ++r)
+          if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
+        set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
+      }
+    }
+  }
   // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n): a column of
-  // the Jacobian a lane and a value a lane (a row a lane would leave most lanes waiting for the
-  // row of the highest degree).
+  // the Jacobian a lane and a value a lane, or (sys.jacobian_by_columns false) a row and its
+  // value a lane.
   template <class L>
   KOKKOS_INLINE_FUNCTION void evaluate(const L& lanes, int s, int x_first, const C& t) const {
     const int n = sys.n;
     const C start_weight = gamma * (C(1.0) - t);
-    lanes.for_each(0, 2 * n, [&](int item) {
-      if (item < n) {  // column v
+    const bool by_columns = sys.jacobian_by_columns;
+    lanes.for_each(0, by_columns ? 2 * n : n, [&](int item) {
+      if (by_columns && item < n) {  // column v
         const int v = item;
         for (int i = 0; i < n - 1; ++i) {
           const C d = add_derivative(C(0.0), s, sys.start, i, v, x_first, start_weight);
@@ -261,7 +283,15 @@ struct TrackPaths {
         set(s, jacobian_at(n - 1, v), get(s, chart_at(v)));
         return;
       }
-      const int i = item - n;
+      const int i = by_columns ? item - n : item;
+      if (!by_columns) {  // row i
+        for (int j = 0; j < n; ++j)
+          set(s, jacobian_at(i, j), i < n - 1 ? C(0.0) : get(s, chart_at(j)));
+        if (i < n - 1) {
+          add_gradient(s, sys.start, i, x_first, start_weight);
+          add_gradient(s, sys.target, i, x_first, t);
+        }
+      }
       if (i < n - 1) {
         const C g = add_value(C(0.0), s, sys.start, i, x_first, start_weight);
         set(s, value_at(i), g + add_value(C(0.0), s, sys.target, i, x_first, t));
@@ -325,6 +355,9 @@ struct TrackPaths {
           set(s, jacobian_at(i, j), get(s, jacobian_at(i, j)) - l * get(s, jacobian_at(k, j)));
       });
     }
+    // the solves' divisions by the pivots, here at once
+    lanes.for_each(0, n,
+                   [&](int k) { set(s, inverse_pivot_at(k), C(1.0) / get(s, jacobian_at(k, k))); });
     return true;
   }
   // b := J^{-1} b for b the n entries from `first`, with the factors of `factor`.
@@ -350,7 +383,7 @@ struct TrackPaths {
     }
     // by columns of U: each entry's update on its own lane
     for (int k = n - 1; k >= 0; --k) {
-      const C b = get(s, first + k) / get(s, jacobian_at(k, k));
+      const C b = get(s, first + k) * get(s, inverse_pivot_at(k));
       lanes.for_each(0, k, [&](int i) {
         set(s, first + i, get(s, first + i) - get(s, jacobian_at(i, k)) * b);
       });
@@ -548,13 +581,16 @@ struct TrackPaths {
                                                       magnitude<N>(t), magnitude<N>(C(1.0) - t)));
     taylor(lanes, s, t, d);
     *largest = norm(lanes, s, series_at(n, 2, 0));
-    double radius = par.infinity, error = 0;
-    for (int j = 0; j < n; ++j) {
+    // a component a lane: the smallest pole radius (the largest finite double for none) and the
+    // largest error coefficient
+    const double radius = lanes.min(0, n, [&](int j) {
       const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
-      const bool p = Pade::has_pole<N>(c, *largest, spurious_pole);
-      if (p) radius = math::fmin(radius, Pade::pole_radius<N>(c));
-      error = math::fmax(error, Pade::error_coefficient<N>(c, p));
-    }
+      return Pade::has_pole<N>(c, *largest, spurious_pole) ? Pade::pole_radius<N>(c) : par.infinity;
+    });
+    const double error = lanes.max(0, n, [&](int j) {
+      const auto c = [&](int k) { return get(s, series_at(n, k, j)); };
+      return Pade::error_coefficient<N>(c, Pade::has_pole<N>(c, *largest, spurious_pole));
+    });
     double h = par.pole_fraction * radius;
     if (error > 0) h = math::fmin(h, math::pow(par.curvature_fraction * *eta / error, 1.0 / K));
     return h;
