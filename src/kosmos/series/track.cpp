@@ -189,7 +189,7 @@ bool jacobian_by_columns(const FlatSystem& flat, int lanes) {
                   f1 = T->factor_offsets[std::size_t(m) + 1];
         const double factors = f1 - f0;
         value[std::size_t(i)] += factors + 1;
-        row[std::size_t(i)] += factors * factors + 1;
+        row[std::size_t(i)] += factors * (factors - 1) + 1;
         for (int q = f0; q < f1; ++q) column[std::size_t(T->factor_var[std::size_t(q)])] += factors;
       }
   // the longest lane's work when item k of `items` goes to lane k mod lanes

@@ -46,8 +46,8 @@ struct FlatSystem {
 FlatSystem flatten(const NumericSystem& system, int precision);
 // Whether the kernel's evaluation is faster a column of the Jacobian a lane (and a value a lane)
 // than a row a lane, on `lanes` lanes: the longer lane's complex products, the items dealt to
-// the lanes in turn (a term's value costs its factors + 1 products, its part of a column its
-// factors, of a row its factors squared + 1).
+// the lanes in turn (a term of f factors costs f + 1 products for its value, f for each of its f
+// column entries, 1 + f (f - 1) for its part of a row).
 bool jacobian_by_columns(const FlatSystem& flat, int lanes);
 // The parameter homotopy's systems: start = generic, target = target, both homogenized to the
 // larger degree of each polynomial pair.
