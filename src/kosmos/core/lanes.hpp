@@ -3,8 +3,8 @@
 // the code outside them runs on every lane alike, so that each lane holds the same scalars.
 //
 // The lanes of a GPU thread share memory: a lane may write an entry that another lane reads only
-// after a loop, a reduction, single() or sync() separates the read from the write (each ends in
-// a warp barrier on CUDA). On host spaces a thread has one lane and these are plain loops.
+// after a loop, a reduction or single() separates the read from the write (each ends in a warp
+// barrier on CUDA). On host spaces a thread has one lane and these are plain loops.
 #pragma once
 
 #include <kosmos/core/compat.hpp>
@@ -26,9 +26,6 @@ struct VectorLanes {
   template <class F>
   KOKKOS_INLINE_FUNCTION void single(const F& f) const {
     Kokkos::single(Kokkos::PerThread(member), f);
-  }
-  KOKKOS_INLINE_FUNCTION void sync() const {
-    Kokkos::single(Kokkos::PerThread(member), [] {});
   }
   // max(0, f(begin), .., f(end - 1)) (NaN values are passed over, as math::fmax does).
   template <class F>
@@ -57,7 +54,7 @@ struct VectorLanes {
   }
 };
 
-// One lane: the same interface as plain loops (a lane's own serial work inside a lane loop).
+// One lane: loops and single() as plain code, for a lane's own serial work inside a lane loop.
 struct OneLane {
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_each(int begin, int end, const F& f) const {
@@ -66,25 +63,6 @@ struct OneLane {
   template <class F>
   KOKKOS_INLINE_FUNCTION void single(const F& f) const {
     f();
-  }
-  KOKKOS_INLINE_FUNCTION void sync() const {}
-  template <class F>
-  KOKKOS_INLINE_FUNCTION double max(int begin, int end, const F& f) const {
-    double r = 0;
-    for (int i = begin; i < end; ++i) r = math::fmax(r, f(i));
-    return r;
-  }
-  template <class F>
-  KOKKOS_INLINE_FUNCTION double min(int begin, int end, const F& f) const {
-    double r = Kokkos::reduction_identity<double>::min();
-    for (int i = begin; i < end; ++i) r = math::fmin(r, f(i));
-    return r;
-  }
-  template <class F>
-  KOKKOS_INLINE_FUNCTION double sum(int begin, int end, const F& f) const {
-    double r = 0;
-    for (int i = begin; i < end; ++i) r += f(i);
-    return r;
   }
 };
 

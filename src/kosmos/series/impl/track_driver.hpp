@@ -155,7 +155,7 @@ void track_pass(const Space& space, const Homotopy& homotopy,
   kernel.work = decltype(kernel.work)(
       Kokkos::view_alloc(space, "kosmos::series::track::work"), slots,
       TrackPaths<N, Space>::workspace_doubles(
-          n, flat.target.chunk_first.size() + flat.start.chunk_first.size() - 2));
+          n, std::size_t(flat.target.chunk_offsets.back() + flat.start.chunk_offsets.back())));
   kernel.pivots = decltype(kernel.pivots)(
       Kokkos::view_alloc(space, "kosmos::series::track::pivots"), slots, std::size_t(n));
   kernel.solution =

@@ -1,6 +1,7 @@
 // The per-path kernel of the path tracker (track.hpp): one team thread tracks one path from its
 // start solution to t = 1 and refines and classifies its end, its vector lanes (core/lanes.hpp)
-// sharing the path's evaluation, LU and Taylor series by rows (a lane per row of the Jacobian).
+// sharing the path's evaluation (a column or a row of the Jacobian a lane), Taylor series (chunks
+// of terms), LU and solves.
 // Workspace and outputs are Views indexed by (path slot, entry), a path's entries together.
 #pragma once
 
@@ -130,15 +131,13 @@ struct TrackPaths {
     }
   }
   // max_j |entry first + j| (leading doubles).
-  template <class L>
-  KOKKOS_INLINE_FUNCTION double norm(const L& lanes, int s, int first) const {
+  KOKKOS_INLINE_FUNCTION double norm(const Lanes& lanes, int s, int first) const {
     return lanes.max(0, sys.n, [&](int j) { return magnitude<N>(get(s, first + j)); });
   }
 
   // max_j |x_j| / |x_0| of the point at entries [first, first + n): its affine size (inf at x_0
   // = 0), without changing it.
-  template <class L>
-  KOKKOS_INLINE_FUNCTION double affine_size(const L& lanes, int s, int first) const {
+  KOKKOS_INLINE_FUNCTION double affine_size(const Lanes& lanes, int s, int first) const {
     const double x0 = magnitude<N>(get(s, first + sys.n - 1));
     const double r =
         lanes.max(0, sys.n - 1, [&](int j) { return magnitude<N>(get(s, first + j)); });
@@ -233,20 +232,24 @@ struct TrackPaths {
     }
     return sum;
   }
+  // The derivative of term m of T (coefficient times weight: a) at x = entries [x_first,
+  // x_first + n) by the variable of its factor q.
+  KOKKOS_INLINE_FUNCTION C term_derivative(int s, const DeviceTerms<Space>& T, int m, int q,
+                                           const C& a, int x_first) const {
+    const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1), e = T.factor_exp(q);
+    // e = 1: a times exact ones, a itself
+    C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + T.factor_var(q)), e - 1);
+    for (int r = f0; r < f1; ++r)
+      if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
+    return d;
+  }
   // sum + weight * dP_i / dx_v (x).
   KOKKOS_INLINE_FUNCTION C add_derivative(C sum, int s, const DeviceTerms<Space>& T, int i, int v,
                                           int x_first, const C& weight) const {
     const int column = i * sys.n + v;
     for (int c = T.column_offsets(column); c < T.column_offsets(column + 1); ++c) {
-      const int m = T.column_term(c), q = T.column_factor(c);
-      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-      const int e = T.factor_exp(q);
-      const C a = coefficient(T, m) * weight;
-      // e = 1: a times exact ones, a itself
-      C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
-      for (int r = f0; r < f1; ++r)
-        if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
-      sum = sum + d;
+      const int m = T.column_term(c);
+      sum = sum + term_derivative(s, T, m, T.column_factor(c), coefficient(T, m) * weight, x_first);
     }
     return sum;
   }
@@ -255,21 +258,17 @@ struct TrackPaths {
                                            const C& weight) const {
     for (int m = T.term_offsets(i); m < T.term_offsets(i + 1); ++m) {
       const C a = coefficient(T, m) * weight;
-      const int f0 = T.factor_offsets(m), f1 = T.factor_offsets(m + 1);
-      for (int q = f0; q < f1; ++q) {
-        const int v = T.factor_var(q), e = T.factor_exp(q);
-        C d = e == 1 ? a : a * MD(double(e)) * power(get(s, x_first + v), e - 1);
-        for (int r = f0; r < f1; ++r)
-          if (r != q) d = d * power(get(s, x_first + T.factor_var(r)), T.factor_exp(r));
-        set(s, jacobian_at(i, v), get(s, jacobian_at(i, v)) + d);
+      for (int q = T.factor_offsets(m); q < T.factor_offsets(m + 1); ++q) {
+        const int v = T.factor_var(q);
+        set(s, jacobian_at(i, v),
+            get(s, jacobian_at(i, v)) + term_derivative(s, T, m, q, a, x_first));
       }
     }
   }
   // values := H(x, t), jacobian := H_x(x, t) at x = entries [x_first, x_first + n): a column of
   // the Jacobian a lane and a value a lane, or (sys.jacobian_by_columns false) a row and its
   // value a lane.
-  template <class L>
-  KOKKOS_INLINE_FUNCTION void evaluate(const L& lanes, int s, int x_first, const C& t) const {
+  KOKKOS_INLINE_FUNCTION void evaluate(const Lanes& lanes, int s, int x_first, const C& t) const {
     const int n = sys.n;
     const C start_weight = gamma * (C(1.0) - t);
     const bool by_columns = sys.jacobian_by_columns;
@@ -307,8 +306,7 @@ struct TrackPaths {
   // the working precision): the dynamic chart, orthogonal to the path's current point, so that X
   // stays of unit size and the chart's hyperplane at infinity stays away from the path (a fixed
   // chart can pass near it: a pole of X(t) that the step control would have to crawl past).
-  template <class L>
-  KOKKOS_INLINE_FUNCTION void normalize_chart(const L& lanes, int s, int first) const {
+  KOKKOS_INLINE_FUNCTION void normalize_chart(const Lanes& lanes, int s, int first) const {
     const int n = sys.n;
     const double size = lanes.sum(0, n, [&](int j) {
       const double m = magnitude<N>(get(s, first + j));
@@ -329,8 +327,7 @@ struct TrackPaths {
 
   // LU with partial pivoting of the Jacobian in place, a row a lane; false when a column has no
   // pivot.
-  template <class L>
-  KOKKOS_INLINE_FUNCTION bool factor(const L& lanes, int s) const {
+  KOKKOS_INLINE_FUNCTION bool factor(const Lanes& lanes, int s) const {
     const int n = sys.n;
     for (int k = 0; k < n; ++k) {
       int p = k;
