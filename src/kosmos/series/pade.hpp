@@ -18,6 +18,7 @@ namespace Impl {
 template <int L>
 struct PadeL1 {
   static_assert(L >= 1, "PadeL1: L must be at least 1");
+  static constexpr int degree = L;
   static constexpr int coefficients = L + 3;  // c_0 .. c_(L+2): the approximant and its error
 
   // |c_L| below `spurious` * scale (the largest |c_L| of all components): no usable pole.

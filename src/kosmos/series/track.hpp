@@ -12,9 +12,9 @@
 //
 // Each path runs in one thread of one kernel launch (all paths of a precision in one launch, on
 // every backend; per-path workspace in Views whose layout follows the execution space):
-//  * predictor: the Taylor coefficients c_0 .. c_4 of X(t + s) at the current point, by Newton on
+//  * predictor: the Taylor coefficients c_0 .. c_7 of X(t + s) at the current point, by Newton on
 //    series (c_k = -J^{-1} [H(c_0 + .. + c_(k-1) s^(k-1), t + s)]_k with one LU of
-//    J = H_X(X, t)), turned into the Pade approximant [2/1] per component (pade.hpp);
+//    J = H_X(X, t)), turned into the Pade approximant [5/1] per component (pade.hpp);
 //  * step size (Telen, Van Barel, Verschelde 2020): the smaller of pole_fraction times the Pade
 //    pole radius and the step at which the approximant's error term reaches curvature_fraction
 //    times eta, an estimate of the distance to the nearest other path, eta = 1 / (||J^-1||_1 M2)

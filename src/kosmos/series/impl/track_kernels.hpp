@@ -64,10 +64,12 @@ struct TrackPaths {
   using OneLane = kosmos::Impl::OneLane;
   using C = ComplexMD<N>;
   using MD = MultiDouble<N>;
-  using Pade = PadeL1<2>;
+  // [5/1]: the approximant's error falls faster with the step than [2/1]'s, so the curvature
+  // bound allows longer steps (perf_tests/RESULTS.md, round 23, compares the degrees)
+  using Pade = PadeL1<5>;
   static constexpr int K = Pade::coefficients - 1;  // highest Taylor coefficient
   static constexpr int max_refinements = 64;
-  static constexpr double spurious_pole = 1e-8;  // |c_2| below this times the largest: no pole
+  static constexpr double spurious_pole = 1e-8;  // |c_L| below this times the largest: no pole
   static constexpr int cauchy_samples = 16;      // points per loop of the Cauchy end game
   static constexpr int max_winding = 4;          // loops before it gives up
   static constexpr double closure = 1e-3;        // relative to the samples' spread: closed
@@ -577,7 +579,7 @@ struct TrackPaths {
            (inverse_norm(lanes, s) * derivative_bound(lanes, s, 2, math::fmax(1.0, size),
                                                       magnitude<N>(t), magnitude<N>(C(1.0) - t)));
     taylor(lanes, s, t, d);
-    *largest = norm(lanes, s, series_at(n, 2, 0));
+    *largest = norm(lanes, s, series_at(n, Pade::degree, 0));
     // a component a lane: the smallest pole radius (the largest finite double for none) and the
     // largest error coefficient
     const double radius = lanes.min(0, n, [&](int j) {
