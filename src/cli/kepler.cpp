@@ -3,6 +3,7 @@
 #include "plots.hpp"
 #include "ranks.hpp"
 
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/configuration.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/hdf5.hpp>
@@ -459,9 +460,7 @@ int run_rv(const std::vector<std::string>& args) {
   so.epoch = options.number("epoch");
   so.seed = std::uint64_t(options.integer("seed", 0, kosmos::cli::Options::largest_integer));
   const std::string precision = options.str("precision");
-  const bool on_gpu =
-      !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                  Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  const bool on_gpu = !kosmos::Impl::is_host_space<Kokkos::DefaultExecutionSpace>();
   if (precision == "mixed")
     so.mixed_precision = true;
   else if (precision == "double")

@@ -84,6 +84,14 @@ template <class View>
 using host_mirror_t = decltype(Kokkos::create_mirror_view(std::declval<const View&>()));
 
 namespace Impl {
+// Whether ExecSpace runs on the host (its memory is the host's): launch shapes and layouts that
+// differ between CPU threads and GPUs.
+template <class ExecSpace>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                    typename ExecSpace::memory_space>::accessible;
+}
+
 // RAII profiling region; Kokkos::Profiling::ScopedRegion only exists from 4.1 on.
 class ScopedRegion {
  public:
@@ -139,7 +147,7 @@ template <class ExecSpace>
 class SpaceInstances {
  public:
   SpaceInstances(const ExecSpace& space, int count) {
-    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+    if constexpr (Impl::is_host_space<ExecSpace>()) {
       instances_.assign(std::size_t(count), space);
       return;
     }

@@ -66,17 +66,12 @@ struct OneLane {
   }
 };
 
-template <class ExecSpace>
-constexpr bool on_host() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                    typename ExecSpace::memory_space>::accessible;
-}
 // Vector lanes per item of `entries` entries on ExecSpace: `requested` (> 0) or the power of two
 // at or above `entries`, up to a warp, on GPUs; 1 on host spaces (their vector loops run
 // serially).
 template <class ExecSpace>
 int lanes_per_item(int entries, int requested = 0) {
-  if (on_host<ExecSpace>()) return 1;
+  if (is_host_space<ExecSpace>()) return 1;
   if (requested > 0) return requested;
   int lanes = 1;
   while (lanes < entries && lanes < 32) lanes *= 2;
@@ -85,7 +80,7 @@ int lanes_per_item(int entries, int requested = 0) {
 // Items per team (team threads) for `lanes` lanes each: 64 lanes a team on GPUs, 1 on hosts.
 template <class ExecSpace>
 int items_per_team(int lanes) {
-  return on_host<ExecSpace>() || lanes >= 64 ? 1 : 64 / lanes;
+  return is_host_space<ExecSpace>() || lanes >= 64 ? 1 : 64 / lanes;
 }
 
 }  // namespace Impl

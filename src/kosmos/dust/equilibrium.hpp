@@ -94,11 +94,6 @@ struct GrainModel {
 };
 
 namespace Impl {
-template <class ExecSpace>
-constexpr bool is_host_space() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
-}
-
 template <class T>
 SolverParams<T> solver_params(const SolverOptions& o) {
   SolverParams<T> p;
@@ -447,8 +442,8 @@ void equilibrium_temperatures_generic(const ExecSpace& space, const GrainModel<T
   const char* where = "kosmos::dust::equilibrium_temperatures";
   kosmos::Impl::require(!table || g.log_emission_table.extent(0) == std::size_t(ns), where,
                         "method == table but the GrainModel was prepared without a table");
-  const int team_size = Impl::is_host_space<ExecSpace>() ? 1 : 128;
-  const int chunk = Impl::is_host_space<ExecSpace>() ? 64 : team_size;
+  const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 128;
+  const int chunk = kosmos::Impl::is_host_space<ExecSpace>() ? 64 : team_size;
   const int chunks = (nc + chunk - 1) / chunk;
   const std::size_t scratch =
       table ? functor::scratch_view::shmem_size(g.table.points) : 2 * functor::scratch_view::shmem_size(nl);

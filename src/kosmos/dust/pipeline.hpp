@@ -89,8 +89,8 @@ struct InstanceGemm {
 // pipeline ran its kernels at half the device-resident speed): there the results are LayoutLeft,
 // as in the device-resident API, and transposed to rows on the device before the copy out.
 template <class ExecSpace>
-using pipeline_layout_t =
-    std::conditional_t<is_host_space<ExecSpace>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
+using pipeline_layout_t = std::conditional_t<kosmos::Impl::is_host_space<ExecSpace>(),
+                                             Kokkos::LayoutRight, Kokkos::LayoutLeft>;
 
 // rows(i, j) = columns(i, j) for a LayoutLeft `columns` and a LayoutRight `rows` of the same
 // extents: one team per 32 x 32 tile, read down the columns into team scratch and written along
@@ -116,7 +116,7 @@ void columns_to_rows(const ExecSpace& space, const Columns& columns, const Rows&
       columns.extent(1), ") in, (", n, ", ", m, ") out");
   if (n == 0 || m == 0) return;
   const std::int64_t tiles_i = (n + edge - 1) / edge, tiles_j = (m + edge - 1) / edge;
-  const int team_size = is_host_space<ExecSpace>() ? 1 : 256;
+  const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 256;
   Kokkos::parallel_for(
       "kosmos::dust::pipeline_columns_to_rows",
       kosmos::Impl::concurrent_policy(policy(space, int(tiles_i * tiles_j), team_size))

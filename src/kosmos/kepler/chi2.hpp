@@ -13,6 +13,7 @@
 // cuda_specializations/kosmos/kepler/chi2_cuda.hpp; evaluate_generic() always runs the Kokkos one.
 #pragma once
 
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/impl/chi2_generic.hpp>
 #include <kosmos/kepler/rv.hpp>
@@ -498,8 +499,7 @@ class Chi2Evaluator {
           "kosmos::kepler::delta_v",
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space_, 0, rows), f);
     }
-    const bool on_host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+    const bool on_host = kosmos::Impl::is_host_space<ExecSpace>();
     using Inputs = Impl::Chi2Inputs<Precision, ExecSpace>;
     const Inputs inputs{obs_.t,
                         obs_.v,

@@ -446,8 +446,7 @@ struct SimdSolveFunctor {
 // contiguous.
 template <class ExecSpace, class MView, class EccView, class OutView>
 constexpr bool simd_solve_applies() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                    typename ExecSpace::memory_space>::accessible &&
+  return kosmos::Impl::is_host_space<ExecSpace>() &&
          std::is_same<typename MView::non_const_value_type, double>::value &&
          std::is_same<typename EccView::non_const_value_type, double>::value &&
          std::is_same<typename OutView::non_const_value_type, double>::value;

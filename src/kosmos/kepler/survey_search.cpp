@@ -1,5 +1,6 @@
 // optimize_stars: the search's optimization stages for all stars of a survey in shared kernel
 // launches (impl/survey_search.hpp).
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/chi2.hpp>
 #include <kosmos/kepler/impl/de_mcmc.hpp>
@@ -161,8 +162,7 @@ class BatchedSearch {
     return concatenate(pointers, begin, count, opt);
   }
 
-  static constexpr bool on_host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  static constexpr bool on_host = kosmos::Impl::is_host_space<Space>();
   // body(i) for i in [0, n); small batches in a host space inline (kMinParallelRows: the
   // per-star kernels of a few stars cost less than a fork-join).
   template <class Body>

@@ -4,6 +4,7 @@
 // hand-tuned kernel (shared-memory pair accumulation, hardware rsqrt) in cuda_specializations/.
 #pragma once
 
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/validation.hpp>
 #include <kosmos/nbody/ensemble.hpp>
 #include <kosmos/nbody/gravity.hpp>
@@ -83,7 +84,7 @@ void compute_acc_jerk_generic(const ExecSpace& space, const Ensemble<typename Ex
   k.jerk = jerk;
   k.force = force;
   k.L = Impl::Layout::make(ens.n_bodies(), 0, 0);
-  const bool gpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  const bool gpu = !kosmos::Impl::is_host_space<ExecSpace>();
   int S = gpu ? 16 : 1;
   while (S > 1 && Kernel::scratch_bytes(k.L, S) > std::size_t(Policy::scratch_size_max(0))) --S;
   kosmos::Impl::require(Kernel::scratch_bytes(k.L, S) <= std::size_t(Policy::scratch_size_max(0)),

@@ -344,8 +344,7 @@ class SeriesNewton {
     Kokkos::TeamPolicy<ExecSpace> policy(space, 1, Kokkos::AUTO);
     // On a CPU a small substitution runs on one thread: the 2 team barriers per degree would cost
     // more than the (D + 1) n^2 products they share out.
-    constexpr bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+    constexpr bool host = kosmos::Impl::is_host_space<ExecSpace>();
     const bool small = std::int64_t(D + 1) * n_ * n_ < 4096;
     const int team = host && small ? 1 : policy.team_size_recommended(f, Kokkos::ParallelForTag());
     Kokkos::parallel_for("kosmos::series::newton::substitute",

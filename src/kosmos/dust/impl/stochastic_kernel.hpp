@@ -507,7 +507,7 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   const double log_t0 = std::log(o.min_temperature);
   const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
   // GPUs: 64 threads a team (32 or 128, and one warp's 32 vector lanes, were slower).
-  const int team_size = is_host_space<ExecSpace>() ? 1 : 64;
+  const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
   // concurrent_policy: the pipeline queues this per chunk on several instances.
   Kokkos::parallel_for(

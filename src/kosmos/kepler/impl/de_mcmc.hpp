@@ -7,6 +7,7 @@
 // per-thread states and would not).
 #pragma once
 
+#include <kosmos/core/compat.hpp>
 #include <kosmos/kepler/impl/posterior.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -268,8 +269,7 @@ class DeMcmcChains {
   // body(i) for i in [0, n) on Space; small batches in a host space inline.
   template <class Body>
   static void launch(const char* label, int n, const Body& body) {
-    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                             typename Space::memory_space>::accessible) {
+    if constexpr (kosmos::Impl::is_host_space<Space>()) {
       if (n < kMinParallelRows) {
         for (int i = 0; i < n; ++i) body(i);
         return;

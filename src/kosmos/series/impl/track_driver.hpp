@@ -256,9 +256,8 @@ TrackResult track_homotopy(const Space& space, const Homotopy& homotopy,
   int precision = options.precision;
   const auto run_pass = [&](const std::vector<std::int64_t>& paths) {
     const int number = result.passes++;
-    const bool on_host =
-        number > 0 && std::int64_t(paths.size()) < options.host_pass_paths &&
-        !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+    const bool on_host = number > 0 && std::int64_t(paths.size()) < options.host_pass_paths &&
+                         !kosmos::Impl::is_host_space<Space>();
     const TrackRun run = [&](const std::vector<std::int64_t>& part) {
       if (on_host)
         track_pass(Kokkos::DefaultHostExecutionSpace(), precision, homotopy, part, options, number,
