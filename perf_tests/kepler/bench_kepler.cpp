@@ -335,8 +335,10 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
 
 // The same job with each star's count chosen by evidence (survey_evidence, `kosmos rv --batch
 // --evidence --temperatures 16`): every star's counts by importance sampling, which decides the
-// stars it can (they sample only their count, as BM_SurveyEndToEnd), the others 3 counts x 16
-// temperatures x that sampler. decided_by_importance: the fraction of stars it decided; *_s: the
+// stars it can (they sample only their count, as BM_SurveyEndToEnd), the others ladder the counts
+// it could not estimate (16 temperatures x that sampler each), then if still open every count.
+// decided_by_importance: the fraction of stars it decided; decided_with_ladders: those decided by
+// its estimates with the first ladders; *_s: the
 // survey's wall per stage (EvidenceResult::survey_stages). The device runs as many stars as
 // BM_SurveyEndToEnd, the host 3.
 constexpr int kEvidenceTemperatures = 16, kEvidenceStarsHost = 3;
@@ -354,13 +356,15 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
       state, space, [&] { survey_evidence(warm_up.stars, options, ev); },
       [&] { selections = survey_evidence(set.stars, options, ev); });
   std::vector<SearchResult> results;
-  int decided = 0;
+  int decided = 0, mixed = 0;
   for (auto& selection : selections) {
     decided += selection.evidence.decided_by == "importance" ? 1 : 0;
+    mixed += selection.evidence.decided_by.rfind("importance and ladder", 0) == 0 ? 1 : 0;
     results.push_back(std::move(selection.posterior));
   }
   end_to_end_counters(state, set, results);
   state.counters["decided_by_importance"] = double(decided) / double(selections.size());
+  state.counters["decided_with_ladders"] = double(mixed) / double(selections.size());
   const EvidenceResult::StageSeconds& stages = selections.front().evidence.survey_stages;
   state.counters["optimization_s"] = stages.optimization;
   state.counters["importance_s"] = stages.importance;

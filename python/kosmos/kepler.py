@@ -237,7 +237,8 @@ class Evidence:
     be there); rule; default_priors: (parameter, kind, a, b) priors added for the offsets and trend;
     decided_by: "importance" where a survey's importance screening decided the count (each count's
     method "importance", ln_z_margin: how much higher ln Z may be for period modes the draws do
-    not see), else "ladder" (with the reason in a survey).
+    not see), "importance and ladder: ..." where those estimates and the ladders of the counts it
+    could not estimate decided it, else "ladder" (with the reason in a survey).
     """
 
     def __init__(self, d):

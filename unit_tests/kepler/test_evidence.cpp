@@ -476,7 +476,15 @@ TEST(KeplerSurveyEvidence, EachStarOfAMixedSurveyGetsItsTrueCount) {
     std::printf("[kepler] mixed survey star %zu:", s);
     for (const auto& c : z.counts)
       std::printf("  %d pl: ln Z %.2f +- %.2f", c.planets, c.ln_z, c.ln_z_error);
-    std::printf("  -> %d\n", z.preferred);
+    std::printf("  -> %d (%s)\n", z.preferred, z.decided_by.c_str());
+    // A star decided with ladders keeps the estimates importance sampling could make.
+    int laddered = 0;
+    for (const auto& c : z.counts) laddered += c.method == "stepping stones" ? 1 : 0;
+    if (z.decided_by.rfind("importance and ladder: ", 0) == 0) {
+      EXPECT_GT(laddered, 0);
+      EXPECT_LT(laddered, int(z.counts.size()));
+    }
+    if (z.decided_by == "importance") EXPECT_EQ(laddered, 0);
     EXPECT_EQ(z.preferred, int(s));
     EXPECT_EQ(survey[s].posterior.planets, int(s));
     EXPECT_EQ(z.top_of_range, s == 2);

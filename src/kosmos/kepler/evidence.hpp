@@ -68,8 +68,10 @@ struct EvidenceResult {
   std::string rule;
   // Priors select_model added where the user gave none (the offsets and trend need proper ones).
   std::vector<Prior> default_priors;
-  // survey_evidence: "importance" where the importance estimates decided the count, else
-  // "ladder: " and why (they did not decide it, or could not be made); "ladder" elsewhere.
+  // survey_evidence: "importance" where the importance estimates decided the count; "importance
+  // and ladder: " and why where they did with the ladders of the counts they could not estimate
+  // (or, where their margins left it open, of the counts with planets); else "ladder: " and why
+  // (every count laddered but one estimated with no margin); "ladder" elsewhere.
   std::string decided_by = "ladder";
   double seconds = 0;
   // survey_evidence: the whole survey's wall seconds per stage (the same in every star's

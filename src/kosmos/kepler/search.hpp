@@ -319,7 +319,8 @@ void write_survey_table_rows(std::ostream& out, const RVData& star, const Search
 // intervals; "- -" each beyond the star's count); lnL_MAP max_rhat min_ess; with the star's
 // evidence also lnZ_<c> lnZ_err_<c> per count compared (first_count..planets), ln_odds (ln Z of
 // the supported count less the best other's; 0 with one count), top_of_range (yes / no) and
-// evidence_method (importance: the survey's importance screening decided the count; ladder).
+// evidence_method (importance: the survey's importance screening decided the count;
+// importance+ladder: its estimates with the ladders of the counts it could not estimate; ladder).
 void write_survey_lines_header(std::ostream& out, int planets, int first_count, bool evidence);
 void write_survey_line(std::ostream& out, const RVData& star, const SearchResult& result,
                        int planets, const EvidenceResult* evidence = nullptr);

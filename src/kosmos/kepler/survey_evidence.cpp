@@ -68,16 +68,16 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
 
   // 1. Screening: every star's counts by importance sampling; the stars they decide keep that
   // count and sample only its posterior.
+  const int n_counts = options.planets - first + 1;
   std::vector<std::size_t> screened, laddered;
+  std::vector<std::string> why(stars.size());
+  std::vector<std::vector<ImportanceRun>> estimates(stars.size());
   if (ev.screen_by_importance) {
-    std::vector<std::string> why(stars.size());
-    std::vector<std::vector<ImportanceRun>> estimates(stars.size());
     for (int c = first; c <= options.planets; ++c) {
       auto runs =
           importance_runs_of_count(ladders_of(every, c), ev, c,
                                    mix64(options.seed ^ mix64(0x15000000ULL + std::uint64_t(c))));
       for (std::size_t s = 0; s < stars.size(); ++s) {
-        out[s].evidence.counts.push_back(runs[s].evidence);
         if (!runs[s].usable && why[s].empty())
           why[s] = std::to_string(c) + " planet(s): " + runs[s].reason;
         estimates[s].push_back(std::move(runs[s]));
@@ -88,12 +88,11 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
       if (why[s].empty() && !importance_decides(estimates[s], ev.log_odds_threshold))
         why[s] = "the importance estimates do not decide the count";
       if (why[s].empty()) {
+        for (const auto& run : estimates[s]) z.counts.push_back(run.evidence);
         choose(z, ev, options.planets);
         z.decided_by = "importance";
         screened.push_back(s);
       } else {
-        z.counts.clear();
-        z.decided_by = "ladder: " + why[s];
         laddered.push_back(s);
       }
     }
@@ -106,22 +105,99 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   }
   stages.importance = lap();
 
-  // 2. The other stars' ladders, per count every such star's temperatures in the same launches.
+  // 2. The other stars' ladders, per count every such star's temperatures in the same launches:
+  // first only the counts whose importance estimate is missing (every count with planets where
+  // the estimates exist but their margins leave the count open). A star that its ladders and its
+  // other counts' estimates (margins included) then decide keeps that count and samples its
+  // posterior; the others also ladder every count left but one estimated with no margin.
   std::vector<std::vector<TemperedRun>> runs(stars.size());
-  for (int c = first; c <= options.planets && !laddered.empty(); ++c) {
-    // The device streams of count c: keyed on the seed and the count only (each star's own by its
-    // index in the survey), so every part of a survey draws the same.
-    std::mt19937_64 seed_source(mix64(options.seed ^ mix64(0x5eed0000ULL + std::uint64_t(c))));
-    auto count_runs = tempered_runs_of_count(ladders_of(laddered, c), ev, c, seed_source);
-    for (std::size_t i = 0; i < laddered.size(); ++i)
-      runs[laddered[i]].push_back(std::move(count_runs[i]));
-    std::ostringstream m;
-    m << "evidence: " << c << " planet(s): " << laddered.size() << " star(s) x " << ev.temperatures
-      << " temperatures sampled together";
-    progress.message(m.str());
+  for (auto& star_runs : runs) star_runs.resize(std::size_t(n_counts));
+  std::vector<std::vector<char>> has_ladder(stars.size(), std::vector<char>(n_counts, 0));
+  std::vector<std::vector<char>> needs(stars.size(), std::vector<char>(n_counts, 0));
+  auto estimated_without_margin = [&](std::size_t s, int i) {
+    return !estimates[s].empty() && estimates[s][std::size_t(i)].usable &&
+           estimates[s][std::size_t(i)].margins.empty();
+  };
+  auto ladder_needed = [&](int pass) {
+    for (int i = 0; i < n_counts; ++i) {
+      const int c = first + i;
+      std::vector<std::size_t> which;
+      for (std::size_t s : laddered)
+        if (needs[s][std::size_t(i)] && !has_ladder[s][std::size_t(i)]) which.push_back(s);
+      if (which.empty()) continue;
+      // The device streams of count c and pass: keyed on the seed, the count and the pass only
+      // (each star's own by its index in the survey), so every part of a survey draws the same.
+      std::mt19937_64 seed_source(mix64(options.seed ^ mix64(0x5eed0000ULL + std::uint64_t(c) +
+                                                             0x10000ULL * std::uint64_t(pass))));
+      auto count_runs = tempered_runs_of_count(ladders_of(which, c), ev, c, seed_source);
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        runs[which[k]][std::size_t(i)] = std::move(count_runs[k]);
+        has_ladder[which[k]][std::size_t(i)] = 1;
+      }
+      std::ostringstream m;
+      m << "evidence: " << c << " planet(s): " << which.size() << " star(s) x "
+        << ev.temperatures << " temperatures sampled together";
+      progress.message(m.str());
+    }
+  };
+  for (std::size_t s : laddered) {
+    bool any_missing = false;
+    for (int i = 0; i < n_counts && !estimates[s].empty(); ++i)
+      any_missing = any_missing || !estimates[s][std::size_t(i)].usable;
+    for (int i = 0; i < n_counts; ++i)
+      needs[s][std::size_t(i)] = estimates[s].empty() || (any_missing
+                                                              ? !estimates[s][std::size_t(i)].usable
+                                                              : first + i > 0);
   }
+  ladder_needed(0);
+  std::vector<std::size_t> fully_laddered;
+  for (std::size_t s : laddered) {
+    EvidenceResult& z = out[s].evidence;
+    bool mixed = false;
+    std::vector<ImportanceRun> combined;
+    for (int i = 0; i < n_counts; ++i) {
+      if (has_ladder[s][std::size_t(i)]) {
+        ImportanceRun run;
+        run.evidence = runs[s][std::size_t(i)].evidence;
+        run.usable = true;
+        combined.push_back(std::move(run));
+      } else {
+        mixed = true;
+        combined.push_back(estimates[s][std::size_t(i)]);
+      }
+    }
+    if (mixed && importance_decides(combined, ev.log_odds_threshold)) {
+      for (const auto& run : combined) z.counts.push_back(run.evidence);
+      choose(z, ev, options.planets);
+      z.decided_by = "importance and ladder: " + why[s];
+      screened.push_back(s);
+      continue;
+    }
+    for (int i = 0; i < n_counts; ++i)
+      needs[s][std::size_t(i)] = !estimated_without_margin(s, i);
+    fully_laddered.push_back(s);
+  }
+  laddered = fully_laddered;
+  ladder_needed(1);
 
   stages.ladders = lap();
+  // The stars whose preferred count has a ladder take its beta = 1 chains as their posterior;
+  // the others (their count estimated by importance alone) sample it below.
+  std::vector<std::size_t> with_cold;
+  for (const std::size_t s : laddered) {
+    EvidenceResult& z = out[s].evidence;
+    for (int i = 0; i < n_counts; ++i)
+      z.counts.push_back(has_ladder[s][std::size_t(i)] ? runs[s][std::size_t(i)].evidence
+                                                       : estimates[s][std::size_t(i)].evidence);
+    choose(z, ev, options.planets);
+    z.decided_by = "ladder: " + why[s];
+    if (!ev.screen_by_importance) z.decided_by = "ladder";
+    if (has_ladder[s][std::size_t(z.preferred - first)])
+      with_cold.push_back(s);
+    else
+      screened.push_back(s);
+  }
+
   // 3. The screened stars' posteriors: their count's beta = 1 chains, as survey() samples them.
   std::vector<StarFit*> sampled;
   for (std::size_t s : screened) {
@@ -145,17 +221,14 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t s : screened) out[s].evidence.seconds = seconds / double(stars.size());
+  for (std::size_t s : every) out[s].evidence.seconds = seconds / double(stars.size());
+  laddered = with_cold;
   std::vector<StarFit*> colds;
   for (const std::size_t s : laddered) {
     EvidenceResult& z = out[s].evidence;
     long long evaluations = fits[s].evaluations;
-    for (auto& run : runs[s]) {
-      z.counts.push_back(run.evidence);
-      evaluations += run.cold.evaluations;
-    }
-    choose(z, ev, options.planets);
-    z.seconds = seconds / double(stars.size());  // its share of the shared launches
+    for (int i = 0; i < n_counts; ++i)
+      if (has_ladder[s][std::size_t(i)]) evaluations += runs[s][std::size_t(i)].cold.evaluations;
     StarFit& cold = runs[s][std::size_t(z.preferred - first)].cold;
     // chain 0 started at the optimum: the MAP unless a sample beats it
     cold.start_lnpost = cold.lnpost[0];
