@@ -109,17 +109,23 @@ void kokkosp_begin_parallel_for(const char* name, uint32_t device, uint64_t* id)
   (void)device;
   begin_kernel("for ", name, id);
 }
-void kokkosp_end_parallel_for(uint64_t id) { end_kernel(id); }
+void kokkosp_end_parallel_for(uint64_t id) {
+  end_kernel(id);
+}
 void kokkosp_begin_parallel_reduce(const char* name, uint32_t device, uint64_t* id) {
   (void)device;
   begin_kernel("reduce ", name, id);
 }
-void kokkosp_end_parallel_reduce(uint64_t id) { end_kernel(id); }
+void kokkosp_end_parallel_reduce(uint64_t id) {
+  end_kernel(id);
+}
 void kokkosp_begin_parallel_scan(const char* name, uint32_t device, uint64_t* id) {
   (void)device;
   begin_kernel("scan ", name, id);
 }
-void kokkosp_end_parallel_scan(uint64_t id) { end_kernel(id); }
+void kokkosp_end_parallel_scan(uint64_t id) {
+  end_kernel(id);
+}
 
 // Regions are not synchronized: their wall is what the calling thread saw.
 void kokkosp_push_profile_region(const char* name) {

@@ -184,9 +184,9 @@ void write_survey_line(std::ostream& out, const RVData& star, const SearchResult
                 ? evidence->get(evidence->preferred, evidence->preferred_trend).ln_z - other
                 : 0.0)
         << " " << (evidence->top_of_range ? "yes" : "no") << " "
-        << (evidence->decided_by == "importance" ? "importance"
+        << (evidence->decided_by == "importance"                          ? "importance"
             : evidence->decided_by.rfind("importance and ladder", 0) == 0 ? "importance+ladder"
-                                                                           : "ladder");
+                                                                          : "ladder");
   }
   out << row.str() << "\n";
 }

@@ -135,8 +135,8 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
         has_ladder[which[k]][std::size_t(i)] = 1;
       }
       std::ostringstream m;
-      m << "evidence: " << c << " planet(s): " << which.size() << " star(s) x "
-        << ev.temperatures << " temperatures sampled together";
+      m << "evidence: " << c << " planet(s): " << which.size() << " star(s) x " << ev.temperatures
+        << " temperatures sampled together";
       progress.message(m.str());
     }
   };
@@ -145,9 +145,9 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     for (int i = 0; i < n_counts && !estimates[s].empty(); ++i)
       any_missing = any_missing || !estimates[s][std::size_t(i)].usable;
     for (int i = 0; i < n_counts; ++i)
-      needs[s][std::size_t(i)] = estimates[s].empty() || (any_missing
-                                                              ? !estimates[s][std::size_t(i)].usable
-                                                              : first + i > 0);
+      needs[s][std::size_t(i)] =
+          estimates[s].empty() ||
+          (any_missing ? !estimates[s][std::size_t(i)].usable : first + i > 0);
   }
   ladder_needed(0);
   std::vector<std::size_t> fully_laddered;
@@ -173,8 +173,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
       screened.push_back(s);
       continue;
     }
-    for (int i = 0; i < n_counts; ++i)
-      needs[s][std::size_t(i)] = !estimated_without_margin(s, i);
+    for (int i = 0; i < n_counts; ++i) needs[s][std::size_t(i)] = !estimated_without_margin(s, i);
     fully_laddered.push_back(s);
   }
   laddered = fully_laddered;
