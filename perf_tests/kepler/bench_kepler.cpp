@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <set>
 #include <string>
@@ -340,7 +341,8 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
 // decided_by_importance: the fraction of stars it decided; decided_with_ladders: those decided by
 // its estimates with the first ladders; *_s: the
 // survey's wall per stage (EvidenceResult::survey_stages). The device runs as many stars as
-// BM_SurveyEndToEnd, the host 3.
+// BM_SurveyEndToEnd, the host 3. KOSMOS_BENCH_IMPORTANCE_DRAWS sets the importance sampler's
+// last-round draws (EvidenceOptions::importance_draws).
 constexpr int kEvidenceTemperatures = 16, kEvidenceStarsHost = 3;
 
 template <class Space>
@@ -349,6 +351,8 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
   const SearchOptions options = end_to_end_options<Space>();
   EvidenceOptions ev;
   ev.temperatures = kEvidenceTemperatures;
+  if (const char* draws = std::getenv("KOSMOS_BENCH_IMPORTANCE_DRAWS"))
+    ev.importance_draws = std::atoi(draws);
   std::vector<ModelSelection> selections;
   Space space;
   const EndToEndSet warm_up(kWarmUpStars);
@@ -365,6 +369,7 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
   end_to_end_counters(state, set, results);
   state.counters["decided_by_importance"] = double(decided) / double(selections.size());
   state.counters["decided_with_ladders"] = double(mixed) / double(selections.size());
+  state.counters["importance_draws"] = ev.importance_draws;
   const EvidenceResult::StageSeconds& stages = selections.front().evidence.survey_stages;
   state.counters["optimization_s"] = stages.optimization;
   state.counters["importance_s"] = stages.importance;
