@@ -274,9 +274,9 @@ class Evidence:
         return "\n".join(lines)
 
 
-def _evidence_options(temperatures, ladder_power, odds_threshold):
+def _evidence_options(temperatures, ladder_power, odds_threshold, ladder_chains):
     return {"temperatures": int(temperatures), "ladder_power": float(ladder_power),
-            "odds_threshold": float(odds_threshold)}
+            "odds_threshold": float(odds_threshold), "ladder_chains": int(ladder_chains)}
 
 
 def _options(planets, trend, priors, fix, stellar_mass, precision, progress, options,
@@ -308,7 +308,7 @@ def _options(planets, trend, priors, fix, stellar_mass, precision, progress, opt
 
 def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto", priors=None, fix=None,
         stellar_mass=None, precision="auto", progress=None, evidence=False, max_planets=2,
-        temperatures=32, ladder_power=5.0, odds_threshold=5.0, **options):
+        temperatures=32, ladder_power=5.0, odds_threshold=5.0, ladder_chains=64, **options):
     """Global search and DE-MCMC posterior of a Keplerian RV model (kosmos::kepler::search).
 
     Data: t, v, sigma (and instrument labels or indices), or an RVData (``read(path)``) as t.
@@ -325,7 +325,8 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
     Model selection by evidence (kosmos::kepler::select_model, ``kosmos rv --planets auto
     --trend auto`` or ``--evidence``): with planets="auto", trend="auto" or evidence=True the
     counts (and trend orders) are compared by ln Z over a ladder of `temperatures` (>= 3;
-    beta_k = (k / (T - 1))^ladder_power), the supported model preferred unless a larger one
+    beta_k = (k / (T - 1))^ladder_power; ladder_chains DE-MCMC chains each, raised to
+    2 x parameters + 2 where fewer, 0: chains), the supported model preferred unless a larger one
     raises ln Z by more than odds_threshold (ln odds), and that model's tempered posterior is
     returned, its Evidence in ``result.evidence`` (None otherwise). The defaults are the tool's:
     0..max_planets planets and trend orders 0..2 by evidence.
@@ -335,7 +336,7 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
                  max_planets)
     if evidence or planets == "auto" or trend == "auto":
         d = _k.evidence(*data._arguments(), o,
-                        _evidence_options(temperatures, ladder_power, odds_threshold), True)
+                        _evidence_options(temperatures, ladder_power, odds_threshold, ladder_chains), True)
         result = FitResult(d["posterior"], data)
         result.evidence = Evidence(d["evidence"])
         return result
@@ -346,7 +347,7 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
 
 def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0, priors=None,
              fix=None, precision="auto", progress=None, max_planets=2, temperatures=32,
-             ladder_power=5.0, odds_threshold=5.0, **options):
+             ladder_power=5.0, odds_threshold=5.0, ladder_chains=64, **options):
     """ln Z per planet count without the final posterior (kosmos::kepler::planet_count_evidence):
     planets "auto" (0..max_planets), "A..B", a range or N; trend 0, 1 or 2 (one order: for
     "auto" use fit(..., trend="auto")). Every offset and trend coefficient needs a proper prior
@@ -355,7 +356,7 @@ def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0,
     data = t if isinstance(t, RVData) else RVData(t, v, sigma, instrument)
     o = _options(planets, trend, priors, fix, None, precision, progress, options, max_planets)
     return Evidence(_k.evidence(*data._arguments(), o,
-                                _evidence_options(temperatures, ladder_power, odds_threshold),
+                                _evidence_options(temperatures, ladder_power, odds_threshold, ladder_chains),
                                 False)["evidence"])
 
 
@@ -377,7 +378,7 @@ def noise_models():
 def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mass=None,
            precision="auto", progress=None, max_planets=2, evidence=False, temperatures=32,
            ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=16384,
-           **options):
+           ladder_chains=64, **options):
     """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
     stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
     planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as
@@ -398,7 +399,7 @@ def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mas
         return results
     results = []
     for s, d in zip(_k.survey(arguments, o,
-                              dict(_evidence_options(temperatures, ladder_power, odds_threshold),
+                              dict(_evidence_options(temperatures, ladder_power, odds_threshold, ladder_chains),
                                    screen_by_importance=screen_by_importance,
                                    importance_draws=importance_draws)), data):
         result = FitResult(s["posterior"], d)

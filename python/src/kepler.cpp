@@ -363,6 +363,8 @@ kk::EvidenceOptions evidence_options(const py::dict& o) {
       ev.screen_by_importance = item.second.cast<bool>();
     else if (key == "importance_draws")
       ev.importance_draws = item.second.cast<int>();
+    else if (key == "ladder_chains")
+      ev.ladder_chains = item.second.cast<int>();
     else
       throw kosmos::invalid_input("kosmos.kepler.evidence: unknown option '" + key + "'");
   }

@@ -350,6 +350,10 @@ int run_rv(const std::vector<std::string>& args) {
                "--planets auto or --trend auto); with --batch: every star's count by evidence, "
                "all stars' temperature ladders in shared launches (default there: BIC)");
   options.option("temperatures", "N", "temperatures of the evidence's ladder (>= 3)", "32");
+  options.option("ladder-chains", "N",
+                 "DE-MCMC chains per temperature of the evidence's ladder (even; raised to 2 x "
+                 "parameters + 2 where fewer; 0: --chains)",
+                 "64");
   options.flag("ladder-all",
                "with --batch --evidence: run every star's temperature ladders (default: "
                "importance sampling decides the stars it can, the others run the ladders)");
@@ -497,6 +501,7 @@ int run_rv(const std::vector<std::string>& args) {
 
   kosmos::kepler::EvidenceOptions ev;
   ev.temperatures = int(options.integer("temperatures", 3));
+  ev.ladder_chains = int(options.integer("ladder-chains", 0));
   ev.log_odds_threshold = odds_threshold;
   ev.screen_by_importance = !options.is_set("ladder-all");
   if (batch)

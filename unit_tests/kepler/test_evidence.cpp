@@ -484,7 +484,9 @@ TEST(KeplerSurveyEvidence, EachStarOfAMixedSurveyGetsItsTrueCount) {
       EXPECT_GT(laddered, 0);
       EXPECT_LT(laddered, int(z.counts.size()));
     }
-    if (z.decided_by == "importance") EXPECT_EQ(laddered, 0);
+    if (z.decided_by == "importance") {
+      EXPECT_EQ(laddered, 0);
+    }
     EXPECT_EQ(z.preferred, int(s));
     EXPECT_EQ(survey[s].posterior.planets, int(s));
     EXPECT_EQ(z.top_of_range, s == 2);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -202,11 +203,18 @@ void check_ladder_model(const RVData& data, const SearchOptions& opt, int planet
   ladder_model(data, opt, planets, priors);
 }
 
-std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
+int ladder_chain_count(const Model& model, const SearchOptions& opt, const EvidenceOptions& ev) {
+  return ev.ladder_chains > 0 ? std::max(ev.ladder_chains, 2 * model.n_free() + 2) : opt.chains;
+}
+
+namespace {
+// tempered_runs_of_count for stars whose ladders have n chains each, device streams from `seed`.
+std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& stars,
                                                 const EvidenceOptions& ev, int planets,
-                                                std::mt19937_64& seed_source) {
-  const SearchOptions& opt = *stars.front().opt;
-  const int T = ev.temperatures, n = opt.chains;
+                                                std::uint64_t seed, int n) {
+  SearchOptions opt = *stars.front().opt;
+  opt.chains = n;
+  const int T = ev.temperatures;
   std::vector<double> beta;
   for (int k = 0; k < T; ++k) beta.push_back(std::pow(double(k) / (T - 1), ev.ladder_power));
   // One "star" per (star, temperature), star-major: each star's observations repeated, each
@@ -289,7 +297,7 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
     }
   }
   Progress quiet(nullptr);
-  lik->run_chains(pointers, opt, seed_source(), quiet);
+  lik->run_chains(pointers, opt, seed, quiet);
   std::vector<TemperedRun> runs;
   for (std::size_t s = 0; s < stars.size(); ++s) {
     StarFit* ladder = &fits[s * std::size_t(T)];
@@ -303,7 +311,32 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
     run.cold.evaluations = lik->evaluations / (long long)stars.size();  // the shared launches
     run.cold.model = std::make_unique<Model>(model);
     run.cold.current = *stars[s].optimum;
+    run.chains = n;
     runs.push_back(std::move(run));
+  }
+  return runs;
+}
+}  // namespace
+
+std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
+                                                const EvidenceOptions& ev, int planets,
+                                                std::mt19937_64& seed_source) {
+  // Stars whose ladders have as many chains share the launches: a star's chain count, like its
+  // streams, depends on its own model alone.
+  std::map<int, std::vector<std::size_t>> groups;
+  for (std::size_t s = 0; s < stars.size(); ++s) {
+    std::vector<BoundPrior> priors;
+    const Model model = ladder_model(*stars[s].data, *stars[s].opt, planets, priors);
+    groups[ladder_chain_count(model, *stars[s].opt, ev)].push_back(s);
+  }
+  const std::uint64_t seed = seed_source();
+  std::vector<TemperedRun> runs(stars.size());
+  for (const auto& group : groups) {
+    std::vector<LadderStar> members;
+    for (std::size_t s : group.second) members.push_back(stars[s]);
+    auto group_runs = tempered_runs_of_group(members, ev, planets, seed, group.first);
+    for (std::size_t k = 0; k < group.second.size(); ++k)
+      runs[group.second[k]] = std::move(group_runs[k]);
   }
   return runs;
 }
@@ -318,6 +351,8 @@ void check_evidence_options(const RVData& data, const SearchOptions& opt,
       kWhere, "temperatures = ", ev.temperatures, ", ladder_power = ", ev.ladder_power,
       ", log_odds_threshold = ", ev.log_odds_threshold,
       ", importance_draws = ", ev.importance_draws, ": need >= 3, > 0, >= 0 and >= 256");
+  kosmos::Impl::require(ev.ladder_chains >= 0 && ev.ladder_chains % 2 == 0, kWhere,
+                        "ladder_chains = ", ev.ladder_chains, ": need an even count >= 0");
   kosmos::Impl::require(
       opt.planets >= 0 && opt.planets <= kMaxPlanets && opt.min_planets < opt.planets, kWhere,
       "planets = ", opt.planets, ", min_planets = ", opt.min_planets);
@@ -512,8 +547,10 @@ ModelSelection select_model(const RVData& data, const SearchOptions& options,
   for (const auto& star : stars) evaluations += star.evaluations;
   StarFit& cold = runs[chosen].cold;
   prepare_tempered_posterior(cold, stars[q].result, evaluations, start);
-  choose_map(cold, trend_options[q], true);
-  finish_star(cold, trend_options[q], rng);
+  SearchOptions cold_options = trend_options[q];
+  cold_options.chains = runs[chosen].chains;
+  choose_map(cold, cold_options, true);
+  finish_star(cold, cold_options, rng);
   out.posterior = std::move(cold.result);
   out.evidence.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -223,21 +223,25 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   for (std::size_t s : every) out[s].evidence.seconds = seconds / double(stars.size());
   laddered = with_cold;
   std::vector<StarFit*> colds;
+  std::vector<SearchOptions> cold_options;  // with the ladders' chain count
   for (const std::size_t s : laddered) {
     EvidenceResult& z = out[s].evidence;
     long long evaluations = fits[s].evaluations;
     for (int i = 0; i < n_counts; ++i)
       if (has_ladder[s][std::size_t(i)]) evaluations += runs[s][std::size_t(i)].cold.evaluations;
-    StarFit& cold = runs[s][std::size_t(z.preferred - first)].cold;
+    TemperedRun& run = runs[s][std::size_t(z.preferred - first)];
+    StarFit& cold = run.cold;
+    cold_options.push_back(star_options[s]);
+    cold_options.back().chains = run.chains;
     // chain 0 started at the optimum: the MAP unless a sample beats it
     cold.start_lnpost = cold.lnpost[0];
     prepare_tempered_posterior(cold, fits[s].result, evaluations, start);
-    choose_map(cold, star_options[s], !batched);
+    choose_map(cold, cold_options.back(), !batched);
     colds.push_back(&cold);
   }
   auto finish = [&](const std::size_t i) {
     const std::size_t s = laddered[i];
-    finish_star(*colds[i], star_options[s], fits[s].stream_rng);
+    finish_star(*colds[i], cold_options[i], fits[s].stream_rng);
     out[s].posterior = std::move(colds[i]->result);
   };
   host_for("kosmos::kepler::survey_evidence::finish", laddered.size(), finish, 2);
