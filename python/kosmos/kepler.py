@@ -377,7 +377,7 @@ def noise_models():
 
 def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mass=None,
            precision="auto", progress=None, max_planets=2, evidence=False, temperatures=32,
-           ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=16384,
+           ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=4096,
            ladder_chains=64, **options):
     """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
     stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.

@@ -40,7 +40,7 @@ struct EvidenceOptions {
   // the ladders. Models it does not support (noise models, fixed orbital elements, user priors
   // other than on the offsets, jitters and trend) always run the ladders.
   bool screen_by_importance = true;
-  int importance_draws = 16384;  // in the last round (>= 256)
+  int importance_draws = 4096;  // in the last round (>= 256)
 };
 
 struct CountEvidence {
