@@ -325,8 +325,8 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
     Model selection by evidence (kosmos::kepler::select_model, ``kosmos rv --planets auto
     --trend auto`` or ``--evidence``): with planets="auto", trend="auto" or evidence=True the
     counts (and trend orders) are compared by ln Z over a ladder of `temperatures` (>= 3;
-    beta_k = (k / (T - 1))^ladder_power; ladder_chains DE-MCMC chains each, raised to
-    2 x parameters + 2 where fewer, 0: chains), the supported model preferred unless a larger one
+    beta_k = (k / (T - 1))^ladder_power; ladder_chains DE-MCMC chains each, or chains where
+    fewer, raised to 2 x parameters + 2 where fewer still, 0: chains), the supported model preferred unless a larger one
     raises ln Z by more than odds_threshold (ln odds), and that model's tempered posterior is
     returned, its Evidence in ``result.evidence`` (None otherwise). The defaults are the tool's:
     0..max_planets planets and trend orders 0..2 by evidence.

@@ -351,8 +351,8 @@ int run_rv(const std::vector<std::string>& args) {
                "all stars' temperature ladders in shared launches (default there: BIC)");
   options.option("temperatures", "N", "temperatures of the evidence's ladder (>= 3)", "32");
   options.option("ladder-chains", "N",
-                 "DE-MCMC chains per temperature of the evidence's ladder (even; raised to 2 x "
-                 "parameters + 2 where fewer; 0: --chains)",
+                 "DE-MCMC chains per temperature of the evidence's ladder where --chains is more "
+                 "(even; raised to 2 x parameters + 2 where fewer; 0: --chains)",
                  "64");
   options.flag("ladder-all",
                "with --batch --evidence: run every star's temperature ladders (default: "

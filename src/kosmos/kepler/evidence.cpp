@@ -204,7 +204,8 @@ void check_ladder_model(const RVData& data, const SearchOptions& opt, int planet
 }
 
 int ladder_chain_count(const Model& model, const SearchOptions& opt, const EvidenceOptions& ev) {
-  return ev.ladder_chains > 0 ? std::max(ev.ladder_chains, 2 * model.n_free() + 2) : opt.chains;
+  const int chains = ev.ladder_chains > 0 ? std::min(ev.ladder_chains, opt.chains) : opt.chains;
+  return std::max(chains, 2 * model.n_free() + 2);
 }
 
 namespace {

@@ -25,9 +25,10 @@ namespace kepler {
 
 struct EvidenceOptions {
   int temperatures = 32;    // >= 3
-  // DE-MCMC chains per temperature, raised to 2 x free parameters + 2 where fewer (even; 0:
-  // SearchOptions::chains). The beta = 1 chains of the supported count are select_model's
-  // posterior (and that of a survey star whose count every count's ladder decided).
+  // DE-MCMC chains per temperature where SearchOptions::chains is more, raised to 2 x free
+  // parameters + 2 where fewer (even; 0: SearchOptions::chains). The beta = 1 chains of the
+  // supported count are select_model's posterior (and that of a survey star whose count every
+  // count's ladder decided).
   int ladder_chains = 64;
   double ladder_power = 5;  // > 0
   // A model with more planets (or a higher trend order) is preferred only when it raises ln Z by

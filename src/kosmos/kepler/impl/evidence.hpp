@@ -24,8 +24,9 @@ struct TemperedRun {
   int chains = 0;  // per temperature (ladder_chain_count)
 };
 
-// The DE-MCMC chains per temperature of a ladder of `model`: ev.ladder_chains, at least the
-// 2 x free parameters + 2 that DE-MCMC needs; SearchOptions::chains where ladder_chains is 0.
+// The DE-MCMC chains per temperature of a ladder of `model`: ev.ladder_chains or opt.chains,
+// whichever is fewer (opt.chains where ladder_chains is 0), at least the 2 x free parameters + 2
+// that DE-MCMC needs.
 int ladder_chain_count(const Model& model, const SearchOptions& opt, const EvidenceOptions& ev);
 
 // One star's ladder in a batched tempered run.
