@@ -341,8 +341,8 @@ void BM_SurveyEndToEnd(benchmark::State& state) {
 // decided_by_importance: the fraction of stars it decided; decided_with_ladders: those decided by
 // its estimates with the first ladders; *_s: the
 // survey's wall per stage (EvidenceResult::survey_stages). The device runs as many stars as
-// BM_SurveyEndToEnd, the host 3. KOSMOS_BENCH_IMPORTANCE_DRAWS sets the importance sampler's
-// last-round draws (EvidenceOptions::importance_draws).
+// BM_SurveyEndToEnd, the host 3. KOSMOS_BENCH_IMPORTANCE_DRAWS and KOSMOS_BENCH_LADDER_CHAINS set
+// EvidenceOptions::importance_draws and ladder_chains.
 constexpr int kEvidenceTemperatures = 16, kEvidenceStarsHost = 3;
 
 template <class Space>
@@ -353,6 +353,8 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
   ev.temperatures = kEvidenceTemperatures;
   if (const char* draws = std::getenv("KOSMOS_BENCH_IMPORTANCE_DRAWS"))
     ev.importance_draws = std::atoi(draws);
+  if (const char* chains = std::getenv("KOSMOS_BENCH_LADDER_CHAINS"))
+    ev.ladder_chains = std::atoi(chains);
   std::vector<ModelSelection> selections;
   Space space;
   const EndToEndSet warm_up(kWarmUpStars);
@@ -370,6 +372,7 @@ void BM_SurveyEvidenceEndToEnd(benchmark::State& state) {
   state.counters["decided_by_importance"] = double(decided) / double(selections.size());
   state.counters["decided_with_ladders"] = double(mixed) / double(selections.size());
   state.counters["importance_draws"] = ev.importance_draws;
+  state.counters["ladder_chains"] = ev.ladder_chains;
   const EvidenceResult::StageSeconds& stages = selections.front().evidence.survey_stages;
   state.counters["optimization_s"] = stages.optimization;
   state.counters["importance_s"] = stages.importance;
