@@ -308,7 +308,7 @@ def _options(planets, trend, priors, fix, stellar_mass, precision, progress, opt
 
 def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto", priors=None, fix=None,
         stellar_mass=None, precision="auto", progress=None, evidence=False, max_planets=2,
-        temperatures=32, ladder_power=5.0, odds_threshold=5.0, ladder_chains=64, **options):
+        temperatures=32, ladder_power=5.0, odds_threshold=5.0, ladder_chains=32, **options):
     """Global search and DE-MCMC posterior of a Keplerian RV model (kosmos::kepler::search).
 
     Data: t, v, sigma (and instrument labels or indices), or an RVData (``read(path)``) as t.
@@ -347,7 +347,7 @@ def fit(t, v=None, sigma=None, instrument=None, *, planets="auto", trend="auto",
 
 def evidence(t, v=None, sigma=None, instrument=None, *, planets="auto", trend=0, priors=None,
              fix=None, precision="auto", progress=None, max_planets=2, temperatures=32,
-             ladder_power=5.0, odds_threshold=5.0, ladder_chains=64, **options):
+             ladder_power=5.0, odds_threshold=5.0, ladder_chains=32, **options):
     """ln Z per planet count without the final posterior (kosmos::kepler::planet_count_evidence):
     planets "auto" (0..max_planets), "A..B", a range or N; trend 0, 1 or 2 (one order: for
     "auto" use fit(..., trend="auto")). Every offset and trend coefficient needs a proper prior
@@ -378,7 +378,7 @@ def noise_models():
 def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mass=None,
            precision="auto", progress=None, max_planets=2, evidence=False, temperatures=32,
            ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=4096,
-           ladder_chains=64, **options):
+           ladder_chains=32, **options):
     """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
     stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
     planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as

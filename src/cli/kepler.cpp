@@ -353,7 +353,7 @@ int run_rv(const std::vector<std::string>& args) {
   options.option("ladder-chains", "N",
                  "DE-MCMC chains per temperature of the evidence's ladder where --chains is more "
                  "(even; raised to 2 x parameters + 2 where fewer; 0: --chains)",
-                 "64");
+                 "32");
   options.flag("ladder-all",
                "with --batch --evidence: run every star's temperature ladders (default: "
                "importance sampling decides the stars it can, the others run the ladders)");

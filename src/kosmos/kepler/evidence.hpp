@@ -29,7 +29,7 @@ struct EvidenceOptions {
   // parameters + 2 where fewer (even; 0: SearchOptions::chains). The beta = 1 chains of the
   // supported count are select_model's posterior (and that of a survey star whose count every
   // count's ladder decided).
-  int ladder_chains = 64;
+  int ladder_chains = 32;
   double ladder_power = 5;  // > 0
   // A model with more planets (or a higher trend order) is preferred only when it raises ln Z by
   // more than this (ln odds; 5: odds of about 150, Kass & Raftery 1995's "very strong").
