@@ -583,6 +583,10 @@ TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheLadderOnAPlanet) {
   o.thin = 10;
   auto ladder = small_ladder();
   ladder.temperatures = 24;
+  // The ladder of the 40 chains this comparison was made for (not ladder_chains' fewer). Its
+  // bias above comes with any count: 1.8, 2.6 and 3.1 above the importance estimate with 40, 64
+  // and 32 chains on the GPU, at errors of 0.69-0.80.
+  ladder.ladder_chains = 0;
   ladder.screen_by_importance = false;
   auto screened = ladder;
   screened.screen_by_importance = true;
