@@ -10,10 +10,7 @@
 # RUNS times each, alternating; then the same benchmark on the 16 cores (3 stars).
 # PART=timer: the after benchmark once under the kernel timer (its table in $OUT/kernels.txt).
 set -uo pipefail
-scripts/device.sh unship > /dev/null
-export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=16
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc
+source perf_tests/device_shipped_env.sh
 out=${OUT:-/tmp}
 K=build/cuda/perf_tests/kepler/kosmos_kepler_benchmarks
 evidence='BM_SurveyEvidenceEndToEnd<T16,screened>/Cuda'
