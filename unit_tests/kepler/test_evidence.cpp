@@ -4,6 +4,7 @@
 //   Z = L_max (2 pi)^(d/2) det(F)^(-1/2) / prod(prior widths),  F = X^T W X.
 #include <kosmos/core/error.hpp>
 #include <kosmos/kepler/evidence.hpp>
+#include <kosmos/kepler/impl/evidence.hpp>
 
 #include "synthetic_rv.hpp"
 
@@ -520,6 +521,39 @@ TEST(KeplerSurveyEvidence, BadOptionsAreNamed) {
   o = selection_options(1);
   o.trend = kAutoTrend;
   expect_error(o, "a survey compares planet counts at one trend order");
+}
+
+// A ladder's chains per temperature: ladder_chains or the search's chains, whichever is fewer (the
+// search's where ladder_chains is 0), at least the 2 x parameters + 2 DE-MCMC needs (26 for two
+// planets, an offset and a jitter); an odd count is refused, naming it.
+TEST(KeplerEvidence, LadderChainsAreTheFewerCountAndAtLeastWhatDeMcmcNeeds) {
+  using namespace kosmos::kepler;
+  const auto star = one_instrument({}, 0.0, 20, 100, 5);
+  auto o = selection_options(2);
+  o.priors = {parse_prior("gamma_A uniform -50 50", "test")};
+  std::vector<Impl::BoundPrior> priors;
+  const Impl::Model model = Impl::ladder_model(star, o, 2, priors);
+  ASSERT_EQ(model.n_free(), 12);
+  EvidenceOptions ev;
+  o.chains = 160;
+  EXPECT_EQ(ev.ladder_chains, 32);
+  EXPECT_EQ(Impl::ladder_chain_count(model, o, ev), 32);
+  ev.ladder_chains = 16;
+  EXPECT_EQ(Impl::ladder_chain_count(model, o, ev), 26);
+  ev.ladder_chains = 0;
+  EXPECT_EQ(Impl::ladder_chain_count(model, o, ev), 160);
+  ev.ladder_chains = 64;
+  o.chains = 40;
+  EXPECT_EQ(Impl::ladder_chain_count(model, o, ev), 40);
+  ev.ladder_chains = 33;
+  try {
+    select_model(star, selection_options(1), ev);
+    ADD_FAILURE() << "an odd ladder_chains was accepted";
+  } catch (const kosmos::invalid_input& e) {
+    EXPECT_NE(std::string(e.what()).find("ladder_chains = 33: need an even count"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(KeplerEvidence, ImproperOffsetPriorIsRefused) {
