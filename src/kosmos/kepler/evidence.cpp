@@ -209,8 +209,16 @@ int ladder_chain_count(const Model& model, const SearchOptions& opt, const Evide
 }
 
 namespace {
-// tempered_runs_of_count for stars whose ladders have n chains each, device streams from `seed`.
+// A star's ladder model and the priors it was built with (draw_model's).
+struct LadderModel {
+  std::vector<BoundPrior> priors;
+  Model model;
+};
+
+// tempered_runs_of_count for stars whose ladders have n chains each (models: theirs, in order),
+// device streams from `seed`.
 std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& stars,
+                                                const std::vector<const LadderModel*>& ladders,
                                                 const EvidenceOptions& ev, int planets,
                                                 std::uint64_t seed, int n) {
   SearchOptions opt = *stars.front().opt;
@@ -231,8 +239,8 @@ std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& s
     const RVData& data = *star.data;
     const std::vector<double>& optimum = *star.optimum;
     std::mt19937_64& rng = *star.rng;
-    std::vector<BoundPrior> priors;
-    const Model model = ladder_model(data, *star.opt, planets, priors);
+    const std::vector<BoundPrior>& priors = ladders[s]->priors;
+    const Model& model = ladders[s]->model;
     const ParamLayout& L = model.L;
     const int dim = L.dim();
     const double epoch = model.epoch, baseline = data.baseline();
@@ -324,18 +332,24 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
                                                 std::mt19937_64& seed_source) {
   // Stars whose ladders have as many chains share the launches: a star's chain count, like its
   // streams, depends on its own model alone.
+  std::vector<LadderModel> ladders;
   std::map<int, std::vector<std::size_t>> groups;
   for (std::size_t s = 0; s < stars.size(); ++s) {
     std::vector<BoundPrior> priors;
-    const Model model = ladder_model(*stars[s].data, *stars[s].opt, planets, priors);
+    Model model = ladder_model(*stars[s].data, *stars[s].opt, planets, priors);
     groups[ladder_chain_count(model, *stars[s].opt, ev)].push_back(s);
+    ladders.push_back({std::move(priors), std::move(model)});
   }
   const std::uint64_t seed = seed_source();
   std::vector<TemperedRun> runs(stars.size());
   for (const auto& group : groups) {
     std::vector<LadderStar> members;
-    for (std::size_t s : group.second) members.push_back(stars[s]);
-    auto group_runs = tempered_runs_of_group(members, ev, planets, seed, group.first);
+    std::vector<const LadderModel*> models;
+    for (std::size_t s : group.second) {
+      members.push_back(stars[s]);
+      models.push_back(&ladders[s]);
+    }
+    auto group_runs = tempered_runs_of_group(members, models, ev, planets, seed, group.first);
     for (std::size_t k = 0; k < group.second.size(); ++k)
       runs[group.second[k]] = std::move(group_runs[k]);
   }

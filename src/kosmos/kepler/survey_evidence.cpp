@@ -114,6 +114,14 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   for (auto& star_runs : runs) star_runs.resize(std::size_t(n_counts));
   std::vector<std::vector<char>> has_ladder(stars.size(), std::vector<char>(n_counts, 0));
   std::vector<std::vector<char>> needs(stars.size(), std::vector<char>(n_counts, 0));
+  // Count i of star s: its ladder's ln Z (usable, no margin) where it has one, else its estimate.
+  auto combined_run = [&](std::size_t s, int i) {
+    if (!has_ladder[s][std::size_t(i)]) return estimates[s][std::size_t(i)];
+    ImportanceRun run;
+    run.evidence = runs[s][std::size_t(i)].evidence;
+    run.usable = true;
+    return run;
+  };
   auto estimated_without_margin = [&](std::size_t s, int i) {
     return !estimates[s].empty() && estimates[s][std::size_t(i)].usable &&
            estimates[s][std::size_t(i)].margins.empty();
@@ -156,15 +164,8 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     bool mixed = false;
     std::vector<ImportanceRun> combined;
     for (int i = 0; i < n_counts; ++i) {
-      if (has_ladder[s][std::size_t(i)]) {
-        ImportanceRun run;
-        run.evidence = runs[s][std::size_t(i)].evidence;
-        run.usable = true;
-        combined.push_back(std::move(run));
-      } else {
-        mixed = true;
-        combined.push_back(estimates[s][std::size_t(i)]);
-      }
+      mixed = mixed || !has_ladder[s][std::size_t(i)];
+      combined.push_back(combined_run(s, i));
     }
     if (mixed && importance_decides(combined, ev.log_odds_threshold)) {
       for (const auto& run : combined) z.counts.push_back(run.evidence);
@@ -185,12 +186,9 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   std::vector<std::size_t> with_cold;
   for (const std::size_t s : laddered) {
     EvidenceResult& z = out[s].evidence;
-    for (int i = 0; i < n_counts; ++i)
-      z.counts.push_back(has_ladder[s][std::size_t(i)] ? runs[s][std::size_t(i)].evidence
-                                                       : estimates[s][std::size_t(i)].evidence);
+    for (int i = 0; i < n_counts; ++i) z.counts.push_back(combined_run(s, i).evidence);
     choose(z, ev, options.planets);
-    z.decided_by = "ladder: " + why[s];
-    if (!ev.screen_by_importance) z.decided_by = "ladder";
+    z.decided_by = ev.screen_by_importance ? "ladder: " + why[s] : "ladder";
     if (has_ladder[s][std::size_t(z.preferred - first)])
       with_cold.push_back(s);
     else
