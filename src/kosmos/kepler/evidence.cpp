@@ -215,12 +215,12 @@ struct LadderModel {
   Model model;
 };
 
-// tempered_runs_of_count for stars whose ladders have n chains each (models: theirs, in order),
-// device streams from `seed`.
+// tempered_runs_of_ladders for ladders of n chains each (models: theirs, in order), device
+// streams from `seed`.
 std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& stars,
                                                 const std::vector<const LadderModel*>& ladders,
-                                                const EvidenceOptions& ev, int planets,
-                                                std::uint64_t seed, int n) {
+                                                const EvidenceOptions& ev, std::uint64_t seed,
+                                                int n) {
   SearchOptions opt = *stars.front().opt;
   opt.chains = n;
   const int T = ev.temperatures;
@@ -259,7 +259,7 @@ std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& s
       fit.baseline = baseline;
       fit.beta = beta[std::size_t(k)];
       fit.keep_parameters = k == T - 1;  // the posterior; the others feed only the evidence
-      fit.stream = star.stream < 0 ? -1 : star.stream * T + k;
+      fit.stream = star.stream < 0 ? -1 : (star.stream * (kMaxPlanets + 1) + star.planets) * T + k;
       fit.result.n_free = model.n_free();
       // Orbits are narrow modes that chains drawn from the prior rarely find: the temperatures
       // with beta >= 1e-3 start at the search's optimum (scattered by a tenth of the parameter
@@ -312,7 +312,7 @@ std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& s
     StarFit* ladder = &fits[s * std::size_t(T)];
     const Model& model = models[s * std::size_t(T)];
     CountEvidence out;
-    out.planets = planets;
+    out.planets = stars[s].planets;
     out.trend = model.L.n_trend;
     out.beta = beta;
     ladder_evidence(ladder, n, out);
@@ -327,16 +327,16 @@ std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& s
 }
 }  // namespace
 
-std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
-                                                const EvidenceOptions& ev, int planets,
-                                                std::mt19937_64& seed_source) {
-  // Stars whose ladders have as many chains share the launches: a star's chain count, like its
-  // streams, depends on its own model alone.
+std::vector<TemperedRun> tempered_runs_of_ladders(const std::vector<LadderStar>& stars,
+                                                  const EvidenceOptions& ev,
+                                                  std::mt19937_64& seed_source) {
+  // Ladders of as many chains share the launches: a ladder's chain count, like its streams,
+  // depends on its own model alone.
   std::vector<LadderModel> ladders;
   std::map<int, std::vector<std::size_t>> groups;
   for (std::size_t s = 0; s < stars.size(); ++s) {
     std::vector<BoundPrior> priors;
-    Model model = ladder_model(*stars[s].data, *stars[s].opt, planets, priors);
+    Model model = ladder_model(*stars[s].data, *stars[s].opt, stars[s].planets, priors);
     groups[ladder_chain_count(model, *stars[s].opt, ev)].push_back(s);
     ladders.push_back({std::move(priors), std::move(model)});
   }
@@ -349,7 +349,7 @@ std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& s
       members.push_back(stars[s]);
       models.push_back(&ladders[s]);
     }
-    auto group_runs = tempered_runs_of_group(members, models, ev, planets, seed, group.first);
+    auto group_runs = tempered_runs_of_group(members, models, ev, seed, group.first);
     for (std::size_t k = 0; k < group.second.size(); ++k)
       runs[group.second[k]] = std::move(group_runs[k]);
   }
@@ -387,8 +387,8 @@ std::vector<TemperedRun> tempered_runs(const RVData& data, const SearchOptions& 
   optimize_star(star, all, rng, progress);
   std::vector<TemperedRun> runs;
   for (int c = first; c <= opt.planets; ++c) {
-    const LadderStar ladder{&data, &opt, &star.optimum_of_count[std::size_t(c)], &rng, -1};
-    runs.push_back(std::move(tempered_runs_of_count({ladder}, ev, c, rng)[0]));
+    const LadderStar ladder{&data, &opt, &star.optimum_of_count[std::size_t(c)], &rng, -1, c};
+    runs.push_back(std::move(tempered_runs_of_ladders({ladder}, ev, rng)[0]));
     std::ostringstream m;
     m << "evidence: " << c << " planet(s), trend " << opt.trend << ": ln Z = " << std::fixed
       << std::setprecision(2) << runs.back().evidence.ln_z << " +- "

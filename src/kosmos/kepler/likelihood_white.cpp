@@ -21,7 +21,10 @@ class BatchLikelihood : public Likelihood {
         begin_(std::move(begin)),
         count_(std::move(count)),
         evaluator_(Space(), observations(obs), options) {
-    for (const auto& m : models_) n_inst_ = std::max(n_inst_, m.L.n_inst);
+    for (const auto& m : models_) {
+      n_pl_ = std::max(n_pl_, m.L.n_pl);  // stars of fewer planets: zero-amplitude rows
+      n_inst_ = std::max(n_inst_, m.L.n_inst);
+    }
     n_act_ = obs.n_act;  // the widest star's regressors (the others' padded with zeros)
   }
 
@@ -90,7 +93,7 @@ class BatchLikelihood : public Likelihood {
     if (b.models.n_systems() != n) {
       // The survey layout also for one star: the same kernel (and sums) whatever the batch, and
       // on GPUs a system's observations spread over vector lanes.
-      b.models = Models<Precision, Space>(n, L0.n_pl, n_inst_, L0.n_trend, n_act_);
+      b.models = Models<Precision, Space>(n, n_pl_, n_inst_, L0.n_trend, n_act_);
       b.models.enable_observation_ranges();
       b.host = ModelsHostMirror<Precision, Space>(b.models);
       b.chi2 = Kokkos::View<double*, Space>("kosmos::kepler::search::chi2", n);
@@ -111,7 +114,7 @@ class BatchLikelihood : public Likelihood {
   };
   std::vector<Model> models_;
   std::vector<int> begin_, count_;
-  int n_inst_ = 0, n_act_ = 0;
+  int n_pl_ = 0, n_inst_ = 0, n_act_ = 0;
   Chi2Evaluator<Precision, Space> evaluator_;
   std::map<int, Buffers> buffers_;
   std::vector<double> prior_;

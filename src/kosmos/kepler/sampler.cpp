@@ -113,8 +113,8 @@ std::unique_ptr<Likelihood> stars_likelihood(const std::vector<StarFit*>& fits,
   std::vector<int> begin, count;
   std::vector<Model> models;
   for (const StarFit* fit : fits) {
-    kosmos::Impl::require(fit->model->L.n_pl == fits.front()->model->L.n_pl,
-                          "kosmos::kepler::survey", "every star needs the same planet count (",
+    kosmos::Impl::require(fit->model->L.n_trend == fits.front()->model->L.n_trend,
+                          "kosmos::kepler::survey", "every star needs the same trend order (",
                           fit->data->path, ")");
     models.push_back(*fit->model);
   }

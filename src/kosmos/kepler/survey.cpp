@@ -1,6 +1,6 @@
 // Survey mode: many stars optimized together (optimize_stars) or one at a time, then one DE-MCMC
-// per planet count for all of its stars in shared kernel launches; survey_from starts that
-// DE-MCMC from given models.
+// for all of them, whatever their planet counts, in shared kernel launches; survey_from starts
+// that DE-MCMC from given models.
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/impl/de_mcmc.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
@@ -174,21 +174,22 @@ bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& star
   return false;
 }
 
-std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
+std::vector<SearchResult> sample_together(const std::vector<StarFit*>& fits,
                                           const SearchOptions& opt, Progress& progress,
                                           bool refine) {
   BackgroundSummaries background(opt);
-  for (int count = kMaxPlanets; count >= 0; --count) {
-    std::vector<StarFit*> group;
-    for (StarFit* fit : fits)
-      if (fit->model->L.n_pl == count) group.push_back(fit);
-    if (group.empty()) continue;
-    std::ostringstream m;
-    m << "sampling " << group.size() << " star(s) with " << count << " planet(s) together";
-    progress.message(m.str());
-    std::mt19937_64 count_rng(mix64(opt.seed ^ mix64(0x636f756e74ULL + std::uint64_t(count))));
-    sample_group(group, opt, count_rng, progress, refine, background);
+  int fewest = kMaxPlanets, most = 0;
+  for (const StarFit* fit : fits) {
+    fewest = std::min(fewest, fit->model->L.n_pl);
+    most = std::max(most, fit->model->L.n_pl);
   }
+  std::ostringstream m;
+  m << "sampling " << fits.size() << " star(s) with " << fewest;
+  if (most > fewest) m << " to " << most;
+  m << " planet(s) together";
+  progress.message(m.str());
+  std::mt19937_64 rng(mix64(opt.seed ^ mix64(0x636f756e74ULL)));
+  sample_group(fits, opt, rng, progress, refine, background);
   background.wait();
   std::vector<SearchResult> out;
   for (StarFit* fit : fits) out.push_back(std::move(fit->result));
@@ -212,7 +213,7 @@ std::vector<SearchResult> survey(const std::vector<RVData>& stars, const SearchO
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // batched: the MAP is the batched polish's optimum or a better sample (no per-star polish
   // after sampling)
-  auto results = sample_by_count(pointers(fits), opt, progress, !batched);
+  auto results = sample_together(pointers(fits), opt, progress, !batched);
   for (auto& r : results) r.sampler_timing.optimization = seconds;
   return results;
 }
@@ -275,7 +276,7 @@ std::vector<SearchResult> survey_from(const std::vector<RVData>& stars,
                           "chains = ", opt.chains,
                           " must be even and >= 2 x parameters + 2 = ", 2 * fit.result.n_free + 2);
   }
-  return sample_by_count(pointers(fits), opt, progress, false);
+  return sample_together(pointers(fits), opt, progress, false);
 }
 }  // namespace kepler
 }  // namespace kosmos

@@ -1,6 +1,6 @@
 // A survey's planet counts by evidence (survey_evidence): the survey's optimization stages; every
-// star's counts by importance sampling, which decide the stars they can; per planet count the
-// other stars' ladders of temperatures in the same kernel launches; ln Z per (star, count), each
+// star's counts by importance sampling, which decide the stars they can; the other stars' ladders
+// of temperatures, whatever their counts, in the same kernel launches; ln Z per (star, count), each
 // star's count by select_model's rule and its posterior.
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
@@ -60,7 +60,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     std::vector<LadderStar> ladders;
     for (std::size_t s : which)
       ladders.push_back({&stars[s], &star_options[s], &fits[s].optimum_of_count[std::size_t(c)],
-                         &fits[s].stream_rng, fits[s].stream});
+                         &fits[s].stream_rng, fits[s].stream, c});
     return ladders;
   };
   std::vector<std::size_t> every(stars.size());
@@ -105,8 +105,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   }
   stages.importance = lap();
 
-  // 2. The other stars' ladders, per count every such star's temperatures in the same launches:
-  // first only the counts whose importance estimate is missing (every count with planets where
+  // 2. The other stars' ladders, all their counts' temperatures in the same launches: first only the counts whose importance estimate is missing (every count with planets where
   // the estimates exist but their margins leave the count open). A star that its ladders and its
   // other counts' estimates (margins included) then decide keeps that count and samples its
   // posterior; the others also ladder every count left but one estimated with no margin.
@@ -126,27 +125,35 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     return !estimates[s].empty() && estimates[s][std::size_t(i)].usable &&
            estimates[s][std::size_t(i)].margins.empty();
   };
+  // Every ladder a pass needs (a star's counts in ascending order) in the same launches; the
+  // device streams keyed on the seed and the pass only (each ladder's own by its star's index in
+  // the survey and its count), so every part of a survey draws the same.
   auto ladder_needed = [&](int pass) {
-    for (int i = 0; i < n_counts; ++i) {
-      const int c = first + i;
-      std::vector<std::size_t> which;
-      for (std::size_t s : laddered)
-        if (needs[s][std::size_t(i)] && !has_ladder[s][std::size_t(i)]) which.push_back(s);
-      if (which.empty()) continue;
-      // The device streams of count c and pass: keyed on the seed, the count and the pass only
-      // (each star's own by its index in the survey), so every part of a survey draws the same.
-      std::mt19937_64 seed_source(mix64(options.seed ^ mix64(0x5eed0000ULL + std::uint64_t(c) +
-                                                             0x10000ULL * std::uint64_t(pass))));
-      auto count_runs = tempered_runs_of_count(ladders_of(which, c), ev, c, seed_source);
-      for (std::size_t k = 0; k < which.size(); ++k) {
-        runs[which[k]][std::size_t(i)] = std::move(count_runs[k]);
-        has_ladder[which[k]][std::size_t(i)] = 1;
-      }
-      std::ostringstream m;
-      m << "evidence: " << c << " planet(s): " << which.size() << " star(s) x " << ev.temperatures
-        << " temperatures sampled together";
-      progress.message(m.str());
+    std::vector<std::size_t> which;
+    std::vector<LadderStar> ladders;
+    int fewest = options.planets, most = first;
+    for (std::size_t s : laddered)
+      for (int i = 0; i < n_counts; ++i)
+        if (needs[s][std::size_t(i)] && !has_ladder[s][std::size_t(i)]) {
+          which.push_back(s);
+          ladders.push_back(ladders_of({s}, first + i).front());
+          fewest = std::min(fewest, first + i);
+          most = std::max(most, first + i);
+        }
+    if (ladders.empty()) return;
+    std::mt19937_64 seed_source(
+        mix64(options.seed ^ mix64(0x5eed0000ULL + 0x10000ULL * std::uint64_t(pass))));
+    auto ladder_runs = tempered_runs_of_ladders(ladders, ev, seed_source);
+    for (std::size_t k = 0; k < ladders.size(); ++k) {
+      const std::size_t i = std::size_t(ladders[k].planets - first);
+      runs[which[k]][i] = std::move(ladder_runs[k]);
+      has_ladder[which[k]][i] = 1;
     }
+    std::ostringstream m;
+    m << "evidence: " << ladders.size() << " ladder(s) of " << fewest;
+    if (most > fewest) m << " to " << most;
+    m << " planet(s) x " << ev.temperatures << " temperatures sampled together";
+    progress.message(m.str());
   };
   for (std::size_t s : laddered) {
     bool any_missing = false;
@@ -210,7 +217,7 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     sampled.push_back(&fit);
   }
   if (!sampled.empty()) {
-    auto posteriors = sample_by_count(sampled, options, progress, !batched);
+    auto posteriors = sample_together(sampled, options, progress, !batched);
     for (std::size_t i = 0; i < screened.size(); ++i)
       out[screened[i]].posterior = std::move(posteriors[i]);
   }

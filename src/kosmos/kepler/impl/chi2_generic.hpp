@@ -148,6 +148,9 @@ struct Chi2Inputs {
     } else {
       for (int j = 0; j < n_pl; ++j) {
         const int slot = j * stride + first;
+        // A planet of zero amplitude adds exactly nothing (a survey batch pads stars of fewer
+        // planets so): no Kepler solve for it.
+        if (s_A(slot) == Real(0) && s_B(slot) == Real(0)) continue;
         const Real ecc = s_e(slot);
         const Real M = PlanetConstants<Precision>::mean_anomaly(tk, s_invP(slot), s_m0(slot));
         Real s, c;

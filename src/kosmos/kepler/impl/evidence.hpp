@@ -29,25 +29,27 @@ struct TemperedRun {
 // that DE-MCMC needs.
 int ladder_chain_count(const Model& model, const SearchOptions& opt, const EvidenceOptions& ev);
 
-// One star's ladder in a batched tempered run.
+// One star's ladder of one planet count in a batched tempered run.
 struct LadderStar {
   const RVData* data = nullptr;
   const SearchOptions* opt = nullptr;            // with the star's proper priors
   const std::vector<double>* optimum = nullptr;  // the optimization stages' optimum of the count
   std::mt19937_64* rng = nullptr;                // the host draws of its starting chains
-  // Its index in the survey: temperature k of star i draws the device streams of key
-  // i x temperatures + k (-1: keyed by the position in the batch).
+  // Its index in the survey: temperature k of count c of star i draws the device streams of key
+  // (i x (kMaxPlanets + 1) + c) x temperatures + k (-1: keyed by the position in the batch).
   long long stream = -1;
+  int planets = 0;  // the count
 };
 
-// The tempered runs of `planets` planets of every star, all ladders (stars x temperatures
-// "stars" of the survey layout) in the same kernel launches, chains exchanged within a ladder.
-// The options other than the priors are the first star's. seed_source: its next draw, after
-// every star's starting chains, seeds the device streams. One star with stream -1: the
-// single-star run of select_model and planet_count_evidence.
-std::vector<TemperedRun> tempered_runs_of_count(const std::vector<LadderStar>& stars,
-                                                const EvidenceOptions& ev, int planets,
-                                                std::mt19937_64& seed_source);
+// The tempered runs of every ladder (a star may come once per count), all of them (ladders x
+// temperatures "stars" of the survey layout, whatever their counts) in the same kernel launches,
+// chains exchanged within a ladder. The options other than the priors are the first star's.
+// seed_source: its next draw, after every ladder's starting chains (drawn in the order of
+// `stars`), seeds the device streams. One star with stream -1: the single-star run of
+// select_model and planet_count_evidence.
+std::vector<TemperedRun> tempered_runs_of_ladders(const std::vector<LadderStar>& stars,
+                                                  const EvidenceOptions& ev,
+                                                  std::mt19937_64& seed_source);
 
 // The model of `planets` planets of one star for its tempered run, its bound priors (those of
 // the largest count compared; priors on planets beyond this count drop out), after the checks

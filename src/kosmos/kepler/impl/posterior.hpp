@@ -236,6 +236,15 @@ struct ModelSpec {
       m.omega(r, j) = o.omega;
       m.M0(r, j) = o.M0;
     }
+    // Rows wider than the model (a batch of stars with different planet counts): planets of
+    // zero amplitude, which the chi^2 kernels skip.
+    for (int j = L.n_pl; j < int(m.K.extent(1)); ++j) {
+      m.P(r, j) = 10.0;
+      m.K(r, j) = 0.0;
+      m.e(r, j) = 0.0;
+      m.omega(r, j) = 0.0;
+      m.M0(r, j) = 0.0;
+    }
     for (int i = 0; i < int(m.offset.extent(1)); ++i) {
       m.offset(r, i) = ok && i < L.n_inst ? x[L.gamma(i)] : 0.0;
       m.jitter(r, i) = ok && i < L.n_inst ? x[L.jitter(i)] : 1.0;

@@ -39,12 +39,12 @@ void optimize_stars(std::vector<StarFit>& fits, const SearchOptions& opt, std::u
 bool optimize_survey(std::vector<StarFit>& fits, const std::vector<RVData>& stars,
                      const SearchOptions& opt, long long first_star, std::mt19937_64& rng,
                      Progress& progress);
-// Samples each planet count's stars together (fit->model: the count; fit->current: its MAP),
-// the highest count first: its summaries (the most columns) run on host threads while the lower
-// counts sample. Each count draws from its own generator (the seed and the count), so a star's
-// chains do not depend on which other counts its batch holds. The results in the order of
-// `fits`. refine: as choose_map's.
-std::vector<SearchResult> sample_by_count(const std::vector<StarFit*>& fits,
+// Samples every star together (fit->model: its count, which may differ between stars;
+// fit->current: its MAP) in one DE-MCMC of shared launches, each star's summaries on host threads
+// from the extension round its chains converge in. The chains draw from one generator of the seed
+// and each star's own streams, so a star's chains do not depend on the stars beside it. The
+// results in the order of `fits`. refine: as choose_map's.
+std::vector<SearchResult> sample_together(const std::vector<StarFit*>& fits,
                                           const SearchOptions& opt, Progress& progress,
                                           bool refine);
 
