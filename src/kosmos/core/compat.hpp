@@ -101,14 +101,15 @@ class ScopedRegion {
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 };
 
-// `policy` for a kernel queued on one of several execution-space instances that should run
-// concurrently (e.g. the dust pipeline's streams). Kokkos 3.4 and 4.x launch a CUDA functor of
-// 512 bytes or more through one constant-memory buffer shared by all streams, and block the host
-// before each such launch until the previous one (on any stream) has finished: the instances then
-// serialize with the host. HintLightWeight passes functors below 4 kB as kernel arguments instead.
-// No effect on host backends.
+// `policy` for a kernel that the host should be able to queue ahead of the device: a sequence of
+// small kernels (the samplers' generations) or kernels on several execution-space instances that
+// should run concurrently (e.g. the dust pipeline's streams). Kokkos 3.4 and 4.x launch a CUDA
+// functor of 512 bytes or more through one constant-memory buffer shared by all streams, and block
+// the host before each such launch until the previous one (on any stream) has finished: the host
+// then waits out every kernel, and instances serialize with the host. HintLightWeight passes
+// functors below 4 kB as kernel arguments instead. No effect on host backends.
 template <class Policy>
-auto concurrent_policy(const Policy& policy) {
+auto non_blocking_policy(const Policy& policy) {
   return Kokkos::Experimental::require(policy,
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }

@@ -450,11 +450,11 @@ void equilibrium_temperatures_generic(const ExecSpace& space, const GrainModel<T
   // Grids whose per-species data exceed the team scratch read it from global memory instead.
   const bool in_scratch = scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   functor f{g, heating_in, temperature, status, Impl::solver_params<T>(options), nc, chunk, chunks};
-  // concurrent_policy here and in stage 4: EmissionPipeline queues them on several instances.
+  // non_blocking_policy here and in stage 4: EmissionPipeline queues them on several instances.
   auto launch = [&](const char* label, auto tag, std::size_t bytes) {
     using policy = Kokkos::TeamPolicy<ExecSpace, decltype(tag)>;
     Kokkos::parallel_for(label,
-                         kosmos::Impl::concurrent_policy(policy(space, ns * chunks, team_size))
+                         kosmos::Impl::non_blocking_policy(policy(space, ns * chunks, team_size))
                              .set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          f);
   };
@@ -513,7 +513,7 @@ void emission_sed_generic(const ExecSpace& space, const GrainModel<T, ExecSpace>
   auto x = g.x;
   Kokkos::parallel_for(
       "kosmos::dust::emission_sed",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl)),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t c = wavelength_fastest ? i / nl : i % nc;

@@ -63,7 +63,7 @@ void synthetic_cells(const ExecSpace& space, const Wave& wavelength, const Inten
   constexpr bool wavelength_fastest = std::is_same<typename Intensity::array_layout, Kokkos::LayoutRight>::value;
   Kokkos::parallel_for(
       "kosmos::dust::synthetic_cells",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, nc * nl)),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t c = wavelength_fastest ? i / nl : i % nc, l = wavelength_fastest ? i % nl : i / nc;

@@ -119,7 +119,7 @@ void columns_to_rows(const ExecSpace& space, const Columns& columns, const Rows&
   const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 256;
   Kokkos::parallel_for(
       "kosmos::dust::pipeline_columns_to_rows",
-      kosmos::Impl::concurrent_policy(policy(space, int(tiles_i * tiles_j), team_size))
+      kosmos::Impl::non_blocking_policy(policy(space, int(tiles_i * tiles_j), team_size))
           .set_scratch_size(0, Kokkos::PerTeam(tile_view::shmem_size(edge * pitch))),
       KOKKOS_LAMBDA(const member& team) {
         const std::int64_t i0 = team.league_rank() % tiles_i * edge,

@@ -260,7 +260,7 @@ void absorbed_to_mean_intensity(const ExecSpace& space, const Rows& values, cons
   const std::int64_t n = std::int64_t(values.extent(0)), nl = std::int64_t(values.extent(1));
   Kokkos::parallel_for(
       "kosmos::dust::absorbed_to_mean_intensity",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, n * nl)),
       KOKKOS_LAMBDA(const std::int64_t k) {
         const std::int64_t c = k / nl, l = k % nl;
@@ -293,7 +293,7 @@ void flag_sublimation(const ExecSpace& space, const Status& status, const Temper
   const std::int64_t n = std::int64_t(status.extent(0)), ns = std::int64_t(status.extent(1));
   Kokkos::parallel_for(
       "kosmos::dust::flag_sublimation",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, n * ns)),
       KOKKOS_LAMBDA(const std::int64_t k) {
         const auto e = memory_order(status, k);
@@ -309,7 +309,7 @@ void add_background(const ExecSpace& space, const Rows& values, const Background
   const std::int64_t n = std::int64_t(values.extent(0)), nl = std::int64_t(values.extent(1));
   Kokkos::parallel_for(
       "kosmos::dust::add_background_field",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, n * nl)),
       KOKKOS_LAMBDA(const std::int64_t k) { values(k / nl, k % nl) += background(k % nl); });
 }

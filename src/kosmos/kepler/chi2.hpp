@@ -497,7 +497,9 @@ class Chi2Evaluator {
                                                   options_.amplitude};
       Kokkos::parallel_for(
           "kosmos::kepler::delta_v",
-          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space_, 0, rows), f);
+          kosmos::Impl::non_blocking_policy(
+              Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space_, 0, rows)),
+          f);
     }
     const bool on_host = kosmos::Impl::is_host_space<ExecSpace>();
     using Inputs = Impl::Chi2Inputs<Precision, ExecSpace>;
@@ -569,7 +571,7 @@ class Chi2Evaluator {
     auto launch = [&](auto from_dv, const char* label) {
       using Functor = std::conditional_t<decltype(from_dv)::value, FromDv, Fused>;
       const Functor f{inputs, tile, team_size, groups};
-      Kokkos::parallel_for(label, policy, f);
+      Kokkos::parallel_for(label, kosmos::Impl::non_blocking_policy(policy), f);
     };
     if (separate)
       launch(std::true_type(), "kosmos::kepler::chi2_from_dv");
@@ -587,7 +589,8 @@ class Chi2Evaluator {
     const int league = (inputs.n_sys + team_size - 1) / team_size;
     Kokkos::TeamPolicy<ExecSpace> policy(space_, league, team_size, lanes);
     policy.set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(team_size, inputs.n_pl)));
-    Kokkos::parallel_for("kosmos::kepler::chi2_ranges", policy, Functor{inputs, team_size});
+    Kokkos::parallel_for("kosmos::kepler::chi2_ranges", kosmos::Impl::non_blocking_policy(policy),
+                         Functor{inputs, team_size});
   }
 
   ExecSpace space_;

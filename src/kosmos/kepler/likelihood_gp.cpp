@@ -4,6 +4,7 @@
 // thread per parameter row (chain x star) runs the O(N J^2) recursion over its star's observations,
 // computing the Keplerian model on the fly (double, Markley solver). Noise models "gp-sho"
 // (celerite2's SHOTerm) and "gp-rotation" (RotationTerm).
+#include <kosmos/core/compat.hpp>
 #include <kosmos/core/validation.hpp>
 #include <kosmos/kepler/celerite.hpp>
 #include <kosmos/kepler/impl/noise_model.hpp>
@@ -271,7 +272,8 @@ class GPLikelihood : public Likelihood {
            const Column& chi2) const {
     Kokkos::parallel_for(
         "kosmos::kepler::gp::loglike",
-        Kokkos::RangePolicy<Space>(0, int(models_.size()) * rows_per_star),
+        kosmos::Impl::non_blocking_policy(
+            Kokkos::RangePolicy<Space>(0, int(models_.size()) * rows_per_star)),
         GPRowsFunctor<Space, Noise>{t_, v_, sigma_, inst_, begin_, count_, activity_, spec_, x,
                                     prior, ll, chi2, rows_per_star});
   }

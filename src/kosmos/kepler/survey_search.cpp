@@ -173,7 +173,10 @@ class BatchedSearch {
         return;
       }
     }
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n), body);
+    Kokkos::parallel_for(
+        label,
+        kosmos::Impl::non_blocking_policy(Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n)),
+        body);
   }
   static int count_true(const char* label, const Index& flags) {
     const int n_flags = int(flags.extent(0));
@@ -346,7 +349,8 @@ class BatchedSearch {
     const auto w = w_;
     const auto current = current_;
     Kokkos::parallel_for(
-        "kosmos::kepler::survey::residuals", Kokkos::TeamPolicy<Space>(n_stars_, Kokkos::AUTO),
+        "kosmos::kepler::survey::residuals",
+        kosmos::Impl::non_blocking_policy(Kokkos::TeamPolicy<Space>(n_stars_, Kokkos::AUTO)),
         KOKKOS_LAMBDA(const Team& team) {
           const int s = team.league_rank(), b = begin(s);
           const ModelSpec m = spec(s);
@@ -404,7 +408,8 @@ class BatchedSearch {
     const auto n_peaks = n_peaks_;
     const auto baseline = baseline_;
     Kokkos::parallel_for(
-        "kosmos::kepler::survey::peaks", Kokkos::TeamPolicy<Space>(n_stars_, Kokkos::AUTO),
+        "kosmos::kepler::survey::peaks",
+        kosmos::Impl::non_blocking_policy(Kokkos::TeamPolicy<Space>(n_stars_, Kokkos::AUTO)),
         KOKKOS_LAMBDA(const Team& team) {
           const int s = team.league_rank(), f0 = freq_begin(s), nf = freq_begin(s + 1) - f0;
           const double separation = 1.5 / baseline(s);

@@ -53,7 +53,7 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
                      nl = std::int64_t(sed.extent(1)),
                      nq = std::int64_t(stochastic_status.extent(1));
   auto per_grain = [&](const char* label, auto fn, auto reducer) {
-    Kokkos::parallel_reduce(label, kosmos::Impl::concurrent_policy(Range(space, 0, n * ns)), fn,
+    Kokkos::parallel_reduce(label, kosmos::Impl::non_blocking_policy(Range(space, 0, n * ns)), fn,
                             reducer);
   };
   for (int st = 0; st < temperature_status_count; ++st)
@@ -67,7 +67,7 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
   for (int st = 0; st <= stochastic_invalid_heating; ++st)
     Kokkos::parallel_reduce(
         "kosmos::dust::stream_summary_stochastic_status_counts",
-        kosmos::Impl::concurrent_policy(Range(space, 0, n * nq)),
+        kosmos::Impl::non_blocking_policy(Range(space, 0, n * nq)),
         KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
           const auto e = memory_order(stochastic_status, k);
           sum += stochastic_status(e.first, e.second) == st ? 1.0 : 0.0;
@@ -105,7 +105,7 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
       Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_absorbed)));
   Kokkos::parallel_reduce(
       "kosmos::dust::stream_summary_emitted",
-      kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
+      kosmos::Impl::non_blocking_policy(Range(space, 0, n * nl)),
       KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
         const auto e = memory_order(sed, k);
         sum += double(sed(e.first, e.second)) * double(width(e.second));
@@ -113,7 +113,7 @@ void queue_chunk_summary(const Space& space, const Status& status, const Values&
       Kokkos::Sum<double, typename Space::memory_space>(Result(out + summary_emitted)));
   Kokkos::parallel_reduce(
       "kosmos::dust::stream_summary_nonfinite_sed",
-      kosmos::Impl::concurrent_policy(Range(space, 0, n * nl)),
+      kosmos::Impl::non_blocking_policy(Range(space, 0, n * nl)),
       KOKKOS_LAMBDA(const std::int64_t k, double& sum) {
         const auto e = memory_order(sed, k);
         sum += kosmos::math::isfinite(double(sed(e.first, e.second))) ? 0.0 : 1.0;

@@ -509,10 +509,10 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   // GPUs: 64 threads a team (32 or 128, and one warp's 32 vector lanes, were slower).
   const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
-  // concurrent_policy: the pipeline queues this per chunk on several instances.
+  // non_blocking_policy: the pipeline queues this per chunk on several instances.
   Kokkos::parallel_for(
       "kosmos::dust::stochastic_heating",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           Kokkos::TeamPolicy<ExecSpace>(space, int(std::size_t(cells) * nq), team_size))
           .set_scratch_size(level, Kokkos::PerTeam(scratch)),
       functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell});

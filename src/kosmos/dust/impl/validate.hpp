@@ -64,7 +64,7 @@ void find_invalid_cell(const ExecSpace& space, const Intensity& intensity, const
   using policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_reduce(
       "kosmos::dust::validate_cells",
-      kosmos::Impl::concurrent_policy(
+      kosmos::Impl::non_blocking_policy(
           policy(space, 0, n_intensity + std::int64_t(dust_mass.extent(0)))),
       KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& first) {
         if (k >= first) return;

@@ -275,7 +275,10 @@ class DeMcmcChains {
         return;
       }
     }
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n), body);
+    Kokkos::parallel_for(
+        label,
+        kosmos::Impl::non_blocking_policy(Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, n)),
+        body);
   }
 
   // The random stream of one half-generation's use (0: proposals, 1: acceptance); the row is
