@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Function totals of a sampling_profiler.c profile.
 
-    symbolize_profile.py PROFILE [BINARY_DIR...] [--top N]
+    symbolize_profile.py PROFILE [BINARY_DIR...] [--top N] [--callers TEXT]
 
 Addresses in files found here (the profiled binary and libraries carried from this machine,
 looked up by file name under BINARY_DIRs) are named with addr2line; the others (the GPU machine's
 own libraries: CUDA driver, libc, libgomp) by their file. Prints three tables: self (the
 interrupted function), self attributed to the innermost named caller (where a wait in the CUDA
 driver or libgomp comes from), and inclusive (every function on the stack, once per sample).
+--callers TEXT adds a fourth: for the samples with a function whose name holds TEXT on the stack,
+the chain of named functions that called its innermost such frame (up to four), per chain.
 """
 import argparse
 import collections
@@ -103,12 +105,18 @@ def main():
     parser.add_argument("profile")
     parser.add_argument("dirs", nargs="*")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--callers", default="")
     args = parser.parse_args()
     stacks, maps = read_profile(args.profile)
     name = symbolizer(stacks, maps, args.dirs)
     total = sum(ms for ms, _ in stacks)
-    self_time, attributed, inclusive = (collections.Counter() for _ in range(3))
+    self_time, attributed, inclusive, callers = (collections.Counter() for _ in range(4))
     for ms, frames in stacks:
+        if args.callers:
+            hit = next((k for k, a in enumerate(frames) if args.callers in name[a][0]), None)
+            if hit is not None:
+                chain = [name[a][0][:90] for a in frames[hit + 1:] if name[a][1]][:4]
+                callers[" <- ".join(chain)] += ms
         leaf, known = name[frames[0]]
         self_time[leaf] += ms
         if not known:
@@ -119,8 +127,11 @@ def main():
         for function in {name[a][0] for a in frames}:
             inclusive[function] += ms
     print(f"{total} ms sampled ({len(stacks)} samples)")
-    for title, table in (("self", self_time), ("self, by innermost named caller", attributed),
-                         ("inclusive", inclusive)):
+    tables = [("self", self_time), ("self, by innermost named caller", attributed),
+              ("inclusive", inclusive)]
+    if args.callers:
+        tables.append(("callers of " + args.callers, callers))
+    for title, table in tables:
         print(f"\n## {title}")
         for function, ms in table.most_common(args.top):
             print(f"{100 * ms / total:6.2f}%  {ms / 1000:8.3f} s  {function}")

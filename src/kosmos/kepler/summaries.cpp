@@ -139,25 +139,55 @@ std::vector<bool> fixed_columns(const Model& model, bool masses, bool uncertain_
   return out;
 }
 
-void choose_map(StarFit& fit, const SearchOptions& opt, bool refine) {
-  const Model& model = *fit.model;
-  const int dim = model.L.dim();
+namespace {
+// fit.current: the best of the chains' start and the kept samples; true when a sample beat the
+// start.
+bool take_best_sample(StarFit& fit) {
+  const int dim = fit.model->L.dim();
   const auto& kept = fit.kept;
-  const std::unique_ptr<Likelihood> lik =
-      make_reporting_likelihood(HostObservations(*fit.data, fit.epoch, opt), model, opt, !refine);
   std::size_t top = 0;
   for (std::size_t r = 1; r < kept.size(); ++r)
     if (kept[r][dim] > kept[top][dim]) top = r;
-  if (!kept.empty() && kept[top][dim] > fit.start_lnpost) {
-    fit.current.assign(kept[top].data(), kept[top].data() + dim);
-    if (refine)
-      polish(*lik, model, fit.current, parameter_scales(fit.current, model.L, fit.baseline));
-  }
+  if (kept.empty() || !(kept[top][dim] > fit.start_lnpost)) return false;
+  fit.current.assign(kept[top].data(), kept[top].data() + dim);
+  return true;
+}
+}  // namespace
+
+void choose_map(StarFit& fit, const SearchOptions& opt, bool refine) {
+  const Model& model = *fit.model;
+  const std::unique_ptr<Likelihood> lik =
+      make_reporting_likelihood(HostObservations(*fit.data, fit.epoch, opt), model, opt, !refine);
+  if (take_best_sample(fit) && refine)
+    polish(*lik, model, fit.current, parameter_scales(fit.current, model.L, fit.baseline));
   std::vector<double> logpost, loglike, chi2;
   lik->evaluate(fit.current, 1, logpost, &loglike, &chi2);
   fit.result.best_loglike = loglike[0];
   fit.result.best_chi2 = chi2[0];
   fit.evaluations += lik->evaluations;
+}
+
+void choose_maps(const std::vector<StarFit*>& fits, const SearchOptions& opt, bool refine) {
+  if (fits.empty()) return;
+  if (refine) {
+    for (StarFit* fit : fits) choose_map(*fit, opt, refine);
+    return;
+  }
+  std::vector<const double*> x;
+  for (StarFit* fit : fits) {
+    take_best_sample(*fit);
+    x.push_back(fit->current.data());
+  }
+  SearchOptions reporting = opt;  // as make_reporting_likelihood's
+  reporting.mixed_precision = false;
+  const auto lik = stars_likelihood(fits, reporting);
+  std::vector<double> logpost, loglike, chi2;
+  lik->evaluate_stars(x, 1, logpost, &loglike, &chi2);
+  for (std::size_t s = 0; s < fits.size(); ++s) {
+    fits[s]->result.best_loglike = loglike[s];
+    fits[s]->result.best_chi2 = chi2[s];
+    fits[s]->evaluations += 1;
+  }
 }
 
 void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng) {

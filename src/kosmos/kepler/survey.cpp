@@ -119,7 +119,7 @@ class BackgroundSummaries {
 };
 
 // The DE-MCMC of many prepared stars of one planet count in shared launches (extended for stars
-// not converged); each star, once its samples are final, gets its MAP (choose_map, here: it
+// not converged); each star, once its samples are final, gets its MAP (choose_maps, here: it
 // launches kernels) and goes to the background summaries with a generator from its own stream
 // (or drawn from rng).
 void sample_group(const std::vector<StarFit*>& fits, const SearchOptions& opt, std::mt19937_64& rng,
@@ -140,10 +140,10 @@ void sample_group(const std::vector<StarFit*>& fits, const SearchOptions& opt, s
     std::vector<StarFit*> done_fits;
     std::vector<std::mt19937_64> done_rng;
     for (const std::size_t s : done) {
-      choose_map(*fits[s], opt, refine);
       done_fits.push_back(fits[s]);
       done_rng.push_back(star_rng[s]);
     }
+    choose_maps(done_fits, opt, refine);
     background.add(done_fits, std::move(done_rng));
   });
 }

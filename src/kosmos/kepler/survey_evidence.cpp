@@ -241,9 +241,9 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
     // chain 0 started at the optimum: the MAP unless a sample beats it
     cold.start_lnpost = cold.lnpost[0];
     prepare_tempered_posterior(cold, fits[s].result, evaluations, start);
-    choose_map(cold, cold_options.back(), !batched);
     colds.push_back(&cold);
   }
+  choose_maps(colds, options, !batched);
   auto finish = [&](const std::size_t i) {
     const std::size_t s = laddered[i];
     finish_star(*colds[i], cold_options[i], fits[s].stream_rng);

@@ -50,6 +50,9 @@ void extend_unconverged(const std::vector<StarFit*>& fits, const SearchOptions& 
 // fit.result.best_loglike / best_chi2 from make_reporting_likelihood (on the host without a
 // refine). Launches kernels: call it from the thread that drives the device.
 void choose_map(StarFit& fit, const SearchOptions& opt, bool refine);
+// choose_map of many stars (the same trend order); without a refine their ln L and chi^2 in one
+// batched evaluation in double (stars_likelihood) instead of a host likelihood per star.
+void choose_maps(const std::vector<StarFit*>& fits, const SearchOptions& opt, bool refine);
 // The derived columns and summaries of one star after choose_map. Uses no Kokkos: survey stars
 // run it on host threads.
 void finish_star(StarFit& fit, const SearchOptions& opt, std::mt19937_64& rng);
