@@ -307,16 +307,23 @@ std::vector<TemperedRun> tempered_runs_of_group(const std::vector<LadderStar>& s
   }
   Progress quiet(nullptr);
   lik->run_chains(pointers, opt, seed, quiet);
+  // Each ladder's stepping stones over its kept ln L (host threads).
+  std::vector<CountEvidence> evidence(stars.size());
+  host_for(
+      "kosmos::kepler::evidence::stepping_stones", stars.size(),
+      [&](const std::size_t s) {
+        CountEvidence& out = evidence[s];
+        out.planets = stars[s].planets;
+        out.trend = models[s * std::size_t(T)].L.n_trend;
+        out.beta = beta;
+        ladder_evidence(&fits[s * std::size_t(T)], n, out);
+      },
+      2);
   std::vector<TemperedRun> runs;
   for (std::size_t s = 0; s < stars.size(); ++s) {
     StarFit* ladder = &fits[s * std::size_t(T)];
     const Model& model = models[s * std::size_t(T)];
-    CountEvidence out;
-    out.planets = stars[s].planets;
-    out.trend = model.L.n_trend;
-    out.beta = beta;
-    ladder_evidence(ladder, n, out);
-    TemperedRun run{out, std::move(ladder[T - 1])};
+    TemperedRun run{std::move(evidence[s]), std::move(ladder[T - 1])};
     run.cold.evaluations = lik->evaluations / (long long)stars.size();  // the shared launches
     run.cold.model = std::make_unique<Model>(model);
     run.cold.current = *stars[s].optimum;
