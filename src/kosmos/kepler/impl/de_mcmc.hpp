@@ -96,6 +96,7 @@ class DeMcmcChains {
         de_gamma("kosmos::kepler::de_mcmc::gamma", n_stars),
         beta("kosmos::kepler::de_mcmc::beta", n_stars),
         star_key("kosmos::kepler::de_mcmc::star_key", n_stars),
+        kept_index("kosmos::kepler::de_mcmc::kept_index", n_stars),
         state("kosmos::kepler::de_mcmc::state", std::size_t(n_stars) * chains, width),
         lnpost("kosmos::kepler::de_mcmc::lnpost", std::size_t(n_stars) * chains),
         lnlike("kosmos::kepler::de_mcmc::lnlike", std::size_t(n_stars) * chains),
@@ -120,6 +121,9 @@ class DeMcmcChains {
   // draws. The batch position s unless the caller numbers its stars itself (a survey numbers them
   // in the whole survey, so that a star draws the same numbers in any batch or rank).
   Kokkos::View<std::uint64_t*, Space> star_key;
+  // Per star its place among the stars whose kept generations keep the parameters (keep()), -1
+  // for a star that keeps only ln L (a ladder's hotter temperatures).
+  Kokkos::View<int*, Space> kept_index;
   Rows state;  // row star * chains + chain
   Column lnpost, lnlike;
   Kokkos::View<long long*, Space> accepted;
@@ -244,20 +248,27 @@ class DeMcmcChains {
         });
   }
 
-  // Copies every chain's state, ln posterior and ln L into kept(slot, row, :) (parameters, then
-  // the two logs after the star's last parameter).
-  void keep(const Kokkos::View<double***, Kokkos::LayoutRight, Space>& kept, int slot) const {
+  // Copies every chain's ln L into loglike(slot, row), and the chains of the stars that keep
+  // their parameters (kept_index(s) >= 0: the star's place among them) into
+  // kept(slot, kept_index(s) x chains + chain, :): the parameters, then ln posterior and ln L
+  // after the star's last parameter.
+  void keep(const Kokkos::View<double***, Kokkos::LayoutRight, Space>& kept,
+            const Kokkos::View<double**, Kokkos::LayoutRight, Space>& loglike, int slot) const {
     const auto spec_ = spec;
+    const auto kept_index_ = kept_index;
     const auto state_ = state;
     const auto lnpost_ = lnpost;
     const auto lnlike_ = lnlike;
     const int chains = chains_;
     launch(
         "kosmos::kepler::de_mcmc::keep", n_stars_ * chains, KOKKOS_LAMBDA(const int row) {
-          const int dim = spec_(row / chains).L.dim();
-          for (int d = 0; d < dim; ++d) kept(slot, row, d) = state_(row, d);
-          kept(slot, row, dim) = lnpost_(row);
-          kept(slot, row, dim + 1) = lnlike_(row);
+          const int s = row / chains, index = kept_index_(s);
+          loglike(slot, row) = lnlike_(row);
+          if (index < 0) return;
+          const int to = index * chains + row % chains, dim = spec_(s).L.dim();
+          for (int d = 0; d < dim; ++d) kept(slot, to, d) = state_(row, d);
+          kept(slot, to, dim) = lnpost_(row);
+          kept(slot, to, dim + 1) = lnlike_(row);
         });
   }
 

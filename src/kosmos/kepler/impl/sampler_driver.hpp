@@ -25,12 +25,18 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
   int width = 1;
   for (const auto& m : models) width = std::max(width, m.L.dim());
   DeMcmcChains<Space> chains(n_stars, n, width, seed);
+  // Each star's place among those whose kept generations keep the parameters (-1: ln L only).
+  std::vector<int> kept_index_host(std::size_t(n_stars), -1);
+  int n_keeping = 0;
+  for (int s = 0; s < n_stars; ++s)
+    if (fits[std::size_t(s)]->keep_parameters) kept_index_host[std::size_t(s)] = n_keeping++;
   {  // upload: models with their prior terms, scales and starting chains
     auto spec = Kokkos::create_mirror_view(chains.spec);
     auto sigma = Kokkos::create_mirror_view(chains.sigma);
     auto gamma = Kokkos::create_mirror_view(chains.de_gamma);
     auto beta = Kokkos::create_mirror_view(chains.beta);
     auto star_key = Kokkos::create_mirror_view(chains.star_key);
+    auto kept_index = Kokkos::create_mirror_view(chains.kept_index);
     auto state = Kokkos::create_mirror_view(chains.state);
     auto lnpost = Kokkos::create_mirror_view(chains.lnpost);
     auto lnlike = Kokkos::create_mirror_view(chains.lnlike);
@@ -45,6 +51,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       gamma(s) = 2.38 / std::sqrt(2.0 * std::max(1, fit.result.n_free));
       beta(s) = fit.beta;
       star_key(s) = fit.stream < 0 ? std::uint64_t(s) : std::uint64_t(fit.stream);
+      kept_index(s) = kept_index_host[std::size_t(s)];
       for (int d = 0; d < dim; ++d) sigma(s, d) = fit.sigma[std::size_t(d)];
       for (int c = 0; c < n; ++c) {
         const int row = s * n + c;
@@ -64,19 +71,25 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       Kokkos::deep_copy(chains.de_gamma, gamma);
       Kokkos::deep_copy(chains.beta, beta);
       Kokkos::deep_copy(chains.star_key, star_key);
+      Kokkos::deep_copy(chains.kept_index, kept_index);
       Kokkos::deep_copy(chains.state, state);
       Kokkos::deep_copy(chains.lnpost, lnpost);
       Kokkos::deep_copy(chains.lnlike, lnlike);
     });
   }
-  // Kept generations go to the device in blocks of up to ~64 MiB, then to the host.
+  // Kept generations go to the device in blocks of up to ~64 MiB, then to the host: every
+  // chain's ln L, the parameters only of the stars that keep them.
   const int n_keep = opt.steps / opt.thin + (opt.steps % opt.thin ? 1 : 0);
-  const std::size_t generation_bytes = sizeof(double) * std::size_t(n_stars) * n * (width + 2);
+  const std::size_t generation_bytes =
+      sizeof(double) * n * (std::size_t(n_keeping) * (width + 2) + std::size_t(n_stars));
   const int block = int(std::max<std::size_t>(
       1, std::min<std::size_t>(std::size_t(n_keep), (std::size_t(64) << 20) / generation_bytes)));
   Kokkos::View<double***, Kokkos::LayoutRight, Space> kept("kosmos::kepler::de_mcmc::kept", block,
-                                                           std::size_t(n_stars) * n, width + 2);
+                                                           std::size_t(n_keeping) * n, width + 2);
+  Kokkos::View<double**, Kokkos::LayoutRight, Space> kept_loglike(
+      "kosmos::kepler::de_mcmc::kept_loglike", block, std::size_t(n_stars) * n);
   auto kept_host = Kokkos::create_mirror_view(kept);
+  auto kept_loglike_host = Kokkos::create_mirror_view(kept_loglike);
   // Room for this run's kept rows at once (reserving block by block reallocates every time).
   for (int s = 0; s < n_stars; ++s) {
     StarFit& fit = *fits[std::size_t(s)];
@@ -89,16 +102,21 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
   int filled = 0;
   auto flush = [&] {
     const auto flush_start = std::chrono::steady_clock::now();
-    timed(Space(), timing.transfers, [&] { Kokkos::deep_copy(kept_host, kept); });
+    timed(Space(), timing.transfers, [&] {
+      Kokkos::deep_copy(kept_host, kept);
+      Kokkos::deep_copy(kept_loglike_host, kept_loglike);
+    });
     timed(Kokkos::DefaultHostExecutionSpace(), timing.generation, [&] {
       host_for("kosmos::kepler::de_mcmc::unpack", std::size_t(n_stars), [&](const std::size_t s) {
         StarFit& fit = *fits[s];
-        const int dim = models[s].L.dim();
+        const int dim = models[s].L.dim(), index = kept_index_host[s];
         for (int slot = 0; slot < filled; ++slot)
           for (int c = 0; c < n; ++c) {
-            const double* src = &kept_host(slot, s * std::size_t(n) + std::size_t(c), 0);
-            if (fit.keep_parameters) fit.kept.append(src, std::size_t(dim) + 2);
-            fit.kept_loglike.push_back(src[dim + 1]);
+            if (index >= 0)
+              fit.kept.append(&kept_host(slot, std::size_t(index) * n + std::size_t(c), 0),
+                              std::size_t(dim) + 2);
+            fit.kept_loglike.push_back(
+                kept_loglike_host(slot, s * std::size_t(n) + std::size_t(c)));
             fit.result.sample_chain.push_back(c);
           }
       });
@@ -118,7 +136,7 @@ void Likelihood::run_de_mcmc(const std::vector<Model>& models, const std::vector
       timed(space, timing.generation, [&] { chains.swap_temperatures(g, temperature_ladder); });
     evaluations += std::int64_t(n_stars) * n;
     if (g >= opt.burn && (g - opt.burn) % opt.thin == 0) {
-      timed(space, timing.generation, [&] { chains.keep(kept, filled); });
+      timed(space, timing.generation, [&] { chains.keep(kept, kept_loglike, filled); });
       if (++filled == block) flush();
     }
     const bool burn_in = g < opt.burn;
