@@ -288,14 +288,20 @@ SearchOptions end_to_end_options() {
 
 void end_to_end_counters(benchmark::State& state, const EndToEndSet& set,
                          const std::vector<SearchResult>& results) {
-  int recovered = 0, converged = 0;
+  int recovered = 0, converged = 0, extended = 0, extended_to_last = 0;
   for (std::size_t s = 0; s < results.size(); ++s) {
     recovered += set.recovered(s, results[s]) ? 1 : 0;
     converged += results[s].max_rhat < 1.01 ? 1 : 0;
+    extended += results[s].extensions > 0 ? 1 : 0;
+    extended_to_last += results[s].extensions == SearchOptions().max_extensions ? 1 : 0;
   }
+  const double n = double(results.size());
   state.counters["stars/s"] = kosmos_bench::rate(double(set.stars.size()));
-  state.counters["recovered"] = double(recovered) / double(results.size());
-  state.counters["converged"] = double(converged) / double(results.size());
+  state.counters["recovered"] = double(recovered) / n;
+  state.counters["converged"] = double(converged) / n;
+  // The fractions of stars that needed an extension round, and the last one.
+  state.counters["extended"] = double(extended) / n;
+  state.counters["extended_to_last"] = double(extended_to_last) / n;
 }
 
 // Where survey()'s wall went (its SamplerTiming): the shared optimization, then the one sampling

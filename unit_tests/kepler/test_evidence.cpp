@@ -603,9 +603,11 @@ TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheAnalyticEvidence) {
 
 // The screening against the ladder on a one-planet star, jitter free: importance sampling
 // decides it, each count's ln Z within the errors of the ladder's, the same count, and the
-// posterior (sampled at beta = 1 alone) finds the planet. The ladder runs long chains: short
-// ones overestimate the planet's ln Z (by 5 at 400 generations here, 2.8 at 3000 and 1.2 at
-// 6000 with 32 temperatures, against the importance estimate's 0.01).
+// posterior (sampled at beta = 1 alone) finds the planet. Short ladders overestimate the
+// planet's ln Z (by 5 at 400 generations here, 2.8 at 3000 and 1.2 at 6000 with 32
+// temperatures, against the importance estimate's 0.01; the errors do not cover it): a count
+// with planets may lie above the importance estimate by up to kShortLadderBias more, never
+// below it beyond the errors.
 TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheLadderOnAPlanet) {
   using namespace kosmos::kepler;
   const Orbit planet{11.3, 9.0, 0.1, 1.0, 2.0};
@@ -618,8 +620,9 @@ TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheLadderOnAPlanet) {
   auto ladder = small_ladder();
   ladder.temperatures = 24;
   // The ladder of the 40 chains this comparison was made for (not ladder_chains' fewer). Its
-  // bias above comes with any count: 1.8, 2.6 and 3.1 above the importance estimate with 40, 64
-  // and 32 chains on the GPU, at errors of 0.69-0.80.
+  // bias above comes with any chain count: 1.8, 2.6 and 3.1 above the importance estimate with
+  // 40, 64 and 32 chains on the GPU, at errors of 0.69-0.80; 2.2 at 0.46 with 40 chains and
+  // other device streams.
   ladder.ladder_chains = 0;
   ladder.screen_by_importance = false;
   auto screened = ladder;
@@ -635,7 +638,10 @@ TEST(KeplerSurveyEvidence, ImportanceSamplingMatchesTheLadderOnAPlanet) {
         "margin %.1f)\n",
         c, l.ln_z, l.ln_z_error, i.ln_z, i.ln_z_error, i.importance_ess, i.ln_z_margin);
     EXPECT_EQ(i.method, "importance");
-    EXPECT_NEAR(i.ln_z, l.ln_z, 3 * std::hypot(l.ln_z_error, i.ln_z_error) + 0.3);
+    constexpr double kShortLadderBias = 3.0;  // at this test's 3000 generations
+    const double tolerance = 3 * std::hypot(l.ln_z_error, i.ln_z_error) + 0.3;
+    EXPECT_GT(i.ln_z - l.ln_z, -tolerance - (c > 0 ? kShortLadderBias : 0.0));
+    EXPECT_LT(i.ln_z - l.ln_z, tolerance);
   }
   EXPECT_EQ(by_importance.evidence.preferred, 1);
   EXPECT_EQ(by_ladder.evidence.preferred, 1);

@@ -92,14 +92,18 @@ double normal_quantile(double p) {
   return z;
 }
 
-// Phi^-1((r - 3/8) / (S + 1/4)) for the ranks r = 1..S: a table per thread for the last S (every
-// column of a posterior has the same S, and each z-scale of it needs S quantiles).
+// Phi^-1((r - 3/8) / (S + 1/4)) for the ranks and half ranks r = 1, 1.5, 2, .., S (entry
+// 2r - 2): a table per thread for the last S (every column of a posterior has the same S, and
+// each z-scale of it needs S quantiles; a chain that rejects proposals repeats draws, so ties of
+// an even count, whose mean rank is a half rank, are common).
 const std::vector<double>& rank_quantiles(std::size_t S) {
   thread_local std::vector<double> table;
-  if (table.size() != S) {
-    table.resize(S);
-    for (std::size_t r = 0; r < S; ++r)
-      table[r] = normal_quantile((double(r) + 0.625) / (double(S) + 0.25));
+  const std::size_t entries = S > 0 ? 2 * S - 1 : 0;
+  if (table.size() != entries) {
+    table.resize(entries);
+    for (std::size_t h = 0; h < table.size(); ++h)
+      table[h] = normal_quantile(h % 2 == 0 ? (double(h / 2) + 0.625) / (double(S) + 0.25)
+                                            : (0.5 * double(h + 2) - 0.375) / (double(S) + 0.25));
   }
   return table;
 }
@@ -194,9 +198,7 @@ void z_scale(const Draws& draws, const std::vector<std::uint32_t>& order,
     std::size_t j = i + 1;
     while (j < S && keys[j] == keys[i]) ++j;
     // Ties share the mean of ranks i + 1 .. j, a half rank for an even number of them.
-    const double z = (j - i) % 2 == 1
-                         ? quantile[(i + j - 1) / 2]
-                         : normal_quantile((0.5 * double(i + 1 + j) - 0.375) / (double(S) + 0.25));
+    const double z = quantile[i + j - 1];
     for (std::size_t k = i; k < j; ++k) out.x[order[k]] = z;
     i = j;
   }
