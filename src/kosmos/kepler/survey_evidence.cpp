@@ -105,10 +105,11 @@ std::vector<ModelSelection> survey_evidence(const std::vector<RVData>& stars,
   }
   stages.importance = lap();
 
-  // 2. The other stars' ladders, all their counts' temperatures in the same launches: first only the counts whose importance estimate is missing (every count with planets where
-  // the estimates exist but their margins leave the count open). A star that its ladders and its
-  // other counts' estimates (margins included) then decide keeps that count and samples its
-  // posterior; the others also ladder every count left but one estimated with no margin.
+  // 2. The other stars' ladders, all their counts' temperatures in the same launches: first only
+  // the counts whose importance estimate is missing (every count with planets where the estimates
+  // exist but their margins leave the count open). A star that its ladders and its other counts'
+  // estimates (margins included) then decide keeps that count and samples its posterior; the others
+  // also ladder every count left but one estimated with no margin.
   std::vector<std::vector<TemperedRun>> runs(stars.size());
   for (auto& star_runs : runs) star_runs.resize(std::size_t(n_counts));
   std::vector<std::vector<char>> has_ladder(stars.size(), std::vector<char>(n_counts, 0));
