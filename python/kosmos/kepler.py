@@ -379,8 +379,8 @@ def survey(stars, *, planets="auto", trend=0, priors=None, fix=None, stellar_mas
            precision="auto", progress=None, max_planets=2, evidence=False, temperatures=32,
            ladder_power=5.0, odds_threshold=5.0, screen_by_importance=True, importance_draws=4096,
            ladder_chains=32, **options):
-    """Many stars: every stage batched over the stars, then one DE-MCMC per planet count for its
-    stars in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
+    """Many stars: every stage batched over the stars, then one DE-MCMC for all of them, whatever
+    their planet counts, in shared launches (kosmos::kepler::survey). stars: RVData objects or file paths.
     planets: N, "A..B" or a range (each star's count chosen by BIC), or "auto" (the default, as
     ``kosmos rv --batch``): 0..max_planets. evidence=True (``kosmos rv --batch --evidence``):
     each star's count by evidence instead (kosmos::kepler::survey_evidence; every star's

@@ -150,9 +150,9 @@ struct ModelComparison {
 // kept_rows, copying the kept rows to the host and into each star's block; convergence, the
 // R-hat checks that decide the extension rounds (host threads). survey() also fills, always:
 // summaries, the summaries of the stars sampled together (derived columns, quantiles,
-// diagnostics, modes; host threads; in a survey of several planet counts they overlap the
-// sampling of the next count), and optimization, the optimization stages of all stars before
-// any sampling (shared by every star of the survey).
+// diagnostics, modes; host threads, from the extension round a star's chains converge in, beside
+// the rounds of the stars not yet converged), and optimization, the optimization stages of all
+// stars before any sampling (shared by every star of the survey).
 struct SamplerTiming {
   double likelihood = 0, generation = 0, transfers = 0, total = 0;
   double kept_rows = 0, convergence = 0;
