@@ -223,8 +223,21 @@ struct StochasticFunctor {
   // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
   static std::size_t scratch_bytes(int nl, int nb) {
     return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
-           index_view::shmem_size(nb) + Output::scratch_bytes(nb);
+           scratch_view::shmem_size(block_rows * block_rows) +
+           scratch_view::shmem_size(row_parts * block_rows) +
+           index_view::shmem_size(block_rows) + Output::scratch_bytes(nb);
   }
+
+  // The recursion solves block_rows bins at a time: each row's sum over the bins below the block
+  // runs in row_parts contiguous parts in parallel (and the pairs inside the block go to `tile`),
+  // then one thread finishes the block's rows in order. Two barriers a block instead of a team
+  // reduction a bin.
+  static constexpr int block_rows = 16, row_parts = 4;
+  struct RecursionBlock {
+    scratch_view tile;   // (u, r): D(j0 + u, j0 + r), the block's own pairs
+    scratch_view parts;  // (part, r): part's share of sum_i p(i) D(i, j0 + r) over i < j0
+    index_view lowest;   // (r): the lowest bin that reaches row j0 + r
+  };
 
   using PhotonEnergies = Impl::PhotonEnergies<typename GrainModel<T, ExecSpace>::vector_type>;
 
@@ -244,6 +257,90 @@ struct StochasticFunctor {
     return k;
   }
 
+  // D(i, j) = U(E_{j-1} - E_i) - U(E_j - E_i), U(x) = sum_k R_k max(0, eps_k - x): the flow from
+  // bin i into bins >= j times the bin width (photons above b lift the grain past E_j, those in
+  // [a, b) are split linearly between E_{j-1} and E_j). ka and kb are the first photons at or
+  // above a and b; they only grow as the gaps do.
+  struct Gaps {
+    int ka = 0, kb = 0;
+  };
+  KOKKOS_INLINE_FUNCTION double flow(const PhotonEnergies& eps, int nl, const scratch_view& ncum,
+                                     const scratch_view& wcum, double a, double b, double width,
+                                     Gaps& k) const {
+    k.ka = first_at_least(eps, nl, k.ka, a);
+    k.kb = first_at_least(eps, nl, k.kb > k.ka ? k.kb : k.ka, b);
+    const double rate_between = ncum(k.kb) - ncum(k.ka),
+                 power_between = wcum(k.kb) - wcum(k.ka);
+    return (ncum(nl) - ncum(k.kb)) * width + (power_between - a * rate_between);
+  }
+
+  // Steady state P_j = sum_{i<j} P_i D(i, j) / L_j, bins above 0 (p(0) = 1 on entry), with P kept
+  // finite by factors of 1e-200 where it rises steeply (big grains).
+  KOKKOS_INLINE_FUNCTION void solve_recursion(const member& team, const PhotonEnergies& eps,
+                                              const scratch_view& ncum, const scratch_view& wcum,
+                                              const scratch_view& eb, const scratch_view& cool,
+                                              const scratch_view& p, double eps_reach,
+                                              const RecursionBlock& w) const {
+    const int nb = int(p.extent(0)), nl = g.wavelengths();
+    for (int j0 = 1; j0 < nb; j0 += block_rows) {
+      const int rows = nb - j0 < block_rows ? nb - j0 : block_rows;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * row_parts), [&](const int item) {
+        const int r = item / row_parts, part = item % row_parts, j = j0 + r;
+        // Bins below `lowest` lie more than the largest photon below E_{j-1}: no flow reaches j.
+        int lowest = 0, top = j - 1;
+        while (lowest < top) {
+          const int mid = lowest + (top - lowest) / 2;
+          if (eb(j - 1) - eb(mid) > eps_reach)
+            lowest = mid + 1;
+          else
+            top = mid;
+        }
+        if (part == 0) w.lowest(r) = lowest;
+        const int span = j - lowest, begin = lowest + span * part / row_parts,
+                  end = lowest + span * (part + 1) / row_parts;
+        const double width = eb(j) - eb(j - 1);
+        Gaps k;
+        double sum = 0;
+        for (int i = end - 1; i >= begin; --i) {  // the gaps grow as i falls
+          const double d = flow(eps, nl, ncum, wcum, eb(j - 1) - eb(i), eb(j) - eb(i), width, k);
+          if (i >= j0)
+            w.tile((i - j0) * block_rows + r) = d;
+          else
+            sum += p(i) * d;
+        }
+        w.parts(part * block_rows + r) = sum;
+      });
+      team.team_barrier();
+      int rescales = 0;
+      Kokkos::single(
+          Kokkos::PerTeam(team),
+          [&](int& count) {
+            count = 0;
+            for (int r = 0; r < rows; ++r) {
+              const int j = j0 + r;
+              double sum = 0;
+              for (int part = 0; part < row_parts; ++part) sum += w.parts(part * block_rows + r);
+              for (int n = 0; n < count; ++n) sum *= 1e-200;
+              for (int u = w.lowest(r) > j0 ? w.lowest(r) - j0 : 0; u < r; ++u)
+                sum += p(j0 + u) * w.tile(u * block_rows + r);
+              p(j) = sum / cool(j);
+              if (p(j) > 1e200) {
+                for (int i = j0; i <= j; ++i) p(i) *= 1e-200;
+                ++count;
+              }
+            }
+          },
+          rescales);
+      team.team_barrier();
+      if (rescales > 0) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j0), [&](const int i) {
+          for (int n = 0; n < rescales; ++n) p(i) *= 1e-200;
+        });
+        team.team_barrier();
+      }
+    }
+  }
+
   // Energy a grain in bin j has: the floor E_0 for j = 0, else the midpoint of [E_{j-1}, E_j].
   KOKKOS_INLINE_FUNCTION static double bin_energy(const scratch_view& edges, int j) {
     return j == 0 ? edges(0) : 0.5 * (edges(j - 1) + edges(j));
@@ -258,7 +355,9 @@ struct StochasticFunctor {
     scratch_view ncum(team.team_scratch(level), nl + 1), wcum(team.team_scratch(level), nl + 1),
         tb(team.team_scratch(level), nb), eb(team.team_scratch(level), nb),
         p(team.team_scratch(level), nb), cool(team.team_scratch(level), nb);
-    index_view next(team.team_scratch(level), nb);
+    const scratch_view tile(team.team_scratch(level), block_rows * block_rows),
+        parts(team.team_scratch(level), row_parts * block_rows);
+    const index_view lowest(team.team_scratch(level), block_rows);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
       const int l = nl - 1 - k;
       const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
@@ -347,7 +446,6 @@ struct StochasticFunctor {
       tb(j) = j == 0 ? t_lo : enthalpy.inverse(bin_energy(eb, j));
       cool(j) = cooling(tb(j));
       p(j) = j == 0 ? 1.0 : 0.0;
-      next(j) = 0;
     });
     team.team_barrier();
 
@@ -364,37 +462,8 @@ struct StochasticFunctor {
       });
       team.team_barrier();
     } else if (state == stochastic_ok) {
-      const double total_rate = ncum(nl);
-      // Bins below `reach` lie more than the largest photon below E_{j-1}: their flow into bins
-      // >= j is exactly zero (no photon reaches a), so the sums start at reach.
-      int reach = 0;
-      for (int j = 1; j < nb; ++j) {
-        while (reach < j && eb(j - 1) - eb(reach) > eps_reach) ++reach;
-        // Upward flow from every bin i < j into bins >= j: photons with E_i + eps above E_j, plus
-        // the linear share of those landing between E_{j-1} and E_j. next(i) advances on the
-        // photon grid.
-        const double inverse_width = 1 / (eb(j) - eb(j - 1));  // 1 / (b - a) for every i
-        double up = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, reach, j),
-            [&](const int i, double& sum) {
-              const double a = eb(j - 1) - eb(i), b = eb(j) - eb(i);
-              const int ka = next(i), kb = first_at_least(eps, nl, ka, b);
-              next(i) = kb;
-              const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
-              sum += p(i) *
-                     ((total_rate - ncum(kb)) + (power_between - a * rate_between) * inverse_width);
-            },
-            up);
-        const double pj = up * (eb(j) - eb(j - 1)) / cool(j);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { p(j) = pj; });
-        team.team_barrier();
-        if (pj > 1e200) {  // keep the unnormalized P finite (big grains: P rises steeply from T_lo)
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1),
-                               [&](const int i) { p(i) *= 1e-200; });
-          team.team_barrier();
-        }
-      }
+      solve_recursion(team, eps, ncum, wcum, eb, cool, p, eps_reach,
+                      RecursionBlock{tile, parts, lowest});
     }
     if (state == stochastic_ok) {
       double norm = 0, emitted = 0;
