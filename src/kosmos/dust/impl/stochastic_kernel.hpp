@@ -224,8 +224,8 @@ struct StochasticFunctor {
   static std::size_t scratch_bytes(int nl, int nb) {
     return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
            scratch_view::shmem_size(block_rows * block_rows) +
-           scratch_view::shmem_size(row_parts * block_rows) +
-           index_view::shmem_size(block_rows) + Output::scratch_bytes(nb);
+           scratch_view::shmem_size(row_parts * block_rows) + index_view::shmem_size(block_rows) +
+           Output::scratch_bytes(nb);
   }
 
   // The recursion solves block_rows bins at a time: each row's sum over the bins below the block
@@ -269,8 +269,7 @@ struct StochasticFunctor {
                                      Gaps& k) const {
     k.ka = first_at_least(eps, nl, k.ka, a);
     k.kb = first_at_least(eps, nl, k.kb > k.ka ? k.kb : k.ka, b);
-    const double rate_between = ncum(k.kb) - ncum(k.ka),
-                 power_between = wcum(k.kb) - wcum(k.ka);
+    const double rate_between = ncum(k.kb) - ncum(k.ka), power_between = wcum(k.kb) - wcum(k.ka);
     return (ncum(nl) - ncum(k.kb)) * width + (power_between - a * rate_between);
   }
 
