@@ -209,6 +209,17 @@ Kokkos::View<T**, Kokkos::LayoutLeft, Space> representative_cells(const Space& s
   return sample;
 }
 
+// "M" for one bin count, else "LO-HI (mean M)" of the species' bins.
+std::string bins_summary(const std::vector<int>& species_bins, int bins) {
+  if (species_bins.empty()) return std::to_string(bins);
+  const auto range = std::minmax_element(species_bins.begin(), species_bins.end());
+  if (*range.first == *range.second) return std::to_string(*range.first);
+  double mean = 0;
+  for (const int b : species_bins) mean += b;
+  return std::to_string(*range.first) + "-" + std::to_string(*range.second) + " (mean " +
+         std::to_string(int(std::lround(mean / double(species_bins.size())))) + ")";
+}
+
 // --stochastic-below of --dust-model runs (micron): P(T) for every grain smaller than 500 A.
 constexpr double default_model_stochastic_below = 0.05;
 
@@ -511,10 +522,10 @@ int run_dust(const kosmos::cli::Options& o) {
   const int nq = int(small.size());
   StochasticOptions stochastic_options;
   stochastic_options.min_temperature = options.min_temperature;
-  // --bins auto: doubled from 128 (up to 4096) until the 3-60 micron band powers of
-  // representative cells change by less than 1 % (refine_bins_for_cells); a number fixes them.
+  // --bins auto: each species' bins doubled from 64 (up to 4096) until the 3-60 micron band powers
+  // of representative cells change by less than 1 % (refine_bins_for_cells); a number fixes them.
   const bool auto_bins = o.str("bins") == "auto";
-  stochastic_options.bins = auto_bins ? 128 : int(o.integer("bins", 8, 4096));
+  stochastic_options.bins = auto_bins ? 32 : int(o.integer("bins", 8, 4096));
   BinRefinement refinement;
   StochasticModel<Space> stochastic;
   if (nq > 0 && auto_bins) {
@@ -569,6 +580,11 @@ int run_dust(const kosmos::cli::Options& o) {
     for (const auto& sp : small) index.push_back(sp.index);
     h5_pt->write("stochastic_species", index);
     h5_pt->attribute("stochastic_species", "units", "index into radius_micron and composition");
+    std::vector<std::int32_t> species_bins;
+    for (int q = 0; q < nq; ++q) species_bins.push_back(stochastic.species_bins(q));
+    h5_pt->write("species_bins", species_bins);
+    h5_pt->attribute("species_bins", "units",
+                     "bins of each stochastic species (the rest of its row: probability 0 at its top bin's temperature)");
     h5_pt->create<double>("probability", {cells_dim, q_dim, b_dim}, concurrent);
     h5_pt->create<double>("bin_temperature", {cells_dim, q_dim, b_dim}, concurrent);
     h5_pt->attribute("probability", "units", "probability of each bin (sums to 1 over the bins)");
@@ -753,7 +769,7 @@ int run_dust(const kosmos::cli::Options& o) {
             << "\n";
   if (nq > 0)
     std::cout << "  stochastic heating: " << nq << " species below " << stochastic_below << " micron, "
-              << stochastic_options.bins << " bins"
+              << bins_summary(refinement.species_bins, stochastic_options.bins) << " bins"
               << (auto_bins ? std::string(refinement.converged ? " (refined: " : " (NOT converged: ") +
                                   std::to_string(100 * refinement.change).substr(0, 5) + " % last change)"
                             : std::string())
@@ -940,9 +956,9 @@ int run_dust_command(const std::vector<std::string>& args) {
               "P(T) and its emission for grains below RADIUS micron (default 0; 0.05 with --dust-model)",
               "0")
       .option("bins", "M",
-              "temperature bins of each stochastic P(T); auto: doubled from 128 (up to 4096) until the "
-              "3-6, 6-12, 12-25 and 25-60 micron band powers of representative cells change by < 1 % "
-              "(spectra and bins beyond the fast team scratch go to global memory)",
+              "temperature bins of each stochastic P(T); auto: per species, doubled from 64 (up to 4096) "
+              "until the 3-6, 6-12, 12-25 and 25-60 micron band powers of representative cells change by "
+              "< 1 % (spectra and bins beyond the fast team scratch go to global memory)",
               "auto")
       .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
               "", true)

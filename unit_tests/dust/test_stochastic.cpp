@@ -10,6 +10,7 @@
 #include <kosmos/dust/stochastic.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 namespace {
 using namespace dust_test;
@@ -313,6 +314,70 @@ TYPED_TEST(DustStochasticTest, HugeFieldIsFlaggedNotNan) {
     EXPECT_LE(r.tb(0, s, r.nb - 1), 3000.0 * (1 + 1e-12));
   }
   for (int l = 0; l < p.nl(); ++l) EXPECT_TRUE(std::isfinite(r.f(0, l)));
+}
+
+// A model with per-species bins (set_species_bins) gives each species the P(T) of a model of that
+// species alone at its bins, bit for bit, padded to the most bins with probability 0 at its top
+// bin's temperature; its SED is the equilibrium SED plus each lone species' change of it.
+TYPED_TEST(DustStochasticTest, PerSpeciesBinsMatchLoneSpeciesModels) {
+  using Space = TypeParam;
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  const std::vector<double> radius{0.001, 0.002, 0.005};
+  const std::vector<int> species_bins{64, 16, 32};
+  const Problem p = field_problem(radius, {1.0, 100.0}, 81);
+  DeviceProblem<double, Space> d(p);
+  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  const int nc = p.nc(), ns = p.ns(), nl = p.nl(), most = 64;
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> heating("heating", nc, ns),
+      temperature("T", nc, ns), equilibrium_sed("sed", nc, nl);
+  Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns);
+  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status,
+                              equilibrium_sed);
+  std::vector<kosmos::dust::StochasticSpecies> species;
+  for (int s = 0; s < ns; ++s) species.push_back({s, GrainMaterial::graphite, radius[s]});
+  // P(T), bin temperatures, status and the SED of `model` over its selected species.
+  const auto run = [&](const kosmos::dust::StochasticModel<Space>& model, int selected) {
+    const int nb = model.options.bins;
+    Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, selected, nb),
+        bins("T_bins", nc, selected, nb);
+    Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, selected);
+    Kokkos::View<double**, Kokkos::LayoutLeft, device> sed("sed", nc, nl);
+    Kokkos::deep_copy(sed, equilibrium_sed);
+    kosmos::dust::temperature_distributions(Space(), g, model, d.intensity, temperature,
+                                            probability, bins, status);
+    kosmos::dust::add_stochastic_emission(Space(), g, model, d.intensity, temperature,
+                                          d.dust_mass, sed, status);
+    return std::make_tuple(to_host(probability), to_host(bins), to_host(status), to_host(sed));
+  };
+  auto model = kosmos::dust::prepare_stochastic(Space(), g, species);
+  kosmos::dust::set_species_bins(Space(), model, species_bins);
+  EXPECT_EQ(model.options.bins, most);
+  const auto all = run(model, ns);
+  auto expected_sed = to_host(equilibrium_sed);
+  for (int s = 0; s < ns; ++s) {
+    StochasticOptions o;
+    o.bins = species_bins[std::size_t(s)];
+    const auto lone = run(kosmos::dust::prepare_stochastic(Space(), g, {species[std::size_t(s)]}, o),
+                          1);
+    for (int c = 0; c < nc; ++c) {
+      EXPECT_EQ(std::get<2>(all)[std::size_t(c * ns + s)], std::get<2>(lone)[std::size_t(c)]);
+      for (int j = 0; j < most; ++j) {
+        const std::size_t k = std::size_t((c * ns + s) * most + j),
+                          own = std::size_t(c * o.bins + std::min(j, o.bins - 1));
+        EXPECT_EQ(std::get<0>(all)[k], j < o.bins ? std::get<0>(lone)[own] : 0.0)
+            << "cell " << c << " species " << s << " bin " << j;
+        EXPECT_EQ(std::get<1>(all)[k], std::get<1>(lone)[own])
+            << "cell " << c << " species " << s << " bin " << j;
+      }
+    }
+    for (std::size_t k = 0; k < expected_sed.size(); ++k)
+      expected_sed[k] += std::get<3>(lone)[k] - to_host(equilibrium_sed)[k];
+  }
+  for (std::size_t k = 0; k < expected_sed.size(); ++k)
+    EXPECT_NEAR(std::get<3>(all)[k], expected_sed[k], 1e-12 * std::fabs(expected_sed[k]))
+        << "cell " << k % std::size_t(nc) << " wavelength " << k / std::size_t(nc);
+  EXPECT_THROW(kosmos::dust::set_species_bins(Space(), model, {64, 4, 32}), kosmos::invalid_input);
+  EXPECT_THROW(kosmos::dust::set_species_bins(Space(), model, {64, 32}), kosmos::invalid_input);
 }
 
 // Zero heating is no_heating whatever T_eq says (T = 0 included); positive heating without a

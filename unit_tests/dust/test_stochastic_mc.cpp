@@ -6,7 +6,7 @@
 // this test's own sums over the cross sections (only the Draine & Li heat capacity, the physics
 // input, comes from the library). The measured errors of the transition-matrix P(T) in the
 // 3-6, 6-12 and 12-25 micron bands are printed for 128, 512 and 2048 bins, and for the bins that
-// refine_bins reaches by doubling from 128 until the band powers change by less than 1 %; the
+// refine_bins reaches by doubling each species' from 128 until the band powers change by less than 1 %; the
 // bands that hold >= 1e-3 of a grain's power must be within 2 % at every bin count.
 #include "dust_test_problem.hpp"
 
@@ -217,10 +217,14 @@ TYPED_TEST(DustStochasticMonteCarloTest, BandPowersApproachTheMonteCarloAsBinsDo
   const auto refined = kosmos::dust::refine_bins(
       Space(), g, small, d.intensity, t_eq, kosmos::dust::StochasticOptions(),
       {{3.0, 6.0}, {6.0, 12.0}, {12.0, 25.0}}, 0.01, 8192, &r);
-  std::printf("refined: %d bins, last change %.4f\n", r.bins, r.change);
+  std::printf("refined: at most %d bins, last change %.4f; per species:", r.bins, r.change);
+  for (const int b : r.species_bins) std::printf(" %d", b);
+  std::printf("\n");
   EXPECT_TRUE(r.converged);
   EXPECT_LE(r.bins, 512);
   EXPECT_EQ(refined.options.bins, r.bins);
+  ASSERT_EQ(r.species_bins.size(), small.size());
+  EXPECT_EQ(*std::max_element(r.species_bins.begin(), r.species_bins.end()), r.bins);
   EXPECT_LE(worst_error(refined), 0.02);
 }
 }  // namespace

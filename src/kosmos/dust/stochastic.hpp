@@ -100,9 +100,56 @@ struct StochasticModel {
   // with ln eps_k >= photon_log_first + c / photon_cells_per_log.
   Kokkos::View<int*, device_type> photon_start;
   double photon_log_first = 0, photon_cells_per_log = 1;
+  // options.bins is the most bins of any species: the bin extent of P(T) outputs.
   StochasticOptions options;
+  // The bins of each selected species (set_species_bins; refine_bins refines them per species),
+  // and the species grouped by their bins: one launch a group, its team scratch sized for them
+  // (group k: group_bins(k) bins, by_bins(group_first(k) .. group_first(k + 1) - 1)).
+  Kokkos::View<int*, Kokkos::HostSpace> species_bins;  // (Q)
+  Kokkos::View<int*, device_type> by_bins;            // (Q): q in ascending bins
+  Kokkos::View<int*, Kokkos::HostSpace> group_first;  // (groups + 1)
+  Kokkos::View<int*, Kokkos::HostSpace> group_bins;   // (groups)
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
+
+// Gives selected species q bins[q] enthalpy bins (each >= 8); the model's options.bins becomes the
+// most of them. prepare_stochastic gives every species options.bins.
+template <class ExecSpace>
+void set_species_bins(const ExecSpace& space, StochasticModel<ExecSpace>& m,
+                      const std::vector<int>& bins) {
+  const char* where = "kosmos::dust::set_species_bins";
+  const int nq = m.selected();
+  kosmos::Impl::require(int(bins.size()) == nq, where, bins.size(), " bin counts for ", nq,
+                        " selected species");
+  for (int q = 0; q < nq; ++q)
+    kosmos::Impl::require(bins[std::size_t(q)] >= 8, where, "bins[", q,
+                          "] = ", bins[std::size_t(q)], " must be >= 8");
+  std::vector<int> order(static_cast<std::size_t>(nq));
+  for (int q = 0; q < nq; ++q) order[std::size_t(q)] = q;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return bins[std::size_t(a)] < bins[std::size_t(b)]; });
+  m.species_bins = Kokkos::View<int*, Kokkos::HostSpace>("kosmos::dust::species_bins", nq);
+  m.by_bins = decltype(m.by_bins)(Kokkos::view_alloc(space, std::string("kosmos::dust::by_bins")),
+                                  nq);
+  const auto by_bins = Kokkos::create_mirror_view(m.by_bins);
+  std::vector<int> first, counts;
+  for (int k = 0; k < nq; ++k) {
+    const int q = order[std::size_t(k)];
+    m.species_bins(q) = bins[std::size_t(q)];
+    by_bins(k) = q;
+    if (counts.empty() || bins[std::size_t(q)] != counts.back()) {
+      first.push_back(k);
+      counts.push_back(bins[std::size_t(q)]);
+    }
+  }
+  first.push_back(nq);
+  m.group_first = Kokkos::View<int*, Kokkos::HostSpace>("kosmos::dust::group_first", first.size());
+  m.group_bins = Kokkos::View<int*, Kokkos::HostSpace>("kosmos::dust::group_bins", counts.size());
+  for (std::size_t k = 0; k < first.size(); ++k) m.group_first(k) = first[k];
+  for (std::size_t k = 0; k < counts.size(); ++k) m.group_bins(k) = counts[k];
+  Kokkos::deep_copy(space, m.by_bins, by_bins);
+  if (nq > 0) m.options.bins = bins[std::size_t(order.back())];
+}
 }  // namespace dust
 }  // namespace kosmos
 
@@ -148,6 +195,7 @@ StochasticModel<ExecSpace> prepare_stochastic(
       Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
   Impl::build_cooling_table(space, grains, m);
   Impl::build_photon_start(space, grains, m);
+  set_species_bins(space, m, std::vector<int>(std::size_t(nq), options.bins));
   space.fence();
   return m;
 }
@@ -263,206 +311,6 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   add_stochastic_emission(space, g, m, intensity, temperature, dust_mass, sed, status, changes);
 }
 
-namespace Impl {
-// scale_s sum over the wavelengths of [lo, hi) of emission_weight(l, s) occupation(x_l), the
-// band's sigma dlambda B summed with a mean photon occupation (W sr^-1 per grain).
-template <class T, class ExecSpace, class Occupation>
-KOKKOS_INLINE_FUNCTION double band_power(const GrainModel<T, ExecSpace>& g, int s, double lo,
-                                         double hi, const Occupation& occupation) {
-  double sum = 0;
-  for (int l = 0; l < g.wavelengths(); ++l) {
-    const double lambda = constants::c2 / double(g.x(l));
-    if (lambda >= lo && lambda < hi)
-      sum += double(g.emission_weight(l, s)) * occupation(double(g.x(l)));
-  }
-  return double(g.scale(s)) * sum;
-}
-
-// power(c, q, b): band b's power of P(T) (sum_j P_j B(lambda, T_j)) of selected species q.
-template <class T, class ExecSpace, class Probability, class Power, class Edges>
-void band_powers(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
-                 const StochasticModel<ExecSpace>& m, const Probability& probability,
-                 const Probability& bin_temperature, const Edges& lo, const Edges& hi,
-                 const Power& power) {
-  const int nc = int(probability.extent(0)), nq = int(probability.extent(1)),
-            nb = int(probability.extent(2)), nbands = int(lo.extent(0));
-  const auto species = m.species;
-  Kokkos::parallel_for(
-      "kosmos::dust::stochastic_band_powers",
-      Kokkos::RangePolicy<ExecSpace>(space, 0, nc * nq * nbands), KOKKOS_LAMBDA(const int k) {
-        const int b = k % nbands, q = (k / nbands) % nq, c = k / (nbands * nq);
-        power(c, q, b) = band_power(g, species(q), lo(b), hi(b), [&](const double x) {
-          double e = 0;
-          for (int j = 0; j < nb; ++j)
-            e += probability(c, q, j) * planck_occupation(x / bin_temperature(c, q, j));
-          return e;
-        });
-      });
-}
-
-// power(c, b): band b's power of the species not computed stochastically (mask 0), in
-// equilibrium at temperature(c, s), weighted by their number per dust mass.
-template <class T, class ExecSpace, class Temperature, class Mask, class Power, class Edges>
-void equilibrium_band_powers(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
-                             const Temperature& temperature, const Mask& stochastic,
-                             const Edges& lo, const Edges& hi, const Power& power) {
-  const int nc = int(power.extent(0)), nbands = int(power.extent(1)), ns = g.species();
-  const auto number = g.number_per_mass;
-  Kokkos::parallel_for(
-      "kosmos::dust::equilibrium_band_powers",
-      Kokkos::RangePolicy<ExecSpace>(space, 0, nc * nbands), KOKKOS_LAMBDA(const int k) {
-        const int b = k % nbands, c = k / nbands;
-        double sum = 0;
-        for (int s = 0; s < ns; ++s) {
-          const double t = double(temperature(c, s));
-          if (stochastic(s) || !(t > 0)) continue;
-          sum += double(number(s)) * band_power(g, s, lo(b), hi(b), [&](const double x) {
-            return planck_occupation(x / t);
-          });
-        }
-        power(c, b) = sum;
-      });
-}
-}  // namespace Impl
-
-// How refine_bins ended: the bins of the returned model, the largest relative change of a band
-// power in the last doubling, and whether that met the tolerance.
-struct BinRefinement {
-  int bins = 0;
-  double change = 0;
-  bool converged = false;
-};
-
-// P(T) bins refined by doubling: P(T) of every (cell, selected species) at options.bins, then 2x,
-// 4x, ... up to max_bins, until the band emissivities of every cell change by less than
-// `tolerance` relative to the previous doubling: per band [lo, hi) (micron), the power of all
-// grains weighted by their number per dust mass (the others in equilibrium at `temperature`), the
-// changes of the selected species summed in absolute value (bands holding less than 1e-3 of the
-// cell's power in all bands count relative to that sum). One bin count for all the cells given
-// (refine on a representative set, e.g. the hottest and the faintest cells). Returns the model at
-// the final bins, for temperature_distributions or add_stochastic_emission.
-template <class T, class ExecSpace, class Intensity, class Temperature>
-StochasticModel<ExecSpace> refine_bins(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
-                                       const std::vector<StochasticSpecies>& species,
-                                       const Intensity& intensity, const Temperature& temperature,
-                                       const StochasticOptions& options,
-                                       const std::vector<std::pair<double, double>>& bands_micron,
-                                       double tolerance = 0.01, int max_bins = 4096,
-                                       BinRefinement* report = nullptr) {
-  const char* where = "kosmos::dust::refine_bins";
-  kosmos::Impl::require(tolerance > 0 && !bands_micron.empty() && max_bins >= options.bins, where,
-                        "tolerance = ", tolerance, ", ", bands_micron.size(),
-                        " bands and max_bins = ", max_bins, " (>= bins = ", options.bins, ")");
-  using device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
-  const int nc = int(intensity.extent(0)), nq = int(species.size()),
-            nbands = int(bands_micron.size());
-  Kokkos::View<double*, device> lo("kosmos::dust::band_lo", nbands),
-      hi("kosmos::dust::band_hi", nbands);
-  auto lo_h = Kokkos::create_mirror_view(lo);
-  auto hi_h = Kokkos::create_mirror_view(hi);
-  for (int b = 0; b < nbands; ++b) {
-    kosmos::Impl::require(bands_micron[std::size_t(b)].first < bands_micron[std::size_t(b)].second,
-                          where, "band ", b, " is empty");
-    lo_h(b) = bands_micron[std::size_t(b)].first * 1e-6;
-    hi_h(b) = bands_micron[std::size_t(b)].second * 1e-6;
-  }
-  Kokkos::deep_copy(lo, lo_h);
-  Kokkos::deep_copy(hi, hi_h);
-  Kokkos::View<double***, Kokkos::LayoutRight, device> power("kosmos::dust::band_power", nc, nq,
-                                                             nbands);
-  Kokkos::View<int**, Kokkos::LayoutRight, device> status("kosmos::dust::refine_status", nc, nq);
-  std::vector<double> previous, number(static_cast<std::size_t>(nq));
-  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> equilibrium_power;
-  {
-    const auto n = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.number_per_mass);
-    Kokkos::View<int*, device> stochastic("kosmos::dust::refine_stochastic", g.species());
-    const auto stochastic_h = Kokkos::create_mirror_view(stochastic);
-    for (int q = 0; q < nq; ++q) {
-      number[std::size_t(q)] = double(n(species[std::size_t(q)].index));
-      stochastic_h(species[std::size_t(q)].index) = 1;
-    }
-    Kokkos::deep_copy(stochastic, stochastic_h);
-    Kokkos::View<double**, Kokkos::LayoutRight, device> eq("kosmos::dust::refine_equilibrium",
-                                                           nc, nbands);
-    Impl::equilibrium_band_powers(space, g, temperature, stochastic, lo, hi, eq);
-    equilibrium_power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), eq);
-  }
-  // The enthalpy and cooling tables do not depend on the bins: built once, the bins set per pass.
-  auto m = prepare_stochastic(space, g, species, options);
-  BinRefinement r;
-  while (true) {
-    const int nb = m.options.bins;
-    Kokkos::View<double***, Kokkos::LayoutRight, device> p("kosmos::dust::refine_p", nc, nq, nb),
-        t("kosmos::dust::refine_t", nc, nq, nb);
-    temperature_distributions(space, g, m, intensity, temperature, p, t, status);
-    Impl::band_powers(space, g, m, p, t, lo, hi, power);
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), power);
-    const std::vector<double> now(h.data(), h.data() + h.span());
-    if (!previous.empty()) {
-      // Per cell and band, the change of the dust's emissivity: grains weighted by their number,
-      // the stochastic ones' changes summed without cancellation between species.
-      r.change = 0;
-      for (int c = 0; c < nc; ++c) {
-        std::vector<double> power_then(static_cast<std::size_t>(nbands)),
-            moved(static_cast<std::size_t>(nbands), 0.0);
-        double total = 0;
-        for (int b = 0; b < nbands; ++b) {
-          power_then[std::size_t(b)] = equilibrium_power(c, b);
-          total += equilibrium_power(c, b);
-        }
-        for (int q = 0; q < nq; ++q)
-          for (int b = 0; b < nbands; ++b) {
-            const std::size_t k =
-                (std::size_t(c) * std::size_t(nq) + std::size_t(q)) * std::size_t(nbands) +
-                std::size_t(b);
-            power_then[std::size_t(b)] += number[std::size_t(q)] * previous[k];
-            moved[std::size_t(b)] += number[std::size_t(q)] * std::fabs(now[k] - previous[k]);
-            total += number[std::size_t(q)] * previous[k];
-          }
-        for (int b = 0; b < nbands; ++b) {
-          const double ref = std::max(power_then[std::size_t(b)], 1e-3 * total);
-          if (ref > 0) r.change = std::max(r.change, moved[std::size_t(b)] / ref);
-        }
-      }
-      r.converged = r.change < tolerance;
-    }
-    r.bins = nb;
-    if (r.converged || 2 * nb > max_bins) {
-      if (report) *report = r;
-      return m;
-    }
-    previous = now;
-    m.options.bins = 2 * nb;
-  }
-}
-
-// Band edges (micron) in which the bins of a run are refined by default: the near- and
-// mid-infrared where the emission of stochastically heated grains is (3-6, 6-12, 12-25, 25-60).
-inline std::vector<std::pair<double, double>> default_refinement_bands() {
-  return {{3.0, 6.0}, {6.0, 12.0}, {12.0, 25.0}, {25.0, 60.0}};
-}
-
-// refine_bins for a set of representative cells given by their mean intensity (C, L; e.g. the
-// brightest and a sample of a run's cells): their heating and equilibrium temperatures are solved
-// here (solver), then the bins are doubled from options.bins up to max_bins until no band power
-// in `bands` changes by more than `tolerance`.
-template <class T, class ExecSpace, class Intensity>
-StochasticModel<ExecSpace> refine_bins_for_cells(
-    const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
-    const std::vector<StochasticSpecies>& species, const Intensity& intensity,
-    const SolverOptions& solver, const StochasticOptions& options, double tolerance = 0.01,
-    int max_bins = 2048, BinRefinement* report = nullptr,
-    const std::vector<std::pair<double, double>>& bands = default_refinement_bands()) {
-  using device = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
-  const std::size_t nc = intensity.extent(0), ns = std::size_t(g.species());
-  Kokkos::View<T**, Kokkos::LayoutLeft, device> heat("kosmos::dust::refine_heating", nc, ns),
-      t_eq("kosmos::dust::refine_t_eq", nc, ns);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> status("kosmos::dust::refine_eq_status", nc, ns);
-  heating(space, g, intensity, heat);
-  equilibrium_temperatures(space, g, heat, t_eq, status, solver);
-  return refine_bins(space, g, species, intensity, t_eq, options, bands, tolerance, max_bins,
-                     report);
-}
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,
           class BinTemperature, class Status>
@@ -488,3 +336,5 @@ StochasticModel<ExecSpace> prepare_stochastic(
 }
 }  // namespace dust
 }  // namespace kosmos
+
+#include <kosmos/dust/refine_bins.hpp>

@@ -72,7 +72,8 @@ struct PhotonEnergies {
 // Output policies get P(T), the bin temperatures and the team scratch left after the kernel's own
 // (scratch_bytes(bins) of it).
 
-// Output policy of temperature_distributions: stores P(T) and the bin temperatures.
+// Output policy of temperature_distributions: stores P(T) and the bin temperatures; a species of
+// fewer bins than the outputs hold pads them with probability 0 at its top bin's temperature.
 template <class Probability, class BinTemperature>
 struct WriteDistribution {
   Probability probability;
@@ -82,11 +83,11 @@ struct WriteDistribution {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int, int status, double,
                                          const Scratch& p, const Scratch& tb,
                                          const ScratchSpace&) const {
-    const int nb = int(p.extent(0));
+    const int nb = int(p.extent(0)), extent = int(probability.extent(2));
     const bool invalid = status == stochastic_invalid_heating;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      probability(c, q, j) = invalid ? NAN : p(j);
-      bin_temperature(c, q, j) = tb(j);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, extent), [&](const int j) {
+      probability(c, q, j) = invalid ? NAN : (j < nb ? p(j) : 0.0);
+      bin_temperature(c, q, j) = tb(j < nb ? j : nb - 1);
     });
   }
 };
@@ -208,6 +209,11 @@ struct StochasticFunctor {
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using index_view = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // The species of one launch: by_bins' entries of one bin count.
+  struct BinGroup {
+    int bins;
+    Kokkos::View<int*, typename StochasticModel<ExecSpace>::device_type> selected;
+  };
 
   GrainModel<T, ExecSpace> g;
   StochasticModel<ExecSpace> m;
@@ -218,6 +224,7 @@ struct StochasticFunctor {
   double log_t0, dlog_t;
   int level;  // team scratch level: 0, or 1 (global memory) where level 0 is too small
   std::int64_t first_cell;  // the league's cells start here
+  BinGroup group;           // the league's species: each cell's, of these bins
 
   // The photon energies are read from the model (x), not kept in scratch: with 1208 wavelengths
   // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
@@ -346,9 +353,9 @@ struct StochasticFunctor {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
-    const int nq = m.selected(), nl = g.wavelengths(), nb = m.options.bins;
-    const int c = int(first_cell) + team.league_rank() / nq, q = team.league_rank() % nq,
-              s = m.species(q);
+    const int ng = int(group.selected.extent(0)), nl = g.wavelengths(), nb = group.bins;
+    const int c = int(first_cell) + team.league_rank() / ng,
+              q = group.selected(team.league_rank() % ng), s = m.species(q);
     // Cumulative absorbed photon rate and power over the photon energies eps ascending.
     const PhotonEnergies eps{g.x, nl};
     scratch_view ncum(team.team_scratch(level), nl + 1), wcum(team.team_scratch(level), nl + 1),
@@ -553,37 +560,45 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(g.species()));
   kosmos::Impl::require_extent(where, "status", status, 0, nc);
   kosmos::Impl::require_extent(where, "status", status, 1, nq);
-  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq && m.photon_start.extent(0) > 0, where,
-                        "the StochasticModel is not prepared (prepare_stochastic)");
+  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq && m.photon_start.extent(0) > 0 &&
+                            m.species_bins.extent(0) == nq,
+                        where, "the StochasticModel is not prepared (prepare_stochastic)");
   if (cells < 0) cells = std::int64_t(nc) - first_cell;
   if (cells <= 0 || nq == 0) return;
   kosmos::Impl::require(std::size_t(cells) * nq <= std::size_t(std::numeric_limits<int>::max()),
                         where, cells, " cells x ", nq,
                         " species exceed the league size; pass fewer cells per call");
   using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
-  const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), m.options.bins);
-  // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory:
-  // 512-2048 bins on any backend.
-  const int level =
-      scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
-  const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level);
-  kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
-                        m.options.bins, " bins need ", scratch,
-                        " bytes of team scratch, more than the ", scratch_max,
-                        " available (use fewer wavelengths or bins)");
   const StochasticOptions& o = m.options;
   const double log_t0 = std::log(o.min_temperature);
   const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
   // GPUs: 64 threads a team (32 or 128, and one warp's 32 vector lanes, were slower).
   const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
-  // non_blocking_policy: the pipeline queues this per chunk on several instances.
-  Kokkos::parallel_for(
-      "kosmos::dust::stochastic_heating",
-      kosmos::Impl::non_blocking_policy(
-          Kokkos::TeamPolicy<ExecSpace>(space, int(std::size_t(cells) * nq), team_size))
-          .set_scratch_size(level, Kokkos::PerTeam(scratch)),
-      functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell});
+  for (std::size_t k = 0; k < m.group_bins.extent(0); ++k) {
+    const typename functor::BinGroup group{
+        m.group_bins(k),
+        Kokkos::subview(m.by_bins, std::make_pair(m.group_first(k), m.group_first(k + 1)))};
+    const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), group.bins);
+    // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory:
+    // 512-2048 bins on any backend.
+    const int level =
+        scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+    const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level);
+    kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
+                          group.bins, " bins need ", scratch,
+                          " bytes of team scratch, more than the ", scratch_max,
+                          " available (use fewer wavelengths or bins)");
+    // non_blocking_policy: the pipeline queues this per chunk on several instances.
+    Kokkos::parallel_for(
+        "kosmos::dust::stochastic_heating",
+        kosmos::Impl::non_blocking_policy(
+            Kokkos::TeamPolicy<ExecSpace>(
+                space, int(std::size_t(cells) * group.selected.extent(0)), team_size))
+            .set_scratch_size(level, Kokkos::PerTeam(scratch)),
+        functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell,
+                group});
+  }
 }
 }  // namespace Impl
 }  // namespace dust
