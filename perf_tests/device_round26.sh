@@ -14,7 +14,8 @@
 #                 --bins 256): launch, occupancy, throughput, warp-state and scheduler sections
 #   PART=openmp   the development VM's OpenMP tool (carry build/openmp/src/cli/kosmos) on all 16
 #                 cores, OPENMP_CELLS (1024) cells
-# PART may list several, run in order, e.g. PART="new tests sed".
+# PART may list several, run in order, e.g. PART="new tests sed". BINS (default auto) is the job's
+# --bins.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
@@ -31,7 +32,7 @@ job() {  # TOOL LABEL CELLS [ENV...]
   rm -f "$work/dl07.h5"
   local t0 t1
   t0=$(date +%s.%N)
-  "$tool" "${dl07[@]}" --generate "$cells" --precision float --bins auto \
+  "$tool" "${dl07[@]}" --generate "$cells" --precision float --bins "${BINS:-auto}" \
     --temperatures "$work/dl07.h5" --sed "$work/dl07.h5" --bands IRAC1,IRAC4,MIPS24,PACS160 \
     --photometry "$work/dl07.h5" --distance 1e6 --timings 2>&1 |
     grep -E "stochastic heating|bins|pipeline" | cut -c1-240
