@@ -99,23 +99,43 @@ std::vector<double> to_host_double(const V& v) {
   return std::vector<double>(h.begin(), h.end());
 }
 
+// The equilibrium pipeline of p in precision T: the grains, T_eq, the equilibrium SED, and every
+// species as a graphite StochasticSpecies.
+template <class Space, class T>
+struct Equilibrium {
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  DeviceProblem<T, Space> d;
+  kosmos::dust::GrainModel<T, Space> g;
+  Kokkos::View<T**, Kokkos::LayoutLeft, device> temperature, sed;
+  std::vector<kosmos::dust::StochasticSpecies> species;
+
+  explicit Equilibrium(const Problem& p)
+      : d(p),
+        g(d.prepare(kosmos::dust::SolverOptions())),
+        temperature("T", p.nc(), p.ns()),
+        sed("sed", p.nc(), p.nl()) {
+    Kokkos::View<T**, Kokkos::LayoutLeft, device> heating("heating", p.nc(), p.ns());
+    Kokkos::View<int**, Kokkos::LayoutLeft, device> status("eq_status", p.nc(), p.ns());
+    kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, status,
+                                sed);
+    for (int s = 0; s < p.ns(); ++s)
+      species.push_back({s, GrainMaterial::graphite, p.radius[std::size_t(s)] * 1e6});
+  }
+};
+
 // The equilibrium pipeline in precision T (double by default), then P(T) and the SED with every
 // species stochastic.
 template <class Space, class T = double>
 StochasticResult run_stochastic(const Problem& p, const StochasticOptions& o = StochasticOptions(),
                                 int emission_batch = -1) {
   using device = Kokkos::Device<Space, typename Space::memory_space>;
-  DeviceProblem<T, Space> d(p);
-  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  Equilibrium<Space, T> e(p);
+  const auto& d = e.d;
+  const auto& g = e.g;
+  const auto& temperature = e.temperature;
+  const auto& sed = e.sed;
   const int nc = p.nc(), ns = p.ns(), nl = p.nl();
-  Kokkos::View<T**, Kokkos::LayoutLeft, device> heating("heating", nc, ns),
-      temperature("T", nc, ns), sed("sed", nc, nl);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns);
-  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status,
-                              sed);
-  std::vector<kosmos::dust::StochasticSpecies> species;
-  for (int s = 0; s < ns; ++s) species.push_back({s, GrainMaterial::graphite, p.radius[s] * 1e6});
-  const auto m = kosmos::dust::prepare_stochastic(Space(), g, species, o);
+  const auto m = kosmos::dust::prepare_stochastic(Space(), g, e.species, o);
   Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, ns, o.bins),
       bins("T_bins", nc, ns, o.bins);
   Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, ns),
@@ -322,19 +342,15 @@ TYPED_TEST(DustStochasticTest, HugeFieldIsFlaggedNotNan) {
 TYPED_TEST(DustStochasticTest, PerSpeciesBinsMatchLoneSpeciesModels) {
   using Space = TypeParam;
   using device = Kokkos::Device<Space, typename Space::memory_space>;
-  const std::vector<double> radius{0.001, 0.002, 0.005};
   const std::vector<int> species_bins{64, 16, 32};
-  const Problem p = field_problem(radius, {1.0, 100.0}, 81);
-  DeviceProblem<double, Space> d(p);
-  const auto g = d.prepare(kosmos::dust::SolverOptions());
+  const Problem p = field_problem({0.001, 0.002, 0.005}, {1.0, 100.0}, 81);
+  const Equilibrium<Space, double> e(p);
+  const auto& d = e.d;
+  const auto& g = e.g;
+  const auto& temperature = e.temperature;
+  const auto& equilibrium_sed = e.sed;
+  const auto& species = e.species;
   const int nc = p.nc(), ns = p.ns(), nl = p.nl(), most = 64;
-  Kokkos::View<double**, Kokkos::LayoutLeft, device> heating("heating", nc, ns),
-      temperature("T", nc, ns), equilibrium_sed("sed", nc, nl);
-  Kokkos::View<int**, Kokkos::LayoutLeft, device> eq_status("eq_status", nc, ns);
-  kosmos::dust::dust_emission(Space(), g, d.intensity, d.dust_mass, heating, temperature, eq_status,
-                              equilibrium_sed);
-  std::vector<kosmos::dust::StochasticSpecies> species;
-  for (int s = 0; s < ns; ++s) species.push_back({s, GrainMaterial::graphite, radius[s]});
   // P(T), bin temperatures, status and the SED of `model` over its selected species.
   const auto run = [&](const kosmos::dust::StochasticModel<Space>& model, int selected) {
     const int nb = model.options.bins;
