@@ -78,8 +78,10 @@ def dust_plots(directory, *, sed=None, temperatures=None, pt=None, dpi=100):
         species = io.read(pt, "stochastic_species").astype(int)
         shown = np.unique(np.linspace(0, len(species) - 1, min(len(species), 6)).round().astype(int))
         path = os.path.join(directory, "temperature_distribution.png")
+        bins = io.read(pt, "species_bins")[shown] if io.has(pt, "species_bins") else None
         plot.temperature_distribution(bin_temperature[0, shown], probability[0, shown], path,
-                                      dpi=dpi, labels=[f"species {species[g]}" for g in shown])
+                                      dpi=dpi, labels=[f"species {species[g]}" for g in shown],
+                                      bins=bins)
         written.append(path)
     return written
 

@@ -232,19 +232,25 @@ def temperatures(radius_micron, temperature, path=None, *, dpi=100, labels=None)
     return _finish(fig, path, dpi)
 
 
-def temperature_distribution(bin_temperature, probability, path=None, *, dpi=100, labels=None):
+def temperature_distribution(bin_temperature, probability, path=None, *, dpi=100, labels=None,
+                             bins=None):
     """P(T) of stochastically heated grains: one curve per grain, probability per bin (G, bins)
-    on bin temperatures (G, bins) in K, as dP/dlnT so that curves on different grids compare."""
+    on bin temperatures (G, bins) in K, as dP/dlnT so that curves on different grids compare.
+    bins: each grain's number of bins (a --pt-output's species_bins), where a row holds fewer than
+    its length (the rest is padding)."""
     T = np.atleast_2d(bin_temperature)
     P = np.atleast_2d(probability)
+    counts = [T.shape[1]] * T.shape[0] if bins is None else [int(b) for b in np.atleast_1d(bins)]
     fig, ax = plt.subplots(figsize=(6.5, 4))
+    top = 0.0
     for g in range(P.shape[0]):
-        lnT = np.log(T[g])
-        width = np.gradient(lnT) if len(lnT) > 1 else np.ones(1)
-        ax.loglog(T[g], P[g] / width, lw=1, label=labels[g] if labels else f"grain {g}")
+        t, p = T[g, :counts[g]], P[g, :counts[g]]
+        density = p / np.gradient(np.log(t)) if len(t) > 1 else p
+        top = max(top, float(np.nanmax(density, initial=0.0)))
+        ax.loglog(t, density, lw=1, label=labels[g] if labels else f"grain {g}")
     ax.set_xlabel("T [K]")
     ax.set_ylabel("dP / d ln T")
-    top = np.max(P / np.gradient(np.log(T), axis=1)) if T.shape[1] > 1 else 1.0
-    ax.set_ylim(top * 1e-8, top * 3)
+    if top > 0 and np.isfinite(top):
+        ax.set_ylim(top * 1e-8, top * 3)
     ax.legend(fontsize=7)
     return _finish(fig, path, dpi)
