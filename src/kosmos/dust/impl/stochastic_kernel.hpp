@@ -235,7 +235,6 @@ struct StochasticFunctor {
   int level;  // team scratch level: 0, or 1 (global memory) where level 0 is too small
   std::int64_t first_cell;  // the league's cells start here
   BinGroup group;           // the league's species: each cell's, of these bins
-  bool output_works_in_spectra;  // output_in_spectra(wavelengths, group.bins)
 
   // The photon energies are read from the model (x), not kept in scratch: with 1208 wavelengths
   // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
@@ -247,9 +246,7 @@ struct StochasticFunctor {
   }
   // The cumulative spectra (ncum, then wcum), which nothing reads once P(T) is solved: the output
   // works in their values' bytes when it fits.
-  KOKKOS_INLINE_FUNCTION static std::size_t spectra_bytes(int nl) {
-    return 2 * std::size_t(nl + 1) * sizeof(double);
-  }
+  static std::size_t spectra_bytes(int nl) { return 2 * std::size_t(nl + 1) * sizeof(double); }
   static bool output_in_spectra(int nl, int nb) {
     return Output::scratch_bytes(nb) <= spectra_bytes(nl);
   }
@@ -505,8 +502,8 @@ struct StochasticFunctor {
     }
     using scratch_space = typename ExecSpace::scratch_memory_space;
     output(team, c, q, s, state, t_eq, p, tb,
-           output_works_in_spectra ? scratch_space(ncum.data(), spectra_bytes(nl))
-                                   : team.team_scratch(level));
+           output_in_spectra(nl, nb) ? scratch_space(ncum.data(), spectra_bytes(nl))
+                                     : team.team_scratch(level));
     Kokkos::single(Kokkos::PerTeam(team), [&]() { status(c, q) = state; });
   }
 };
@@ -619,7 +616,7 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                 space, int(std::size_t(cells) * group.selected.extent(0)), team_size))
             .set_scratch_size(level, Kokkos::PerTeam(scratch)),
         functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell,
-                group, functor::output_in_spectra(g.wavelengths(), group.bins)});
+                group});
   }
 }
 }  // namespace Impl
