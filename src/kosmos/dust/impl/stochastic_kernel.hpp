@@ -69,8 +69,8 @@ struct PhotonEnergies {
   }
 };
 
-// Output policies get P(T), the bin temperatures and scratch_bytes(bins) of team scratch to work in
-// (the photon spectra's, which P(T) no longer needs, where they are large enough).
+// Output policies get P(T), the bin temperatures and the team scratch left after the kernel's own
+// (scratch_bytes(bins) of it).
 
 // Output policy of temperature_distributions: stores P(T) and the bin temperatures; a species of
 // fewer bins than the outputs hold pads them with probability 0 at its top bin's temperature.
@@ -115,16 +115,14 @@ struct AddEmission {
   // Above this a sum of P_j n(u_j) with sum_j P_j = 1 over up to 4096 bins (the tool's --bins
   // limit) has lost under T's resolution to terms that underflowed or were cut off.
   static constexpr T safe_sum = std::is_same<T, float>::value ? T(1e-28) : T(1e-280);
-  // sum_j P_j n(x_l / T_j) by the shifted terms (see above), in double, over the bins [from, to]
-  // outside which P_j is zero.
+  // sum_j P_j n(x_l / T_j) by the shifted terms (see above), in double.
   template <class Work>
-  KOKKOS_INLINE_FUNCTION static double shifted_sum(T xl, const Work& log_p, const Work& inverse_t,
-                                                   int from, int to) {
-    T largest = log_p(from) - xl * inverse_t(from);
-    for (int j = from + 1; j <= to; ++j)
-      largest = math::fmax(largest, log_p(j) - xl * inverse_t(j));
+  KOKKOS_INLINE_FUNCTION static double shifted_sum(T xl, const Work& log_p, const Work& inverse_t) {
+    const int nb = int(log_p.extent(0));
+    T largest = log_p(0) - xl * inverse_t(0);
+    for (int j = 1; j < nb; ++j) largest = math::fmax(largest, log_p(j) - xl * inverse_t(j));
     T sum = 0;
-    for (int j = from; j <= to; ++j) {
+    for (int j = 0; j < nb; ++j) {
       const T u = xl * inverse_t(j), exponent = log_p(j) - u - largest;
       if (exponent > -Impl::occupation_cutoff<T>())
         sum += math::exp(exponent) / one_minus_exp_negative(u);
@@ -155,8 +153,7 @@ struct AddEmission {
     // the bins whose P_j is not zero in T (an equilibrium grain has two; a narrow P(T) underflows
     // float a few dozen bins from its peak), and, per wavelength, the cold bins whose
     // u = x_l / T_j is above the occupation's cutoff (1 / T_j falls with j: they are a prefix).
-    // The shifted sums take the wider span of the bins whose P_j is not zero in double.
-    int first = nb, last = -1, from = nb, to = -1;
+    int first = nb, last = -1;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, nb),
         [&](const int j, int& lo) { lo = T(p(j)) > T(0) && j < lo ? j : lo; },
@@ -165,12 +162,6 @@ struct AddEmission {
         Kokkos::TeamThreadRange(team, nb),
         [&](const int j, int& hi) { hi = T(p(j)) > T(0) && j > hi ? j : hi; },
         Kokkos::Max<int>(last));
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nb),
-        [&](const int j, int& lo) { lo = p(j) > 0 && j < lo ? j : lo; }, Kokkos::Min<int>(from));
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nb),
-        [&](const int j, int& hi) { hi = p(j) > 0 && j > hi ? j : hi; }, Kokkos::Max<int>(to));
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
       const T xl = x(l);
@@ -185,8 +176,7 @@ struct AddEmission {
       T sum = 0;
       for (int j = warm; j <= last; ++j)
         sum += weight(j) * planck_occupation(xl * inverse_t(j), exp_op);
-      const double emitted =
-          sum > safe_sum ? double(sum) : shifted_sum(xl, log_p, inverse_t, from, to);
+      const double emitted = sum > safe_sum ? double(sum) : shifted_sum(xl, log_p, inverse_t);
       const double equilibrium = double(planck_occupation(T(double(xl) / t_eq), exp_op));
       changes(row, q, l) = T(mass * double(sed_weight(s, l)) * (emitted - equilibrium));
     });
@@ -242,13 +232,7 @@ struct StochasticFunctor {
     return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
            scratch_view::shmem_size(block_rows * block_rows) +
            scratch_view::shmem_size(row_parts * block_rows) + index_view::shmem_size(block_rows) +
-           (output_in_spectra(nl, nb) ? 0 : Output::scratch_bytes(nb));
-  }
-  // The cumulative spectra (ncum, then wcum), which nothing reads once P(T) is solved: the output
-  // works in their values' bytes when it fits.
-  static std::size_t spectra_bytes(int nl) { return 2 * std::size_t(nl + 1) * sizeof(double); }
-  static bool output_in_spectra(int nl, int nb) {
-    return Output::scratch_bytes(nb) <= spectra_bytes(nl);
+           Output::scratch_bytes(nb);
   }
 
   // The recursion solves block_rows bins at a time: each row's sum over the bins below the block
@@ -500,10 +484,7 @@ struct StochasticFunctor {
       if (!(math::fabs(emitted / norm / absorbed - 1) <= m.options.energy_tolerance))
         state = stochastic_energy_imbalance;
     }
-    using scratch_space = typename ExecSpace::scratch_memory_space;
-    output(team, c, q, s, state, t_eq, p, tb,
-           output_in_spectra(nl, nb) ? scratch_space(ncum.data(), spectra_bytes(nl))
-                                     : team.team_scratch(level));
+    output(team, c, q, s, state, t_eq, p, tb, team.team_scratch(level));
     Kokkos::single(Kokkos::PerTeam(team), [&]() { status(c, q) = state; });
   }
 };
