@@ -106,9 +106,9 @@ struct StochasticModel {
   // and the species grouped by their bins: one launch a group, its team scratch sized for them
   // (group k: group_bins(k) bins, by_bins(group_first(k) .. group_first(k + 1) - 1)).
   Kokkos::View<int*, Kokkos::HostSpace> species_bins;  // (Q)
-  Kokkos::View<int*, device_type> by_bins;            // (Q): q in ascending bins
-  Kokkos::View<int*, Kokkos::HostSpace> group_first;  // (groups + 1)
-  Kokkos::View<int*, Kokkos::HostSpace> group_bins;   // (groups)
+  Kokkos::View<int*, device_type> by_bins;             // (Q): q in ascending bins
+  Kokkos::View<int*, Kokkos::HostSpace> group_first;   // (groups + 1)
+  Kokkos::View<int*, Kokkos::HostSpace> group_bins;    // (groups)
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
 
@@ -129,8 +129,8 @@ void set_species_bins(const ExecSpace& space, StochasticModel<ExecSpace>& m,
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return bins[std::size_t(a)] < bins[std::size_t(b)]; });
   m.species_bins = Kokkos::View<int*, Kokkos::HostSpace>("kosmos::dust::species_bins", nq);
-  m.by_bins = decltype(m.by_bins)(Kokkos::view_alloc(space, std::string("kosmos::dust::by_bins")),
-                                  nq);
+  m.by_bins =
+      decltype(m.by_bins)(Kokkos::view_alloc(space, std::string("kosmos::dust::by_bins")), nq);
   const auto by_bins = Kokkos::create_mirror_view(m.by_bins);
   std::vector<int> first, counts;
   for (int k = 0; k < nq; ++k) {
@@ -310,7 +310,6 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
       std::size_t(batch), std::size_t(m.selected()), std::size_t(g.wavelengths()));
   add_stochastic_emission(space, g, m, intensity, temperature, dust_mass, sed, status, changes);
 }
-
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,
           class BinTemperature, class Status>

@@ -593,8 +593,8 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
     Kokkos::parallel_for(
         "kosmos::dust::stochastic_heating",
         kosmos::Impl::non_blocking_policy(
-            Kokkos::TeamPolicy<ExecSpace>(
-                space, int(std::size_t(cells) * group.selected.extent(0)), team_size))
+            Kokkos::TeamPolicy<ExecSpace>(space, int(std::size_t(cells) * group.selected.extent(0)),
+                                          team_size))
             .set_scratch_size(level, Kokkos::PerTeam(scratch)),
         functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell,
                 group});
