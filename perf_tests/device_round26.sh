@@ -12,6 +12,8 @@
 #                 cells at --bins 256 in float and double to $OUT, to compare on the VM
 #   PART=ncu      Nsight Compute on one P(T)-and-emission launch of the new tool (1024 cells,
 #                 --bins 256): launch, occupancy, throughput, warp-state and scheduler sections
+#   PART=timer    the new tool's job at TIMER_CELLS (16384) cells under build/kernel_timer.so
+#                 (perf_tests/tools/kernel_timer.c, carried): device seconds per kernel name
 #   PART=openmp   the development VM's OpenMP tool (carry build/openmp/src/cli/kosmos) on all 16
 #                 cores, OPENMP_CELLS (1024) cells
 # PART may list several, run in order, e.g. PART="new tests sed". BINS (default auto) is the job's
@@ -81,6 +83,13 @@ for part in ${PART:-new}; do
         --section SchedulerStats --section InstructionStats \
         "$new" "${dl07[@]}" --generate 1024 --precision float --bins 256 --sed "$work/ncu.h5" 2>&1 |
         grep -vE "^==PROF==|^\s*$" | cut -c1-200 | tail -120
+      ;;
+    timer)
+      # per-kernel device time of the new tool's job (build/kernel_timer.so carried; kernels then
+      # run one at a time)
+      KOKKOS_PROFILE_LIBRARY=$PWD/build/kernel_timer.so KOSMOS_KERNEL_TIMES=$work/times.txt \
+        job "$new" new-timed "${TIMER_CELLS:-16384}"
+      head -25 "$work/times.txt"
       ;;
     openmp)
       OMP_PROC_BIND=spread OMP_PLACES=threads OMP_NUM_THREADS=$(nproc) \

@@ -134,7 +134,7 @@ StochasticResult run_stochastic(const Problem& p, const StochasticOptions& o = S
   const auto& g = e.g;
   const auto& temperature = e.temperature;
   const auto& sed = e.sed;
-  const int nc = p.nc(), ns = p.ns(), nl = p.nl();
+  const int nc = p.nc(), ns = p.ns();
   const auto m = kosmos::dust::prepare_stochastic(Space(), g, e.species, o);
   Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, ns, o.bins),
       bins("T_bins", nc, ns, o.bins);
@@ -152,9 +152,9 @@ StochasticResult run_stochastic(const Problem& p, const StochasticOptions& o = S
                      to_host(bins),
                      to_host(status)};
   if (emission_batch >= 0) {  // the SED changes emission_batch cells at a time
-    Kokkos::View<T***, Kokkos::LayoutRight, device> changes("changes", emission_batch, ns, nl);
-    kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed,
-                                          emission_status, changes);
+    kosmos::dust::add_stochastic_emission(
+        Space(), g, m, d.intensity, temperature, d.dust_mass, sed, emission_status,
+        kosmos::dust::stochastic_emission_work<T>(Space(), m, emission_batch));
   } else {
     kosmos::dust::add_stochastic_emission(Space(), g, m, d.intensity, temperature, d.dust_mass, sed,
                                           emission_status);
@@ -290,7 +290,8 @@ TYPED_TEST(DustStochasticTest, BigGrainsReachTheEquilibriumLimit) {
     for (int l = 0; l < p.nl(); ++l) emitted += LD(r.f(c, l)) * p.width[l];
     EXPECT_NEAR(double(emitted / absorbed), 1.0, 1e-3) << "cell " << c;
     for (int s = 0; s < p.ns(); ++s) {
-      EXPECT_EQ(r.st(c, s), kosmos::dust::stochastic_ok) << "cell " << c << " radius " << p.radius[s];
+      EXPECT_EQ(r.st(c, s), kosmos::dust::stochastic_ok)
+          << "cell " << c << " radius " << p.radius[s];
       const double t_eq = r.t_eq(c, s);
       double mean = 0, second = 0, near = 0;
       for (int j = 0; j < r.nb; ++j) {
@@ -361,8 +362,8 @@ TYPED_TEST(DustStochasticTest, PerSpeciesBinsMatchLoneSpeciesModels) {
     Kokkos::deep_copy(sed, equilibrium_sed);
     kosmos::dust::temperature_distributions(Space(), g, model, d.intensity, temperature,
                                             probability, bins, status);
-    kosmos::dust::add_stochastic_emission(Space(), g, model, d.intensity, temperature,
-                                          d.dust_mass, sed, status);
+    kosmos::dust::add_stochastic_emission(Space(), g, model, d.intensity, temperature, d.dust_mass,
+                                          sed, status);
     return std::make_tuple(to_host(probability), to_host(bins), to_host(status), to_host(sed));
   };
   auto model = kosmos::dust::prepare_stochastic(Space(), g, species);
@@ -373,8 +374,8 @@ TYPED_TEST(DustStochasticTest, PerSpeciesBinsMatchLoneSpeciesModels) {
   for (int s = 0; s < ns; ++s) {
     StochasticOptions o;
     o.bins = species_bins[std::size_t(s)];
-    const auto lone = run(kosmos::dust::prepare_stochastic(Space(), g, {species[std::size_t(s)]}, o),
-                          1);
+    const auto lone =
+        run(kosmos::dust::prepare_stochastic(Space(), g, {species[std::size_t(s)]}, o), 1);
     for (int c = 0; c < nc; ++c) {
       EXPECT_EQ(std::get<2>(all)[std::size_t(c * ns + s)], std::get<2>(lone)[std::size_t(c)]);
       for (int j = 0; j < most; ++j) {
@@ -394,6 +395,14 @@ TYPED_TEST(DustStochasticTest, PerSpeciesBinsMatchLoneSpeciesModels) {
         << "cell " << k % std::size_t(nc) << " wavelength " << k / std::size_t(nc);
   EXPECT_THROW(kosmos::dust::set_species_bins(Space(), model, {64, 4, 32}), kosmos::invalid_input);
   EXPECT_THROW(kosmos::dust::set_species_bins(Space(), model, {64, 32}), kosmos::invalid_input);
+  // A work space made before the bins changed no longer fits the model.
+  const auto work = kosmos::dust::stochastic_emission_work<double>(Space(), model, nc);
+  kosmos::dust::set_species_bins(Space(), model, std::vector<int>(std::size_t(ns), 2 * most));
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, ns);
+  Kokkos::View<double**, Kokkos::LayoutLeft, device> sed("sed", nc, nl);
+  EXPECT_THROW(kosmos::dust::add_stochastic_emission(Space(), g, model, d.intensity, temperature,
+                                                     d.dust_mass, sed, status, work),
+               kosmos::invalid_input);
 }
 
 // Zero heating is no_heating whatever T_eq says (T = 0 included); positive heating without a

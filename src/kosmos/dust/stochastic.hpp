@@ -109,6 +109,10 @@ struct StochasticModel {
   Kokkos::View<int*, device_type> by_bins;             // (Q): q in ascending bins
   Kokkos::View<int*, Kokkos::HostSpace> group_first;   // (groups + 1)
   Kokkos::View<int*, Kokkos::HostSpace> group_bins;    // (groups)
+  // Where each species' bins start in a cell's row of the emission's work space (Q + 1): the
+  // prefix sums of species_bins, total_bins their sum.
+  Kokkos::View<int*, device_type> bin_offset;
+  int total_bins = 0;
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
 
@@ -148,11 +152,59 @@ void set_species_bins(const ExecSpace& space, StochasticModel<ExecSpace>& m,
   for (std::size_t k = 0; k < first.size(); ++k) m.group_first(k) = first[k];
   for (std::size_t k = 0; k < counts.size(); ++k) m.group_bins(k) = counts[k];
   Kokkos::deep_copy(space, m.by_bins, by_bins);
+  m.bin_offset = decltype(m.bin_offset)(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::bin_offset")), nq + 1);
+  const auto bin_offset = Kokkos::create_mirror_view(m.bin_offset);
+  bin_offset(0) = 0;
+  for (int q = 0; q < nq; ++q) bin_offset(q + 1) = bin_offset(q) + bins[std::size_t(q)];
+  m.total_bins = bin_offset(nq);
+  Kokkos::deep_copy(space, m.bin_offset, bin_offset);
+  space.fence();  // the host mirrors go out of scope
   if (nq > 0) m.options.bins = bins[std::size_t(order.back())];
+}
+
+// The work space of add_stochastic_emission for cells() cells at a time: each (cell, selected
+// species)'s P(T) as the emission reads it (impl/stochastic_emission.hpp), in the precision T.
+// stochastic_emission_work makes one for a model; a model's bins must not grow after.
+template <class T, class MemorySpace>
+struct StochasticEmissionWork {
+  Kokkos::View<T***, Kokkos::LayoutRight, MemorySpace> bins;    // (cell, bin_offset(q) + j, 3)
+  Kokkos::View<int***, Kokkos::LayoutRight, MemorySpace> span;  // (cell, q, 2)
+  std::int64_t cells() const { return std::int64_t(bins.extent(0)); }
+  // Cells [first, last) of this work space.
+  StochasticEmissionWork rows(std::int64_t first, std::int64_t last) const {
+    const auto r = Kokkos::make_pair(first, last);
+    return {Kokkos::subview(bins, r, Kokkos::ALL, Kokkos::ALL),
+            Kokkos::subview(span, r, Kokkos::ALL, Kokkos::ALL)};
+  }
+};
+
+// Cells whose emission work space of precision `value_bytes` fits in `bytes` (at least one).
+template <class ExecSpace>
+std::int64_t emission_batch_cells(const StochasticModel<ExecSpace>& m, std::size_t value_bytes,
+                                  std::size_t bytes = std::size_t(128) << 20) {
+  const std::size_t per_cell =
+      std::size_t(m.total_bins) * 3 * value_bytes + std::size_t(m.selected()) * 2 * sizeof(int);
+  return std::max<std::int64_t>(1, std::int64_t(bytes / std::max<std::size_t>(per_cell, 1)));
+}
+
+template <class T, class ExecSpace>
+StochasticEmissionWork<T, typename ExecSpace::memory_space> stochastic_emission_work(
+    const ExecSpace& space, const StochasticModel<ExecSpace>& m, std::int64_t cells) {
+  kosmos::Impl::require(cells >= 0, "kosmos::dust::stochastic_emission_work", "cells = ", cells);
+  StochasticEmissionWork<T, typename ExecSpace::memory_space> work;
+  work.bins = decltype(work.bins)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                                     std::string("kosmos::dust::emission_bins")),
+                                  std::size_t(cells), std::size_t(m.total_bins), 3);
+  work.span = decltype(work.span)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                                                     std::string("kosmos::dust::emission_span")),
+                                  std::size_t(cells), std::size_t(m.selected()), 2);
+  return work;
 }
 }  // namespace dust
 }  // namespace kosmos
 
+#include <kosmos/dust/impl/stochastic_emission.hpp>
 #include <kosmos/dust/impl/stochastic_kernel.hpp>
 
 namespace kosmos {
@@ -234,48 +286,51 @@ void temperature_distributions(const ExecSpace& space, const GrainModel<T, ExecS
 // Replaces, in sed (C, L) as emission_sed wrote it, the equilibrium emission of each selected
 // species by the emission of its P(T): sed(c, l) += m_c n_s sigma_{s,l} (sum_j P_j B(lambda_l, T_j)
 // - B(lambda_l, T_eq)). Cells with status no_heating or invalid_heating keep their SED.
-// The species' changes go through `changes` (B, Q, L) of the precision T, B >= 1 cells at a time,
-// and are added to the SED in species order (in double), so that the SED is the same, bit for
-// bit, however the device schedules the (cell, species) teams; emission_batch_cells says how many
-// cells fit in a given number of bytes. The overload without it allocates one of up to 128 MiB.
+// P(T) goes through `work` (stochastic_emission_work), work.cells() cells at a time; the species'
+// changes are added to the SED in species order (in double), so that the SED is the same, bit for
+// bit, however the device schedules the (cell, species) teams. emission_batch_cells says how many
+// cells fit in a given number of bytes; the overload without work allocates one of up to 128 MiB.
 template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
-          class Status, class Changes>
+          class Status, class WorkSpace>
 void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                              const StochasticModel<ExecSpace>& m, const Intensity& intensity,
                              const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
-                             const Status& status, const Changes& changes) {
+                             const Status& status,
+                             const StochasticEmissionWork<T, WorkSpace>& work) {
   static_assert(
       Mass::rank == 1 && Sed::rank == 2,
       "kosmos::dust::add_stochastic_emission: dust_mass (cell) and sed (cell, wavelength)");
   static_assert(
       std::is_same<typename Sed::value_type, T>::value,
       "kosmos::dust::add_stochastic_emission: sed must hold the GrainModel's precision T");
-  static_assert(Changes::rank == 3 && std::is_same<typename Changes::value_type, T>::value,
-                "kosmos::dust::add_stochastic_emission: changes are (cell, selected species, "
-                "wavelength) of the GrainModel's precision T");
-  static_assert(
-      Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
-          Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible &&
-          Kokkos::SpaceAccessibility<ExecSpace, typename Changes::memory_space>::accessible,
-      "kosmos::dust::add_stochastic_emission: the Views must be accessible from the "
-      "execution space");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename Mass::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename Sed::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, WorkSpace>::accessible,
+                "kosmos::dust::add_stochastic_emission: the Views must be accessible from the "
+                "execution space");
   const char* where = "kosmos::dust::add_stochastic_emission";
   const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected());
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 1, std::size_t(g.wavelengths()));
-  kosmos::Impl::require_extent(where, "changes", changes, 1, nq);
-  kosmos::Impl::require_extent(where, "changes", changes, 2, std::size_t(g.wavelengths()));
-  const std::int64_t batch = std::int64_t(changes.extent(0));
-  kosmos::Impl::require(batch > 0 || nc == 0 || nq == 0, where, "changes hold no cell");
+  kosmos::Impl::require(work.bins.extent(1) == std::size_t(m.total_bins) &&
+                            work.bins.extent(2) == 3 &&
+                            work.span.extent(0) == work.bins.extent(0) &&
+                            work.span.extent(1) == nq && work.span.extent(2) == 2,
+                        where, "the work space was not made for this model's ", m.total_bins,
+                        " bins and ", nq, " species (stochastic_emission_work)");
+  const std::int64_t batch = work.cells();
+  kosmos::Impl::require(batch > 0 || nc == 0 || nq == 0, where, "the work space holds no cell");
   const auto run = [&](const auto exp_op) {
-    using Emission = Impl::AddEmission<T, ExecSpace, Mass, Changes, std::decay_t<decltype(exp_op)>>;
     for (std::int64_t first = 0; first < std::int64_t(nc) && nq > 0; first += batch) {
       const std::int64_t cells = std::min<std::int64_t>(batch, std::int64_t(nc) - first);
       Impl::run_stochastic(space, g, m, intensity, temperature, status,
-                           Emission{g.sed_weight, g.x, dust_mass, changes, first, exp_op}, where,
-                           first, cells);
-      Impl::add_changes_in_species_order(space, changes, sed, first, cells);
+                           Impl::WriteEmissionBins<T, decltype(work.bins), decltype(work.span),
+                                                   decltype(m.bin_offset)>{work.bins, work.span,
+                                                                           m.bin_offset, first},
+                           where, first, cells);
+      Impl::run_stochastic_emission(space, g, m, temperature, dust_mass, sed, status, work.bins,
+                                    work.span, exp_op, first, cells);
     }
   };
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
@@ -286,15 +341,6 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   run(LibraryExp());
 }
 
-// Cells whose (selected species, wavelength) changes of precision `value_bytes` fit in `bytes`
-// (at least one).
-inline std::int64_t emission_batch_cells(int selected, int wavelengths, std::size_t value_bytes,
-                                         std::size_t bytes = std::size_t(128) << 20) {
-  const std::size_t per_cell =
-      std::size_t(std::max(selected, 1)) * std::size_t(std::max(wavelengths, 1)) * value_bytes;
-  return std::max<std::int64_t>(1, std::int64_t(bytes / per_cell));
-}
-
 template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
           class Status>
 void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
@@ -302,13 +348,9 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
                              const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
                              const Status& status) {
   const std::int64_t nc = std::int64_t(intensity.extent(0));
-  const std::int64_t batch =
-      std::min(nc, emission_batch_cells(m.selected(), g.wavelengths(), sizeof(T)));
-  const Kokkos::View<T***, Kokkos::LayoutRight, typename ExecSpace::memory_space> changes(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
-                         std::string("kosmos::dust::stochastic_emission_changes")),
-      std::size_t(batch), std::size_t(m.selected()), std::size_t(g.wavelengths()));
-  add_stochastic_emission(space, g, m, intensity, temperature, dust_mass, sed, status, changes);
+  add_stochastic_emission(
+      space, g, m, intensity, temperature, dust_mass, sed, status,
+      stochastic_emission_work<T>(space, m, std::min(nc, emission_batch_cells(m, sizeof(T)))));
 }
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Probability,

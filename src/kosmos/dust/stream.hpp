@@ -372,12 +372,9 @@ class EmissionStream {
         device_ints("kosmos::dust::stream_stochastic_status", nq > 0 ? in_flight : 0, nq);
     // add_stochastic_emission's work space, a part per instance.
     const std::int64_t emission_batch =
-        nq > 0 ? std::min(chunk_cells(), emission_batch_cells(nq, nl, sizeof(T))) : 0;
-    emission_changes_ = decltype(emission_changes_)(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing,
-                           std::string("kosmos::dust::stream_emission_changes")),
-        std::size_t(options_.pipeline.instances * emission_batch), std::size_t(nq),
-        std::size_t(nl));
+        nq > 0 ? std::min(chunk_cells(), emission_batch_cells(stochastic, sizeof(T))) : 0;
+    emission_work_ = stochastic_emission_work<T>(space, stochastic,
+                                                 options_.pipeline.instances * emission_batch);
     const int bins = options_.distributions && nq > 0 ? stochastic.options.bins : 0;
     probability_ = device_p("kosmos::dust::stream_probability", bins > 0 ? in_flight : 0, nq, bins);
     bin_temperature_ =
@@ -558,14 +555,11 @@ class EmissionStream {
         Kokkos::deep_copy(instance,
                           Kokkos::subview(bin_temperature_h_, rows, Kokkos::ALL, Kokkos::ALL), t);
       }
-      const std::int64_t batch =
-          std::int64_t(emission_changes_.extent(0)) / options_.pipeline.instances;
+      const std::int64_t batch = emission_work_.cells() / options_.pipeline.instances;
       add_stochastic_emission(
           instance, grains_, stochastic_, chunk.in.intensity, chunk.temperature, chunk.in.dust_mass,
           chunk.sed, status,
-          Kokkos::subview(emission_changes_,
-                          Range(chunk.instance * batch, (chunk.instance + 1) * batch), Kokkos::ALL,
-                          Kokkos::ALL));
+          emission_work_.rows(chunk.instance * batch, (chunk.instance + 1) * batch));
       Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h_, rows, Kokkos::ALL), status);
     }
     const auto summary = Kokkos::subview(summary_, chunk.instance, Kokkos::ALL);
@@ -606,8 +600,8 @@ class EmissionStream {
   vector kappa_dlambda_, sublimation_;
   Kokkos::View<T*, device_type> cmb_;
   int_rows stochastic_status_;
-  // add_stochastic_emission's work space: (instances x batch, Q, L), a batch per instance.
-  Kokkos::View<T***, Kokkos::LayoutRight, device_type> emission_changes_;
+  // add_stochastic_emission's work space: instances x batch cells, a batch per instance.
+  StochasticEmissionWork<T, typename ExecSpace::memory_space> emission_work_;
   p_rows probability_, bin_temperature_;
   Kokkos::View<double**, Kokkos::LayoutRight, device_type> summary_;
   Kokkos::View<double**, Kokkos::LayoutRight, pinned> summary_h_;

@@ -1,0 +1,204 @@
+// The emission of P(T) (see add_stochastic_emission in kosmos/dust/stochastic.hpp), in two kernels:
+// the P(T) kernel writes each (cell, species)'s bins as the emission reads them
+// (WriteEmissionBins), then one team per (cell, wavelength tile) adds every species' change to the
+// SED in species order. Each thread keeps wavelengths_per_thread neighbouring wavelengths: their
+// terms are independent chains (the special functions' latency overlaps), and neighbours start at
+// nearly the same warm bin.
+#pragma once
+
+#include <kosmos/core/compat.hpp>
+#include <kosmos/core/error.hpp>
+#include <kosmos/dust/planck.hpp>
+
+#include <cstdint>
+#include <limits>
+
+namespace kosmos {
+namespace dust {
+namespace Impl {
+
+// The bins of one (cell, species) for the emission: P_j, ln P_j (an empty bin: far below every
+// other term) and 1 / T_j in T, and the span [first, last] of the bins whose P_j is not zero in T
+// (an equilibrium grain has two; a narrow P(T) underflows float a few dozen bins from its peak).
+// bins (cell, bin_offset(q) + j, 3), span (cell, q, 2), cells from first_cell.
+template <class T, class Bins, class Span, class Offsets>
+struct WriteEmissionBins {
+  Bins bins;
+  Span span;
+  Offsets bin_offset;
+  std::int64_t first_cell;
+  static std::size_t scratch_bytes(int) { return 0; }
+  template <class Member, class Scratch, class ScratchSpace>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int, int status, double,
+                                         const Scratch& p, const Scratch& tb,
+                                         const ScratchSpace&) const {
+    const int nb = int(p.extent(0)), offset = bin_offset(q);
+    const std::int64_t row = c - first_cell;
+    if (status == stochastic_no_heating || status == stochastic_invalid_heating) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        span(row, q, 0) = nb;
+        span(row, q, 1) = -1;
+      });
+      return;
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
+      bins(row, offset + j, 0) = T(p(j));
+      bins(row, offset + j, 1) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
+      bins(row, offset + j, 2) = T(1 / tb(j));
+    });
+    int first = nb, last = -1;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nb),
+        [&](const int j, int& lo) { lo = T(p(j)) > T(0) && j < lo ? j : lo; },
+        Kokkos::Min<int>(first));
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nb),
+        [&](const int j, int& hi) { hi = T(p(j)) > T(0) && j > hi ? j : hi; },
+        Kokkos::Max<int>(last));
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      span(row, q, 0) = first;
+      span(row, q, 1) = last;
+    });
+  }
+};
+
+// sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) - n(x_l / T_eq)) for every selected species s
+// in order (in double), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
+// occupation: the P(T) emission replaces the equilibrium term emission_sed added. The bins x
+// wavelengths terms are most of the arithmetic: they are evaluated in the model's precision T (as
+// emission_sed does). Where their sum is too small for T to hold every term (the Wien tail in
+// float: hot bins of tiny P_j), the wavelength is summed again with each term relative to its
+// largest, P_j n(u_j) = e^M e^(ln P_j - u_j - M) / (1 - e^-u_j), M = max_j (ln P_j - u_j), and e^M
+// applied in double with the weight. Cells with status no_heating or invalid_heating keep their
+// SED.
+template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
+          class Bins, class Span, class Exp>
+struct EmissionFunctor {
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  static constexpr int wavelengths_per_thread = 2;
+  // Above this a sum of P_j n(u_j) with sum_j P_j = 1 over up to 4096 bins (the tool's --bins
+  // limit) has lost under T's resolution to terms that underflowed or were cut off.
+  static constexpr T safe_sum = std::is_same<T, float>::value ? T(1e-28) : T(1e-280);
+
+  typename GrainModel<T, ExecSpace>::matrix_type sed_weight;
+  typename GrainModel<T, ExecSpace>::vector_type x;
+  Kokkos::View<const int*, typename StochasticModel<ExecSpace>::device_type> species, bin_offset;
+  Temperature temperature;
+  Mass dust_mass;
+  Sed sed;
+  Status status;
+  Bins bins;
+  Span span;
+  Exp exp_op;
+  std::int64_t first_cell;
+  int tiles, tile_width;  // a cell's wavelengths in `tiles` teams of tile_width
+
+  // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
+  KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, std::int64_t row, int offset, int first,
+                                            int last) const {
+    T largest = bins(row, offset + first, 1) - xl * bins(row, offset + first, 2);
+    for (int j = first + 1; j <= last; ++j)
+      largest = math::fmax(largest, bins(row, offset + j, 1) - xl * bins(row, offset + j, 2));
+    T sum = 0;
+    for (int j = first; j <= last; ++j) {
+      const T u = xl * bins(row, offset + j, 2), exponent = bins(row, offset + j, 1) - u - largest;
+      if (exponent > -Impl::occupation_cutoff<T>())
+        sum += math::exp(exponent) / one_minus_exp_negative(u);
+    }
+    return math::exp(double(largest)) * double(sum);
+  }
+
+  // The first j in [first, last + 1) with u_j = x_l / T_j <= the occupation's cutoff: 1 / T_j falls
+  // with j, so the cold bins whose terms are zero are a prefix.
+  KOKKOS_INLINE_FUNCTION int first_warm(T xl, std::int64_t row, int offset, int first,
+                                        int last) const {
+    int warm = first, end = last + 1;
+    while (warm < end) {
+      const int mid = warm + (end - warm) / 2;
+      if (xl * bins(row, offset + mid, 2) > Impl::occupation_cutoff<T>())
+        warm = mid + 1;
+      else
+        end = mid;
+    }
+    return warm;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    constexpr int per = wavelengths_per_thread;
+    const std::int64_t row = team.league_rank() / tiles, c = first_cell + row;
+    const int nl = int(x.extent(0)), l0 = (team.league_rank() % tiles) * tile_width;
+    const int l_end = l0 + tile_width < nl ? l0 + tile_width : nl;
+    const int nq = int(species.extent(0));
+    const double mass = double(dust_mass(c));
+    Kokkos::parallel_for(
+        Kokkos::TeamThreadRange(team, (l_end - l0 + per - 1) / per), [&](const int k) {
+          int l[per];
+          T xl[per];
+          double total[per];
+          for (int i = 0; i < per; ++i) {
+            l[i] =
+                l0 + k * per + i < l_end ? l0 + k * per + i : l_end - 1;  // a repeat past the end
+            xl[i] = x(l[i]);
+            total[i] = double(sed(c, l[i]));
+          }
+          for (int q = 0; q < nq; ++q) {
+            const int state = status(c, q);
+            if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
+            const int s = species(q), offset = bin_offset(q), first = span(row, q, 0),
+                      last = span(row, q, 1);
+            int warm[per], from = last + 1;
+            for (int i = 0; i < per; ++i) {
+              warm[i] = first_warm(xl[i], row, offset, first, last);
+              from = warm[i] < from ? warm[i] : from;
+            }
+            T sum[per];
+            for (int i = 0; i < per; ++i) sum[i] = 0;
+            for (int j = from; j <= last; ++j) {
+              const T weight = bins(row, offset + j, 0), inverse_t = bins(row, offset + j, 2);
+              for (int i = 0; i < per; ++i)
+                if (j >= warm[i]) sum[i] += weight * planck_occupation(xl[i] * inverse_t, exp_op);
+            }
+            const double t_eq = double(temperature(c, s));
+            for (int i = 0; i < per; ++i) {
+              const double emitted =
+                  sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], row, offset, first, last);
+              const double equilibrium = double(planck_occupation(T(double(xl[i]) / t_eq), exp_op));
+              total[i] += double(T(mass * double(sed_weight(s, l[i])) * (emitted - equilibrium)));
+            }
+          }
+          for (int i = 0; i < per; ++i)
+            if (l0 + k * per + i < l_end) sed(c, l[i]) = typename Sed::value_type(total[i]);
+        });
+  }
+};
+
+// Queues the emission of cells [first_cell, first_cell + cells) from bins and span (rows from
+// first_cell) into sed.
+template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
+          class Bins, class Span, class Exp>
+void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                             const StochasticModel<ExecSpace>& m, const Temperature& temperature,
+                             const Mass& dust_mass, const Sed& sed, const Status& status,
+                             const Bins& bins, const Span& span, const Exp& exp_op,
+                             std::int64_t first_cell, std::int64_t cells) {
+  using functor = EmissionFunctor<T, ExecSpace, Temperature, Mass, Sed, Status, Bins, Span, Exp>;
+  const int nl = g.wavelengths();
+  // GPUs: a team of 64 threads per 128 wavelengths, so that a chunk's cells fill the device; the
+  // host: a team (one thread) per cell.
+  const bool host = kosmos::Impl::is_host_space<ExecSpace>();
+  const int team_size = host ? 1 : 64;
+  const int tile_width = host ? nl : team_size * functor::wavelengths_per_thread;
+  const int tiles = (nl + tile_width - 1) / tile_width;
+  kosmos::Impl::require(
+      std::size_t(cells) * std::size_t(tiles) <= std::size_t(std::numeric_limits<int>::max()),
+      "kosmos::dust::add_stochastic_emission", cells,
+      " cells exceed the league size; pass fewer cells per call");
+  Kokkos::parallel_for("kosmos::dust::stochastic_emission",
+                       kosmos::Impl::non_blocking_policy(
+                           Kokkos::TeamPolicy<ExecSpace>(space, int(cells * tiles), team_size)),
+                       functor{g.sed_weight, g.x, m.species, m.bin_offset, temperature, dust_mass,
+                               sed, status, bins, span, exp_op, first_cell, tiles, tile_width});
+}
+}  // namespace Impl
+}  // namespace dust
+}  // namespace kosmos
