@@ -165,7 +165,8 @@ void set_species_bins(const ExecSpace& space, StochasticModel<ExecSpace>& m,
 
 // The work space of add_stochastic_emission for cells() cells at a time: each (cell, selected
 // species)'s P(T) as the emission reads it (impl/stochastic_emission.hpp), in the precision T.
-// stochastic_emission_work makes one for a model; a model's bins must not grow after.
+// stochastic_emission_work makes one for a model; add_stochastic_emission refuses it once the
+// model's bins change (set_species_bins).
 template <class T, class MemorySpace>
 struct StochasticEmissionWork {
   Kokkos::View<T***, Kokkos::LayoutRight, MemorySpace> bins;    // (cell, bin_offset(q) + j, 3)

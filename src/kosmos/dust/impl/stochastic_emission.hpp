@@ -20,7 +20,8 @@ namespace Impl {
 // The bins of one (cell, species) for the emission: P_j, ln P_j (an empty bin: far below every
 // other term) and 1 / T_j in T, and the span [first, last] of the bins whose P_j is not zero in T
 // (an equilibrium grain has two; a narrow P(T) underflows float a few dozen bins from its peak).
-// bins (cell, bin_offset(q) + j, 3), span (cell, q, 2), cells from first_cell.
+// bins (cell, bin_offset(q) + j, 3), span (cell, q, 2), cells from first_cell. Nothing is written
+// for statuses no_heating and invalid_heating: the emission skips them.
 template <class T, class Bins, class Span, class Offsets>
 struct WriteEmissionBins {
   Bins bins;
@@ -34,13 +35,7 @@ struct WriteEmissionBins {
                                          const ScratchSpace&) const {
     const int nb = int(p.extent(0)), offset = bin_offset(q);
     const std::int64_t row = c - first_cell;
-    if (status == stochastic_no_heating || status == stochastic_invalid_heating) {
-      Kokkos::single(Kokkos::PerTeam(team), [&]() {
-        span(row, q, 0) = nb;
-        span(row, q, 1) = -1;
-      });
-      return;
-    }
+    if (status == stochastic_no_heating || status == stochastic_invalid_heating) return;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
       bins(row, offset + j, 0) = T(p(j));
       bins(row, offset + j, 1) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
