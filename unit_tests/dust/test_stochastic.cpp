@@ -277,6 +277,34 @@ TYPED_TEST(DustStochasticTest, EmissionDoesNotDependOnTheBatch) {
   EXPECT_THROW(run_stochastic<TypeParam>(p, StochasticOptions(), 0), kosmos::invalid_input);
 }
 
+// add_stochastic_emission's overload that also stores P(T) (one solve for both) gives
+// temperature_distributions' P(T) and the plain overload's SED, bit for bit, over two batches.
+TYPED_TEST(DustStochasticTest, EmissionWithDistributionsMatchesSeparateCalls) {
+  using device = Kokkos::Device<TypeParam, typename TypeParam::memory_space>;
+  const Problem p = field_problem({0.001, 0.003, 0.01, 0.1}, {1.0, 1e3, 1e5}, 81);
+  const auto separate = run_stochastic<TypeParam>(p);
+  Equilibrium<TypeParam, double> e(p);
+  const StochasticOptions o;
+  const int nc = p.nc(), ns = p.ns();
+  const auto m = kosmos::dust::prepare_stochastic(TypeParam(), e.g, e.species, o);
+  Kokkos::View<double***, Kokkos::LayoutRight, device> probability("P", nc, ns, o.bins),
+      bins("T_bins", nc, ns, o.bins);
+  Kokkos::View<int**, Kokkos::LayoutRight, device> status("status", nc, ns);
+  kosmos::dust::add_stochastic_emission(
+      TypeParam(), e.g, m, e.d.intensity, e.temperature, e.d.dust_mass, e.sed, status,
+      kosmos::dust::stochastic_emission_work<double>(TypeParam(), m, 2), probability, bins);
+  EXPECT_EQ(to_host(probability), separate.probability);
+  EXPECT_EQ(to_host(bins), separate.bin_temperature);
+  EXPECT_EQ(to_host(status), separate.status);
+  EXPECT_EQ(to_host_double(e.sed), separate.sed);
+  Kokkos::View<double***, Kokkos::LayoutRight, device> short_p("P", nc, ns, o.bins - 1);
+  EXPECT_THROW(
+      kosmos::dust::add_stochastic_emission(
+          TypeParam(), e.g, m, e.d.intensity, e.temperature, e.d.dust_mass, e.sed, status,
+          kosmos::dust::stochastic_emission_work<double>(TypeParam(), m, 2), short_p, bins),
+      kosmos::invalid_input);
+}
+
 // Big grains: P(T) collapses onto the equilibrium temperature of the Newton solver (mean within
 // 1 %, standard deviation below 3 %, 99 % of P within 5 % of T_eq), up to 5 micron, with the
 // absorbed power re-emitted (1e-3, against the long-double heating) and status ok (grains of 1-5

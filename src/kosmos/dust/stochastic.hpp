@@ -253,6 +253,27 @@ StochasticModel<ExecSpace> prepare_stochastic(
   return m;
 }
 
+namespace Impl {
+// The output policy that stores P(T) in probability and bin_temperature (C, Q, M), checked.
+template <class ExecSpace, class Probability, class BinTemperature>
+WriteDistribution<Probability, BinTemperature> distribution_output(
+    const char* where, std::size_t cells, const StochasticModel<ExecSpace>& m,
+    const Probability& probability, const BinTemperature& bin_temperature) {
+  static_assert(Probability::rank == 3 && BinTemperature::rank == 3,
+                "kosmos::dust: probability and bin_temperature are (cell, species, bin)");
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename Probability::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename BinTemperature::memory_space>::accessible,
+      "kosmos::dust: probability and bin_temperature must be accessible from the execution space");
+  const std::size_t dims[3] = {cells, std::size_t(m.selected()), std::size_t(m.options.bins)};
+  for (int d = 0; d < 3; ++d) {
+    kosmos::Impl::require_extent(where, "probability", probability, d, dims[d]);
+    kosmos::Impl::require_extent(where, "bin_temperature", bin_temperature, d, dims[d]);
+  }
+  return {probability, bin_temperature};
+}
+}  // namespace Impl
+
 // P(T) of every (cell, selected species): probability (C, Q, M) sums to 1 over the bins at
 // bin_temperature (C, Q, M) in K; status (C, Q) a StochasticStatus. intensity (C, L) is the cells'
 // mean intensity, temperature (C, S) their equilibrium temperatures (equilibrium_temperatures),
@@ -263,41 +284,33 @@ void temperature_distributions(const ExecSpace& space, const GrainModel<T, ExecS
                                const StochasticModel<ExecSpace>& m, const Intensity& intensity,
                                const Temperature& temperature, const Probability& probability,
                                const BinTemperature& bin_temperature, const Status& status) {
-  static_assert(Probability::rank == 3 && BinTemperature::rank == 3,
-                "kosmos::dust::temperature_distributions: probability and bin_temperature are "
-                "(cell, species, bin)");
-  static_assert(
-      Kokkos::SpaceAccessibility<ExecSpace, typename Probability::memory_space>::accessible &&
-          Kokkos::SpaceAccessibility<ExecSpace, typename BinTemperature::memory_space>::accessible,
-      "kosmos::dust::temperature_distributions: the Views must be accessible from the execution "
-      "space");
   const char* where = "kosmos::dust::temperature_distributions";
-  const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected()),
-                    nb = std::size_t(m.options.bins);
-  const std::size_t dims[3] = {nc, nq, nb};
-  for (int d = 0; d < 3; ++d) {
-    kosmos::Impl::require_extent(where, "probability", probability, d, dims[d]);
-    kosmos::Impl::require_extent(where, "bin_temperature", bin_temperature, d, dims[d]);
-  }
   Impl::run_stochastic(
       space, g, m, intensity, temperature, status,
-      Impl::WriteDistribution<Probability, BinTemperature>{probability, bin_temperature}, where);
+      Impl::distribution_output(where, intensity.extent(0), m, probability, bin_temperature),
+      where);
 }
 
-// Replaces, in sed (C, L) as emission_sed wrote it, the equilibrium emission of each selected
-// species by the emission of its P(T): sed(c, l) += m_c n_s sigma_{s,l} (sum_j P_j B(lambda_l, T_j)
-// - B(lambda_l, T_eq)). Cells with status no_heating or invalid_heating keep their SED.
-// P(T) goes through `work` (stochastic_emission_work), work.cells() cells at a time; the species'
-// changes are added to the SED in species order (in double), so that the SED is the same, bit for
-// bit, however the device schedules the (cell, species) teams. emission_batch_cells says how many
-// cells fit in a given number of bytes; the overload without work allocates one of up to 128 MiB.
+namespace Impl {
+// No output besides the emission's bins.
+struct NoOutput {};
+template <class Output>
+Output with_output(NoOutput, const Output& output) {
+  return output;
+}
+template <class Also, class Output>
+BothOutputs<Also, Output> with_output(const Also& also, const Output& output) {
+  return {also, output};
+}
+
+// add_stochastic_emission, its P(T) also given to the output policy `also` (or NoOutput).
 template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
-          class Status, class WorkSpace>
-void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
-                             const StochasticModel<ExecSpace>& m, const Intensity& intensity,
-                             const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
-                             const Status& status,
-                             const StochasticEmissionWork<T, WorkSpace>& work) {
+          class Status, class WorkSpace, class Also>
+void add_stochastic_emission(const char* where, const ExecSpace& space,
+                             const GrainModel<T, ExecSpace>& g, const StochasticModel<ExecSpace>& m,
+                             const Intensity& intensity, const Temperature& temperature,
+                             const Mass& dust_mass, const Sed& sed, const Status& status,
+                             const StochasticEmissionWork<T, WorkSpace>& work, const Also& also) {
   static_assert(
       Mass::rank == 1 && Sed::rank == 2,
       "kosmos::dust::add_stochastic_emission: dust_mass (cell) and sed (cell, wavelength)");
@@ -309,7 +322,6 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
                     Kokkos::SpaceAccessibility<ExecSpace, WorkSpace>::accessible,
                 "kosmos::dust::add_stochastic_emission: the Views must be accessible from the "
                 "execution space");
-  const char* where = "kosmos::dust::add_stochastic_emission";
   const std::size_t nc = intensity.extent(0), nq = std::size_t(m.selected());
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 0, nc);
@@ -325,21 +337,55 @@ void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   const auto run = [&](const auto exp_op) {
     for (std::int64_t first = 0; first < std::int64_t(nc) && nq > 0; first += batch) {
       const std::int64_t cells = std::min<std::int64_t>(batch, std::int64_t(nc) - first);
-      Impl::run_stochastic(space, g, m, intensity, temperature, status,
-                           Impl::WriteEmissionBins<T, decltype(work.bins), decltype(work.span),
-                                                   decltype(m.bin_offset)>{work.bins, work.span,
-                                                                           m.bin_offset, first},
-                           where, first, cells);
-      Impl::run_stochastic_emission(space, g, m, temperature, dust_mass, sed, status, work.bins,
-                                    work.span, exp_op, first, cells);
+      const WriteEmissionBins<T, decltype(work.bins), decltype(work.span), decltype(m.bin_offset)>
+          bins{work.bins, work.span, m.bin_offset, first};
+      run_stochastic(space, g, m, intensity, temperature, status, with_output(also, bins), where,
+                     first, cells);
+      run_stochastic_emission(space, g, m, temperature, dust_mass, sed, status, work.bins,
+                              work.span, exp_op, first, cells);
     }
   };
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && std::is_same<T, float>::value) {
-    if (m.options.fast_exp) return run(Impl::CudaFastExp());
+    if (m.options.fast_exp) return run(CudaFastExp());
   }
 #endif
   run(LibraryExp());
+}
+
+}  // namespace Impl
+
+// Replaces, in sed (C, L) as emission_sed wrote it, the equilibrium emission of each selected
+// species by the emission of its P(T): sed(c, l) += m_c n_s sigma_{s,l} (sum_j P_j B(lambda_l, T_j)
+// - B(lambda_l, T_eq)). Cells with status no_heating or invalid_heating keep their SED.
+// P(T) goes through `work` (stochastic_emission_work), work.cells() cells at a time; the species'
+// changes are added to the SED in species order (in double), so that the SED is the same, bit for
+// bit, however the device schedules the (cell, species) teams. emission_batch_cells says how many
+// cells fit in a given number of bytes; the overload without work allocates one of up to 128 MiB.
+template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
+          class Status, class WorkSpace>
+void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                             const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                             const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
+                             const Status& status,
+                             const StochasticEmissionWork<T, WorkSpace>& work) {
+  Impl::add_stochastic_emission("kosmos::dust::add_stochastic_emission", space, g, m, intensity,
+                                temperature, dust_mass, sed, status, work, Impl::NoOutput());
+}
+
+// The same, and P(T) stored as temperature_distributions stores it, from the same solve.
+template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
+          class Status, class WorkSpace, class Probability, class BinTemperature>
+void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
+                             const StochasticModel<ExecSpace>& m, const Intensity& intensity,
+                             const Temperature& temperature, const Mass& dust_mass, const Sed& sed,
+                             const Status& status, const StochasticEmissionWork<T, WorkSpace>& work,
+                             const Probability& probability,
+                             const BinTemperature& bin_temperature) {
+  const char* where = "kosmos::dust::add_stochastic_emission";
+  Impl::add_stochastic_emission(
+      where, space, g, m, intensity, temperature, dust_mass, sed, status, work,
+      Impl::distribution_output(where, intensity.extent(0), m, probability, bin_temperature));
 }
 
 template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,

@@ -545,21 +545,22 @@ class EmissionStream {
       Impl::flag_sublimation(instance, chunk.status, chunk.temperature, sublimation_);
     const auto status = Kokkos::subview(stochastic_status_, in_flight, Kokkos::ALL);
     if (nq > 0) {
+      const std::int64_t batch = emission_work_.cells() / options_.pipeline.instances;
+      const auto work = emission_work_.rows(chunk.instance * batch, (chunk.instance + 1) * batch);
       if (probability_.extent(0) > 0) {
         const auto p = Kokkos::subview(probability_, in_flight, Kokkos::ALL, Kokkos::ALL);
         const auto t = Kokkos::subview(bin_temperature_, in_flight, Kokkos::ALL, Kokkos::ALL);
-        temperature_distributions(instance, grains_, stochastic_, chunk.in.intensity,
-                                  chunk.temperature, p, t, status);
+        add_stochastic_emission(instance, grains_, stochastic_, chunk.in.intensity,
+                                chunk.temperature, chunk.in.dust_mass, chunk.sed, status, work, p,
+                                t);
         Kokkos::deep_copy(instance, Kokkos::subview(probability_h_, rows, Kokkos::ALL, Kokkos::ALL),
                           p);
         Kokkos::deep_copy(instance,
                           Kokkos::subview(bin_temperature_h_, rows, Kokkos::ALL, Kokkos::ALL), t);
+      } else {
+        add_stochastic_emission(instance, grains_, stochastic_, chunk.in.intensity,
+                                chunk.temperature, chunk.in.dust_mass, chunk.sed, status, work);
       }
-      const std::int64_t batch = emission_work_.cells() / options_.pipeline.instances;
-      add_stochastic_emission(
-          instance, grains_, stochastic_, chunk.in.intensity, chunk.temperature, chunk.in.dust_mass,
-          chunk.sed, status,
-          emission_work_.rows(chunk.instance * batch, (chunk.instance + 1) * batch));
       Kokkos::deep_copy(instance, Kokkos::subview(stochastic_status_h_, rows, Kokkos::ALL), status);
     }
     const auto summary = Kokkos::subview(summary_, chunk.instance, Kokkos::ALL);

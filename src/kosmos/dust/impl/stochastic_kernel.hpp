@@ -92,6 +92,25 @@ struct WriteDistribution {
   }
 };
 
+// Two output policies from one solve (P(T) written out and added to the SED): both only read P(T)
+// and the bin temperatures.
+template <class First, class Second>
+struct BothOutputs {
+  First first;
+  Second second;
+  static std::size_t scratch_bytes(int nb) {
+    return First::scratch_bytes(nb) > Second::scratch_bytes(nb) ? First::scratch_bytes(nb)
+                                                                : Second::scratch_bytes(nb);
+  }
+  template <class Member, class Scratch, class ScratchSpace>
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, int c, int q, int s, int status,
+                                         double t_eq, const Scratch& p, const Scratch& tb,
+                                         const ScratchSpace& scratch) const {
+    first(team, c, q, s, status, t_eq, p, tb, scratch);
+    second(team, c, q, s, status, t_eq, p, tb, scratch);
+  }
+};
+
 template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
 struct StochasticFunctor {
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
