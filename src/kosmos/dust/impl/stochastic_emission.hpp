@@ -91,6 +91,10 @@ struct EmissionFunctor {
   // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
   KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, std::int64_t row, int offset, int first,
                                             int last) const {
+    // ln P_j <= 0: a bin whose u_j exceeds the cutoff past the hottest bin's term can neither be
+    // the largest term nor count, and such bins are the coldest (a prefix).
+    const T hottest = bins(row, offset + last, 1) - xl * bins(row, offset + last, 2);
+    first = first_below(xl, row, offset, first, last, Impl::occupation_cutoff<T>() - hottest);
     T largest = bins(row, offset + first, 1) - xl * bins(row, offset + first, 2);
     for (int j = first + 1; j <= last; ++j)
       largest = math::fmax(largest, bins(row, offset + j, 1) - xl * bins(row, offset + j, 2));
@@ -103,14 +107,14 @@ struct EmissionFunctor {
     return math::exp(double(largest)) * double(sum);
   }
 
-  // The first j in [first, last + 1) with u_j = x_l / T_j <= the occupation's cutoff: 1 / T_j falls
-  // with j, so the cold bins whose terms are zero are a prefix.
-  KOKKOS_INLINE_FUNCTION int first_warm(T xl, std::int64_t row, int offset, int first,
-                                        int last) const {
+  // The first j in [first, last + 1) with u_j = x_l / T_j <= bound: 1 / T_j falls with j, so the
+  // bins above the bound are a prefix.
+  KOKKOS_INLINE_FUNCTION int first_below(T xl, std::int64_t row, int offset, int first, int last,
+                                         T bound) const {
     int warm = first, end = last + 1;
     while (warm < end) {
       const int mid = warm + (end - warm) / 2;
-      if (xl * bins(row, offset + mid, 2) > Impl::occupation_cutoff<T>())
+      if (xl * bins(row, offset + mid, 2) > bound)
         warm = mid + 1;
       else
         end = mid;
@@ -143,7 +147,7 @@ struct EmissionFunctor {
                       last = span(row, q, 1);
             int warm[per], from = last + 1;
             for (int i = 0; i < per; ++i) {
-              warm[i] = first_warm(xl[i], row, offset, first, last);
+              warm[i] = first_below(xl[i], row, offset, first, last, Impl::occupation_cutoff<T>());
               from = warm[i] < from ? warm[i] : from;
             }
             T sum[per];

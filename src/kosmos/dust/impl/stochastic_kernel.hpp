@@ -257,6 +257,78 @@ struct StochasticFunctor {
     }
   }
 
+  // The cumulative absorbed photon rate and power over the photon energies eps ascending, in
+  // parts_n contiguous parts, one a thread: each part's totals (in `totals`, 2 x parts_n), their
+  // offsets in order, then each part's cumulative sums. Two barriers, where a team scan takes
+  // several a team's width of photons. Returns the largest photon that changes the rate sum, and
+  // the largest that changes either sum (where a count is below the rate sum's resolution, its
+  // power may still show): no flow reaches farther.
+  struct Reach {
+    double rate, either;
+  };
+  KOKKOS_INLINE_FUNCTION Reach cumulative_spectrum(const member& team, int c, int s,
+                                                   const PhotonEnergies& eps,
+                                                   const scratch_view& ncum,
+                                                   const scratch_view& wcum,
+                                                   const scratch_view& totals) const {
+    const int nl = g.wavelengths();
+    const int capacity = int(totals.extent(0)) / 2,
+              parts_n = team.team_size() < capacity ? team.team_size() : capacity;
+    const auto part_begin = [&](const int part) { return int(std::int64_t(nl) * part / parts_n); };
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, parts_n), [&](const int part) {
+      double rate = 0, power_sum = 0;
+      for (int k = part_begin(part); k < part_begin(part + 1); ++k) {
+        const int l = nl - 1 - k;
+        const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
+        ncum(k + 1) = power / eps(k);
+        wcum(k + 1) = power;
+        rate += ncum(k + 1);
+        power_sum += power;
+      }
+      totals(2 * part) = rate;
+      totals(2 * part + 1) = power_sum;
+    });
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      double rate = 0, power = 0;
+      for (int part = 0; part < parts_n; ++part) {
+        const double part_rate = totals(2 * part), part_power = totals(2 * part + 1);
+        totals(2 * part) = rate;
+        totals(2 * part + 1) = power;
+        rate += part_rate;
+        power += part_power;
+      }
+      ncum(0) = 0;
+      wcum(0) = 0;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, parts_n), [&](const int part) {
+      double rate = totals(2 * part), power = totals(2 * part + 1), top_rate = 0, top_either = 0;
+      for (int k = part_begin(part); k < part_begin(part + 1); ++k) {
+        const double next_rate = rate + ncum(k + 1), next_power = power + wcum(k + 1);
+        if (next_rate > rate && eps(k) > top_rate) top_rate = eps(k);
+        if ((next_rate > rate || next_power > power) && eps(k) > top_either) top_either = eps(k);
+        ncum(k + 1) = rate = next_rate;
+        wcum(k + 1) = power = next_power;
+      }
+      totals(2 * part) = top_rate;
+      totals(2 * part + 1) = top_either;
+    });
+    team.team_barrier();
+    Reach reach{0, 0};
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, parts_n),
+        [&](const int part, double& top) { top = totals(2 * part) > top ? totals(2 * part) : top; },
+        Kokkos::Max<double>(reach.rate));
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, parts_n),
+        [&](const int part, double& top) {
+          top = totals(2 * part + 1) > top ? totals(2 * part + 1) : top;
+        },
+        Kokkos::Max<double>(reach.either));
+    return reach;
+  }
+
   // Energy a grain in bin j has: the floor E_0 for j = 0, else the midpoint of [E_{j-1}, E_j].
   KOKKOS_INLINE_FUNCTION static double bin_energy(const scratch_view& edges, int j) {
     return j == 0 ? edges(0) : 0.5 * (edges(j - 1) + edges(j));
@@ -266,7 +338,6 @@ struct StochasticFunctor {
     const int ng = int(group.selected.extent(0)), nl = g.wavelengths(), nb = group.bins;
     const int c = int(first_cell) + team.league_rank() / ng,
               q = group.selected(team.league_rank() % ng), s = m.species(q);
-    // Cumulative absorbed photon rate and power over the photon energies eps ascending.
     const PhotonEnergies eps{g.x, nl};
     scratch_view ncum(team.team_scratch(level), nl + 1), wcum(team.team_scratch(level), nl + 1),
         tb(team.team_scratch(level), nb), eb(team.team_scratch(level), nb),
@@ -274,44 +345,9 @@ struct StochasticFunctor {
     const scratch_view tile(team.team_scratch(level), block_rows * block_rows),
         parts(team.team_scratch(level), row_parts * block_rows);
     const index_view lowest(team.team_scratch(level), block_rows);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
-      const int l = nl - 1 - k;
-      const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
-      ncum(k + 1) = power / eps(k);
-      wcum(k + 1) = power;
-    });
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      ncum(0) = 0;
-      wcum(0) = 0;
-    });
-    team.team_barrier();
-    auto prefix_sum = [&](const scratch_view& cum) {
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nl + 1),
-                            [&](const int k, double& partial, const bool last) {
-                              const double v = cum(k);
-                              partial += v;
-                              if (last) cum(k) = partial;
-                            });
-      team.team_barrier();
-    };
-    prefix_sum(ncum);
-    prefix_sum(wcum);
-    double eps_max = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nl),
-        [&](const int k, double& top) {
-          if (ncum(k + 1) > ncum(k) && eps(k) > top) top = eps(k);
-        },
-        Kokkos::Max<double>(eps_max));
-    // The largest photon that changes either cumulative sum (eps_max or, where a count is below
-    // the rate sum's resolution, one whose power still shows): no flow reaches farther.
-    double eps_reach = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nl),
-        [&](const int k, double& top) {
-          if ((ncum(k + 1) > ncum(k) || wcum(k + 1) > wcum(k)) && eps(k) > top) top = eps(k);
-        },
-        Kokkos::Max<double>(eps_reach));
+    const Reach reach =
+        cumulative_spectrum(team, c, s, eps, ncum, wcum, tile);  // tile: free until the recursion
+    const double eps_max = reach.rate, eps_reach = reach.either;
     const double absorbed = wcum(nl);
     const double t_eq = double(temperature(c, s));
     using row = decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL));
