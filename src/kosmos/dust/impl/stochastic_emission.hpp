@@ -57,6 +57,17 @@ struct WriteEmissionBins {
   }
 };
 
+// One (cell, species)'s bins as WriteEmissionBins wrote them, by pointer: the work space is
+// LayoutRight (cell, bin, 3), so a species' bins are contiguous and their index arithmetic is done
+// once a species, not once a term.
+template <class T>
+struct SpeciesBins {
+  const T* b;
+  KOKKOS_FORCEINLINE_FUNCTION T p(int j) const { return b[3 * j]; }
+  KOKKOS_FORCEINLINE_FUNCTION T log_p(int j) const { return b[3 * j + 1]; }
+  KOKKOS_FORCEINLINE_FUNCTION T inverse_t(int j) const { return b[3 * j + 2]; }
+};
+
 // sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) - n(x_l / T_eq)) for every selected species s
 // in order (in double), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
 // occupation: the P(T) emission replaces the equilibrium term emission_sed added. The bins x
@@ -69,6 +80,8 @@ struct WriteEmissionBins {
 template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
           class Bins, class Span, class Exp>
 struct EmissionFunctor {
+  static_assert(std::is_same<typename Bins::array_layout, Kokkos::LayoutRight>::value,
+                "kosmos::dust: the emission's bins are LayoutRight (cell, bin, 3)");
   using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int wavelengths_per_thread = 2;
   // Above this a sum of P_j n(u_j) with sum_j P_j = 1 over up to 4096 bins (the tool's --bins
@@ -89,18 +102,18 @@ struct EmissionFunctor {
   int tiles, tile_width;  // a cell's wavelengths in `tiles` teams of tile_width
 
   // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
-  KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, std::int64_t row, int offset, int first,
+  KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, const SpeciesBins<T>& b, int first,
                                             int last) const {
     // ln P_j <= 0: a bin whose u_j exceeds the cutoff past the hottest bin's term can neither be
     // the largest term nor count, and such bins are the coldest (a prefix).
-    const T hottest = bins(row, offset + last, 1) - xl * bins(row, offset + last, 2);
-    first = first_below(xl, row, offset, first, last, Impl::occupation_cutoff<T>() - hottest);
-    T largest = bins(row, offset + first, 1) - xl * bins(row, offset + first, 2);
+    const T hottest = b.log_p(last) - xl * b.inverse_t(last);
+    first = first_below(xl, b, first, last, Impl::occupation_cutoff<T>() - hottest);
+    T largest = b.log_p(first) - xl * b.inverse_t(first);
     for (int j = first + 1; j <= last; ++j)
-      largest = math::fmax(largest, bins(row, offset + j, 1) - xl * bins(row, offset + j, 2));
+      largest = math::fmax(largest, b.log_p(j) - xl * b.inverse_t(j));
     T sum = 0;
     for (int j = first; j <= last; ++j) {
-      const T u = xl * bins(row, offset + j, 2), exponent = bins(row, offset + j, 1) - u - largest;
+      const T u = xl * b.inverse_t(j), exponent = b.log_p(j) - u - largest;
       if (exponent > -Impl::occupation_cutoff<T>())
         sum += math::exp(exponent) / one_minus_exp_negative(u);
     }
@@ -109,12 +122,12 @@ struct EmissionFunctor {
 
   // The first j in [first, last + 1) with u_j = x_l / T_j <= bound: 1 / T_j falls with j, so the
   // bins above the bound are a prefix.
-  KOKKOS_INLINE_FUNCTION int first_below(T xl, std::int64_t row, int offset, int first, int last,
+  KOKKOS_INLINE_FUNCTION int first_below(T xl, const SpeciesBins<T>& b, int first, int last,
                                          T bound) const {
     int warm = first, end = last + 1;
     while (warm < end) {
       const int mid = warm + (end - warm) / 2;
-      if (xl * bins(row, offset + mid, 2) > bound)
+      if (xl * b.inverse_t(mid) > bound)
         warm = mid + 1;
       else
         end = mid;
@@ -143,24 +156,24 @@ struct EmissionFunctor {
           for (int q = 0; q < nq; ++q) {
             const int state = status(c, q);
             if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
-            const int s = species(q), offset = bin_offset(q), first = span(row, q, 0),
-                      last = span(row, q, 1);
+            const int s = species(q), first = span(row, q, 0), last = span(row, q, 1);
+            const SpeciesBins<T> b{&bins(row, bin_offset(q), 0)};
             int warm[per], from = last + 1;
             for (int i = 0; i < per; ++i) {
-              warm[i] = first_below(xl[i], row, offset, first, last, Impl::occupation_cutoff<T>());
+              warm[i] = first_below(xl[i], b, first, last, Impl::occupation_cutoff<T>());
               from = warm[i] < from ? warm[i] : from;
             }
             T sum[per];
             for (int i = 0; i < per; ++i) sum[i] = 0;
             for (int j = from; j <= last; ++j) {
-              const T weight = bins(row, offset + j, 0), inverse_t = bins(row, offset + j, 2);
+              const T weight = b.p(j), inverse_t = b.inverse_t(j);
               for (int i = 0; i < per; ++i)
                 if (j >= warm[i]) sum[i] += weight * planck_occupation(xl[i] * inverse_t, exp_op);
             }
             const double t_eq = double(temperature(c, s));
             for (int i = 0; i < per; ++i) {
               const double emitted =
-                  sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], row, offset, first, last);
+                  sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
               const double equilibrium = double(planck_occupation(T(double(xl[i]) / t_eq), exp_op));
               total[i] += double(T(mass * double(sed_weight(s, l[i])) * (emitted - equilibrium)));
             }
