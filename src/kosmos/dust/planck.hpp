@@ -47,10 +47,10 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr T occupation_series_limit() {
 }
 }  // namespace Impl
 
-// Photon occupation 1 / (e^u - 1) for u >= 0, without overflow or cancellation; 0 for huge u.
+// planck_occupation for 0 <= u <= occupation_cutoff<T>() (a caller that has already left out the
+// larger u skips the test).
 template <class T, class Exp = LibraryExp>
-KOKKOS_FORCEINLINE_FUNCTION T planck_occupation(T u, const Exp& exp_op = Exp()) {
-  if (u > Impl::occupation_cutoff<T>()) return T(0);
+KOKKOS_FORCEINLINE_FUNCTION T planck_occupation_below_cutoff(T u, const Exp& exp_op = Exp()) {
   T em1;
   if (u < Impl::occupation_series_limit<T>()) {
     // u (1 + u/2 + u^2/6 + u^3/24 + u^4/120 + u^5/720): relative error < u^6/5040.
@@ -59,6 +59,13 @@ KOKKOS_FORCEINLINE_FUNCTION T planck_occupation(T u, const Exp& exp_op = Exp()) 
     em1 = exp_op(u) - T(1);
   }
   return exp_op.reciprocal(em1);
+}
+
+// Photon occupation 1 / (e^u - 1) for u >= 0, without overflow or cancellation; 0 for huge u.
+template <class T, class Exp = LibraryExp>
+KOKKOS_FORCEINLINE_FUNCTION T planck_occupation(T u, const Exp& exp_op = Exp()) {
+  if (u > Impl::occupation_cutoff<T>()) return T(0);
+  return planck_occupation_below_cutoff(u, exp_op);
 }
 
 // 1 - e^-u for u >= 0 without cancellation: the series below the occupation's series limit, 1 where

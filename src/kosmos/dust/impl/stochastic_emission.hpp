@@ -168,7 +168,8 @@ struct EmissionFunctor {
             for (int j = from; j <= last; ++j) {
               const T weight = b.p(j), inverse_t = b.inverse_t(j);
               for (int i = 0; i < per; ++i)
-                if (j >= warm[i]) sum[i] += weight * planck_occupation(xl[i] * inverse_t, exp_op);
+                if (j >= warm[i])  // u <= the cutoff from warm[i] on
+                  sum[i] += weight * planck_occupation_below_cutoff(xl[i] * inverse_t, exp_op);
             }
             const double t_eq = double(temperature(c, s));
             for (int i = 0; i < per; ++i) {
