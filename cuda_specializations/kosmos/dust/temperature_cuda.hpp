@@ -19,12 +19,16 @@ namespace dust {
 namespace Impl {
 
 // __expf (~2 ulp + 2^-21 |u| relative) and __fdividef (~2 ulp; e^u - 1 < 2^126 for u <= 80) for
-// float; the library exp and IEEE division for double. Host and device, so that Kokkos functors
-// can hold it (the stochastic emission's); the host side is never launched.
+// float, as their flush-to-zero instructions: the same results wherever neither result nor operand
+// is subnormal, without the subnormal fix-ups around each instruction (u >= 0 at every call). The
+// library exp and IEEE division for double. Host and device, so that Kokkos functors can hold it
+// (the stochastic emission's); the host side is never launched.
 struct CudaFastExp {
   KOKKOS_FORCEINLINE_FUNCTION float operator()(float u) const {
 #ifdef __CUDA_ARCH__
-    return __expf(u);
+    float e;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(u * 1.44269504f));  // __expf's log2(e)
+    return e;
 #else
     return std::exp(u);
 #endif
@@ -32,7 +36,9 @@ struct CudaFastExp {
   KOKKOS_FORCEINLINE_FUNCTION double operator()(double u) const { return math::exp(u); }
   KOKKOS_FORCEINLINE_FUNCTION float reciprocal(float x) const {
 #ifdef __CUDA_ARCH__
-    return __fdividef(1.0f, x);
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
 #else
     return 1.0f / x;
 #endif

@@ -47,18 +47,22 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr T occupation_series_limit() {
 }
 }  // namespace Impl
 
+// planck_occupation for occupation_series_limit<T>() <= u <= occupation_cutoff<T>() (a caller that
+// knows u is in that range skips both tests).
+template <class T, class Exp = LibraryExp>
+KOKKOS_FORCEINLINE_FUNCTION T planck_occupation_between_limits(T u, const Exp& exp_op = Exp()) {
+  return exp_op.reciprocal(exp_op(u) - T(1));
+}
+
 // planck_occupation for 0 <= u <= occupation_cutoff<T>() (a caller that has already left out the
 // larger u skips the test).
 template <class T, class Exp = LibraryExp>
 KOKKOS_FORCEINLINE_FUNCTION T planck_occupation_below_cutoff(T u, const Exp& exp_op = Exp()) {
-  T em1;
-  if (u < Impl::occupation_series_limit<T>()) {
-    // u (1 + u/2 + u^2/6 + u^3/24 + u^4/120 + u^5/720): relative error < u^6/5040.
-    em1 = u * (T(1) + u * (T(0.5) + u * (T(1.0 / 6) + u * (T(1.0 / 24) + u * (T(1.0 / 120) + u * T(1.0 / 720))))));
-  } else {
-    em1 = exp_op(u) - T(1);
-  }
-  return exp_op.reciprocal(em1);
+  if (u >= Impl::occupation_series_limit<T>()) return planck_occupation_between_limits(u, exp_op);
+  // u (1 + u/2 + u^2/6 + u^3/24 + u^4/120 + u^5/720): relative error < u^6/5040.
+  return exp_op.reciprocal(
+      u * (T(1) + u * (T(0.5) + u * (T(1.0 / 6) +
+                                     u * (T(1.0 / 24) + u * (T(1.0 / 120) + u * T(1.0 / 720)))))));
 }
 
 // Photon occupation 1 / (e^u - 1) for u >= 0, without overflow or cancellation; 0 for huge u.

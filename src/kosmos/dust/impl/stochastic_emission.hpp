@@ -104,6 +104,7 @@ struct EmissionFunctor {
   // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
   KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, const SpeciesBins<T>& b, int first,
                                             int last) const {
+    if (first > last) return 0;  // every P_j underflowed T
     // ln P_j <= 0: a bin whose u_j exceeds the cutoff past the hottest bin's term can neither be
     // the largest term nor count, and such bins are the coldest (a prefix).
     const T hottest = b.log_p(last) - xl * b.inverse_t(last);
@@ -135,6 +136,12 @@ struct EmissionFunctor {
     return warm;
   }
 
+  KOKKOS_FORCEINLINE_FUNCTION static T smallest(const T (&xl)[wavelengths_per_thread]) {
+    T least = xl[0];
+    for (int i = 1; i < wavelengths_per_thread; ++i) least = math::fmin(least, xl[i]);
+    return least;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     constexpr int per = wavelengths_per_thread;
     const std::int64_t row = team.league_rank() / tiles, c = first_cell + row;
@@ -163,9 +170,22 @@ struct EmissionFunctor {
               warm[i] = first_below(xl[i], b, first, last, Impl::occupation_cutoff<T>());
               from = warm[i] < from ? warm[i] : from;
             }
+            // Up to `series`, every wavelength's u_j is at least the series limit: those terms are
+            // e^u - 1 and its reciprocal alone, a cold one (j < warm[i]) weighted by 0 instead of
+            // branched around (it adds +0, so the sums are those of the branching loop).
+            const T least = smallest(xl), limit = Impl::occupation_series_limit<T>();
+            const int series = from <= last && least * b.inverse_t(last) < limit
+                                   ? first_below(least, b, from, last, limit)
+                                   : last + 1;
             T sum[per];
             for (int i = 0; i < per; ++i) sum[i] = 0;
-            for (int j = from; j <= last; ++j) {
+            for (int j = from; j < series; ++j) {
+              const T weight = b.p(j), inverse_t = b.inverse_t(j);
+              for (int i = 0; i < per; ++i)
+                sum[i] += (j >= warm[i] ? weight : T(0)) *
+                          planck_occupation_between_limits(xl[i] * inverse_t, exp_op);
+            }
+            for (int j = series; j <= last; ++j) {
               const T weight = b.p(j), inverse_t = b.inverse_t(j);
               for (int i = 0; i < per; ++i)
                 if (j >= warm[i])  // u <= the cutoff from warm[i] on
