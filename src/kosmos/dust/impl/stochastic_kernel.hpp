@@ -259,7 +259,7 @@ struct StochasticFunctor {
 
   // The cumulative absorbed photon rate and power over the photon energies eps ascending, in
   // parts_n contiguous parts, one a thread: each part's totals (in `totals`, 2 x parts_n), their
-  // offsets in order, then each part's cumulative sums. Two barriers, where a team scan takes
+  // offsets in order, then each part's cumulative sums. Three barriers, where a team scan takes
   // several a team's width of photons. Returns the largest photon that changes the rate sum, and
   // the largest that changes either sum (where a count is below the rate sum's resolution, its
   // power may still show): no flow reaches farther.
@@ -275,15 +275,20 @@ struct StochasticFunctor {
     const int capacity = int(totals.extent(0)) / 2,
               parts_n = team.team_size() < capacity ? team.team_size() : capacity;
     const auto part_begin = [&](const int part) { return int(std::int64_t(nl) * part / parts_n); };
+    // Neighbouring threads read neighbouring wavelengths (one memory transaction a warp), then sum
+    // their parts from scratch.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
+      const int l = nl - 1 - k;
+      const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
+      ncum(k + 1) = power / eps(k);
+      wcum(k + 1) = power;
+    });
+    team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, parts_n), [&](const int part) {
       double rate = 0, power_sum = 0;
       for (int k = part_begin(part); k < part_begin(part + 1); ++k) {
-        const int l = nl - 1 - k;
-        const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
-        ncum(k + 1) = power / eps(k);
-        wcum(k + 1) = power;
         rate += ncum(k + 1);
-        power_sum += power;
+        power_sum += wcum(k + 1);
       }
       totals(2 * part) = rate;
       totals(2 * part + 1) = power_sum;
