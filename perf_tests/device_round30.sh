@@ -28,14 +28,14 @@ for part in ${PART:-sass}; do
   case "$part" in
     sass)
       profile emission EmissionFunctor 2
-      profile pt StochasticFunctor 8 ;;
+      profile pt StochasticFunctor "${PT_SKIP:-8}" ;;
     timer)
       for v in ${VARIANTS:-v9}; do
         echo "== $v"
         KOKKOS_PROFILE_LIBRARY=$PWD/build/kernel_timer.so KOSMOS_KERNEL_TIMES=$work/times-$v.txt \
           build/variants/$v "${dl07[@]}" --generate "${TIMER_CELLS:-16384}" --bins auto \
           --temperatures "$work/timer.h5" --sed "$work/timer.h5" > /dev/null 2>&1
-        head -8 "$work/times-$v.txt"
+        head -"${TIMER_LINES:-8}" "$work/times-$v.txt"
         rm -f "$work/timer.h5"
       done ;;
   esac
