@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Round 30 on the GPU machine (issue 25): where the DL07 job's two big kernels spend their
 # instructions. PART=sass: Nsight Compute's source counters (executed instructions per SASS line)
-# of one emission launch and one P(T) launch (64 bins) of the tool build/variants/${VARIANT:-v9}, on
-# a 4096-cell --bins auto run, written to $OUT as CSV. PART=timer: device seconds per kernel name
-# of each of VARIANTS (default v9) on the job of device_round29.sh at TIMER_CELLS (16384) cells,
-# under build/kernel_timer.so (perf_tests/tools/kernel_timer.c; kernels then run one at a time).
+# of one emission launch and one P(T) launch (the PT_SKIP+1-th, default 9th: the first chunk's
+# 512-bin group; 5 gives its 64-bin group) of the tool build/variants/${VARIANT:-v9}, on a 4096-cell
+# --bins auto run, written to $OUT as CSV. PART=timer: device seconds per kernel name (the first
+# TIMER_LINES, default 8) of each of VARIANTS (default v9) on the job of device_round29.sh at
+# TIMER_CELLS (16384) cells, under build/kernel_timer.so (perf_tests/tools/kernel_timer.c; kernels
+# then run one at a time).
 # PART may list both. Carry build/variants.tar.xz (see device_round29.sh) and build/kernel_timer.so.
 set -uo pipefail
 tar -xJf build/variants.tar.xz
