@@ -5,8 +5,8 @@
 # cells x 130 / process wall. Carry build/variants.tar.xz: the libraries of `scripts/device.sh
 # ship` and the variants' tools as build/variants/NAME (made on the VM, one archive so that the
 # tools' shared device code compresses once). VARIANTS lists NAMEs (default: all, sorted). Each
-# variant also writes the SEDs of SED_CELLS (256) cells at --bins auto, float, to $OUT for the VM
-# to compare.
+# variant also writes the SEDs of SED_CELLS (256; 0: none) cells at --bins auto, float, to $OUT for
+# the VM to compare.
 set -uo pipefail
 tar -xJf build/variants.tar.xz
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -28,9 +28,11 @@ for run in $(seq "${RUNS:-2}"); do
       'BEGIN { printf "\n%s: %s cells: %.2f s wall, %.3g grain P(T)/s\n", p, c, b - a, c * 130 / (b - a) }'
   done
 done
-for v in $variants; do
-  build/variants/$v "${dl07[@]}" --generate "${SED_CELLS:-256}" --bins auto --sed "$out/sed-$v.txt" \
-    > /dev/null 2>&1 || echo "$v: SED run failed"
-done
-xz -T0 "$out"/sed-*.txt
+if [ "${SED_CELLS:-256}" -gt 0 ]; then
+  for v in $variants; do
+    build/variants/$v "${dl07[@]}" --generate "${SED_CELLS:-256}" --bins auto --sed "$out/sed-$v.txt" \
+      > /dev/null 2>&1 || echo "$v: SED run failed"
+  done
+  xz -T0 "$out"/sed-*.txt
+fi
 rm -rf "$work"
