@@ -8,7 +8,8 @@
 # variant also writes the SEDs of SED_CELLS (256; 0: none) cells at --bins auto, float, to $OUT for
 # the VM to compare.
 set -uo pipefail
-tar -xJf build/variants.tar.xz
+# A caller that has unpacked the archive already says so (device_round32.sh).
+[ -n "${VARIANTS_UNPACKED:-}" ] || tar -xJf build/variants.tar.xz
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 out=${OUT:-$PWD/out}
 mkdir -p "$out"

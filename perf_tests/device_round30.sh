@@ -9,7 +9,8 @@
 # then run one at a time).
 # PART may list both. Carry build/variants.tar.xz (see device_round29.sh) and build/kernel_timer.so.
 set -uo pipefail
-tar -xJf build/variants.tar.xz
+# A caller that has unpacked the archive already says so (device_round32.sh).
+[ -n "${VARIANTS_UNPACKED:-}" ] || tar -xJf build/variants.tar.xz
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 out=${OUT:-$PWD/out}
 mkdir -p "$out"

@@ -14,6 +14,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tar -xJf build/variants.tar.xz
+export VARIANTS_UNPACKED=1  # once: the scripts it calls would unpack the 42 MB archive again
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
