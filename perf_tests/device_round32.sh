@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Round 32 on the GPU machine (issue 25), everything in one call. Carry build/variants.tar.xz
-# (device_round29.sh's archive: the tools as build/variants/NAME; round 32's were v16, main's tool;
-# v32b, with perf_tests/patches/round32-lockstep.patch; v32a, the patch without its emission
-# changes; v32c, the patch with StochasticOptions::use_cuda_specialization off; and the CUDA dust
-# tests built with the patch, build/cuda/unit_tests/dust/kosmos_dust_tests) and
+# (device_round29.sh's archive: the tools as build/variants/NAME; round 32's were v16, round 30's
+# tool; v32b, round 32's; v32a, round 32's without its emission changes; v32c, round 32's with
+# StochasticOptions::use_cuda_specialization off; and the CUDA dust tests of the tree measured,
+# build/cuda/unit_tests/dust/kosmos_dust_tests) and
 # build/kernel_timer.so. PART picks parts (default "runs timings timer resources tests"):
 #   runs       the variants (VARIANTS, default all) on the DL07 job at 65536 cells, RUNS (default 2)
 #              times alternating, then once at 262144 cells; their SEDs of 256 cells to $OUT

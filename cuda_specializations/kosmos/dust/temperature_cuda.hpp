@@ -20,9 +20,10 @@ namespace Impl {
 
 // __expf (~2 ulp + 2^-21 |u| relative) and __fdividef (~2 ulp; e^u - 1 < 2^126 for u <= 80) for
 // float, as their flush-to-zero instructions: the same results wherever neither result nor operand
-// is subnormal, without the subnormal fix-ups around each instruction (u >= 0 at every call). The
-// library exp and IEEE division for double. Host and device, so that Kokkos functors can hold it
-// (the stochastic emission's); the host side is never launched.
+// is subnormal, without the subnormal fix-ups around each instruction (no call's u is below -80,
+// the least of the P(T) emission's shifted terms). The library exp and IEEE division for double.
+// Host and device, so that Kokkos functors can hold it (the stochastic emission's); the host side
+// is never launched.
 struct CudaFastExp {
   KOKKOS_FORCEINLINE_FUNCTION float operator()(float u) const {
 #ifdef __CUDA_ARCH__

@@ -74,14 +74,14 @@ KOKKOS_FORCEINLINE_FUNCTION T planck_occupation(T u, const Exp& exp_op = Exp()) 
 
 // 1 - e^-u for u >= 0 without cancellation: the series below the occupation's series limit, 1 where
 // e^-u is below T's resolution.
-template <class T>
-KOKKOS_FORCEINLINE_FUNCTION T one_minus_exp_negative(T u) {
+template <class T, class Exp = LibraryExp>
+KOKKOS_FORCEINLINE_FUNCTION T one_minus_exp_negative(T u, const Exp& exp_op = Exp()) {
   if (u < Impl::occupation_series_limit<T>())
     return u * (T(1) -
                 u * (T(0.5) -
                      u * (T(1.0 / 6) - u * (T(1.0 / 24) - u * (T(1.0 / 120) - u * T(1.0 / 720))))));
   if (u > (std::is_same<T, float>::value ? T(17) : T(37))) return T(1);
-  return T(1) - math::exp(-u);
+  return T(1) - exp_op(-u);
 }
 
 // B_lambda(lambda, T) in W m^-2 m^-1 sr^-1 (lambda in m, T in K), evaluated in double with the

@@ -64,6 +64,9 @@ struct StochasticOptions {
   // float on Kokkos::Cuda with the CUDA specializations: the P(T) emission's plain sums with
   // __expf and __fdividef, as the equilibrium SED (EquilibriumOptions::fast_exp)
   bool fast_exp = true;
+  // Kokkos::Cuda with the CUDA specializations: the P(T) recursion's rows finished by a warp
+  // (CudaWarpBlockWalk) instead of one thread
+  bool use_cuda_specialization = true;
 };
 
 // One grain species computed stochastically: its index in the GrainModel, material and radius;

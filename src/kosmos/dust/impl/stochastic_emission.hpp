@@ -13,6 +13,13 @@
 #include <cstdint>
 #include <limits>
 
+// The per-wavelength loops unrolled on the device (their arrays then stay in registers).
+#if defined(__CUDA_ARCH__)
+#define KOSMOS_IMPL_UNROLL _Pragma("unroll")
+#else
+#define KOSMOS_IMPL_UNROLL
+#endif
+
 namespace kosmos {
 namespace dust {
 namespace Impl {
@@ -108,7 +115,10 @@ struct EmissionFunctor {
     // ln P_j <= 0: a bin whose u_j exceeds the cutoff past the hottest bin's term can neither be
     // the largest term nor count, and such bins are the coldest (a prefix).
     const T hottest = b.log_p(last) - xl * b.inverse_t(last);
-    first = first_below(xl, b, first, last, Impl::occupation_cutoff<T>() - hottest);
+    const T xs[1] = {xl}, bound[1] = {Impl::occupation_cutoff<T>() - hottest};
+    int warm[1];
+    first_below(xs, b, first, last, bound, warm);
+    first = warm[0];
     T largest = b.log_p(first) - xl * b.inverse_t(first);
     for (int j = first + 1; j <= last; ++j)
       largest = math::fmax(largest, b.log_p(j) - xl * b.inverse_t(j));
@@ -116,24 +126,30 @@ struct EmissionFunctor {
     for (int j = first; j <= last; ++j) {
       const T u = xl * b.inverse_t(j), exponent = b.log_p(j) - u - largest;
       if (exponent > -Impl::occupation_cutoff<T>())
-        sum += math::exp(exponent) / one_minus_exp_negative(u);
+        sum += exp_op(exponent) * exp_op.reciprocal(one_minus_exp_negative(u, exp_op));
     }
     return math::exp(double(largest)) * double(sum);
   }
 
-  // The first j in [first, last + 1) with u_j = x_l / T_j <= bound: 1 / T_j falls with j, so the
-  // bins above the bound are a prefix.
-  KOKKOS_INLINE_FUNCTION int first_below(T xl, const SpeciesBins<T>& b, int first, int last,
-                                         T bound) const {
-    int warm = first, end = last + 1;
-    while (warm < end) {
-      const int mid = warm + (end - warm) / 2;
-      if (xl * b.inverse_t(mid) > bound)
-        warm = mid + 1;
-      else
-        end = mid;
+  // For each n, the first j in [first, last + 1) with u_j = xs[n] / T_j <= bound[n]: 1 / T_j
+  // falls with j, so the bins above the bound are a prefix. The N searches run in lockstep and
+  // without branches (the same number of steps for all).
+  template <int N>
+  KOKKOS_INLINE_FUNCTION static void first_below(const T (&xs)[N], const SpeciesBins<T>& b,
+                                                 int first, int last, const T (&bound)[N],
+                                                 int (&j)[N]) {
+    int length = last + 1 - first;
+    KOSMOS_IMPL_UNROLL
+    for (int n = 0; n < N; ++n) j[n] = first;
+    if (length <= 0) return;
+    while (length > 1) {
+      const int half = length / 2;
+      KOSMOS_IMPL_UNROLL
+      for (int n = 0; n < N; ++n) j[n] += xs[n] * b.inverse_t(j[n] + half) > bound[n] ? half : 0;
+      length -= half;
     }
-    return warm;
+    KOSMOS_IMPL_UNROLL
+    for (int n = 0; n < N; ++n) j[n] += xs[n] * b.inverse_t(j[n]) > bound[n] ? 1 : 0;
   }
 
   KOKKOS_FORCEINLINE_FUNCTION static T smallest(const T (&xl)[wavelengths_per_thread]) {
@@ -165,18 +181,24 @@ struct EmissionFunctor {
             if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
             const int s = species(q), first = span(row, q, 0), last = span(row, q, 1);
             const SpeciesBins<T> b{&bins(row, bin_offset(q), 0)};
-            int warm[per], from = last + 1;
+            // warm[i]: wavelength i's first bin below the cutoff; up to `series`, every
+            // wavelength's u_j is at least the series limit: those terms are e^u - 1 and its
+            // reciprocal alone, a cold one (j < warm[i]) weighted by 0 instead of branched around
+            // (it adds +0, so the sums are those of the branching loop). One lockstep search.
+            T xs[per + 1], bound[per + 1];
+            int warm[per + 1];
+            KOSMOS_IMPL_UNROLL
             for (int i = 0; i < per; ++i) {
-              warm[i] = first_below(xl[i], b, first, last, Impl::occupation_cutoff<T>());
-              from = warm[i] < from ? warm[i] : from;
+              xs[i] = xl[i];
+              bound[i] = Impl::occupation_cutoff<T>();
             }
-            // Up to `series`, every wavelength's u_j is at least the series limit: those terms are
-            // e^u - 1 and its reciprocal alone, a cold one (j < warm[i]) weighted by 0 instead of
-            // branched around (it adds +0, so the sums are those of the branching loop).
-            const T least = smallest(xl), limit = Impl::occupation_series_limit<T>();
-            const int series = from <= last && least * b.inverse_t(last) < limit
-                                   ? first_below(least, b, from, last, limit)
-                                   : last + 1;
+            xs[per] = smallest(xl);
+            bound[per] = Impl::occupation_series_limit<T>();
+            first_below(xs, b, first, last, bound, warm);
+            int from = last + 1;
+            KOSMOS_IMPL_UNROLL
+            for (int i = 0; i < per; ++i) from = warm[i] < from ? warm[i] : from;
+            const int series = warm[per] > from ? warm[per] : from;
             T sum[per];
             for (int i = 0; i < per; ++i) sum[i] = 0;
             for (int j = from; j < series; ++j) {
@@ -191,11 +213,13 @@ struct EmissionFunctor {
                 if (j >= warm[i])  // u <= the cutoff from warm[i] on
                   sum[i] += weight * planck_occupation_below_cutoff(xl[i] * inverse_t, exp_op);
             }
-            const double t_eq = double(temperature(c, s));
+            const double inverse_t_eq = 1 / double(temperature(c, s));
+            KOSMOS_IMPL_UNROLL
             for (int i = 0; i < per; ++i) {
               const double emitted =
                   sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
-              const double equilibrium = double(planck_occupation(T(double(xl[i]) / t_eq), exp_op));
+              const double equilibrium =
+                  double(planck_occupation(T(double(xl[i]) * inverse_t_eq), exp_op));
               total[i] += double(T(mass * double(sed_weight(s, l[i])) * (emitted - equilibrium)));
             }
           }
@@ -235,3 +259,5 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
 }  // namespace Impl
 }  // namespace dust
 }  // namespace kosmos
+
+#undef KOSMOS_IMPL_UNROLL

@@ -5,11 +5,16 @@
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/validation.hpp>
+#include <kosmos/dust/impl/stochastic_recursion.hpp>
 #include <kosmos/dust/planck.hpp>
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
+#include <kosmos/dust/stochastic_cuda.hpp>
+#endif
 
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace kosmos {
 namespace dust {
@@ -111,7 +116,9 @@ struct BothOutputs {
   }
 };
 
-template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output>
+// Walk: finishes a block's rows (SerialBlockWalk, or CudaWarpBlockWalk on Kokkos::Cuda).
+template <class T, class ExecSpace, class Intensity, class Temperature, class Status, class Output,
+          class Walk>
 struct StochasticFunctor {
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member = typename team_policy::member_type;
@@ -131,6 +138,7 @@ struct StochasticFunctor {
   Temperature temperature;
   Status status;
   Output output;
+  Walk walk;
   double log_t0, dlog_t;
   int level;  // team scratch level: 0, or 1 (global memory) where level 0 is too small
   std::int64_t first_cell;  // the league's cells start here
@@ -140,54 +148,86 @@ struct StochasticFunctor {
   // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
   static std::size_t scratch_bytes(int nl, int nb) {
     return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
-           scratch_view::shmem_size(block_rows * block_rows) +
-           scratch_view::shmem_size(row_parts * block_rows) + index_view::shmem_size(block_rows) +
-           Output::scratch_bytes(nb);
+           Block::scratch_bytes() + Output::scratch_bytes(nb);
   }
 
-  // The recursion solves block_rows bins at a time: each row's sum over the bins below the block
-  // runs in row_parts contiguous parts in parallel (and the pairs inside the block go to `tile`),
-  // then one thread finishes the block's rows in order. Two barriers a block instead of a team
-  // reduction a bin.
-  static constexpr int block_rows = 16, row_parts = 4;
-  struct RecursionBlock {
-    scratch_view tile;   // (u, r): D(j0 + u, j0 + r), the block's own pairs
-    scratch_view parts;  // (part, r): part's share of sum_i p(i) D(i, j0 + r) over i < j0
-    index_view lowest;   // (r): the lowest bin that reaches row j0 + r
-  };
+  // The recursion solves Block::rows bins at a time: each row's sum over the bins below the block
+  // runs in Block::row_parts contiguous parts in parallel (and the pairs inside the block go to
+  // the tile), then the walk finishes the block's rows in order. Two barriers a block instead of
+  // a team reduction a bin.
+  using Block = RecursionBlock<scratch_view, index_view>;
 
   using PhotonEnergies = Impl::PhotonEnergies<typename GrainModel<T, ExecSpace>::vector_type>;
 
-  // The first photon k >= from with eps(k) >= bound (nl if none): from itself when the bound
-  // moved less than a photon gap, else a walk from the model's photon_start at ln bound, one
-  // cell lower than the float logarithm's (so that the start is never past the answer; the
-  // cells are finer than the photon grid, so the walk takes a step or two).
-  KOKKOS_INLINE_FUNCTION int first_at_least(const PhotonEnergies& eps, int nl, int from,
-                                            double bound) const {
-    if (from >= nl || !(eps(from) < bound)) return from;
+  // A CPU thread first tries the photon where the previous source's search ended (the gaps grow
+  // as the source falls, most by less than a photon gap), which spares it the logarithm and the
+  // table; a GPU's lockstep searches take the table alone, without a branch on that photon.
+  static constexpr bool hinted_search =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+
+  // For each bound, the first photon k with eps(k) >= bound (nl if none): a walk from the model's
+  // photon_start at ln bound, one cell lower than the float logarithm's (so that the start is
+  // never past the answer; the cells are finer than the photon grid, so the walk takes a step or
+  // two). The N searches go in lockstep: their loads are independent. On entry k holds, for
+  // hinted_search, a photon at or below each answer.
+  template <int N>
+  KOKKOS_INLINE_FUNCTION void first_at_least(const PhotonEnergies& eps, int nl,
+                                             const double (&bound)[N], int (&k)[N]) const {
     const int cells = int(m.photon_start.extent(0)) - 1;
-    const double cell =
-        (double(math::log(float(bound))) - m.photon_log_first) * m.photon_cells_per_log;
-    const int c = !(cell >= 1) ? 0 : (cell >= cells + 1 ? cells : int(cell) - 1);  // NaN: 0
-    int k = m.photon_start(c) > from ? m.photon_start(c) : from + 1;  // eps(from) < bound
-    while (k < nl && eps(k) < bound) ++k;
-    return k;
+    for (int n = 0; n < N; ++n) {
+      if (hinted_search && (k[n] >= nl || !(eps(k[n]) < bound[n]))) continue;
+      const double cell =
+          (double(math::log(float(bound[n]))) - m.photon_log_first) * m.photon_cells_per_log;
+      const int c = !(cell >= 1) ? 0 : (cell >= cells + 1 ? cells : int(cell) - 1);  // NaN: 0
+      const int start = m.photon_start(c);
+      k[n] = hinted_search && k[n] >= start ? k[n] + 1 : start;  // eps(k[n]) < bound
+    }
+    for (bool walking = true; walking;) {
+      walking = false;
+      for (int n = 0; n < N; ++n)
+        if (k[n] < nl && eps(k[n]) < bound[n]) {
+          ++k[n];
+          walking = true;
+        }
+    }
   }
 
   // D(i, j) = U(E_{j-1} - E_i) - U(E_j - E_i), U(x) = sum_k R_k max(0, eps_k - x): the flow from
-  // bin i into bins >= j times the bin width (photons above b lift the grain past E_j, those in
-  // [a, b) are split linearly between E_{j-1} and E_j). ka and kb are the first photons at or
-  // above a and b; they only grow as the gaps do.
-  struct Gaps {
-    int ka = 0, kb = 0;
-  };
-  KOKKOS_INLINE_FUNCTION double flow(const PhotonEnergies& eps, int nl, const scratch_view& ncum,
-                                     const scratch_view& wcum, double a, double b, double width,
-                                     Gaps& k) const {
-    k.ka = first_at_least(eps, nl, k.ka, a);
-    k.kb = first_at_least(eps, nl, k.kb > k.ka ? k.kb : k.ka, b);
-    const double rate_between = ncum(k.kb) - ncum(k.ka), power_between = wcum(k.kb) - wcum(k.ka);
-    return (ncum(nl) - ncum(k.kb)) * width + (power_between - a * rate_between);
+  // bin i into bins >= j times the bin width (photons above b = a + width lift the grain past
+  // E_j, those in [a, b) are split linearly between E_{j-1} and E_j). ka and kb are the first
+  // photons at or above a and b.
+  KOKKOS_INLINE_FUNCTION static double flow(int nl, const scratch_view& ncum,
+                                            const scratch_view& wcum, double a, double width,
+                                            int ka, int kb) {
+    const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
+    return (ncum(nl) - ncum(kb)) * width + (power_between - a * rate_between);
+  }
+
+  // lowest[m]: the lowest bin i with E_{j+m-1} - E_i <= eps_reach (bins below lie more than the
+  // largest photon below E_{j+m-1}: no flow reaches row j + m), for N rows in lockstep.
+  template <int N>
+  KOKKOS_INLINE_FUNCTION static void lowest_sources(const scratch_view& eb, int j, double eps_reach,
+                                                    int (&lowest)[N]) {
+    const int nb = int(eb.extent(0));
+    int top[N];
+    double edge[N];
+    for (int m = 0; m < N; ++m) {
+      lowest[m] = 0;
+      top[m] = j - 1 + m < nb - 1 ? j - 1 + m : nb - 1;
+      edge[m] = eb(top[m]);
+    }
+    for (bool searching = true; searching;) {
+      searching = false;
+      for (int m = 0; m < N; ++m)
+        if (lowest[m] < top[m]) {
+          const int mid = lowest[m] + (top[m] - lowest[m]) / 2;
+          if (edge[m] - eb(mid) > eps_reach)
+            lowest[m] = mid + 1;
+          else
+            top[m] = mid;
+          searching = true;
+        }
+    }
   }
 
   // Steady state P_j = sum_{i<j} P_i D(i, j) / L_j, bins above 0 (p(0) = 1 on entry), with P kept
@@ -196,58 +236,47 @@ struct StochasticFunctor {
                                               const scratch_view& ncum, const scratch_view& wcum,
                                               const scratch_view& eb, const scratch_view& cool,
                                               const scratch_view& p, double eps_reach,
-                                              const RecursionBlock& w) const {
+                                              const Block& w) const {
+    constexpr int per = Block::rows_per_item;
     const int nb = int(p.extent(0)), nl = g.wavelengths();
-    for (int j0 = 1; j0 < nb; j0 += block_rows) {
-      const int rows = nb - j0 < block_rows ? nb - j0 : block_rows;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * row_parts), [&](const int item) {
-        const int r = item / row_parts, part = item % row_parts, j = j0 + r;
-        // Bins below `lowest` lie more than the largest photon below E_{j-1}: no flow reaches j.
-        int lowest = 0, top = j - 1;
-        while (lowest < top) {
-          const int mid = lowest + (top - lowest) / 2;
-          if (eb(j - 1) - eb(mid) > eps_reach)
-            lowest = mid + 1;
-          else
-            top = mid;
-        }
-        if (part == 0) w.lowest(r) = lowest;
-        const int span = j - lowest, begin = lowest + span * part / row_parts,
-                  end = lowest + span * (part + 1) / row_parts;
-        const double width = eb(j) - eb(j - 1);
-        Gaps k;
-        double sum = 0;
-        for (int i = end - 1; i >= begin; --i) {  // the gaps grow as i falls
-          const double d = flow(eps, nl, ncum, wcum, eb(j - 1) - eb(i), eb(j) - eb(i), width, k);
-          if (i >= j0)
-            w.tile((i - j0) * block_rows + r) = d;
-          else
-            sum += p(i) * d;
-        }
-        w.parts(part * block_rows + r) = sum;
-      });
-      team.team_barrier();
-      int rescales = 0;
-      Kokkos::single(
-          Kokkos::PerTeam(team),
-          [&](int& count) {
-            count = 0;
-            for (int r = 0; r < rows; ++r) {
-              const int j = j0 + r;
-              double sum = 0;
-              for (int part = 0; part < row_parts; ++part) sum += w.parts(part * block_rows + r);
-              for (int n = 0; n < count; ++n) sum *= 1e-200;
-              for (int u = w.lowest(r) > j0 ? w.lowest(r) - j0 : 0; u < r; ++u)
-                sum += p(j0 + u) * w.tile(u * block_rows + r);
-              p(j) = sum / cool(j);
-              if (p(j) > 1e200) {
-                for (int i = j0; i <= j; ++i) p(i) *= 1e-200;
-                ++count;
+    for (int j0 = 1; j0 < nb; j0 += Block::rows) {
+      const int rows = nb - j0 < Block::rows ? nb - j0 : Block::rows;
+      const int groups = (rows + per - 1) / per;
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, groups * Block::row_parts), [&](const int item) {
+            const int r0 = item / Block::row_parts * per, part = item % Block::row_parts;
+            const int j = j0 + r0, n_rows = rows - r0 < per ? rows - r0 : per;
+            int lowest[per];
+            lowest_sources(eb, j, eps_reach, lowest);
+            if (part == 0)
+              for (int m = 0; m < n_rows; ++m) w.lowest(r0 + m) = lowest[m];
+            // The sources of the item's rows: [lowest of row j, j + n_rows - 1).
+            const int span = j + n_rows - 1 - lowest[0],
+                      begin = lowest[0] + span * part / Block::row_parts,
+                      end = lowest[0] + span * (part + 1) / Block::row_parts;
+            double edge[per + 1];  // E_{j-1+m}: row j + m's lower edge for m < per
+            for (int m = 0; m <= per; ++m) edge[m] = eb(j - 1 + m < nb ? j - 1 + m : nb - 1);
+            double sum[per];
+            for (int m = 0; m < per; ++m) sum[m] = 0;
+            int k[per + 1] = {};  // the searches' answers, rising as i falls
+            for (int i = end - 1; i >= begin; --i) {
+              double gap[per + 1];
+              for (int m = 0; m <= per; ++m) gap[m] = edge[m] - eb(i);
+              first_at_least(eps, nl, gap, k);
+              for (int m = 0; m < per; ++m) {
+                if (m >= n_rows || i >= j + m || i < lowest[m]) continue;
+                const double d =
+                    flow(nl, ncum, wcum, gap[m], edge[m + 1] - edge[m], k[m], k[m + 1]);
+                if (i >= j0)
+                  w.tile((i - j0) * Block::rows + r0 + m) = d;
+                else
+                  sum[m] += p(i) * d;
               }
             }
-          },
-          rescales);
+            for (int m = 0; m < n_rows; ++m) w.parts(part * Block::rows + r0 + m) = sum[m];
+          });
       team.team_barrier();
+      const int rescales = walk(team, w, p, cool, j0, rows);
       if (rescales > 0) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j0), [&](const int i) {
           for (int n = 0; n < rescales; ++n) p(i) *= 1e-200;
@@ -347,9 +376,9 @@ struct StochasticFunctor {
     scratch_view ncum(team.team_scratch(level), nl + 1), wcum(team.team_scratch(level), nl + 1),
         tb(team.team_scratch(level), nb), eb(team.team_scratch(level), nb),
         p(team.team_scratch(level), nb), cool(team.team_scratch(level), nb);
-    const scratch_view tile(team.team_scratch(level), block_rows * block_rows),
-        parts(team.team_scratch(level), row_parts * block_rows);
-    const index_view lowest(team.team_scratch(level), block_rows);
+    const scratch_view tile(team.team_scratch(level), Block::rows * Block::rows),
+        parts(team.team_scratch(level), Block::row_parts * Block::rows);
+    const index_view lowest(team.team_scratch(level), Block::rows + 1);
     const Reach reach =
         cumulative_spectrum(team, c, s, eps, ncum, wcum, tile);  // tile: free until the recursion
     const double eps_max = reach.rate, eps_reach = reach.either;
@@ -419,8 +448,7 @@ struct StochasticFunctor {
       });
       team.team_barrier();
     } else if (state == stochastic_ok) {
-      solve_recursion(team, eps, ncum, wcum, eb, cool, p, eps_reach,
-                      RecursionBlock{tile, parts, lowest});
+      solve_recursion(team, eps, ncum, wcum, eb, cool, p, eps_reach, Block{tile, parts, lowest});
     }
     if (state == stochastic_ok) {
       double norm = 0, emitted = 0;
@@ -457,7 +485,8 @@ void build_photon_start(const ExecSpace& space, const GrainModel<T, ExecSpace>& 
   auto start = Kokkos::create_mirror_view(m.photon_start);
   int k = 0;
   for (int c = 0; c <= cells; ++c) {
-    const double edge = std::exp(first + c / m.photon_cells_per_log);
+    // Cell 0 starts at photon 0 (exp(ln eps_0) may round above eps_0).
+    const double edge = c == 0 ? eps(0) : std::exp(first + c / m.photon_cells_per_log);
     while (k < nl && eps(k) < edge) ++k;
     start(c) = k;
   }
@@ -519,37 +548,46 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   kosmos::Impl::require(std::size_t(cells) * nq <= std::size_t(std::numeric_limits<int>::max()),
                         where, cells, " cells x ", nq,
                         " species exceed the league size; pass fewer cells per call");
-  using functor = StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output>;
   const StochasticOptions& o = m.options;
   const double log_t0 = std::log(o.min_temperature);
   const double dlog_t = (std::log(o.max_temperature) - log_t0) / (o.table_points - 1);
   // GPUs: 64 threads a team (32 or 128, and one warp's 32 vector lanes, were slower).
   const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 64;
   kosmos::Impl::ScopedRegion region("kosmos::dust::stochastic_heating");
-  for (std::size_t k = 0; k < m.group_bins.extent(0); ++k) {
-    const typename functor::BinGroup group{
-        m.group_bins(k),
-        Kokkos::subview(m.by_bins, std::make_pair(m.group_first(k), m.group_first(k + 1)))};
-    const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), group.bins);
-    // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory:
-    // 512-2048 bins on any backend.
-    const int level =
-        scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
-    const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level);
-    kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
-                          group.bins, " bins need ", scratch,
-                          " bytes of team scratch, more than the ", scratch_max,
-                          " available (use fewer wavelengths or bins)");
-    // non_blocking_policy: the pipeline queues this per chunk on several instances.
-    Kokkos::parallel_for(
-        "kosmos::dust::stochastic_heating",
-        kosmos::Impl::non_blocking_policy(
-            Kokkos::TeamPolicy<ExecSpace>(space, int(std::size_t(cells) * group.selected.extent(0)),
-                                          team_size))
-            .set_scratch_size(level, Kokkos::PerTeam(scratch)),
-        functor{g, m, intensity, temperature, status, output, log_t0, dlog_t, level, first_cell,
-                group});
+  const auto launch = [&](const auto walk) {
+    using functor =
+        StochasticFunctor<T, ExecSpace, Intensity, Temperature, Status, Output, decltype(walk)>;
+    for (std::size_t k = 0; k < m.group_bins.extent(0); ++k) {
+      const typename functor::BinGroup group{
+          m.group_bins(k),
+          Kokkos::subview(m.by_bins, std::make_pair(m.group_first(k), m.group_first(k + 1)))};
+      const std::size_t scratch = functor::scratch_bytes(g.wavelengths(), group.bins);
+      // Spectra and bins beyond the fast (level 0) team scratch go to level 1, in global memory:
+      // 512-2048 bins on any backend.
+      const int level =
+          scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+      const int scratch_max = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level);
+      kosmos::Impl::require(scratch <= std::size_t(scratch_max), where, "the photon spectrum and ",
+                            group.bins, " bins need ", scratch,
+                            " bytes of team scratch, more than the ", scratch_max,
+                            " available (use fewer wavelengths or bins)");
+      // non_blocking_policy: the pipeline queues this per chunk on several instances.
+      Kokkos::parallel_for(
+          "kosmos::dust::stochastic_heating",
+          kosmos::Impl::non_blocking_policy(
+              Kokkos::TeamPolicy<ExecSpace>(
+                  space, int(std::size_t(cells) * group.selected.extent(0)), team_size))
+              .set_scratch_size(level, Kokkos::PerTeam(scratch)),
+          functor{g, m, intensity, temperature, status, output, walk, log_t0, dlog_t, level,
+                  first_cell, group});
+    }
+  };
+#if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    if (o.use_cuda_specialization) return launch(CudaWarpBlockWalk());
   }
+#endif
+  launch(SerialBlockWalk());
 }
 }  // namespace Impl
 }  // namespace dust

@@ -1,0 +1,66 @@
+// The P(T) recursion's blocks (see StochasticFunctor::solve_recursion): the scratch a block of
+// rows shares, and the generic walk that finishes a block's rows in order.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace kosmos {
+namespace dust {
+namespace Impl {
+
+// A block of `rows` bins solved together. Its flows are computed by items of rows_per_item
+// neighbouring rows and one of row_parts parts of their source bins (a source's gaps to
+// neighbouring rows are shared: rows_per_item + 1 photon searches give rows_per_item flows).
+template <class ScratchView, class IndexView>
+struct RecursionBlock {
+  static constexpr int rows = 16, rows_per_item = 4, row_parts = 16;
+  ScratchView tile;   // (u, r): D(j0 + u, j0 + r), the block's own pairs
+  ScratchView parts;  // (part, r): part's share of sum_i p(i) D(i, j0 + r) over i < j0
+  IndexView lowest;   // (r): the lowest bin that reaches row j0 + r; (rows): the walk's rescales
+
+  static std::size_t scratch_bytes() {
+    return ScratchView::shmem_size(rows * rows) + ScratchView::shmem_size(row_parts * rows) +
+           IndexView::shmem_size(rows + 1);
+  }
+  KOKKOS_INLINE_FUNCTION double part(int part, int r) const { return parts(part * rows + r); }
+  KOKKOS_INLINE_FUNCTION double pair(int u, int r) const { return tile(u * rows + r); }
+  // The first source of row r inside the block (its sources below j0 are in the parts).
+  KOKKOS_INLINE_FUNCTION int first_pair(int j0, int r) const {
+    return lowest(r) > j0 ? lowest(r) - j0 : 0;
+  }
+};
+
+// P_j = (sum_parts + sum_{u<r} P_{j0+u} D(j0 + u, j)) / L_j for the block's rows in order, with P
+// kept finite by factors of 1e-200 where it rises steeply (big grains): one thread walks the rows
+// while the team waits. Returns the number of rescales (to every thread), after a barrier.
+struct SerialBlockWalk {
+  template <class Member, class Block, class Scratch>
+  KOKKOS_INLINE_FUNCTION int operator()(const Member& team, const Block& w, const Scratch& p,
+                                        const Scratch& cool, int j0, int rows) const {
+    int rescales = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(team),
+        [&](int& count) {
+          count = 0;
+          for (int r = 0; r < rows; ++r) {
+            const int j = j0 + r;
+            double sum = 0;
+            for (int part = 0; part < Block::row_parts; ++part) sum += w.part(part, r);
+            for (int n = 0; n < count; ++n) sum *= 1e-200;
+            for (int u = w.first_pair(j0, r); u < r; ++u) sum += p(j0 + u) * w.pair(u, r);
+            p(j) = sum / cool(j);
+            if (p(j) > 1e200) {
+              for (int i = j0; i <= j; ++i) p(i) *= 1e-200;
+              ++count;
+            }
+          }
+        },
+        rescales);
+    team.team_barrier();
+    return rescales;
+  }
+};
+
+}  // namespace Impl
+}  // namespace dust
+}  // namespace kosmos
