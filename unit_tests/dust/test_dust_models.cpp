@@ -20,6 +20,8 @@
 #include <functional>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace {
 using namespace dust_test;
 const std::string kDustem = std::string(KOSMOS_DATA_DIR) + "/dust/dustem";
@@ -60,14 +62,17 @@ TEST(DustemFiles, Dl07GrainFileAndSizes) {
 }
 
 TEST(DustemFiles, BadFilesNameTheProblem) {
-  const std::string path = "dustem_bad_grain.dat";
+  // In the test's temporary folder: a test run from a source tree leaves nothing there.
+  const std::string path =
+      ::testing::TempDir() + "kosmos_dustem_bad_grain_" + std::to_string(::getpid()) + ".dat";
   std::ofstream(path) << "sdist\n1.0\nGra 10 sizefile 1e-3 2.24 3e-8 1e-4 -3.5\n";
   try {
     kosmos::dust::read_dustem_grain_file(path);
-    FAIL() << "no error";
+    ADD_FAILURE() << "no error";
   } catch (const kosmos::file_error& e) {
     EXPECT_NE(std::string(e.what()).find("neither logn nor plaw"), std::string::npos) << e.what();
   }
+  std::remove(path.c_str());
   EXPECT_THROW(kosmos::dust::load_dust_model("dl07:qpah=120", kDustem), kosmos::invalid_input);
   // -1 is a value like any other (once the "not given" marker): refused, not the default
   EXPECT_THROW(kosmos::dust::load_dust_model("dl07:qpah=-1", kDustem), kosmos::invalid_input);
