@@ -3,7 +3,8 @@
 # instructions. PART=sass: Nsight Compute's source counters (executed instructions per SASS line)
 # of one emission launch and one P(T) launch (the PT_SKIP+1-th, default 9th: the first chunk's
 # 512-bin group; 5 gives its 64-bin group) of the tool build/variants/${VARIANT:-v9}, on a 4096-cell
-# --bins auto run, written to $OUT as CSV. PART=timer: device seconds per kernel name (the first
+# --bins auto run, written to $OUT as CSV (SOURCE=cuda,sass: with the CUDA lines, for a tool built
+# with -lineinfo). PART=timer: device seconds per kernel name (the first
 # TIMER_LINES, default 8) of each of VARIANTS (default v9) on the job of device_round29.sh at
 # TIMER_CELLS (16384) cells, under build/kernel_timer.so (perf_tests/tools/kernel_timer.c; kernels
 # then run one at a time).
@@ -23,7 +24,7 @@ profile() {  # NAME REGEX SKIP
     --section LaunchStats --section SpeedOfLight -o "$work/$1" \
     "$tool" "${dl07[@]}" --generate 4096 --bins auto --sed "$work/$1.h5" > "$work/$1.log" 2>&1
   tail -3 "$work/$1.log"
-  ncu -i "$work/$1.ncu-rep" --page source --csv --print-source sass > "$out/$1_sass.csv" 2>&1
+  ncu -i "$work/$1.ncu-rep" --page source --csv --print-source "${SOURCE:-sass}" > "$out/$1_sass.csv" 2>&1
   ncu -i "$work/$1.ncu-rep" --page details > "$out/$1_details.txt" 2>&1
   xz -T0 "$out/$1_sass.csv"
 }

@@ -162,8 +162,7 @@ struct StochasticFunctor {
   // A CPU thread first tries the photon where the previous source's search ended (the gaps grow
   // as the source falls, most by less than a photon gap), which spares it the logarithm and the
   // table; a GPU's lockstep searches take the table alone, without a branch on that photon.
-  static constexpr bool hinted_search =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+  static constexpr bool hinted_search = kosmos::Impl::is_host_space<ExecSpace>();
 
   // For each bound, the first photon k with eps(k) >= bound (nl if none): a walk from the model's
   // photon_start at ln bound, one cell lower than the float logarithm's (so that the start is
