@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Round 33 on the GPU machine (issue 25), in one call: perf_tests/patches/round33-pt-emission.patch
+# measured against main. Carry build/variants.tar.xz (device_round29.sh's archive; round 33's held
+# v32b, main's tool; v36, the patch's P(T) changes without the warp walk's reciprocal; v36wu, v36
+# with it; v37, v36 and the staged emission; v37wu, the whole patch; and the CUDA dust tests built
+# from the whole patch, build/cuda/unit_tests/dust/kosmos_dust_tests) and build/kernel_timer.so.
+# Prints the DL07 job at 65536 cells (RUNS, default 2, alternating) and at 262144 cells (v32b and
+# the last variant), device seconds per kernel at 16384 cells, and the CUDA dust tests; SEDs of 256
+# cells to $OUT for the VM to compare.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tar -xJf build/variants.tar.xz
+export VARIANTS_UNPACKED=1 OUT=${OUT:-$PWD/out}
+variants=${VARIANTS:-$(cd build/variants && ls | sort)}
+last=$(echo $variants | tr ' ' '\n' | tail -n1)
+VARIANTS="$variants" RUNS=${RUNS:-2} CELLS=65536 bash "$here/device_round29.sh"
+VARIANTS="v32b $last" RUNS=1 CELLS=262144 SED_CELLS=0 bash "$here/device_round29.sh"
+VARIANTS="$variants" PART=timer TIMER_LINES=3 bash "$here/device_round30.sh"
+export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+built_in=$(cat build/cuda/shipped-source-root)
+[ -e "$built_in" ] || { mkdir -p "$(dirname "$built_in")" && ln -s "$PWD" "$built_in"; }
+build/cuda/unit_tests/dust/kosmos_dust_tests --gtest_brief=1 2>&1 | tail -n 8
