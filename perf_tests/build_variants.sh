@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Builds build/variants.tar.xz, the archive that device_round29/30/32/33.sh carry, on the development
-# VM: this tree's CUDA kosmos tool as build/variants/BASE, the tool with parts of PATCH applied as
-# build/variants/NAME, and the CUDA dust tests of the whole patch, packed with the shared libraries
-# that `scripts/device.sh ship` carries (one archive: the tools' device code compresses once).
-#   perf_tests/build_variants.sh PATCH BASE NAME[:EXCLUDED[,EXCLUDED...]] ...
-# EXCLUDED are paths of PATCH that the variant leaves out. Round 33's archive:
-#   perf_tests/build_variants.sh perf_tests/patches/round33-pt-emission.patch v32b \
-#     v36:src/kosmos/dust/impl/stochastic_emission.hpp,cuda_specializations/kosmos/dust/stochastic_cuda.hpp \
-#     v36wu:src/kosmos/dust/impl/stochastic_emission.hpp \
-#     v37:cuda_specializations/kosmos/dust/stochastic_cuda.hpp v37wu
+# VM: this tree's CUDA kosmos tool as build/variants/BASE, and for each variant the tool with its
+# patches applied (less the paths it leaves out) as build/variants/NAME; the CUDA dust tests of the
+# last variant; packed with the shared libraries that `scripts/device.sh ship` carries (one archive:
+# the tools' device code compresses once).
+#   perf_tests/build_variants.sh BASE NAME=PATCH[+PATCH...][@LEFT_OUT[,LEFT_OUT...]] ...
+# Round 33's archive (p = perf_tests/patches/round33):
+#   perf_tests/build_variants.sh v32b v36=$p-pt-emission.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
+#     v36wu=$p-pt-emission.patch+$p-walk-reciprocal.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
+#     v37=$p-pt-emission.patch v37wu=$p-pt-emission.patch+$p-walk-reciprocal.patch
 # A CUDA build from nothing takes about 35 minutes on 2 cores (the library); then each variant a
 # few. The tree must have no uncommitted changes: each variant is applied and taken back.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-patch=$(realpath "${1:?build_variants: name the patch}")
-base=${2:?build_variants: name this tree\'s tool}
-shift 2
+base=${1:?build_variants: name the base tool}
+shift
+[ $# -gt 0 ] || { echo "build_variants: name at least one variant"; exit 2; }
 git diff --quiet && git diff --cached --quiet ||
   { echo "build_variants: commit or stash the tree's changes first"; exit 1; }
 stage=$(mktemp -d)
@@ -25,29 +25,25 @@ scripts/device.sh ship kosmos_cli
 tar -xJf build/shipped.tar.xz -C "$stage"
 mkdir -p "$stage/build/variants"
 cp build/cuda/src/cli/kosmos "$stage/build/variants/$base"
-patch_apply() {  # forward|reverse EXCLUDED...
-  local args=()
-  [ "$1" = reverse ] && args+=(-R)
-  shift
-  for path in "$@"; do args+=("--exclude=$path"); done
-  git apply "${args[@]}" "$patch"
-}
-build() {  # TARGET EXCLUDED...: builds TARGET with the patch applied, less EXCLUDED, then takes it back
-  local target=$1 status=0
-  shift
-  patch_apply forward "$@"
-  cmake --build build/cuda -j "$(nproc)" --target "$target" || status=$?
-  patch_apply reverse "$@"
+# VARIANT TARGET: builds TARGET with the variant's patches applied, then takes them back.
+build() {
+  local spec=${1#*=} target=$2 status=0 patches=() left_out=() args=() applied=() p
+  IFS=+ read -r -a patches <<<"${spec%%@*}"
+  [ "$spec" != "${spec%%@*}" ] && IFS=, read -r -a left_out <<<"${spec#*@}"
+  for p in "${left_out[@]}"; do args+=("--exclude=$p"); done
+  for p in "${patches[@]}"; do
+    git apply "${args[@]}" "$p" || { status=1; break; }
+    applied=("$p" "${applied[@]}")
+  done
+  [ "$status" = 0 ] && { cmake --build build/cuda -j "$(nproc)" --target "$target" || status=$?; }
+  for p in "${applied[@]}"; do git apply -R "${args[@]}" "$p"; done
   return "$status"
 }
 for variant in "$@"; do
-  name=${variant%%:*}
-  excluded=()
-  [ "$variant" != "$name" ] && IFS=, read -r -a excluded <<<"${variant#*:}"
-  build kosmos_cli "${excluded[@]}"
-  cp build/cuda/src/cli/kosmos "$stage/build/variants/$name"
+  build "$variant" kosmos_cli
+  cp build/cuda/src/cli/kosmos "$stage/build/variants/${variant%%=*}"
 done
-build kosmos_dust_tests
+build "${!#}" kosmos_dust_tests
 mkdir -p "$stage/build/cuda/unit_tests/dust"
 cp build/cuda/unit_tests/dust/kosmos_dust_tests "$stage/build/cuda/unit_tests/dust/"
 XZ_OPT="-T0 --lzma2=preset=9,dict=192MiB" tar -cJf build/variants.tar.xz -C "$stage" build
