@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Round 33 on the GPU machine (issue 25), in one call: perf_tests/patches/round33-pt-emission.patch
-# measured against main. Carry build/variants.tar.xz (device_round29.sh's archive; round 33's held
-# v32b, main's tool; v36, the patch's P(T) changes without the warp walk's reciprocal; v36wu, v36
-# with it; v37, v36 and the staged emission; v37wu, the whole patch; and the CUDA dust tests built
-# from the whole patch, build/cuda/unit_tests/dust/kosmos_dust_tests) and build/kernel_timer.so.
+# Round 33 on the GPU machine (issue 25), in one call: perf_tests/patches/round33-*.patch measured
+# against main. Carry build/variants.tar.xz (perf_tests/build_variants.sh makes it; round 33's held
+# v32b, main's tool; v36, pt-emission.patch's P(T) changes; v36wu, v36 and walk-reciprocal.patch;
+# v37, pt-emission.patch, the staged emission too; v37wu, both patches; and the CUDA dust tests of
+# v37wu, build/cuda/unit_tests/dust/kosmos_dust_tests) and build/kernel_timer.so.
 # Prints the DL07 job at 65536 cells (RUNS, default 2, alternating) and at 262144 cells (v32b and
 # the last variant), device seconds per kernel at 16384 cells, and the CUDA dust tests; SEDs of 256
 # cells to $OUT for the VM to compare.
