@@ -13,8 +13,10 @@
 #   tests      the CUDA dust tests (every enabled space: Serial, OpenMP, Cuda)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-tar -xJf build/variants.tar.xz
-export VARIANTS_UNPACKED=1  # once: the scripts it calls would unpack the 42 MB archive again
+# Once: the scripts it calls would unpack the 42 MB archive again (a caller that has unpacked it
+# already, device_round33.sh, says so).
+[ -n "${VARIANTS_UNPACKED:-}" ] || tar -xJf build/variants.tar.xz
+export VARIANTS_UNPACKED=1
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"

@@ -16,7 +16,4 @@ last=$(echo $variants | tr ' ' '\n' | tail -n1)
 VARIANTS="$variants" RUNS=${RUNS:-2} CELLS=65536 bash "$here/device_round29.sh"
 VARIANTS="v32b $last" RUNS=1 CELLS=262144 SED_CELLS=0 bash "$here/device_round29.sh"
 VARIANTS="$variants" PART=timer TIMER_LINES=3 bash "$here/device_round30.sh"
-export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-built_in=$(cat build/cuda/shipped-source-root)
-[ -e "$built_in" ] || { mkdir -p "$(dirname "$built_in")" && ln -s "$PWD" "$built_in"; }
-build/cuda/unit_tests/dust/kosmos_dust_tests --gtest_brief=1 2>&1 | tail -n 8
+PART=tests bash "$here/device_round32.sh"
