@@ -5,7 +5,7 @@
 # last variant; packed with the shared libraries that `scripts/device.sh ship` carries (one archive:
 # the tools' device code compresses once).
 #   perf_tests/build_variants.sh BASE NAME=PATCH[+PATCH...][@LEFT_OUT[,LEFT_OUT...]] ...
-# Round 33's archive (p = perf_tests/patches/round33):
+# Round 33's archive (p = perf_tests/patches/round33, in the commit before the patches were merged):
 #   perf_tests/build_variants.sh v32b v36=$p-pt-emission.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
 #     v36wu=$p-pt-emission.patch+$p-walk-reciprocal.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
 #     v37=$p-pt-emission.patch v37wu=$p-pt-emission.patch+$p-walk-reciprocal.patch

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Round 33 on the GPU machine (issue 25), in one call: perf_tests/patches/round33-*.patch measured
-# against main. Carry build/variants.tar.xz (perf_tests/build_variants.sh makes it; round 33's held
+# Round 33 on the GPU machine (issue 25), in one call: perf_tests/patches/round33-*.patch (merged
+# since; the commit before the merge has them) measured against main before them. Carry build/variants.tar.xz (perf_tests/build_variants.sh makes it; round 33's held
 # v32b, main's tool; v36, pt-emission.patch's P(T) changes; v36wu, v36 and walk-reciprocal.patch;
 # v37, pt-emission.patch, the staged emission too; v37wu, both patches; and the CUDA dust tests of
 # v37wu, build/cuda/unit_tests/dust/kosmos_dust_tests) and build/kernel_timer.so.

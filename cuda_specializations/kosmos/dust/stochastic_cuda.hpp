@@ -26,12 +26,20 @@ struct CudaWarpBlockWalk {
       const int lane = team.team_rank();
       const bool own = lane < rows;
       double sum = 0, p_own = 0;
+      // 1 / L_j before the walk, off its chain: a row then takes a product and one correction
+      // (Markstein's: the quotient rounded as sum / L_j away from the subnormals) for a division.
+      const double cool_own = own ? cool(j0 + lane) : 1.0, inverse_cool = 1.0 / cool_own;
       const int first = own ? w.first_pair(j0, lane) : Block::rows;
       if (own)
         for (int part = 0; part < Block::row_parts; ++part) sum += w.part(part, lane);
       int rescales = 0;
-      for (int u = 0; u < rows; ++u) {
-        if (lane == u) p_own = sum / cool(j0 + u);
+#pragma unroll
+      for (int u = 0; u < Block::rows; ++u) {
+        if (u >= rows) break;
+        if (lane == u) {
+          const double q = sum * inverse_cool;
+          p_own = fma(fma(-q, cool_own, sum), inverse_cool, q);
+        }
         double p_u = __shfl_sync(warp, p_own, u);
         if (p_u > 1e200) {  // the same on every lane
           if (lane <= u)
@@ -44,10 +52,10 @@ struct CudaWarpBlockWalk {
         if (own && lane > u && u >= first) sum += p_u * w.pair(u, lane);
       }
       if (own) p(j0 + lane) = p_own;
-      if (lane == 0) w.lowest(int(Block::rows)) = rescales;
+      if (lane == 0) w.rescales() = rescales;
     }
     team.team_barrier();
-    return w.lowest(int(Block::rows));
+    return w.rescales();
 #else
     return SerialBlockWalk()(team, w, p, cool, j0, rows);
 #endif

@@ -64,15 +64,15 @@ struct WriteEmissionBins {
   }
 };
 
-// One (cell, species)'s bins as WriteEmissionBins wrote them, by pointer: the work space is
-// LayoutRight (cell, bin, 3), so a species' bins are contiguous and their index arithmetic is done
-// once a species, not once a term.
+// One (cell, species)'s bins [first, last] as WriteEmissionBins wrote them (P_j, ln P_j, 1 / T_j),
+// copied to the team's scratch: every thread of a team reads every term's bin.
 template <class T>
 struct SpeciesBins {
   const T* b;
-  KOKKOS_FORCEINLINE_FUNCTION T p(int j) const { return b[3 * j]; }
-  KOKKOS_FORCEINLINE_FUNCTION T log_p(int j) const { return b[3 * j + 1]; }
-  KOKKOS_FORCEINLINE_FUNCTION T inverse_t(int j) const { return b[3 * j + 2]; }
+  int first;
+  KOKKOS_FORCEINLINE_FUNCTION T p(int j) const { return b[3 * (j - first)]; }
+  KOKKOS_FORCEINLINE_FUNCTION T log_p(int j) const { return b[3 * (j - first) + 1]; }
+  KOKKOS_FORCEINLINE_FUNCTION T inverse_t(int j) const { return b[3 * (j - first) + 2]; }
 };
 
 // sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) - n(x_l / T_eq)) for every selected species s
@@ -107,6 +107,17 @@ struct EmissionFunctor {
   Exp exp_op;
   std::int64_t first_cell;
   int tiles, tile_width;  // a cell's wavelengths in `tiles` teams of tile_width
+  int max_bins;           // the most bins a species has
+  int level;              // team scratch level: 0, or 1 (global memory) where level 0 is too small
+
+  using bins_scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using totals_scratch = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
+                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // A species' bins, and the tile's SED in double while the species are added in order.
+  static std::size_t scratch_bytes(int tile_width, int max_bins) {
+    return bins_scratch::shmem_size(3 * max_bins) + totals_scratch::shmem_size(tile_width);
+  }
 
   // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
   KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, const SpeciesBins<T>& b, int first,
@@ -162,29 +173,38 @@ struct EmissionFunctor {
     constexpr int per = wavelengths_per_thread;
     const std::int64_t row = team.league_rank() / tiles, c = first_cell + row;
     const int nl = int(x.extent(0)), l0 = (team.league_rank() % tiles) * tile_width;
-    const int l_end = l0 + tile_width < nl ? l0 + tile_width : nl;
+    const int l_end = l0 + tile_width < nl ? l0 + tile_width : nl, width = l_end - l0;
     const int nq = int(species.extent(0));
     const double mass = double(dust_mass(c));
-    Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(team, (l_end - l0 + per - 1) / per), [&](const int k) {
-          int l[per];
-          T xl[per];
-          double total[per];
-          for (int i = 0; i < per; ++i) {
-            l[i] =
-                l0 + k * per + i < l_end ? l0 + k * per + i : l_end - 1;  // a repeat past the end
-            xl[i] = x(l[i]);
-            total[i] = double(sed(c, l[i]));
-          }
-          for (int q = 0; q < nq; ++q) {
-            const int state = status(c, q);
-            if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
-            const int s = species(q), first = span(row, q, 0), last = span(row, q, 1);
-            const SpeciesBins<T> b{&bins(row, bin_offset(q), 0)};
+    const bins_scratch staged(team.team_scratch(level), 3 * max_bins);
+    const totals_scratch totals(team.team_scratch(level), tile_width);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
+                         [&](const int t) { totals(t) = double(sed(c, l0 + t)); });
+    for (int q = 0; q < nq; ++q) {
+      const int state = status(c, q);
+      if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
+      const int s = species(q), first = span(row, q, 0), last = span(row, q, 1);
+      team.team_barrier();  // the previous species' terms have read `staged`
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, last >= first ? 3 * (last - first + 1) : 0),
+          [&](const int t) { staged(t) = bins(row, bin_offset(q) + first + t / 3, t % 3); });
+      team.team_barrier();
+      const SpeciesBins<T> b{staged.data(), first};
+      const double inverse_t_eq = 1 / double(temperature(c, s));
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, (width + per - 1) / per), [&](const int k) {
+            int l[per];
+            T xl[per];
+            for (int i = 0; i < per; ++i) {
+              l[i] =
+                  l0 + k * per + i < l_end ? l0 + k * per + i : l_end - 1;  // a repeat past the end
+              xl[i] = x(l[i]);
+            }
             // warm[i]: wavelength i's first bin below the cutoff; up to `series`, every
             // wavelength's u_j is at least the series limit: those terms are e^u - 1 and its
-            // reciprocal alone, a cold one (j < warm[i]) weighted by 0 instead of branched around
-            // (it adds +0, so the sums are those of the branching loop). One lockstep search.
+            // reciprocal alone, a cold one (j < warm[i]) weighted by 0 instead of branched
+            // around (it adds +0, so the sums are those of the branching loop). One lockstep
+            // search.
             T xs[per + 1], bound[per + 1];
             int warm[per + 1];
             KOSMOS_IMPL_UNROLL
@@ -213,19 +233,22 @@ struct EmissionFunctor {
                 if (j >= warm[i])  // u <= the cutoff from warm[i] on
                   sum[i] += weight * planck_occupation_below_cutoff(xl[i] * inverse_t, exp_op);
             }
-            const double inverse_t_eq = 1 / double(temperature(c, s));
             KOSMOS_IMPL_UNROLL
             for (int i = 0; i < per; ++i) {
+              if (l0 + k * per + i >= l_end) continue;
               const double emitted =
                   sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
               const double equilibrium =
                   double(planck_occupation(T(double(xl[i]) * inverse_t_eq), exp_op));
-              total[i] += double(T(mass * double(sed_weight(s, l[i])) * (emitted - equilibrium)));
+              totals(l[i] - l0) +=
+                  double(T(mass * double(sed_weight(s, l[i])) * (emitted - equilibrium)));
             }
-          }
-          for (int i = 0; i < per; ++i)
-            if (l0 + k * per + i < l_end) sed(c, l[i]) = typename Sed::value_type(total[i]);
-        });
+          });
+    }
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int t) {
+      sed(c, l0 + t) = typename Sed::value_type(totals(t));
+    });
   }
 };
 
@@ -250,11 +273,19 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
       std::size_t(cells) * std::size_t(tiles) <= std::size_t(std::numeric_limits<int>::max()),
       "kosmos::dust::add_stochastic_emission", cells,
       " cells exceed the league size; pass fewer cells per call");
-  Kokkos::parallel_for("kosmos::dust::stochastic_emission",
-                       kosmos::Impl::non_blocking_policy(
-                           Kokkos::TeamPolicy<ExecSpace>(space, int(cells * tiles), team_size)),
-                       functor{g.sed_weight, g.x, m.species, m.bin_offset, temperature, dust_mass,
-                               sed, status, bins, span, exp_op, first_cell, tiles, tile_width});
+  int max_bins = 0;
+  for (std::size_t k = 0; k < m.group_bins.extent(0); ++k)
+    max_bins = m.group_bins(k) > max_bins ? m.group_bins(k) : max_bins;
+  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins);
+  const int level =
+      scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+  Kokkos::parallel_for(
+      "kosmos::dust::stochastic_emission",
+      kosmos::Impl::non_blocking_policy(
+          Kokkos::TeamPolicy<ExecSpace>(space, int(cells * tiles), team_size)
+              .set_scratch_size(level, Kokkos::PerTeam(scratch))),
+      functor{g.sed_weight, g.x, m.species, m.bin_offset, temperature, dust_mass, sed, status, bins,
+              span, exp_op, first_cell, tiles, tile_width, max_bins, level});
 }
 }  // namespace Impl
 }  // namespace dust

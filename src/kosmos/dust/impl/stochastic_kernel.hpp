@@ -36,7 +36,8 @@ inline void check_stochastic_options(const StochasticOptions& o) {
 }
 
 // ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
-// at the table's ends, and the inverse for increasing y.
+// at the table's ends, and the inverse for increasing y (a binary search of the table, from a
+// caller's bracket of points where it holds the answer).
 template <class Row>
 struct LogTable {
   Row log_e;
@@ -50,12 +51,22 @@ struct LogTable {
     if (k > points - 2) k = points - 2;
     return math::exp(log_e(k) + (u - k) * (log_e(k + 1) - log_e(k)));
   }
-  KOKKOS_INLINE_FUNCTION double inverse(double e) const {
+  // The table point of ln T, unclamped.
+  KOKKOS_INLINE_FUNCTION double point(double log_t) const { return (log_t - log_t0) / dlog_t; }
+  KOKKOS_INLINE_FUNCTION double inverse(double e) const { return inverse(e, 0, points - 1); }
+  // [lo, hi]: points thought to bracket ln e; where they do not, the whole table is searched (the
+  // answer is the same: log_e(lo) < ln e <= log_e(lo + 1) holds for one lo only).
+  KOKKOS_INLINE_FUNCTION double inverse(double e, int lo, int hi) const {
     const double y = math::log(e);
     if (y <= log_e(0)) return math::exp(log_t0);
     if (y >= log_e(points - 1)) return math::exp(log_t0 + (points - 1) * dlog_t);
-    int lo = 0, hi = points - 1;  // log_e(lo) < y <= log_e(hi)
-    while (hi - lo > 1) {
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > points - 1 ? points - 1 : hi;
+    if (!(lo < hi && log_e(lo) < y && y <= log_e(hi))) {
+      lo = 0;
+      hi = points - 1;
+    }
+    while (hi - lo > 1) {  // log_e(lo) < y <= log_e(hi)
       const int mid = (lo + hi) / 2;
       (log_e(mid) < y ? lo : hi) = mid;
     }
@@ -148,7 +159,7 @@ struct StochasticFunctor {
   // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
   static std::size_t scratch_bytes(int nl, int nb) {
     return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
-           Block::scratch_bytes() + Output::scratch_bytes(nb);
+           Block::scratch_bytes(nb) + Output::scratch_bytes(nb);
   }
 
   // The recursion solves Block::rows bins at a time: each row's sum over the bins below the block
@@ -202,31 +213,18 @@ struct StochasticFunctor {
     return (ncum(nl) - ncum(kb)) * width + (power_between - a * rate_between);
   }
 
-  // lowest[m]: the lowest bin i with E_{j+m-1} - E_i <= eps_reach (bins below lie more than the
-  // largest photon below E_{j+m-1}: no flow reaches row j + m), for N rows in lockstep.
-  template <int N>
-  KOKKOS_INLINE_FUNCTION static void lowest_sources(const scratch_view& eb, int j, double eps_reach,
-                                                    int (&lowest)[N]) {
-    const int nb = int(eb.extent(0));
-    int top[N];
-    double edge[N];
-    for (int m = 0; m < N; ++m) {
-      lowest[m] = 0;
-      top[m] = j - 1 + m < nb - 1 ? j - 1 + m : nb - 1;
-      edge[m] = eb(top[m]);
+  // The lowest bin i with E_{j-1} - E_i <= eps_reach: bins below lie more than the largest
+  // photon below E_{j-1}, so no flow reaches row j.
+  KOKKOS_INLINE_FUNCTION static int lowest_source(const scratch_view& eb, int j, double eps_reach) {
+    int lowest = 0, top = j - 1;
+    while (lowest < top) {
+      const int mid = lowest + (top - lowest) / 2;
+      if (eb(j - 1) - eb(mid) > eps_reach)
+        lowest = mid + 1;
+      else
+        top = mid;
     }
-    for (bool searching = true; searching;) {
-      searching = false;
-      for (int m = 0; m < N; ++m)
-        if (lowest[m] < top[m]) {
-          const int mid = lowest[m] + (top[m] - lowest[m]) / 2;
-          if (edge[m] - eb(mid) > eps_reach)
-            lowest[m] = mid + 1;
-          else
-            top[m] = mid;
-          searching = true;
-        }
-    }
+    return lowest;
   }
 
   // Steady state P_j = sum_{i<j} P_i D(i, j) / L_j, bins above 0 (p(0) = 1 on entry), with P kept
@@ -238,6 +236,10 @@ struct StochasticFunctor {
                                               const Block& w) const {
     constexpr int per = Block::rows_per_item;
     const int nb = int(p.extent(0)), nl = g.wavelengths();
+    // Every row's lowest source once (the items of a row's parts share it).
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 1, nb),
+                         [&](const int j) { w.first_source(j) = lowest_source(eb, j, eps_reach); });
+    team.team_barrier();
     for (int j0 = 1; j0 < nb; j0 += Block::rows) {
       const int rows = nb - j0 < Block::rows ? nb - j0 : Block::rows;
       const int groups = (rows + per - 1) / per;
@@ -246,9 +248,7 @@ struct StochasticFunctor {
             const int r0 = item / Block::row_parts * per, part = item % Block::row_parts;
             const int j = j0 + r0, n_rows = rows - r0 < per ? rows - r0 : per;
             int lowest[per];
-            lowest_sources(eb, j, eps_reach, lowest);
-            if (part == 0)
-              for (int m = 0; m < n_rows; ++m) w.lowest(r0 + m) = lowest[m];
+            for (int m = 0; m < per; ++m) lowest[m] = m < n_rows ? w.first_source(j + m) : j + m;
             // The sources of the item's rows: [lowest of row j, j + n_rows - 1).
             const int span = j + n_rows - 1 - lowest[0],
                       begin = lowest[0] + span * part / Block::row_parts,
@@ -336,30 +336,33 @@ struct StochasticFunctor {
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, parts_n), [&](const int part) {
-      double rate = totals(2 * part), power = totals(2 * part + 1), top_rate = 0, top_either = 0;
+      double rate = totals(2 * part), power = totals(2 * part + 1);
+      // The photons ascend: the last that changes a sum is the largest.
+      int top_rate = -1, top_either = -1;
       for (int k = part_begin(part); k < part_begin(part + 1); ++k) {
         const double next_rate = rate + ncum(k + 1), next_power = power + wcum(k + 1);
-        if (next_rate > rate && eps(k) > top_rate) top_rate = eps(k);
-        if ((next_rate > rate || next_power > power) && eps(k) > top_either) top_either = eps(k);
+        if (next_rate > rate) top_rate = k;
+        if (next_rate > rate || next_power > power) top_either = k;
         ncum(k + 1) = rate = next_rate;
         wcum(k + 1) = power = next_power;
       }
-      totals(2 * part) = top_rate;
+      totals(2 * part) = top_rate;  // -1: none in this part
       totals(2 * part + 1) = top_either;
     });
     team.team_barrier();
-    Reach reach{0, 0};
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, parts_n),
-        [&](const int part, double& top) { top = totals(2 * part) > top ? totals(2 * part) : top; },
-        Kokkos::Max<double>(reach.rate));
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, parts_n),
-        [&](const int part, double& top) {
-          top = totals(2 * part + 1) > top ? totals(2 * part + 1) : top;
-        },
-        Kokkos::Max<double>(reach.either));
-    return reach;
+    // The parts ascend: the highest part with such a photon holds the largest. The answer goes
+    // to every thread through totals (0 and 1), before the team's next barrier frees it.
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      int rate = -1, either = -1;
+      for (int part = parts_n - 1; part >= 0 && (rate < 0 || either < 0); --part) {
+        if (rate < 0) rate = int(totals(2 * part));
+        if (either < 0) either = int(totals(2 * part + 1));
+      }
+      totals(0) = rate < 0 ? 0 : eps(rate);
+      totals(1) = either < 0 ? 0 : eps(either);
+    });
+    team.team_barrier();
+    return Reach{totals(0), totals(1)};
   }
 
   // Energy a grain in bin j has: the floor E_0 for j = 0, else the midpoint of [E_{j-1}, E_j].
@@ -377,7 +380,7 @@ struct StochasticFunctor {
         p(team.team_scratch(level), nb), cool(team.team_scratch(level), nb);
     const scratch_view tile(team.team_scratch(level), Block::rows * Block::rows),
         parts(team.team_scratch(level), Block::row_parts * Block::rows);
-    const index_view lowest(team.team_scratch(level), Block::rows + 1);
+    const index_view first_source(team.team_scratch(level), nb);
     const Reach reach =
         cumulative_spectrum(team, c, s, eps, ncum, wcum, tile);  // tile: free until the recursion
     const double eps_max = reach.rate, eps_reach = reach.either;
@@ -427,8 +430,13 @@ struct StochasticFunctor {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb),
                          [&](const int j) { eb(j) = enthalpy(t_lo * math::exp(ratio * j)); });
     team.team_barrier();
+    // The midpoint of [E_{j-1}, E_j] lies between the table points of T_{j-1} and T_j.
+    const double log_t_lo = math::log(t_lo);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      tb(j) = j == 0 ? t_lo : enthalpy.inverse(bin_energy(eb, j));
+      tb(j) = j == 0 ? t_lo
+                     : enthalpy.inverse(bin_energy(eb, j),
+                                        int(enthalpy.point(log_t_lo + ratio * (j - 1))) - 1,
+                                        int(enthalpy.point(log_t_lo + ratio * j)) + 2);
       cool(j) = cooling(tb(j));
       p(j) = j == 0 ? 1.0 : 0.0;
     });
@@ -447,7 +455,8 @@ struct StochasticFunctor {
       });
       team.team_barrier();
     } else if (state == stochastic_ok) {
-      solve_recursion(team, eps, ncum, wcum, eb, cool, p, eps_reach, Block{tile, parts, lowest});
+      solve_recursion(team, eps, ncum, wcum, eb, cool, p, eps_reach,
+                      Block{tile, parts, first_source});
     }
     if (state == stochastic_ok) {
       double norm = 0, emitted = 0;

@@ -14,20 +14,23 @@ namespace Impl {
 template <class ScratchView, class IndexView>
 struct RecursionBlock {
   static constexpr int rows = 16, rows_per_item = 4, row_parts = 16;
-  ScratchView tile;   // (u, r): D(j0 + u, j0 + r), the block's own pairs
-  ScratchView parts;  // (part, r): part's share of sum_i p(i) D(i, j0 + r) over i < j0
-  IndexView lowest;   // (r): the lowest bin that reaches row j0 + r; (rows): the walk's rescales
+  ScratchView tile;        // (u, r): D(j0 + u, j0 + r), the block's own pairs
+  ScratchView parts;       // (part, r): part's share of sum_i p(i) D(i, j0 + r) over i < j0
+  IndexView first_source;  // (j), j >= 1: the lowest bin that reaches row j
 
-  static std::size_t scratch_bytes() {
+  static std::size_t scratch_bytes(int bins) {
     return ScratchView::shmem_size(rows * rows) + ScratchView::shmem_size(row_parts * rows) +
-           IndexView::shmem_size(rows + 1);
+           IndexView::shmem_size(bins);
   }
   KOKKOS_INLINE_FUNCTION double part(int part, int r) const { return parts(part * rows + r); }
   KOKKOS_INLINE_FUNCTION double pair(int u, int r) const { return tile(u * rows + r); }
   // The first source of row r inside the block (its sources below j0 are in the parts).
   KOKKOS_INLINE_FUNCTION int first_pair(int j0, int r) const {
-    return lowest(r) > j0 ? lowest(r) - j0 : 0;
+    const int i = first_source(j0 + r);
+    return i > j0 ? i - j0 : 0;
   }
+  // Bin 0 is no row, so its slot passes a walk's rescale count to the team.
+  KOKKOS_INLINE_FUNCTION int& rescales() const { return first_source(0); }
 };
 
 // P_j = (sum_parts + sum_{u<r} P_{j0+u} D(j0 + u, j)) / L_j for the block's rows in order, with P
