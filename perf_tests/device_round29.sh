@@ -16,6 +16,9 @@ mkdir -p "$out"
 work=$(mktemp -d)
 dl07=(dust --dust-model dl07 --dust-data data/dust/dustem --stochastic-below 0.05 --precision float)
 variants=${VARIANTS:-$(cd build/variants && ls | sort)}
+# FULL_TIMINGS=1: the tool's whole --timings line (each stage's seconds), not only the pipeline's.
+pattern="status: ok [0-9]+.*imbalance [0-9]+|pipeline [0-9.]+"
+[ -n "${FULL_TIMINGS:-}" ] && pattern="status: ok [0-9]+.*imbalance [0-9]+|timings \(s\): .*"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for run in $(seq "${RUNS:-2}"); do
   for v in $variants; do
@@ -23,7 +26,7 @@ for run in $(seq "${RUNS:-2}"); do
     t0=$(date +%s.%N)
     build/variants/$v "${dl07[@]}" --generate "${CELLS:-65536}" --bins auto \
       --temperatures "$work/dl07.h5" --sed "$work/dl07.h5" --bands IRAC1,IRAC4,MIPS24,PACS160 \
-      --photometry "$work/dl07.h5" --distance 1e6 --timings 2>&1 | grep -oE "status: ok [0-9]+.*imbalance [0-9]+|pipeline [0-9.]+" | tr '\n' ' '
+      --photometry "$work/dl07.h5" --distance 1e6 --timings 2>&1 | grep -oE "$pattern" | tr '\n' ' '
     t1=$(date +%s.%N)
     awk -v c="${CELLS:-65536}" -v a="$t0" -v b="$t1" -v p="$v" \
       'BEGIN { printf "\n%s: %s cells: %.2f s wall, %.3g grain P(T)/s\n", p, c, b - a, c * 130 / (b - a) }'
