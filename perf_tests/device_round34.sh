@@ -18,5 +18,5 @@ VARIANTS="$variants" RUNS=${RUNS:-2} CELLS=65536 bash "$here/device_round29.sh"
 VARIANTS="${BIG_VARIANTS:-v38 $last}" FULL_TIMINGS=1 RUNS=1 CELLS=262144 SED_CELLS=0 bash "$here/device_round29.sh"
 VARIANTS="$variants" PART=timer TIMER_LINES=3 bash "$here/device_round30.sh" 2>&1 |
   grep -E "^==|stochastic_(heating|emission)$" | grep -v region
-[ -n "${PROFILE:-1}" ] && VARIANT=v38l PART=sass PT_SKIP=5 SOURCE=cuda,sass bash "$here/device_round30.sh"
+[ -n "${PROFILE-1}" ] && VARIANT=v38l PART=sass PT_SKIP=5 SOURCE=cuda,sass bash "$here/device_round30.sh"
 PART=tests bash "$here/device_round32.sh"
