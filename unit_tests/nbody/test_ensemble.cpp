@@ -256,6 +256,9 @@ TEST(NbodyFiles, MalformedFilesNameTheLine) {
   expect_file_error("kosmos-nbody-ensemble 1\nsystems 2 bodies 2 attributes 0\n" + sys +
                         "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n",
                     "file ends after 1 of 2 systems");
+  expect_file_error("kosmos-nbody-ensemble 1\nsystems 100000000 bodies 2 attributes 0\n" + sys +
+                        "1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n",
+                    ":2: the header claims 100000000 systems of 2 bodies but the file (140 bytes) can hold at most 2");
   EXPECT_THROW(read_ensemble("/nonexistent/kosmos_nbody.txt"), kosmos::file_error);
 }
 

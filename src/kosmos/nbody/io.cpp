@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <limits>
@@ -177,6 +178,16 @@ HostEnsemble read_text(const std::string& path) {
                                      std::to_string(max_bodies) + "]");
   if (n_sys > (1LL << 28)) reader.fail(rec.line_number, "too many systems: " + std::to_string(n_sys));
   if (n_attr > 1024) reader.fail(rec.line_number, "too many attributes: " + std::to_string(n_attr));
+  // The count the header claims against the file's size, before anything is allocated for it: a
+  // system is at least a header line of 10 fields and one line of 7 fields per body.
+  std::error_code size_error;
+  const auto file_bytes = std::filesystem::file_size(path, size_error);
+  const long long min_bytes_per_system = 2 * 10 + 2 * 7 * n_bod + 2 * n_attr;
+  if (!size_error && n_sys > (long long)(file_bytes) / min_bytes_per_system)
+    reader.fail(rec.line_number, "the header claims " + std::to_string(n_sys) + " systems of " +
+                                     std::to_string(n_bod) + " bodies but the file (" + std::to_string(file_bytes) +
+                                     " bytes) can hold at most " +
+                                     std::to_string((long long)(file_bytes) / min_bytes_per_system));
   HostEnsemble ens{int(n_sys), int(n_bod), int(n_attr)};
   for (long long s = 0; s < n_sys; ++s) {
     if (!reader.next(rec))
