@@ -9,6 +9,10 @@
 #   perf_tests/build_variants.sh v32b v36=$p-pt-emission.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
 #     v36wu=$p-pt-emission.patch+$p-walk-reciprocal.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
 #     v37=$p-pt-emission.patch v37wu=$p-pt-emission.patch+$p-walk-reciprocal.patch
+# Round 34's (p = perf_tests/patches, in the commit before round 34's merge):
+#   perf_tests/build_variants.sh v38 v38l=$p/lineinfo.patch v39=$p/round34-photon-scratch.patch \
+#     v40=$p/round34-emission-team.patch v41=$p/round34-photon-scratch.patch+$p/round34-emission-team.patch \
+#     v42=$p/round34-short-sources.patch v43=$p/round34-short-sources.patch+$p/round34-emission-team.patch
 # A CUDA build from nothing takes about 35 minutes on 2 cores (the library); then each variant a
 # few. The tree must have no uncommitted changes: each variant is applied and taken back.
 set -euo pipefail

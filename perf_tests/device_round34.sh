@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Round 34 on the GPU machine (issue 25), in one call: perf_tests/patches/round34-*.patch measured
-# against main, and where main's job time goes. Carry build/variants.tar.xz (perf_tests/
+# against main (the patches are in the commit before round 34's merge: v42's is merged, the others
+# were left out; RESULTS.md round 34), and where main's job time goes. Carry build/variants.tar.xz (perf_tests/
 # build_variants.sh makes it: v38, main's tool; v38l, main with -lineinfo (lineinfo.patch); v39,
 # the photons' x in the P(T) kernel's scratch; v40, emission teams of 128; v41, both; v42, 16-bit
 # first sources; v43, v42 and v40; and the CUDA dust tests of v43) and build/kernel_timer.so.

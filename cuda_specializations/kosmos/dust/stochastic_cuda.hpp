@@ -9,6 +9,8 @@
 
 #include <kosmos/dust/impl/stochastic_recursion.hpp>
 
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
 
 namespace kosmos {
@@ -52,7 +54,7 @@ struct CudaWarpBlockWalk {
         if (own && lane > u && u >= first) sum += p_u * w.pair(u, lane);
       }
       if (own) p(j0 + lane) = p_own;
-      if (lane == 0) w.rescales() = rescales;
+      if (lane == 0) w.rescales() = std::int16_t(rescales);
     }
     team.team_barrier();
     return w.rescales();

@@ -12,6 +12,7 @@
 #endif
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -135,7 +136,8 @@ struct StochasticFunctor {
   using member = typename team_policy::member_type;
   using scratch_view = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using index_view = Kokkos::View<int*, typename ExecSpace::scratch_memory_space,
+  // Bin indices in 16 bits: with 1208 wavelengths, 512 bins then fit the fast scratch.
+  using index_view = Kokkos::View<std::int16_t*, typename ExecSpace::scratch_memory_space,
                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   // The species of one launch: by_bins' entries of one bin count.
   struct BinGroup {
@@ -156,7 +158,7 @@ struct StochasticFunctor {
   BinGroup group;           // the league's species: each cell's, of these bins
 
   // The photon energies are read from the model (x), not kept in scratch: with 1208 wavelengths
-  // and 256 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
+  // and 512 bins the rest fits the fast (level 0) scratch, which Kokkos' CUDA caps at 40 KiB.
   static std::size_t scratch_bytes(int nl, int nb) {
     return 2 * scratch_view::shmem_size(nl + 1) + 4 * scratch_view::shmem_size(nb) +
            Block::scratch_bytes(nb) + Output::scratch_bytes(nb);
@@ -237,8 +239,9 @@ struct StochasticFunctor {
     constexpr int per = Block::rows_per_item;
     const int nb = int(p.extent(0)), nl = g.wavelengths();
     // Every row's lowest source once (the items of a row's parts share it).
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 1, nb),
-                         [&](const int j) { w.first_source(j) = lowest_source(eb, j, eps_reach); });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 1, nb), [&](const int j) {
+      w.first_source(j) = std::int16_t(lowest_source(eb, j, eps_reach));
+    });
     team.team_barrier();
     for (int j0 = 1; j0 < nb; j0 += Block::rows) {
       const int rows = nb - j0 < Block::rows ? nb - j0 : Block::rows;

@@ -30,7 +30,7 @@ struct RecursionBlock {
     return i > j0 ? i - j0 : 0;
   }
   // Bin 0 is no row, so its slot passes a walk's rescale count to the team.
-  KOKKOS_INLINE_FUNCTION int& rescales() const { return first_source(0); }
+  KOKKOS_INLINE_FUNCTION auto& rescales() const { return first_source(0); }
 };
 
 // P_j = (sum_parts + sum_{u<r} P_{j0+u} D(j0 + u, j)) / L_j for the block's rows in order, with P
