@@ -522,6 +522,10 @@ int run_dust(const kosmos::cli::Options& o) {
   const int nq = int(small.size());
   StochasticOptions stochastic_options;
   stochastic_options.min_temperature = options.min_temperature;
+  stochastic_options.emission_node_spacing = o.number("pt-emission-spacing");
+  if (!(stochastic_options.emission_node_spacing >= 0 && stochastic_options.emission_node_spacing <= 1))
+    throw kosmos::cli::usage_error("--pt-emission-spacing " + o.str("pt-emission-spacing") +
+                                   " must be in [0, 1] (ln lambda)");
   // --bins auto: each species' bins doubled from 64 (up to 4096) until the 3-60 micron band powers
   // of representative cells change by less than 1 % (refine_bins_for_cells); a number fixes them.
   const bool auto_bins = o.str("bins") == "auto";
@@ -960,6 +964,11 @@ int run_dust_command(const std::vector<std::string>& args) {
               "until the 3-6, 6-12, 12-25 and 25-60 micron band powers of representative cells change by "
               "< 1 % (spectra and bins beyond the fast team scratch go to global memory)",
               "auto")
+      .option("pt-emission-spacing", "D",
+              "P(T) emission sums at wavelengths at most D apart in ln lambda, cubic in ln lambda "
+              "between (0.04: within 5e-6 of the exact SED above 1e-6 of its peak); 0: at every "
+              "wavelength",
+              "0")
       .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
               "", true)
       .option("beta", "B",

@@ -28,6 +28,7 @@
 
 #include <kosmos/dust/dustem.hpp>
 #include <kosmos/dust/equilibrium.hpp>
+#include <kosmos/dust/impl/emission_nodes.hpp>
 #include <kosmos/dust/size_distribution.hpp>
 
 #include <algorithm>
@@ -67,6 +68,10 @@ struct StochasticOptions {
   // Kokkos::Cuda with the CUDA specializations: the P(T) recursion's rows finished by a warp
   // (CudaWarpBlockWalk) instead of one thread
   bool use_cuda_specialization = true;
+  // > 0: the P(T) emission's photon occupation sums are evaluated at wavelengths at most this far
+  // apart in ln lambda and interpolated between (a cubic in ln lambda of their logarithm,
+  // impl/emission_nodes.hpp); 0: at every wavelength.
+  double emission_node_spacing = 0;
 };
 
 // One grain species computed stochastically: its index in the GrainModel, material and radius;
@@ -116,6 +121,8 @@ struct StochasticModel {
   // prefix sums of species_bins, total_bins their sum.
   Kokkos::View<int*, device_type> bin_offset;
   int total_bins = 0;
+  // Where the emission evaluates its sums, with options.emission_node_spacing > 0 (else empty).
+  Impl::EmissionNodes<device_type> emission_nodes;
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
 
@@ -252,6 +259,9 @@ StochasticModel<ExecSpace> prepare_stochastic(
   Impl::build_cooling_table(space, grains, m);
   Impl::build_photon_start(space, grains, m);
   set_species_bins(space, m, std::vector<int>(std::size_t(nq), options.bins));
+  if (options.emission_node_spacing > 0)
+    m.emission_nodes = Impl::make_emission_nodes<typename StochasticModel<ExecSpace>::device_type>(
+        space, grains.x, options.emission_node_spacing);
   space.fence();
   return m;
 }

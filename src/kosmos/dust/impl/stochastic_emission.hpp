@@ -3,13 +3,16 @@
 // (WriteEmissionBins), then one team per (cell, wavelength tile) adds every species' change to the
 // SED in species order. Each thread keeps wavelengths_per_thread neighbouring wavelengths: their
 // terms are independent chains (the special functions' latency overlaps), and neighbours start at
-// nearly the same warm bin.
+// nearly the same warm bin. With emission nodes (StochasticOptions::emission_node_spacing) the
+// threads sum at the tile's nodes instead, and every wavelength interpolates from them.
 #pragma once
 
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
+#include <kosmos/dust/impl/emission_nodes.hpp>
 #include <kosmos/dust/planck.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -109,14 +112,18 @@ struct EmissionFunctor {
   int tiles, tile_width;  // a cell's wavelengths in `tiles` teams of tile_width
   int max_bins;           // the most bins a species has
   int level;              // team scratch level: 0, or 1 (global memory) where level 0 is too small
+  EmissionNodes<typename StochasticModel<ExecSpace>::device_type> nodes;  // none: every wavelength
 
   using bins_scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using totals_scratch = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  // A species' bins, and the tile's SED in double while the species are added in order.
-  static std::size_t scratch_bytes(int tile_width, int max_bins) {
-    return bins_scratch::shmem_size(3 * max_bins) + totals_scratch::shmem_size(tile_width);
+  // A species' bins, and the tile's SED in double while the species are added in order; with
+  // nodes, a species' S and ln S at the nodes the tile's wavelengths interpolate from.
+  static std::size_t scratch_bytes(int tile_width, int max_bins, bool with_nodes) {
+    const int tile_nodes = with_nodes ? tile_width + 2 * emission_stencil_size : 0;
+    return bins_scratch::shmem_size(3 * max_bins) + totals_scratch::shmem_size(tile_width) +
+           2 * totals_scratch::shmem_size(tile_nodes);
   }
 
   // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
@@ -169,6 +176,74 @@ struct EmissionFunctor {
     return least;
   }
 
+  // S = sum_j P_j n(x / T_j) at the photon energies xl, in double: the plain sums in T, the
+  // shifted ones where those are too small for T.
+  KOKKOS_INLINE_FUNCTION void occupation_sums(const T (&xl)[wavelengths_per_thread],
+                                              const SpeciesBins<T>& b, int first, int last,
+                                              double (&emitted)[wavelengths_per_thread]) const {
+    constexpr int per = wavelengths_per_thread;
+    // warm[i]: wavelength i's first bin below the cutoff; up to `series`, every wavelength's u_j
+    // is at least the series limit: those terms are e^u - 1 and its reciprocal alone, a cold one
+    // (j < warm[i]) weighted by 0 instead of branched around (it adds +0, so the sums are those
+    // of the branching loop). One lockstep search.
+    T xs[per + 1], bound[per + 1];
+    int warm[per + 1];
+    KOSMOS_IMPL_UNROLL
+    for (int i = 0; i < per; ++i) {
+      xs[i] = xl[i];
+      bound[i] = Impl::occupation_cutoff<T>();
+    }
+    xs[per] = smallest(xl);
+    bound[per] = Impl::occupation_series_limit<T>();
+    first_below(xs, b, first, last, bound, warm);
+    int from = last + 1;
+    KOSMOS_IMPL_UNROLL
+    for (int i = 0; i < per; ++i) from = warm[i] < from ? warm[i] : from;
+    const int series = warm[per] > from ? warm[per] : from;
+    T sum[per];
+    for (int i = 0; i < per; ++i) sum[i] = 0;
+    for (int j = from; j < series; ++j) {
+      const T weight = b.p(j), inverse_t = b.inverse_t(j);
+      for (int i = 0; i < per; ++i)
+        sum[i] += (j >= warm[i] ? weight : T(0)) *
+                  planck_occupation_between_limits(xl[i] * inverse_t, exp_op);
+    }
+    for (int j = series; j <= last; ++j) {
+      const T weight = b.p(j), inverse_t = b.inverse_t(j);
+      for (int i = 0; i < per; ++i)
+        if (j >= warm[i])  // u <= the cutoff from warm[i] on
+          sum[i] += weight * planck_occupation_below_cutoff(xl[i] * inverse_t, exp_op);
+    }
+    KOSMOS_IMPL_UNROLL
+    for (int i = 0; i < per; ++i)
+      emitted[i] = sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
+  }
+
+  // Species s's change of wavelength l's SED: its P(T) emission `emitted` (S) for its
+  // equilibrium one.
+  KOKKOS_INLINE_FUNCTION double sed_change(int s, int l, double mass, double inverse_t_eq,
+                                           double emitted) const {
+    const double equilibrium = double(planck_occupation(T(double(x(l)) * inverse_t_eq), exp_op));
+    return double(T(mass * double(sed_weight(s, l)) * (emitted - equilibrium)));
+  }
+
+  // S at wavelength l from the tile's nodes (from node_first): a node's own, else exp of the
+  // stencil's cubic in ln lambda of ln S. Where S underflowed at a stencil node (S decreases with
+  // x: the Wien tail of every bin), 0.
+  KOKKOS_INLINE_FUNCTION double interpolated(int l, int node_first, int stencil,
+                                             const totals_scratch& node_sum,
+                                             const totals_scratch& node_log) const {
+    const int at = nodes.node_at(l);
+    if (at >= 0) return node_sum(at - node_first);
+    const int from = nodes.stencil(l) - node_first;
+    double log_s = 0;
+    for (int i = 0; i < stencil; ++i) {
+      if (!(node_sum(from + i) > 0)) return 0;
+      log_s += nodes.weight(l, i) * node_log(from + i);
+    }
+    return math::exp(log_s);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     constexpr int per = wavelengths_per_thread;
     const std::int64_t row = team.league_rank() / tiles, c = first_cell + row;
@@ -178,6 +253,14 @@ struct EmissionFunctor {
     const double mass = double(dust_mass(c));
     const bins_scratch staged(team.team_scratch(level), 3 * max_bins);
     const totals_scratch totals(team.team_scratch(level), tile_width);
+    // With nodes: the tile's nodes [node_first, node_first + tile_nodes), at which each species'
+    // S is evaluated before every wavelength's is interpolated.
+    const int stencil =
+        nodes.count() < emission_stencil_size ? nodes.count() : emission_stencil_size;
+    const int node_first = nodes.count() > 0 ? nodes.stencil(l0) : 0;
+    const int tile_nodes = nodes.count() > 0 ? nodes.stencil(l_end - 1) + stencil - node_first : 0;
+    const totals_scratch node_sum(team.team_scratch(level), tile_nodes),
+        node_log(team.team_scratch(level), tile_nodes);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
                          [&](const int t) { totals(t) = double(sed(c, l0 + t)); });
     for (int q = 0; q < nq; ++q) {
@@ -191,59 +274,47 @@ struct EmissionFunctor {
       team.team_barrier();
       const SpeciesBins<T> b{staged.data(), first};
       const double inverse_t_eq = 1 / double(temperature(c, s));
+      if (nodes.count() == 0) {
+        Kokkos::parallel_for(
+            Kokkos::TeamThreadRange(team, (width + per - 1) / per), [&](const int k) {
+              int l[per];
+              T xl[per];
+              for (int i = 0; i < per; ++i) {
+                l[i] = l0 + k * per + i < l_end ? l0 + k * per + i
+                                                : l_end - 1;  // a repeat past the end
+                xl[i] = x(l[i]);
+              }
+              double emitted[per];
+              occupation_sums(xl, b, first, last, emitted);
+              KOSMOS_IMPL_UNROLL
+              for (int i = 0; i < per; ++i)
+                if (l0 + k * per + i < l_end)
+                  totals(l[i] - l0) += sed_change(s, l[i], mass, inverse_t_eq, emitted[i]);
+            });
+        continue;
+      }
       Kokkos::parallel_for(
-          Kokkos::TeamThreadRange(team, (width + per - 1) / per), [&](const int k) {
-            int l[per];
+          Kokkos::TeamThreadRange(team, (tile_nodes + per - 1) / per), [&](const int k) {
             T xl[per];
             for (int i = 0; i < per; ++i) {
-              l[i] =
-                  l0 + k * per + i < l_end ? l0 + k * per + i : l_end - 1;  // a repeat past the end
-              xl[i] = x(l[i]);
+              const int n = k * per + i < tile_nodes ? k * per + i : tile_nodes - 1;
+              xl[i] = x(nodes.wavelength(node_first + n));
             }
-            // warm[i]: wavelength i's first bin below the cutoff; up to `series`, every
-            // wavelength's u_j is at least the series limit: those terms are e^u - 1 and its
-            // reciprocal alone, a cold one (j < warm[i]) weighted by 0 instead of branched
-            // around (it adds +0, so the sums are those of the branching loop). One lockstep
-            // search.
-            T xs[per + 1], bound[per + 1];
-            int warm[per + 1];
+            double emitted[per];
+            occupation_sums(xl, b, first, last, emitted);
             KOSMOS_IMPL_UNROLL
-            for (int i = 0; i < per; ++i) {
-              xs[i] = xl[i];
-              bound[i] = Impl::occupation_cutoff<T>();
-            }
-            xs[per] = smallest(xl);
-            bound[per] = Impl::occupation_series_limit<T>();
-            first_below(xs, b, first, last, bound, warm);
-            int from = last + 1;
-            KOSMOS_IMPL_UNROLL
-            for (int i = 0; i < per; ++i) from = warm[i] < from ? warm[i] : from;
-            const int series = warm[per] > from ? warm[per] : from;
-            T sum[per];
-            for (int i = 0; i < per; ++i) sum[i] = 0;
-            for (int j = from; j < series; ++j) {
-              const T weight = b.p(j), inverse_t = b.inverse_t(j);
-              for (int i = 0; i < per; ++i)
-                sum[i] += (j >= warm[i] ? weight : T(0)) *
-                          planck_occupation_between_limits(xl[i] * inverse_t, exp_op);
-            }
-            for (int j = series; j <= last; ++j) {
-              const T weight = b.p(j), inverse_t = b.inverse_t(j);
-              for (int i = 0; i < per; ++i)
-                if (j >= warm[i])  // u <= the cutoff from warm[i] on
-                  sum[i] += weight * planck_occupation_below_cutoff(xl[i] * inverse_t, exp_op);
-            }
-            KOSMOS_IMPL_UNROLL
-            for (int i = 0; i < per; ++i) {
-              if (l0 + k * per + i >= l_end) continue;
-              const double emitted =
-                  sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
-              const double equilibrium =
-                  double(planck_occupation(T(double(xl[i]) * inverse_t_eq), exp_op));
-              totals(l[i] - l0) +=
-                  double(T(mass * double(sed_weight(s, l[i])) * (emitted - equilibrium)));
-            }
+            for (int i = 0; i < per; ++i)
+              if (k * per + i < tile_nodes) {
+                node_sum(k * per + i) = emitted[i];
+                node_log(k * per + i) = emitted[i] > 0 ? math::log(emitted[i]) : 0.0;
+              }
           });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int t) {
+        const int l = l0 + t;
+        totals(t) += sed_change(s, l, mass, inverse_t_eq,
+                                interpolated(l, node_first, stencil, node_sum, node_log));
+      });
     }
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int t) {
@@ -263,11 +334,18 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
                              std::int64_t first_cell, std::int64_t cells) {
   using functor = EmissionFunctor<T, ExecSpace, Temperature, Mass, Sed, Status, Bins, Span, Exp>;
   const int nl = g.wavelengths();
-  // GPUs: a team of 64 threads per 128 wavelengths, so that a chunk's cells fill the device; the
+  // GPUs: a team of 64 threads per 128 wavelengths (with nodes, per as many wavelengths as hold
+  // about 128 nodes, their stencils' included), so that a chunk's cells fill the device; the
   // host: a team (one thread) per cell.
   const bool host = kosmos::Impl::is_host_space<ExecSpace>();
-  const int team_size = host ? 1 : 64;
-  const int tile_width = host ? nl : team_size * functor::wavelengths_per_thread;
+  const int team_size = host ? 1 : 64, per_round = team_size * functor::wavelengths_per_thread;
+  const int nodes = m.emission_nodes.count();
+  const int tile_width =
+      host
+          ? nl
+          : (nodes > 0 ? std::max(per_round,
+                                  int(std::int64_t(per_round - emission_stencil_size) * nl / nodes))
+                       : per_round);
   const int tiles = (nl + tile_width - 1) / tile_width;
   kosmos::Impl::require(
       std::size_t(cells) * std::size_t(tiles) <= std::size_t(std::numeric_limits<int>::max()),
@@ -276,7 +354,7 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   int max_bins = 0;
   for (std::size_t k = 0; k < m.group_bins.extent(0); ++k)
     max_bins = m.group_bins(k) > max_bins ? m.group_bins(k) : max_bins;
-  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins);
+  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins, nodes > 0);
   const int level =
       scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
   Kokkos::parallel_for(
@@ -285,7 +363,7 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
           Kokkos::TeamPolicy<ExecSpace>(space, int(cells * tiles), team_size)
               .set_scratch_size(level, Kokkos::PerTeam(scratch))),
       functor{g.sed_weight, g.x, m.species, m.bin_offset, temperature, dust_mass, sed, status, bins,
-              span, exp_op, first_cell, tiles, tile_width, max_bins, level});
+              span, exp_op, first_cell, tiles, tile_width, max_bins, level, m.emission_nodes});
 }
 }  // namespace Impl
 }  // namespace dust

@@ -34,6 +34,9 @@ inline void check_stochastic_options(const StochasticOptions& o) {
                         "width_factor = ", o.width_factor);
   kosmos::Impl::require(o.energy_tolerance > 0, where, "energy_tolerance = ", o.energy_tolerance,
                         " must be > 0");
+  kosmos::Impl::require(o.emission_node_spacing >= 0 && o.emission_node_spacing <= 1, where,
+                        "emission_node_spacing = ", o.emission_node_spacing,
+                        " must be in [0, 1] (ln lambda)");
 }
 
 // ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
