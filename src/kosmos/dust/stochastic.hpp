@@ -123,6 +123,7 @@ struct StochasticModel {
   int total_bins = 0;
   // Where the emission evaluates its sums, with options.emission_node_spacing > 0 (else empty).
   Impl::EmissionNodes<device_type> emission_nodes;
+  Kokkos::View<int*, Kokkos::HostSpace> emission_node_wavelength;  // its wavelength, on the host
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
 
@@ -262,6 +263,8 @@ StochasticModel<ExecSpace> prepare_stochastic(
   if (options.emission_node_spacing > 0)
     m.emission_nodes = Impl::make_emission_nodes<typename StochasticModel<ExecSpace>::device_type>(
         space, grains.x, options.emission_node_spacing);
+  m.emission_node_wavelength =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.emission_nodes.wavelength);
   space.fence();
   return m;
 }

@@ -119,9 +119,8 @@ struct EmissionFunctor {
   using totals_scratch = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   // A species' bins, and the tile's SED in double while the species are added in order; with
-  // nodes, a species' S and ln S at the nodes the tile's wavelengths interpolate from.
-  static std::size_t scratch_bytes(int tile_width, int max_bins, bool with_nodes) {
-    const int tile_nodes = with_nodes ? tile_width + 2 * emission_stencil_size : 0;
+  // nodes, a species' S and ln S at the (up to tile_nodes) nodes the tile interpolates from.
+  static std::size_t scratch_bytes(int tile_width, int max_bins, int tile_nodes) {
     return bins_scratch::shmem_size(3 * max_bins) + totals_scratch::shmem_size(tile_width) +
            2 * totals_scratch::shmem_size(tile_nodes);
   }
@@ -257,7 +256,9 @@ struct EmissionFunctor {
     // S is evaluated before every wavelength's is interpolated.
     const int stencil =
         nodes.count() < emission_stencil_size ? nodes.count() : emission_stencil_size;
-    const int node_first = nodes.count() > 0 ? nodes.stencil(l0) : 0;
+    // From an even node: with a node at every wavelength, the threads' pairs are then the
+    // wavelengths' pairs of the plain path (and the sums the same).
+    const int node_first = nodes.count() > 0 ? nodes.stencil(l0) / 2 * 2 : 0;
     const int tile_nodes = nodes.count() > 0 ? nodes.stencil(l_end - 1) + stencil - node_first : 0;
     const totals_scratch node_sum(team.team_scratch(level), tile_nodes),
         node_log(team.team_scratch(level), tile_nodes);
@@ -334,18 +335,16 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
                              std::int64_t first_cell, std::int64_t cells) {
   using functor = EmissionFunctor<T, ExecSpace, Temperature, Mass, Sed, Status, Bins, Span, Exp>;
   const int nl = g.wavelengths();
-  // GPUs: a team of 64 threads per 128 wavelengths (with nodes, per as many wavelengths as hold
-  // about 128 nodes, their stencils' included), so that a chunk's cells fill the device; the
-  // host: a team (one thread) per cell.
+  // GPUs: a team of 64 threads per 128 wavelengths, so that a chunk's cells fill the device; the
+  // host: a team (one thread) per cell. With nodes, on both, a tile of as many wavelengths as hold
+  // about 128 nodes, their stencils' included (2 for each of 64 threads).
   const bool host = kosmos::Impl::is_host_space<ExecSpace>();
-  const int team_size = host ? 1 : 64, per_round = team_size * functor::wavelengths_per_thread;
+  const int team_size = host ? 1 : 64, node_round = 64 * functor::wavelengths_per_thread;
   const int nodes = m.emission_nodes.count();
   const int tile_width =
-      host
-          ? nl
-          : (nodes > 0 ? std::max(per_round,
-                                  int(std::int64_t(per_round - emission_stencil_size) * nl / nodes))
-                       : per_round);
+      nodes > 0
+          ? std::max(node_round, int(std::int64_t(node_round - emission_stencil_size) * nl / nodes))
+          : (host ? nl : team_size * functor::wavelengths_per_thread);
   const int tiles = (nl + tile_width - 1) / tile_width;
   kosmos::Impl::require(
       std::size_t(cells) * std::size_t(tiles) <= std::size_t(std::numeric_limits<int>::max()),
@@ -354,7 +353,8 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   int max_bins = 0;
   for (std::size_t k = 0; k < m.group_bins.extent(0); ++k)
     max_bins = m.group_bins(k) > max_bins ? m.group_bins(k) : max_bins;
-  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins, nodes > 0);
+  const int tile_nodes = nodes > 0 ? max_tile_nodes(m.emission_node_wavelength, nl, tile_width) : 0;
+  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins, tile_nodes);
   const int level =
       scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
   Kokkos::parallel_for(
