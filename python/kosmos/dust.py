@@ -108,12 +108,14 @@ class Grains:
         return (T, status, heating) if full else T
 
     def sed(self, intensity, dust_mass, *, stochastic_below=None, materials=None, bins=128,
-            full=False):
+            emission_node_spacing=0.0, full=False):
         """Emission SED (cells, L) in W m^-1 sr^-1 of cells of dust_mass (cells,); full=True:
         (sed, temperature, status), and the stochastic status (cells, Q) of the stochastic
         species too when there are any. stochastic_below: grains of smaller radius (micron) emit
         from their P(T) (``kosmos dust --stochastic-below``; `bins` enthalpy bins; materials
-        as temperature_distributions) instead of at their equilibrium temperature."""
+        as temperature_distributions) instead of at their equilibrium temperature.
+        emission_node_spacing > 0: their emission summed at wavelengths at most this far apart
+        in ln lambda and interpolated between (``--pt-emission-spacing``; 0: every wavelength)."""
         intensity, heating, T, status = self._outputs(intensity)
         dust_mass = np.atleast_1d(dust_mass if isinstance(dust_mass, np.ndarray)
                                   else np.asarray(dust_mass, dtype=np.float64))
@@ -127,7 +129,7 @@ class Grains:
         stochastic = np.empty((intensity.shape[0], len(species)), np.int32)
         self._native.add_stochastic(np.ascontiguousarray(intensity), T, dust_mass, sed, species,
                                     materials, [float(self.radius[s]) * 1e6 for s in species],
-                                    int(bins), stochastic)
+                                    int(bins), float(emission_node_spacing), stochastic)
         return (sed, T, status, stochastic) if full else sed
 
     def _species_materials(self, species, materials, what):

@@ -51,7 +51,8 @@ class PyGrains : public Resource {
   void add_stochastic(py::handle intensity_in, py::handle T_in, py::handle mass_in,
                       py::handle sed_in, const std::vector<int>& species,
                       const std::vector<std::string>& materials,
-                      const std::vector<double>& radius_micron, int bins, py::handle status_in) {
+                      const std::vector<double>& radius_micron, int bins,
+                      double emission_node_spacing, py::handle status_in) {
     const std::string where = "kosmos.dust.Grains.sed";
     require_alive(where.c_str());
     const py::ssize_t L = wavelengths(), S = this->species(), Q = py::ssize_t(species.size());
@@ -61,7 +62,8 @@ class PyGrains : public Resource {
     auto mass = as_array<double>(mass_in, where, "dust_mass", 1, {C});
     auto sed = as_array<double>(sed_in, where, "sed", 2, {C, L});
     auto status = as_array<int>(status_in, where, "stochastic_status", 2, {C, Q});
-    const auto model = stochastic_model(where, species, materials, radius_micron, bins);
+    const auto model =
+        stochastic_model(where, species, materials, radius_micron, bins, emission_node_spacing);
     Bound<const double**> bI(intensity, true), bT(T, true);
     Bound<const double*> bm(mass, true);
     Bound<double**> bsed(sed, true);
@@ -180,10 +182,11 @@ class PyGrains : public Resource {
                                               const std::vector<int>& species,
                                               const std::vector<std::string>& materials,
                                               const std::vector<double>& radius_micron,
-                                              int bins) const {
+                                              int bins, double emission_node_spacing = 0) const {
     const auto selected = stochastic_species(where, species, materials, radius_micron);
     kd::StochasticOptions options;
     options.bins = bins;
+    options.emission_node_spacing = emission_node_spacing;
     py::gil_scoped_release unlocked;
     return kd::prepare_stochastic(Space(), g_, selected, options);
   }
@@ -350,7 +353,8 @@ void bind_dust(py::module_& parent) {
       .def("set_model", &PyGrains::set_model, py::arg("model"))
       .def("add_stochastic", &PyGrains::add_stochastic, py::arg("intensity"),
            py::arg("temperature"), py::arg("dust_mass"), py::arg("sed"), py::arg("species"),
-           py::arg("materials"), py::arg("radius_micron"), py::arg("bins"), py::arg("status"))
+           py::arg("materials"), py::arg("radius_micron"), py::arg("bins"),
+           py::arg("emission_node_spacing"), py::arg("status"))
       .def("distributions", &PyGrains::distributions, py::arg("intensity"), py::arg("temperature"),
            py::arg("species"), py::arg("materials"), py::arg("radius_micron"), py::arg("bins"),
            py::arg("probability"), py::arg("bin_temperature"), py::arg("status"));

@@ -84,6 +84,34 @@ def test_temperature_distributions_conserve_energy(data_dir):
                                 status)
 
 
+def test_stochastic_sed_from_nodes_matches_numpy_planck_sums(data_dir):
+    # Every grain stochastic: the SED is sum_q sigma_q(lambda) sum_j P_j B(lambda, T_j) (one grain
+    # per unit mass, unit cell mass), written here with numpy from temperature_distributions' P(T).
+    # Summed at every wavelength it matches to 1e-9; from nodes 0.04 apart in ln lambda (every 4
+    # wavelengths of the default grid) to 5e-6 wherever it is above 1e-6 of its peak.
+    table = data_dir / "dust" / "draine_graphite_81.dat"
+    lam = dust.wavelength_grid()
+    radii = [0.001, 0.003]
+    g = dust.from_draine(table, radii, [1.0, 1.0], lam)
+    intensity = dust.mmp83(lam)
+    T = g.temperatures(intensity)
+    P, Tb, status = g.temperature_distributions(intensity, [0, 1], "graphite", temperature=T)
+    sigma = dust._d.cross_sections(str(table), radii, list(lam), 2.0)
+    wl = lam * 1e-6
+    h, c, k = 6.62607015e-34, 2.99792458e8, 1.380649e-23
+    with np.errstate(over="ignore"):
+        reference = sum(sigma[q] * sum(p * 2 * h * c ** 2 / wl ** 5 / np.expm1(h * c / (wl * k * t))
+                                       for p, t in zip(P[0, q], Tb[0, q]) if p > 0)
+                        for q in range(2))
+    above = reference > 1e-6 * reference.max()
+    for spacing, tolerance in ((0.0, 1e-9), (0.04, 5e-6)):
+        sed = g.sed(intensity, 1.0, stochastic_below=1.0, materials="graphite",
+                    emission_node_spacing=spacing)[0]
+        assert np.max(np.abs(sed[above] / reference[above] - 1)) < tolerance, spacing
+    with pytest.raises(ValueError, match="emission_node_spacing = -1"):
+        g.sed(intensity, 1.0, stochastic_below=1.0, materials="graphite", emission_node_spacing=-1)
+
+
 H, C, K = 6.62607015e-34, 2.99792458e8, 1.380649e-23
 
 
