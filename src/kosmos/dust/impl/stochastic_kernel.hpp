@@ -508,27 +508,43 @@ void build_photon_start(const ExecSpace& space, const GrainModel<T, ExecSpace>& 
 }
 
 // log_cooling(q, k) = ln L(T_k), L = sum_l sigma dlambda B(lambda_l, T) in W sr^-1: the equilibrium
-// solver's emission sum (GrainModel's scaled weights times their scale), in double.
+// solver's emission sum (GrainModel's scaled weights times their scale), in double. A team a table
+// point: the Planck occupations at T_k are every species', so the team writes them to scratch once
+// and its threads take a species' sum each, in wavelength order.
 template <class T, class ExecSpace>
 void build_cooling_table(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                          const StochasticModel<ExecSpace>& m) {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  using occupations = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int nq = m.selected(), nk = m.options.table_points, nl = g.wavelengths();
   const double log_t0 = std::log(m.options.min_temperature);
   const double dlog_t = (std::log(m.options.max_temperature) - log_t0) / (nk - 1);
+  const std::size_t scratch = occupations::shmem_size(nl);
+  const int level = scratch <= std::size_t(policy::scratch_size_max(0)) ? 0 : 1;
+  const int team_size = kosmos::Impl::is_host_space<ExecSpace>() ? 1 : 64;
   auto table = m.log_cooling;
   auto species = m.species;
   auto w = g.emission_weight;
   auto x = g.x;
   auto scale = g.scale;
   Kokkos::parallel_for(
-      "kosmos::dust::stochastic_cooling_table", Kokkos::RangePolicy<ExecSpace>(space, 0, nq * nk),
-      KOKKOS_LAMBDA(const int i) {
-        const int q = i / nk, k = i % nk, s = species(q);
+      "kosmos::dust::stochastic_cooling_table",
+      policy(space, nk, team_size).set_scratch_size(level, Kokkos::PerTeam(scratch)),
+      KOKKOS_LAMBDA(const typename policy::member_type& team) {
+        const int k = team.league_rank();
         const double inv_t = math::exp(-(log_t0 + k * dlog_t));
-        double sum = 0;
-        for (int l = 0; l < nl; ++l)
-          sum += double(w(l, s)) * planck_occupation(double(x(l)) * inv_t);
-        table(q, k) = math::log(sum * double(scale(s)));
+        const occupations occupation(team.team_scratch(level), nl);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int l) {
+          occupation(l) = planck_occupation(double(x(l)) * inv_t);
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nq), [&](const int q) {
+          const int s = species(q);
+          double sum = 0;
+          for (int l = 0; l < nl; ++l) sum += double(w(l, s)) * occupation(l);
+          table(q, k) = math::log(sum * double(scale(s)));
+        });
       });
 }
 
