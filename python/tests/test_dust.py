@@ -52,64 +52,66 @@ def test_errors_name_the_value():
         grains.temperatures(np.ones((2, 10), np.float32))
 
 
-def test_temperature_distributions_conserve_energy(data_dir):
-    # P(T) of two very small graphite grains in the MMP83 field: each sums to 1, and the power it
-    # emits, sum_j P_j sum_l sigma_l B(lambda_l, T_j) dlambda_l with a Planck function written
-    # here, equals the power absorbed, sum_l sigma_l I_l dlambda_l (1 % is the library's own
-    # energy tolerance; 3 % allows for its bins).
-    table = data_dir / "dust" / "draine_graphite_81.dat"
-    lam = dust.wavelength_grid()
-    radii = [0.001, 0.003]
-    g = dust.from_draine(table, radii, [1.0, 1.0], lam)
-    intensity = dust.mmp83(lam)
-    T = g.temperatures(intensity)
-    P, Tb, status = g.temperature_distributions(intensity, [0, 1], "graphite", temperature=T)
-    assert P.shape == (1, 2, 128) and [dust.stochastic_status_name(s) for s in status[0]] == ["ok"] * 2
-    assert np.allclose(P.sum(axis=2), 1, atol=1e-9)
-    sigma = dust._d.cross_sections(str(table), radii, list(lam), 2.0)
-    wl, dl = lam * 1e-6, dust.bin_widths(lam) * 1e-6
-    h, c, k = 6.62607015e-34, 2.99792458e8, 1.380649e-23
+class SmallGraphite:
+    """Two very small graphite grains (10 and 30 A) in the MMP83 field on the default grid: their
+    equilibrium temperatures, P(T) (128 bins), cross sections and a Planck function (W m^-3 sr^-1)
+    written here."""
 
-    def planck(T):
+    def __init__(self, data_dir):
+        table = data_dir / "dust" / "draine_graphite_81.dat"
+        self.lam = dust.wavelength_grid()
+        radii = [0.001, 0.003]
+        self.grains = dust.from_draine(table, radii, [1.0, 1.0], self.lam)
+        self.intensity = dust.mmp83(self.lam)
+        self.T = self.grains.temperatures(self.intensity)
+        self.P, self.Tb, self.status = self.grains.temperature_distributions(
+            self.intensity, [0, 1], "graphite", temperature=self.T)
+        self.sigma = dust._d.cross_sections(str(table), radii, list(self.lam), 2.0)
+
+    def planck(self, T):
+        h, c, k = 6.62607015e-34, 2.99792458e8, 1.380649e-23
+        wl = self.lam * 1e-6
         with np.errstate(over="ignore"):
             return 2 * h * c ** 2 / wl ** 5 / np.expm1(h * c / (wl * k * T))
 
+    def emission(self, q):
+        """sum_j P_j B(lambda, T_j) of grain q."""
+        return sum(p * self.planck(t) for p, t in zip(self.P[0, q], self.Tb[0, q]) if p > 0)
+
+
+def test_temperature_distributions_conserve_energy(data_dir):
+    # P(T) of the two grains: each sums to 1, and the power it emits, sum_j P_j sum_l sigma_l
+    # B(lambda_l, T_j) dlambda_l, equals the power absorbed, sum_l sigma_l I_l dlambda_l (1 % is
+    # the library's own energy tolerance; 3 % allows for its bins).
+    s = SmallGraphite(data_dir)
+    assert s.P.shape == (1, 2, 128)
+    assert [dust.stochastic_status_name(v) for v in s.status[0]] == ["ok"] * 2
+    assert np.allclose(s.P.sum(axis=2), 1, atol=1e-9)
+    dl = dust.bin_widths(s.lam) * 1e-6
     for q in range(2):
-        absorbed = np.sum(sigma[q] * intensity * dl)
-        emitted = sum(p * np.sum(sigma[q] * planck(t) * dl)
-                      for p, t in zip(P[0, q], Tb[0, q]) if p > 0)
+        absorbed = np.sum(s.sigma[q] * s.intensity * dl)
+        emitted = np.sum(s.sigma[q] * s.emission(q) * dl)
         assert emitted == pytest.approx(absorbed, rel=0.03)
     with pytest.raises(ValueError, match="differ in length"):
-        g._native.distributions(intensity[None, :], T, [0, 1], ["graphite"], [0.001], 128, P, Tb,
-                                status)
+        s.grains._native.distributions(s.intensity[None, :], s.T, [0, 1], ["graphite"], [0.001],
+                                       128, s.P, s.Tb, s.status)
 
 
 def test_stochastic_sed_from_nodes_matches_numpy_planck_sums(data_dir):
-    # Every grain stochastic: the SED is sum_q sigma_q(lambda) sum_j P_j B(lambda, T_j) (one grain
-    # per unit mass, unit cell mass), written here with numpy from temperature_distributions' P(T).
-    # Summed at every wavelength it matches to 1e-9; from nodes 0.04 apart in ln lambda (every 4
+    # Both grains stochastic: the SED is sum_q sigma_q(lambda) sum_j P_j B(lambda, T_j) (one grain
+    # per unit mass, unit cell mass), written here from temperature_distributions' P(T). Summed at
+    # every wavelength it matches to 1e-9; from nodes 0.04 apart in ln lambda (every 4
     # wavelengths of the default grid) to 5e-6 wherever it is above 1e-6 of its peak.
-    table = data_dir / "dust" / "draine_graphite_81.dat"
-    lam = dust.wavelength_grid()
-    radii = [0.001, 0.003]
-    g = dust.from_draine(table, radii, [1.0, 1.0], lam)
-    intensity = dust.mmp83(lam)
-    T = g.temperatures(intensity)
-    P, Tb, status = g.temperature_distributions(intensity, [0, 1], "graphite", temperature=T)
-    sigma = dust._d.cross_sections(str(table), radii, list(lam), 2.0)
-    wl = lam * 1e-6
-    h, c, k = 6.62607015e-34, 2.99792458e8, 1.380649e-23
-    with np.errstate(over="ignore"):
-        reference = sum(sigma[q] * sum(p * 2 * h * c ** 2 / wl ** 5 / np.expm1(h * c / (wl * k * t))
-                                       for p, t in zip(P[0, q], Tb[0, q]) if p > 0)
-                        for q in range(2))
+    s = SmallGraphite(data_dir)
+    reference = s.sigma[0] * s.emission(0) + s.sigma[1] * s.emission(1)
     above = reference > 1e-6 * reference.max()
     for spacing, tolerance in ((0.0, 1e-9), (0.04, 5e-6)):
-        sed = g.sed(intensity, 1.0, stochastic_below=1.0, materials="graphite",
-                    emission_node_spacing=spacing)[0]
+        sed = s.grains.sed(s.intensity, 1.0, stochastic_below=1.0, materials="graphite",
+                           emission_node_spacing=spacing)[0]
         assert np.max(np.abs(sed[above] / reference[above] - 1)) < tolerance, spacing
     with pytest.raises(ValueError, match="emission_node_spacing = -1"):
-        g.sed(intensity, 1.0, stochastic_below=1.0, materials="graphite", emission_node_spacing=-1)
+        s.grains.sed(s.intensity, 1.0, stochastic_below=1.0, materials="graphite",
+                     emission_node_spacing=-1)
 
 
 H, C, K = 6.62607015e-34, 2.99792458e8, 1.380649e-23
