@@ -339,7 +339,9 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   // host: a team (one thread) per cell. With nodes, on both, a tile of as many wavelengths as hold
   // about 128 nodes, their stencils' included (2 for each of 64 threads).
   const bool host = kosmos::Impl::is_host_space<ExecSpace>();
-  const int team_size = host ? 1 : 64, node_round = 64 * functor::wavelengths_per_thread;
+  constexpr int gpu_team_size = 64;
+  const int team_size = host ? 1 : gpu_team_size;
+  const int node_round = gpu_team_size * functor::wavelengths_per_thread;
   const int nodes = m.emission_nodes.count();
   const int tile_width =
       nodes > 0
