@@ -17,8 +17,14 @@ for spacing in 04 08; do
     > "build/variants/nodes$spacing"
   chmod +x "build/variants/nodes$spacing"
 done
-export VARIANTS_UNPACKED=1 OUT=${OUT:-$PWD/out}
 variants="exact nodes04 nodes08"
+# BASELINE_PATCH: an earlier tool as a zstd patch against this one (zstd --patch-from on the VM),
+# run as variant "baseline" so that the refactored exact path is compared in the same call.
+if [ -n "${BASELINE_PATCH:-}" ]; then
+  zstd -q -d --long=27 --patch-from=build/variants/exact "$BASELINE_PATCH" -o build/variants/baseline &&
+    chmod +x build/variants/baseline && variants="baseline $variants"
+fi
+export VARIANTS_UNPACKED=1 OUT=${OUT:-$PWD/out}
 VARIANTS="$variants" RUNS=${RUNS:-2} CELLS=65536 SED_CELLS=256 bash "$here/device_round29.sh"
 VARIANTS="$variants" FULL_TIMINGS=1 RUNS=1 CELLS=262144 SED_CELLS=0 bash "$here/device_round29.sh"
 VARIANTS="$variants" PART=timer TIMER_LINES=8 bash "$here/device_round30.sh" 2>&1 |

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Round 38 on the GPU machine (issue 25): is the DL07 job (float) deterministic, and where not,
+# which stage differs? Carry build/shipped.tar.xz (`scripts/device.sh ship kosmos_cli
+# kosmos_dust_tests`). Runs the same 256 cells REPEATS times (default 4) at --bins auto and at
+# --bins 128 (no refinement), with one chunk and with chunks of 16 cells, and prints the checksums
+# of the temperatures, the P(T) (--pt-output) and the SEDs; the first run's SEDs and any that differ
+# from them go to $OUT for the VM to compare. Then compute-sanitizer's racecheck (SANITIZER_CHECKS) on 2 cells (team scratch races),
+# and Nsight Compute's details of the two P(T) kernels.
+set -uo pipefail
+tar -xJf build/shipped.tar.xz
+export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+work=$(mktemp -d)
+tool=build/cuda/src/cli/kosmos
+dl07=(dust --dust-model dl07 --dust-data data/dust/dustem --stochastic-below 0.05 --precision float)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+for bins in auto 128; do
+  for chunk in 256 16; do
+    for run in $(seq "${REPEATS:-4}"); do
+      name=$bins-c$chunk-r$run
+      "$tool" "${dl07[@]}" --generate 256 --bins "$bins" --chunk-cells "$chunk" \
+        --temperatures "$work/t.txt" --pt-output "$work/pt.h5" --sed "$out/sed-$name.txt" \
+        > /dev/null 2>&1 || echo "$name: run failed"
+      sed_sum=$(md5sum < "$out/sed-$name.txt" | cut -c1-12)
+      printf '%s: temperatures %s P(T) %s SED %s\n' "$name" "$(md5sum < "$work/t.txt" | cut -c1-12)" \
+        "$(md5sum < "$work/pt.h5" | cut -c1-12)" "$sed_sum"
+      # Only the first run's SED and those that differ from it come back.
+      [ "$run" = 1 ] && first_sum=$sed_sum
+      [ "$run" != 1 ] && [ "$sed_sum" = "$first_sum" ] && rm "$out/sed-$name.txt"
+    done
+  done
+done
+xz -T0 "$out"/sed-*.txt
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
+for check in ${SANITIZER_CHECKS:-racecheck}; do
+  echo "=== $check"
+  timeout 150 "$sanitizer" --tool "$check" --print-limit 12 "$tool" "${dl07[@]}" --generate 2 \
+    --bins auto --sed "$work/s.txt" 2>&1 | grep -vE "^  (status|energy|stochastic)" | tail -n 40
+done
+# Nsight Compute on one pipeline launch of each P(T) kernel (16384 cells in chunks of 1024, past
+# the bin refinement's launches), every wavelength and D = 0.04: the details pages to $OUT.
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -n 1)
+for spacing in 0 0.04; do
+  for kernel in StochasticFunctor:10 EmissionFunctor:2; do
+    echo "=== ncu ${kernel%:*} D=$spacing"
+    timeout 80 "$ncu" --clock-control none --set full --import-source no \
+      --kernel-name-base demangled --kernel-name "regex:${kernel%:*}" \
+      --launch-skip "${kernel#*:}" --launch-count 1 --page details \
+      "$tool" "${dl07[@]}" --generate 16384 --chunk-cells 1024 --bins auto \
+      --pt-emission-spacing "$spacing" --sed "$work/s.h5" > "$out/ncu-${kernel%:*}-$spacing.txt" 2>&1
+    grep -E "Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|Memory Throughput|Theoretical Occupancy|Block Limit" \
+      "$out/ncu-${kernel%:*}-$spacing.txt" | head -n 14
+  done
+done
+rm -rf "$work"
