@@ -35,22 +35,23 @@ xz -T0 "$out"/sed-*.txt
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
 for check in ${SANITIZER_CHECKS:-racecheck}; do
   echo "=== $check"
-  timeout 150 "$sanitizer" --tool "$check" --print-limit 12 "$tool" "${dl07[@]}" --generate 2 \
+  timeout 120 "$sanitizer" --tool "$check" --print-limit 12 "$tool" "${dl07[@]}" --generate 2 \
     --bins auto --sed "$work/s.txt" 2>&1 | grep -vE "^  (status|energy|stochastic)" | tail -n 40
 done
-# Nsight Compute on one pipeline launch of each P(T) kernel (16384 cells in chunks of 1024, past
-# the bin refinement's launches), every wavelength and D = 0.04: the details pages to $OUT.
+# Nsight Compute on pipeline launches of the two P(T) kernels (16384 cells in chunks of 1024):
+# name:regex:skip:count:D. The pipeline's P(T) launches (WriteEmissionBins, not the refinement's
+# WriteDistribution) are one per bin count, four a chunk. Details pages to $OUT.
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -n 1)
-for spacing in 0 0.04; do
-  for kernel in StochasticFunctor:10 EmissionFunctor:2; do
-    echo "=== ncu ${kernel%:*} D=$spacing"
-    timeout 80 "$ncu" --clock-control none --set full --import-source no \
-      --kernel-name-base demangled --kernel-name "regex:${kernel%:*}" \
-      --launch-skip "${kernel#*:}" --launch-count 1 --page details \
-      "$tool" "${dl07[@]}" --generate 16384 --chunk-cells 1024 --bins auto \
-      --pt-emission-spacing "$spacing" --sed "$work/s.h5" > "$out/ncu-${kernel%:*}-$spacing.txt" 2>&1
-    grep -E "Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|Memory Throughput|Theoretical Occupancy|Block Limit" \
-      "$out/ncu-${kernel%:*}-$spacing.txt" | head -n 14
-  done
+for kernel in heating:StochasticFunctor.*WriteEmissionBins:4:4:0 emission:EmissionFunctor:2:1:0 \
+  emission:EmissionFunctor:2:1:0.04; do
+  IFS=: read -r name regex skip count spacing <<< "$kernel"
+  echo "=== ncu $name D=$spacing"
+  timeout 100 "$ncu" --clock-control none --set full --import-source no \
+    --kernel-name-base demangled --kernel-name "regex:$regex" \
+    --launch-skip "$skip" --launch-count "$count" --page details \
+    "$tool" "${dl07[@]}" --generate 16384 --chunk-cells 1024 --bins auto \
+    --pt-emission-spacing "$spacing" --sed "$work/s.h5" > "$out/ncu-$name-$spacing.txt" 2>&1
+  grep -E "^  [a-zA-Z].*\(|Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|Memory Throughput|Theoretical Occupancy" \
+    "$out/ncu-$name-$spacing.txt" | cut -c1-160 | head -n 40
 done
 rm -rf "$work"
