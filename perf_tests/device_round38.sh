@@ -35,7 +35,7 @@ xz -T0 "$out"/sed-*.txt
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
 for check in ${SANITIZER_CHECKS:-racecheck}; do
   echo "=== $check"
-  timeout 120 "$sanitizer" --tool "$check" --print-limit 12 "$tool" "${dl07[@]}" --generate 2 \
+  timeout 90 "$sanitizer" --tool "$check" --print-limit 12 "$tool" "${dl07[@]}" --generate 2 \
     --bins auto --sed "$work/s.txt" 2>&1 | grep -vE "^  (status|energy|stochastic)" | tail -n 40
 done
 # Nsight Compute on pipeline launches of the two P(T) kernels (16384 cells in chunks of 1024):
@@ -46,7 +46,7 @@ for kernel in heating:StochasticFunctor.*WriteEmissionBins:4:4:0 emission:Emissi
   emission:EmissionFunctor:2:1:0.04; do
   IFS=: read -r name regex skip count spacing <<< "$kernel"
   echo "=== ncu $name D=$spacing"
-  timeout 100 "$ncu" --clock-control none --set full --import-source no \
+  timeout 80 "$ncu" --clock-control none --set full --import-source no \
     --kernel-name-base demangled --kernel-name "regex:$regex" \
     --launch-skip "$skip" --launch-count "$count" --page details \
     "$tool" "${dl07[@]}" --generate 16384 --chunk-cells 1024 --bins auto \

@@ -18,6 +18,13 @@
 #endif
 
 // Device-safe printf: Kokkos::printf arrived in 4.2; before it, CUDA accepts plain printf.
+// A loop unrolled in device code, where its arrays then stay in registers; nothing on the host.
+#if defined(__CUDA_ARCH__)
+#define KOSMOS_DEVICE_UNROLL _Pragma("unroll")
+#else
+#define KOSMOS_DEVICE_UNROLL
+#endif
+
 #if KOKKOS_VERSION >= 40200
 #define KOSMOS_DEVICE_PRINTF(...) Kokkos::printf(__VA_ARGS__)
 #else

@@ -32,12 +32,6 @@
 
 #include <string>
 
-#if defined(__CUDA_ARCH__)
-#define KOSMOS_MD_UNROLL _Pragma("unroll")
-#else
-#define KOSMOS_MD_UNROLL
-#endif
-
 namespace kosmos {
 
 template <int N>
@@ -46,12 +40,12 @@ struct MultiDouble {
   double limb[N];
 
   KOKKOS_INLINE_FUNCTION MultiDouble() {
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i < N; ++i) limb[i] = 0.0;
   }
   KOKKOS_INLINE_FUNCTION MultiDouble(double x) {  // NOLINT: implicit from double, like QD
     limb[0] = x;
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 1; i < N; ++i) limb[i] = 0.0;
   }
   KOKKOS_INLINE_FUNCTION double operator[](int i) const { return limb[i]; }
@@ -75,7 +69,7 @@ KOKKOS_FORCEINLINE_FUNCTION void md_two_prod(double a, double b, double& p, doub
 // forcing the array out of registers on a GPU.
 template <int N>
 KOKKOS_FORCEINLINE_FUNCTION void select_store(double (&r)[N], int j, double value) {
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int t = 0; t < N; ++t) r[t] = (t == j) ? value : r[t];
 }
 
@@ -83,7 +77,7 @@ KOKKOS_FORCEINLINE_FUNCTION void select_store(double (&r)[N], int j, double valu
 // rounds.
 template <int M>
 KOKKOS_FORCEINLINE_FUNCTION void deposit(double (&acc)[M], int k, double t) {
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int pos = 0; pos < M - 1; ++pos) {
     if (pos >= k) two_sum(acc[pos], t, acc[pos], t);
   }
@@ -100,13 +94,13 @@ KOKKOS_FORCEINLINE_FUNCTION MultiDouble<N> renormalize(double (&x)[M]) {
     return r;
   } else {
     double s = x[M - 1];
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = M - 2; i >= 0; --i) two_sum(x[i], s, s, x[i + 1]);
     x[0] = s;
     int j = 0;
     bool done = false;
     double eps = x[0];
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i < M - 1; ++i) {
       double hi, lo;
       two_sum(eps, x[i + 1], hi, lo);
@@ -128,7 +122,7 @@ KOKKOS_FORCEINLINE_FUNCTION MultiDouble<N> renormalize(double (&x)[M]) {
 template <int N>
 KOKKOS_INLINE_FUNCTION MultiDouble<N> operator-(const MultiDouble<N>& a) {
   MultiDouble<N> r;
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int i = 0; i < N; ++i) r.limb[i] = -a.limb[i];
   return r;
 }
@@ -148,9 +142,9 @@ KOKKOS_INLINE_FUNCTION MultiDouble<N> operator+(const MultiDouble<N>& a, const M
     return r;
   } else {
     double acc[N + 1];
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i <= N; ++i) acc[i] = 0.0;
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int k = 0; k < N; ++k) {
       double s, e;
       two_sum(a.limb[k], b.limb[k], s, e);
@@ -182,28 +176,28 @@ KOKKOS_INLINE_FUNCTION MultiDouble<N> operator*(const MultiDouble<N>& a, const M
     return r;
   } else {
     double acc[N + 1];
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i <= N; ++i) acc[i] = 0.0;
     double err_prev[N], err_next[N];
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int k = 0; k < N; ++k) {
       // level k: products a_i b_{k-i} and the rounding errors of the level k-1 products
-      KOSMOS_MD_UNROLL
+      KOSMOS_DEVICE_UNROLL
       for (int i = 0; i <= k; ++i) {
         double p;
         Impl::md_two_prod(a.limb[i], b.limb[k - i], p, err_next[i]);
         Impl::deposit<N + 1>(acc, k, p);
       }
-      KOSMOS_MD_UNROLL
+      KOSMOS_DEVICE_UNROLL
       for (int i = 0; i < k; ++i) Impl::deposit<N + 1>(acc, k, err_prev[i]);
-      KOSMOS_MD_UNROLL
+      KOSMOS_DEVICE_UNROLL
       for (int i = 0; i <= k; ++i) err_prev[i] = err_next[i];
     }
     // level N: errors of the level N-1 products and the plain products a_i b_{N-i}
     double tail = 0.0;
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i < N; ++i) tail += err_prev[i];
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 1; i < N; ++i) tail = math::fma(a.limb[i], b.limb[N - i], tail);
     acc[N] += tail;
     return Impl::renormalize<N>(acc);
@@ -223,7 +217,7 @@ KOKKOS_INLINE_FUNCTION MultiDouble<N> operator/(const MultiDouble<N>& a, const M
   } else {
     double q[N + 1];
     MultiDouble<N> r = a;
-    KOSMOS_MD_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i <= N; ++i) {
       q[i] = r.limb[0] / b.limb[0];
       if (i < N) r = r - b * q[i];
@@ -266,7 +260,7 @@ KOKKOS_INLINE_FUNCTION MultiDouble<N> sqrt(const MultiDouble<N>& a) {
 template <int N>
 KOKKOS_INLINE_FUNCTION double to_double(const MultiDouble<N>& a) {
   double s = a.limb[N - 1];
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int i = N - 2; i >= 0; --i) s += a.limb[i];
   return s;
 }

@@ -16,13 +16,6 @@
 #include <cstdint>
 #include <limits>
 
-// The per-wavelength loops unrolled on the device (their arrays then stay in registers).
-#if defined(__CUDA_ARCH__)
-#define KOSMOS_IMPL_UNROLL _Pragma("unroll")
-#else
-#define KOSMOS_IMPL_UNROLL
-#endif
-
 namespace kosmos {
 namespace dust {
 namespace Impl {
@@ -156,16 +149,16 @@ struct EmissionFunctor {
                                                  int first, int last, const T (&bound)[N],
                                                  int (&j)[N]) {
     int length = last + 1 - first;
-    KOSMOS_IMPL_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int n = 0; n < N; ++n) j[n] = first;
     if (length <= 0) return;
     while (length > 1) {
       const int half = length / 2;
-      KOSMOS_IMPL_UNROLL
+      KOSMOS_DEVICE_UNROLL
       for (int n = 0; n < N; ++n) j[n] += xs[n] * b.inverse_t(j[n] + half) > bound[n] ? half : 0;
       length -= half;
     }
-    KOSMOS_IMPL_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int n = 0; n < N; ++n) j[n] += xs[n] * b.inverse_t(j[n]) > bound[n] ? 1 : 0;
   }
 
@@ -187,7 +180,7 @@ struct EmissionFunctor {
     // of the branching loop). One lockstep search.
     T xs[per + 1], bound[per + 1];
     int warm[per + 1];
-    KOSMOS_IMPL_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i < per; ++i) {
       xs[i] = xl[i];
       bound[i] = Impl::occupation_cutoff<T>();
@@ -196,7 +189,7 @@ struct EmissionFunctor {
     bound[per] = Impl::occupation_series_limit<T>();
     first_below(xs, b, first, last, bound, warm);
     int from = last + 1;
-    KOSMOS_IMPL_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i < per; ++i) from = warm[i] < from ? warm[i] : from;
     const int series = warm[per] > from ? warm[per] : from;
     T sum[per];
@@ -213,7 +206,7 @@ struct EmissionFunctor {
         if (j >= warm[i])  // u <= the cutoff from warm[i] on
           sum[i] += weight * planck_occupation_below_cutoff(xl[i] * inverse_t, exp_op);
     }
-    KOSMOS_IMPL_UNROLL
+    KOSMOS_DEVICE_UNROLL
     for (int i = 0; i < per; ++i)
       emitted[i] = sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
   }
@@ -287,7 +280,7 @@ struct EmissionFunctor {
               }
               double emitted[per];
               occupation_sums(xl, b, first, last, emitted);
-              KOSMOS_IMPL_UNROLL
+              KOSMOS_DEVICE_UNROLL
               for (int i = 0; i < per; ++i)
                 if (l0 + k * per + i < l_end)
                   totals(l[i] - l0) += sed_change(s, l[i], mass, inverse_t_eq, emitted[i]);
@@ -303,7 +296,7 @@ struct EmissionFunctor {
             }
             double emitted[per];
             occupation_sums(xl, b, first, last, emitted);
-            KOSMOS_IMPL_UNROLL
+            KOSMOS_DEVICE_UNROLL
             for (int i = 0; i < per; ++i)
               if (k * per + i < tile_nodes) {
                 node_sum(k * per + i) = emitted[i];
@@ -371,4 +364,3 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
 }  // namespace dust
 }  // namespace kosmos
 
-#undef KOSMOS_IMPL_UNROLL

@@ -16,27 +16,27 @@ namespace Impl {
 template <int N, class ViewType>
 KOKKOS_FORCEINLINE_FUNCTION MultiDouble<N> load_md(const ViewType& v, std::int64_t i, int limb0) {
   MultiDouble<N> r;
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int l = 0; l < N; ++l) r.limb[l] = v(i, limb0 + l);
   return r;
 }
 template <int N, class ViewType>
 KOKKOS_FORCEINLINE_FUNCTION void store_md(const ViewType& v, std::int64_t i, int limb0,
                                           const MultiDouble<N>& x) {
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int l = 0; l < N; ++l) v(i, limb0 + l) = x.limb[l];
 }
 // Scratch arrays are limb-major: element t of limb l at base[l * stride + t].
 template <int N>
 KOKKOS_FORCEINLINE_FUNCTION MultiDouble<N> load_scratch(const double* base, int stride, int t) {
   MultiDouble<N> r;
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int l = 0; l < N; ++l) r.limb[l] = base[l * stride + t];
   return r;
 }
 template <int N>
 KOKKOS_FORCEINLINE_FUNCTION void store_scratch(double* base, int stride, int t, const MultiDouble<N>& x) {
-  KOSMOS_MD_UNROLL
+  KOSMOS_DEVICE_UNROLL
   for (int l = 0; l < N; ++l) base[l * stride + t] = x.limb[l];
 }
 
