@@ -17,7 +17,6 @@
 #define KOSMOS_IMPL_KOKKOS_MATH_NS Kokkos::Experimental
 #endif
 
-// Device-safe printf: Kokkos::printf arrived in 4.2; before it, CUDA accepts plain printf.
 // A loop unrolled in device code, where its arrays then stay in registers; nothing on the host.
 #if defined(__CUDA_ARCH__)
 #define KOSMOS_DEVICE_UNROLL _Pragma("unroll")
@@ -25,6 +24,7 @@
 #define KOSMOS_DEVICE_UNROLL
 #endif
 
+// Device-safe printf: Kokkos::printf arrived in 4.2; before it, CUDA accepts plain printf.
 #if KOKKOS_VERSION >= 40200
 #define KOSMOS_DEVICE_PRINTF(...) Kokkos::printf(__VA_ARGS__)
 #else
@@ -119,6 +119,19 @@ template <class Policy>
 auto non_blocking_policy(const Policy& policy) {
   return Kokkos::Experimental::require(policy,
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
+// Between two team reductions of the same value type. Kokkos 3.4's CUDA team reduction reads its
+// result from shared memory after its last barrier, so a second one of that type can overwrite it
+// before every warp has read it (compute-sanitizer's racecheck found this in the P(T) kernel: a
+// warp then normalized with another sum). Kokkos 4.6's reduction ends with a barrier of its own.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void barrier_between_team_reductions(const Member& team) {
+#if KOKKOS_VERSION < 40600
+  team.team_barrier();
+#else
+  (void)team;
+#endif
 }
 
 // A Kokkos command-line argument in the spelling of the Kokkos built against: the host thread

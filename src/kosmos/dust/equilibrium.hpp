@@ -77,11 +77,14 @@ struct GrainModel {
   using execution_space = ExecSpace;
   using device_type = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
   using matrix_type = Kokkos::View<T**, Kokkos::LayoutLeft, device_type>;
+  using sed_matrix_type = Kokkos::View<T**, Kokkos::LayoutRight, device_type>;
   using vector_type = Kokkos::View<T*, device_type>;
 
   matrix_type sigma_dlambda;    // (L, S): sigma_{s,l} dlambda_l, the GEMM operand
   matrix_type emission_weight;  // (L, S): 2hc^2 sigma dlambda / lambda^5 / scale_s
-  matrix_type sed_weight;       // (S, L): n_s sigma_{s,l} 2hc^2 / lambda^5
+  // (S, L): n_s sigma_{s,l} 2hc^2 / lambda^5, a species' wavelengths contiguous (the P(T) emission
+  // reads a species' row across a team's threads; the equilibrium SED reads one weight a warp).
+  sed_matrix_type sed_weight;
   vector_type x;                // (L): hc / (k lambda)
   vector_type scale;            // (S): E_s(reference_temperature), W sr^-1
   vector_type number_per_mass;  // (S): n_s, grains per unit dust mass
@@ -355,7 +358,7 @@ GrainModel<T, ExecSpace> prepare_grains(const ExecSpace& space, const Wave& wave
   };
   g.sigma_dlambda = typename GrainModel<T, ExecSpace>::matrix_type(alloc("kosmos::dust::sigma_dlambda"), nl, ns);
   g.emission_weight = typename GrainModel<T, ExecSpace>::matrix_type(alloc("kosmos::dust::emission_weight"), nl, ns);
-  g.sed_weight = typename GrainModel<T, ExecSpace>::matrix_type(alloc("kosmos::dust::sed_weight"), ns, nl);
+  g.sed_weight = typename GrainModel<T, ExecSpace>::sed_matrix_type(alloc("kosmos::dust::sed_weight"), ns, nl);
   g.x = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::x"), nl);
   g.scale = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::scale"), ns);
   g.number_per_mass = typename GrainModel<T, ExecSpace>::vector_type(alloc("kosmos::dust::number_per_mass"), ns);

@@ -26,7 +26,9 @@ struct EmissionNodes {
   Kokkos::View<int*, DeviceType> wavelength;  // (N): node k's wavelength index
   Kokkos::View<int*, DeviceType> node_at;     // (L): k where wavelength l is node k, else -1
   Kokkos::View<int*, DeviceType> stencil;     // (L): the first node of l's stencil
-  Kokkos::View<double**, Kokkos::LayoutRight, DeviceType> weight;  // (L, 4): its Lagrange weights
+  // (L, 4): its Lagrange weights, a stencil node's for neighbouring wavelengths contiguous (read
+  // by neighbouring threads)
+  Kokkos::View<double**, Kokkos::LayoutLeft, DeviceType> weight;
   KOKKOS_INLINE_FUNCTION int count() const { return int(wavelength.extent(0)); }
 };
 

@@ -91,7 +91,7 @@ struct EmissionFunctor {
   // limit) has lost under T's resolution to terms that underflowed or were cut off.
   static constexpr T safe_sum = std::is_same<T, float>::value ? T(1e-28) : T(1e-280);
 
-  typename GrainModel<T, ExecSpace>::matrix_type sed_weight;
+  typename GrainModel<T, ExecSpace>::sed_matrix_type sed_weight;
   typename GrainModel<T, ExecSpace>::vector_type x;
   Kokkos::View<const int*, typename StochasticModel<ExecSpace>::device_type> species, bin_offset;
   Temperature temperature;

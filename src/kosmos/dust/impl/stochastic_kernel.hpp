@@ -468,6 +468,7 @@ struct StochasticFunctor {
       double norm = 0, emitted = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, nb), [&](const int j, double& sum) { sum += p(j); }, norm);
+      kosmos::Impl::barrier_between_team_reductions(team);
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, nb),
           [&](const int j, double& sum) { sum += p(j) * cool(j); }, emitted);
