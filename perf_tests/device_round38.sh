@@ -66,11 +66,12 @@ if [[ " $parts " == *" sanitize "* ]]; then
   done
 fi
 # Nsight Compute on pipeline launches of the two P(T) kernels (16384 cells in chunks of 1024):
-# name:regex:skip:count:D. The pipeline's P(T) launches (WriteEmissionBins, not the refinement's
-# WriteDistribution) are one per bin count, four a chunk. Details pages to $OUT.
+# name:regex:skip:count:D. The P(T) launches are one per bin count, four a chunk of the pipeline;
+# the bin refinement's launches of a few cells come first and match too (round 38 profiled those
+# with a skip of 4), so 40 are skipped: 16 chunks x 4 launches follow them. Details pages to $OUT.
 [[ " $parts " == *" ncu "* ]] || { rm -rf "$work"; exit 0; }
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -n 1)
-for kernel in heating:StochasticFunctor.*WriteEmissionBins:4:4:0 emission:EmissionFunctor:2:1:0 \
+for kernel in heating:StochasticFunctor.*WriteEmissionBins:40:4:0 emission:EmissionFunctor:2:1:0 \
   emission:EmissionFunctor:2:1:0.04; do
   IFS=: read -r name regex skip count spacing <<< "$kernel"
   echo "=== ncu $name D=$spacing"
