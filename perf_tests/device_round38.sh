@@ -9,17 +9,23 @@
 # and 256. sanitize: compute-sanitizer's racecheck (SANITIZER_CHECKS) on 2 cells (team scratch
 # races). ncu: Nsight Compute's details of the two P(T) kernels.
 set -uo pipefail
-tar -xJf build/shipped.tar.xz
+# A caller that has unpacked its own tools says so and names the one to check (device_round39.sh).
+[ -n "${VARIANTS_UNPACKED:-}" ] || tar -xJf build/shipped.tar.xz
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 out=${OUT:-$PWD/out}
 mkdir -p "$out"
 work=$(mktemp -d)
-tool=build/cuda/src/cli/kosmos
+tool=${TOOL:-build/cuda/src/cli/kosmos}
 dl07=(dust --dust-model dl07 --dust-data data/dust/dustem --stochastic-below 0.05 --precision float)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 parts=${PARTS:-repeat sanitize ncu}
 # md5 of a file, short.
 sum12() { md5sum < "$1" | cut -c1-12; }
+# RUN NAME SUM: the SED of run 1 comes back, and those of later runs that differ from it.
+keep_if_new() {
+  [ "$1" = 1 ] && first_sum=$3
+  [ "$1" != 1 ] && [ "$3" = "$first_sum" ] && rm "$out/sed-$2.txt"
+}
 if [[ " $parts " == *" repeat "* ]]; then
   for bins in auto 128; do
     for chunk in 256 16; do
@@ -31,9 +37,7 @@ if [[ " $parts " == *" repeat "* ]]; then
         sed_sum=$(sum12 "$out/sed-$name.txt")
         printf '%s: temperatures %s P(T) %s SED %s\n' "$name" "$(sum12 "$work/t.txt")" \
           "$(sum12 "$work/pt.h5")" "$sed_sum"
-        # Only the first run's SED and those that differ from it come back.
-        [ "$run" = 1 ] && first_sum=$sed_sum
-        [ "$run" != 1 ] && [ "$sed_sum" = "$first_sum" ] && rm "$out/sed-$name.txt"
+        keep_if_new "$run" "$name" "$sed_sum"
       done
     done
   done
@@ -47,8 +51,7 @@ if [[ " $parts " == *" plain "* ]]; then
         --sed "$out/sed-$name.txt" > /dev/null 2>&1 || echo "$name: run failed"
       sed_sum=$(sum12 "$out/sed-$name.txt")
       echo "$name: SED $sed_sum"
-      [ "$run" = 1 ] && first_sum=$sed_sum
-      [ "$run" != 1 ] && [ "$sed_sum" = "$first_sum" ] && rm "$out/sed-$name.txt"
+      keep_if_new "$run" "$name" "$sed_sum"
     done
   done
 fi

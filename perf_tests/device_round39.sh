@@ -20,13 +20,7 @@ for v in before after; do
 done
 variants="before after before-nodes04 after-nodes04"
 echo "=== racecheck ($(date +%T))"
-sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
-timeout 100 "$sanitizer" --tool racecheck --print-limit 1000 build/variants/after dust \
-  --dust-model dl07 --dust-data data/dust/dustem --stochastic-below 0.05 --precision float \
-  --generate 2 --bins auto --sed "$OUT/racecheck-sed.txt" > "$OUT/racecheck.txt" 2>&1
-awk '/^========= (Error|Warning)/ && match($0, /kosmos::[A-Za-z_:]+/) {
-  print $2, substr($0, RSTART, RLENGTH) }' "$OUT/racecheck.txt" | sort | uniq -c
-grep "SUMMARY" "$OUT/racecheck.txt"
+TOOL=build/variants/after PARTS=sanitize bash "$here/device_round38.sh"
 PART=tests bash "$here/device_round32.sh"
 echo "=== runs ($(date +%T))"
 VARIANTS="$variants" FULL_TIMINGS=1 RUNS=1 CELLS=262144 SED_CELLS=256 bash "$here/device_round29.sh"
