@@ -74,8 +74,9 @@ fi
 # with a skip of 4), so 40 are skipped: 16 chunks x 4 launches follow them. Details pages to $OUT.
 [[ " $parts " == *" ncu "* ]] || { rm -rf "$work"; exit 0; }
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -n 1)
-for kernel in heating:StochasticFunctor.*WriteEmissionBins:40:4:0 emission:EmissionFunctor:2:1:0 \
-  emission:EmissionFunctor:2:1:0.04; do
+# NCU_KERNELS overrides the list.
+for kernel in ${NCU_KERNELS:-heating:StochasticFunctor.*WriteEmissionBins:40:4:0 \
+  emission:EmissionFunctor:2:1:0 emission:EmissionFunctor:2:1:0.04}; do
   IFS=: read -r name regex skip count spacing <<< "$kernel"
   echo "=== ncu $name D=$spacing"
   timeout 80 "$ncu" --clock-control none --set full --import-source no \

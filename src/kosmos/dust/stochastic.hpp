@@ -123,7 +123,6 @@ struct StochasticModel {
   int total_bins = 0;
   // Where the emission evaluates its sums, with options.emission_node_spacing > 0 (else empty).
   Impl::EmissionNodes<device_type> emission_nodes;
-  Kokkos::View<int*, Kokkos::HostSpace> emission_node_wavelength;  // its wavelength, on the host
   KOKKOS_INLINE_FUNCTION int selected() const { return int(species.extent(0)); }
 };
 
@@ -175,28 +174,32 @@ void set_species_bins(const ExecSpace& space, StochasticModel<ExecSpace>& m,
 }
 
 // The work space of add_stochastic_emission for cells() cells at a time: each (cell, selected
-// species)'s P(T) as the emission reads it (impl/stochastic_emission.hpp), in the precision T.
-// stochastic_emission_work makes one for a model; add_stochastic_emission refuses it once the
-// model's bins change (set_species_bins).
+// species)'s P(T) as the emission reads it (impl/stochastic_emission.hpp), in the precision T, and
+// with emission nodes ln S at each node. stochastic_emission_work makes one for a model;
+// add_stochastic_emission refuses it once the model's bins or nodes change.
 template <class T, class MemorySpace>
 struct StochasticEmissionWork {
-  Kokkos::View<T***, Kokkos::LayoutRight, MemorySpace> bins;    // (cell, bin_offset(q) + j, 3)
-  Kokkos::View<int***, Kokkos::LayoutRight, MemorySpace> span;  // (cell, q, 2)
+  Kokkos::View<T***, Kokkos::LayoutRight, MemorySpace> bins;      // (cell, bin_offset(q) + j, 3)
+  Kokkos::View<int***, Kokkos::LayoutRight, MemorySpace> span;    // (cell, q, 2)
+  Kokkos::View<T***, Kokkos::LayoutRight, MemorySpace> node_log;  // (cell, q, node)
   std::int64_t cells() const { return std::int64_t(bins.extent(0)); }
   // Cells [first, last) of this work space.
   StochasticEmissionWork rows(std::int64_t first, std::int64_t last) const {
     const auto r = Kokkos::make_pair(first, last);
     return {Kokkos::subview(bins, r, Kokkos::ALL, Kokkos::ALL),
-            Kokkos::subview(span, r, Kokkos::ALL, Kokkos::ALL)};
+            Kokkos::subview(span, r, Kokkos::ALL, Kokkos::ALL),
+            Kokkos::subview(node_log, r, Kokkos::ALL, Kokkos::ALL)};
   }
 };
 
 // Cells whose emission work space of precision `value_bytes` fits in `bytes` (at least one).
 template <class ExecSpace>
 std::int64_t emission_batch_cells(const StochasticModel<ExecSpace>& m, std::size_t value_bytes,
-                                  std::size_t bytes = std::size_t(128) << 20) {
+                                  std::size_t bytes = std::size_t(256) << 20) {
   const std::size_t per_cell =
-      std::size_t(m.total_bins) * 3 * value_bytes + std::size_t(m.selected()) * 2 * sizeof(int);
+      (std::size_t(m.total_bins) * 3 + std::size_t(m.selected()) * m.emission_nodes.count()) *
+          value_bytes +
+      std::size_t(m.selected()) * 2 * sizeof(int);
   return std::max<std::int64_t>(1, std::int64_t(bytes / std::max<std::size_t>(per_cell, 1)));
 }
 
@@ -211,6 +214,10 @@ StochasticEmissionWork<T, typename ExecSpace::memory_space> stochastic_emission_
   work.span = decltype(work.span)(Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
                                                      std::string("kosmos::dust::emission_span")),
                                   std::size_t(cells), std::size_t(m.selected()), 2);
+  work.node_log = decltype(work.node_log)(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing,
+                         std::string("kosmos::dust::emission_node_log")),
+      std::size_t(cells), std::size_t(m.selected()), std::size_t(m.emission_nodes.count()));
   return work;
 }
 }  // namespace dust
@@ -263,8 +270,6 @@ StochasticModel<ExecSpace> prepare_stochastic(
   if (options.emission_node_spacing > 0)
     m.emission_nodes = Impl::make_emission_nodes<typename StochasticModel<ExecSpace>::device_type>(
         space, grains.x, options.emission_node_spacing);
-  m.emission_node_wavelength =
-      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.emission_nodes.wavelength);
   space.fence();
   return m;
 }
@@ -345,9 +350,13 @@ void add_stochastic_emission(const char* where, const ExecSpace& space,
   kosmos::Impl::require(work.bins.extent(1) == std::size_t(m.total_bins) &&
                             work.bins.extent(2) == 3 &&
                             work.span.extent(0) == work.bins.extent(0) &&
-                            work.span.extent(1) == nq && work.span.extent(2) == 2,
+                            work.span.extent(1) == nq && work.span.extent(2) == 2 &&
+                            work.node_log.extent(0) == work.bins.extent(0) &&
+                            work.node_log.extent(1) == nq &&
+                            work.node_log.extent(2) == std::size_t(m.emission_nodes.count()),
                         where, "the work space was not made for this model's ", m.total_bins,
-                        " bins and ", nq, " species (stochastic_emission_work)");
+                        " bins, ", nq, " species and ", m.emission_nodes.count(),
+                        " emission nodes (stochastic_emission_work)");
   const std::int64_t batch = work.cells();
   kosmos::Impl::require(batch > 0 || nc == 0 || nq == 0, where, "the work space holds no cell");
   const auto run = [&](const auto exp_op) {
@@ -358,7 +367,7 @@ void add_stochastic_emission(const char* where, const ExecSpace& space,
       run_stochastic(space, g, m, intensity, temperature, status, with_output(also, bins), where,
                      first, cells);
       run_stochastic_emission(space, g, m, temperature, dust_mass, sed, status, work.bins,
-                              work.span, exp_op, first, cells);
+                              work.span, work.node_log, exp_op, first, cells);
     }
   };
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS) && defined(KOKKOS_ENABLE_CUDA)
@@ -377,7 +386,7 @@ void add_stochastic_emission(const char* where, const ExecSpace& space,
 // P(T) goes through `work` (stochastic_emission_work), work.cells() cells at a time; the species'
 // changes are added to the SED in species order (in double), so that the SED is the same, bit for
 // bit, however the device schedules the (cell, species) teams. emission_batch_cells says how many
-// cells fit in a given number of bytes; the overload without work allocates one of up to 128 MiB.
+// cells fit in a given number of bytes; the overload without work allocates one of up to 256 MiB.
 template <class T, class ExecSpace, class Intensity, class Temperature, class Mass, class Sed,
           class Status, class WorkSpace>
 void add_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,

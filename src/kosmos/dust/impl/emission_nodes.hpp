@@ -92,20 +92,6 @@ EmissionNodes<DeviceType> make_emission_nodes(const ExecSpace& space, const X& x
   space.fence();  // the host mirrors go out of scope
   return e;
 }
-// The most nodes a tile's wavelengths [l0, l0 + width) interpolate from, over the tiles of a grid
-// of nl wavelengths: the nodes among them, the stencils' reach past their ends, and one more for
-// an even first node.
-inline int max_tile_nodes(const Kokkos::View<int*, Kokkos::HostSpace>& node_wavelength, int nl,
-                          int width) {
-  const int n = int(node_wavelength.extent(0));
-  int most = 0;
-  for (int l0 = 0, k = 0; l0 < nl; l0 += width) {
-    int count = 0;
-    for (; k < n && node_wavelength(k) < l0 + width; ++k) ++count;
-    most = count > most ? count : most;
-  }
-  return most + emission_stencil_size + 1 < n ? most + emission_stencil_size + 1 : n;
-}
 }  // namespace Impl
 }  // namespace dust
 }  // namespace kosmos

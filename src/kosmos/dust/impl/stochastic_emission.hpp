@@ -1,10 +1,9 @@
-// The emission of P(T) (see add_stochastic_emission in kosmos/dust/stochastic.hpp), in two kernels:
-// the P(T) kernel writes each (cell, species)'s bins as the emission reads them
-// (WriteEmissionBins), then one team per (cell, wavelength tile) adds every species' change to the
-// SED in species order. Each thread keeps wavelengths_per_thread neighbouring wavelengths: their
-// terms are independent chains (the special functions' latency overlaps), and neighbours start at
-// nearly the same warm bin. With emission nodes (StochasticOptions::emission_node_spacing) the
-// threads sum at the tile's nodes instead, and every wavelength interpolates from them.
+// The emission of P(T) (see add_stochastic_emission in kosmos/dust/stochastic.hpp): the P(T)
+// kernel writes each (cell, species)'s bins as the emission reads them (WriteEmissionBins), then
+// either one team per (cell, wavelength tile) adds every species' change to the SED in species
+// order, or, with emission nodes (StochasticOptions::emission_node_spacing), one team per (cell,
+// species) sums at the nodes and a thread per (cell, wavelength) interpolates between them and adds
+// the species' changes in species order.
 #pragma once
 
 #include <kosmos/core/compat.hpp>
@@ -71,52 +70,21 @@ struct SpeciesBins {
   KOKKOS_FORCEINLINE_FUNCTION T inverse_t(int j) const { return b[3 * (j - first) + 2]; }
 };
 
-// sed(c, l) += m_c w_{s,l} (sum_j P_j n(x_l / T_j) - n(x_l / T_eq)) for every selected species s
-// in order (in double), w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5 and n the photon
-// occupation: the P(T) emission replaces the equilibrium term emission_sed added. The bins x
-// wavelengths terms are most of the arithmetic: they are evaluated in the model's precision T (as
-// emission_sed does). Where their sum is too small for T to hold every term (the Wien tail in
-// float: hot bins of tiny P_j), the wavelength is summed again with each term relative to its
-// largest, P_j n(u_j) = e^M e^(ln P_j - u_j - M) / (1 - e^-u_j), M = max_j (ln P_j - u_j), and e^M
-// applied in double with the weight. Cells with status no_heating or invalid_heating keep their
-// SED.
-template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
-          class Bins, class Span, class Exp>
-struct EmissionFunctor {
-  static_assert(std::is_same<typename Bins::array_layout, Kokkos::LayoutRight>::value,
-                "kosmos::dust: the emission's bins are LayoutRight (cell, bin, 3)");
-  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+// S = sum_j P_j n(x / T_j), n the photon occupation, over one (cell, species)'s bins, at photon
+// energies x: the bins x wavelengths terms are most of the emission's arithmetic, so they are
+// evaluated in the model's precision T (as emission_sed does). Where their sum is too small for T
+// to hold every term (the Wien tail in float: hot bins of tiny P_j), the wavelength is summed again
+// with each term relative to its largest, P_j n(u_j) = e^M e^(ln P_j - u_j - M) / (1 - e^-u_j),
+// M = max_j (ln P_j - u_j), and e^M applied in double. Each thread takes wavelengths_per_thread
+// neighbouring energies: their terms are independent chains (the special functions' latency
+// overlaps), and neighbours start at nearly the same warm bin.
+template <class T, class Exp>
+struct BinOccupationSums {
   static constexpr int wavelengths_per_thread = 2;
   // Above this a sum of P_j n(u_j) with sum_j P_j = 1 over up to 4096 bins (the tool's --bins
   // limit) has lost under T's resolution to terms that underflowed or were cut off.
   static constexpr T safe_sum = std::is_same<T, float>::value ? T(1e-28) : T(1e-280);
-
-  typename GrainModel<T, ExecSpace>::sed_matrix_type sed_weight;
-  typename GrainModel<T, ExecSpace>::vector_type x;
-  Kokkos::View<const int*, typename StochasticModel<ExecSpace>::device_type> species, bin_offset;
-  Temperature temperature;
-  Mass dust_mass;
-  Sed sed;
-  Status status;
-  Bins bins;
-  Span span;
   Exp exp_op;
-  std::int64_t first_cell;
-  int tiles, tile_width;  // a cell's wavelengths in `tiles` teams of tile_width
-  int max_bins;           // the most bins a species has
-  int level;              // team scratch level: 0, or 1 (global memory) where level 0 is too small
-  EmissionNodes<typename StochasticModel<ExecSpace>::device_type> nodes;  // none: every wavelength
-
-  using bins_scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
-                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using totals_scratch = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
-                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  // A species' bins, and the tile's SED in double while the species are added in order; with
-  // nodes, a species' S and ln S at the (up to tile_nodes) nodes the tile interpolates from.
-  static std::size_t scratch_bytes(int tile_width, int max_bins, int tile_nodes) {
-    return bins_scratch::shmem_size(3 * max_bins) + totals_scratch::shmem_size(tile_width) +
-           2 * totals_scratch::shmem_size(tile_nodes);
-  }
 
   // sum_j P_j n(x_l / T_j) over [first, last] by the shifted terms (see above), in double.
   KOKKOS_INLINE_FUNCTION double shifted_sum(T xl, const SpeciesBins<T>& b, int first,
@@ -168,11 +136,11 @@ struct EmissionFunctor {
     return least;
   }
 
-  // S = sum_j P_j n(x / T_j) at the photon energies xl, in double: the plain sums in T, the
-  // shifted ones where those are too small for T.
-  KOKKOS_INLINE_FUNCTION void occupation_sums(const T (&xl)[wavelengths_per_thread],
-                                              const SpeciesBins<T>& b, int first, int last,
-                                              double (&emitted)[wavelengths_per_thread]) const {
+  // S at the photon energies xl, in double: the plain sums in T, the shifted ones where those are
+  // too small for T.
+  KOKKOS_INLINE_FUNCTION void operator()(const T (&xl)[wavelengths_per_thread],
+                                         const SpeciesBins<T>& b, int first, int last,
+                                         double (&emitted)[wavelengths_per_thread]) const {
     constexpr int per = wavelengths_per_thread;
     // warm[i]: wavelength i's first bin below the cutoff; up to `series`, every wavelength's u_j
     // is at least the series limit: those terms are e^u - 1 and its reciprocal alone, a cold one
@@ -210,30 +178,52 @@ struct EmissionFunctor {
     for (int i = 0; i < per; ++i)
       emitted[i] = sum[i] > safe_sum ? double(sum[i]) : shifted_sum(xl[i], b, first, last);
   }
+};
 
-  // Species s's change of wavelength l's SED: its P(T) emission `emitted` (S) for its
-  // equilibrium one.
-  KOKKOS_INLINE_FUNCTION double sed_change(int s, int l, double mass, double inverse_t_eq,
-                                           double emitted) const {
-    const double equilibrium = double(planck_occupation(T(double(x(l)) * inverse_t_eq), exp_op));
-    return double(T(mass * double(sed_weight(s, l)) * (emitted - equilibrium)));
-  }
+// Species s's change of wavelength l's SED, m_c w_{s,l} (S - n(x_l / T_eq)): its P(T) emission S
+// for its equilibrium one, w the GrainModel's SED weight n_s sigma 2hc^2 / lambda^5.
+template <class T, class Exp>
+KOKKOS_INLINE_FUNCTION double species_sed_change(double mass, T weight, T xl, double inverse_t_eq,
+                                                 double emitted, const Exp& exp_op) {
+  const double equilibrium = double(planck_occupation(T(double(xl) * inverse_t_eq), exp_op));
+  return double(T(mass * double(weight) * (emitted - equilibrium)));
+}
 
-  // S at wavelength l from the tile's nodes (from node_first): a node's own, else exp of the
-  // stencil's cubic in ln lambda of ln S. Where S underflowed at a stencil node (S decreases with
-  // x: the Wien tail of every bin), 0.
-  KOKKOS_INLINE_FUNCTION double interpolated(int l, int node_first, int stencil,
-                                             const totals_scratch& node_sum,
-                                             const totals_scratch& node_log) const {
-    const int at = nodes.node_at(l);
-    if (at >= 0) return node_sum(at - node_first);
-    const int from = nodes.stencil(l) - node_first;
-    double log_s = 0;
-    for (int i = 0; i < stencil; ++i) {
-      if (!(node_sum(from + i) > 0)) return 0;
-      log_s += nodes.weight(l, i) * node_log(from + i);
-    }
-    return math::exp(log_s);
+// sed(c, l) += species_sed_change for every selected species s in order (in double), S summed at
+// every wavelength: one team per (cell, wavelength tile) stages each species' bins in scratch and
+// its threads sum wavelengths_per_thread wavelengths each. Cells with status no_heating or
+// invalid_heating keep their SED.
+template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
+          class Bins, class Span, class Exp>
+struct EmissionFunctor {
+  static_assert(std::is_same<typename Bins::array_layout, Kokkos::LayoutRight>::value,
+                "kosmos::dust: the emission's bins are LayoutRight (cell, bin, 3)");
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Sums = BinOccupationSums<T, Exp>;
+  static constexpr int wavelengths_per_thread = Sums::wavelengths_per_thread;
+
+  typename GrainModel<T, ExecSpace>::sed_matrix_type sed_weight;
+  typename GrainModel<T, ExecSpace>::vector_type x;
+  Kokkos::View<const int*, typename StochasticModel<ExecSpace>::device_type> species, bin_offset;
+  Temperature temperature;
+  Mass dust_mass;
+  Sed sed;
+  Status status;
+  Bins bins;
+  Span span;
+  Sums sums;
+  std::int64_t first_cell;
+  int tiles, tile_width;  // a cell's wavelengths in `tiles` teams of tile_width
+  int max_bins;           // the most bins a species has
+  int level;              // team scratch level: 0, or 1 (global memory) where level 0 is too small
+
+  using bins_scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using totals_scratch = Kokkos::View<double*, typename ExecSpace::scratch_memory_space,
+                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // A species' bins, and the tile's SED in double while the species are added in order.
+  static std::size_t scratch_bytes(int tile_width, int max_bins) {
+    return bins_scratch::shmem_size(3 * max_bins) + totals_scratch::shmem_size(tile_width);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
@@ -245,16 +235,6 @@ struct EmissionFunctor {
     const double mass = double(dust_mass(c));
     const bins_scratch staged(team.team_scratch(level), 3 * max_bins);
     const totals_scratch totals(team.team_scratch(level), tile_width);
-    // With nodes: the tile's nodes [node_first, node_first + tile_nodes), at which each species'
-    // S is evaluated before every wavelength's is interpolated.
-    const int stencil =
-        nodes.count() < emission_stencil_size ? nodes.count() : emission_stencil_size;
-    // From an even node: with a node at every wavelength, the threads' pairs are then the
-    // wavelengths' pairs of the plain path (and the sums the same).
-    const int node_first = nodes.count() > 0 ? nodes.stencil(l0) / 2 * 2 : 0;
-    const int tile_nodes = nodes.count() > 0 ? nodes.stencil(l_end - 1) + stencil - node_first : 0;
-    const totals_scratch node_sum(team.team_scratch(level), tile_nodes),
-        node_log(team.team_scratch(level), tile_nodes);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
                          [&](const int t) { totals(t) = double(sed(c, l0 + t)); });
     for (int q = 0; q < nq; ++q) {
@@ -268,47 +248,23 @@ struct EmissionFunctor {
       team.team_barrier();
       const SpeciesBins<T> b{staged.data(), first};
       const double inverse_t_eq = 1 / double(temperature(c, s));
-      if (nodes.count() == 0) {
-        Kokkos::parallel_for(
-            Kokkos::TeamThreadRange(team, (width + per - 1) / per), [&](const int k) {
-              int l[per];
-              T xl[per];
-              for (int i = 0; i < per; ++i) {
-                l[i] = l0 + k * per + i < l_end ? l0 + k * per + i
-                                                : l_end - 1;  // a repeat past the end
-                xl[i] = x(l[i]);
-              }
-              double emitted[per];
-              occupation_sums(xl, b, first, last, emitted);
-              KOSMOS_DEVICE_UNROLL
-              for (int i = 0; i < per; ++i)
-                if (l0 + k * per + i < l_end)
-                  totals(l[i] - l0) += sed_change(s, l[i], mass, inverse_t_eq, emitted[i]);
-            });
-        continue;
-      }
       Kokkos::parallel_for(
-          Kokkos::TeamThreadRange(team, (tile_nodes + per - 1) / per), [&](const int k) {
+          Kokkos::TeamThreadRange(team, (width + per - 1) / per), [&](const int k) {
+            int l[per];
             T xl[per];
             for (int i = 0; i < per; ++i) {
-              const int n = k * per + i < tile_nodes ? k * per + i : tile_nodes - 1;
-              xl[i] = x(nodes.wavelength(node_first + n));
+              l[i] = l0 + k * per + i < l_end ? l0 + k * per + i
+                                              : l_end - 1;  // a repeat past the end
+              xl[i] = x(l[i]);
             }
             double emitted[per];
-            occupation_sums(xl, b, first, last, emitted);
+            sums(xl, b, first, last, emitted);
             KOSMOS_DEVICE_UNROLL
             for (int i = 0; i < per; ++i)
-              if (k * per + i < tile_nodes) {
-                node_sum(k * per + i) = emitted[i];
-                node_log(k * per + i) = emitted[i] > 0 ? math::log(emitted[i]) : 0.0;
-              }
+              if (l0 + k * per + i < l_end)
+                totals(l[i] - l0) += species_sed_change(mass, sed_weight(s, l[i]), xl[i],
+                                                        inverse_t_eq, emitted[i], sums.exp_op);
           });
-      team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int t) {
-        const int l = l0 + t;
-        totals(t) += sed_change(s, l, mass, inverse_t_eq,
-                                interpolated(l, node_first, stencil, node_sum, node_log));
-      });
     }
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const int t) {
@@ -317,48 +273,184 @@ struct EmissionFunctor {
   }
 };
 
-// Queues the emission of cells [first_cell, first_cell + cells) from bins and span (rows from
-// first_cell) into sed.
+// With emission nodes (StochasticOptions::emission_node_spacing), first ln S of every (cell,
+// species) at every node: one team per (cell, selected species) stages its bins once and its
+// threads sum wavelengths_per_thread nodes each. node_log (cell, q, node) in T; an S that
+// underflowed to 0 is node_log_empty. Nothing is written for statuses no_heating and
+// invalid_heating.
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION constexpr T node_log_empty() {
+  return -std::numeric_limits<T>::max();
+}
+
+template <class T, class ExecSpace, class Status, class Bins, class Span, class NodeLog, class Exp>
+struct NodeSumsFunctor {
+  using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using device_type = typename StochasticModel<ExecSpace>::device_type;
+  using Sums = BinOccupationSums<T, Exp>;
+  using bins_scratch = Kokkos::View<T*, typename ExecSpace::scratch_memory_space,
+                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  typename GrainModel<T, ExecSpace>::vector_type x;
+  Kokkos::View<const int*, device_type> bin_offset;
+  Status status;
+  Bins bins;
+  Span span;
+  NodeLog node_log;
+  Sums sums;
+  EmissionNodes<device_type> nodes;
+  std::int64_t first_cell;
+  int max_bins, level;
+
+  static std::size_t scratch_bytes(int max_bins) { return bins_scratch::shmem_size(3 * max_bins); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    constexpr int per = Sums::wavelengths_per_thread;
+    const int nq = int(node_log.extent(1)), count = nodes.count();
+    const std::int64_t row = team.league_rank() / nq;
+    const int q = team.league_rank() % nq;
+    const int state = status(first_cell + row, q);
+    if (state == stochastic_no_heating || state == stochastic_invalid_heating) return;
+    const int first = span(row, q, 0), last = span(row, q, 1);
+    const bins_scratch staged(team.team_scratch(level), 3 * max_bins);
+    Kokkos::parallel_for(
+        Kokkos::TeamThreadRange(team, last >= first ? 3 * (last - first + 1) : 0),
+        [&](const int t) { staged(t) = bins(row, bin_offset(q) + first + t / 3, t % 3); });
+    team.team_barrier();
+    const SpeciesBins<T> b{staged.data(), first};
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (count + per - 1) / per), [&](const int k) {
+      T xl[per];
+      for (int i = 0; i < per; ++i)
+        xl[i] = x(nodes.wavelength(k * per + i < count ? k * per + i : count - 1));
+      double emitted[per];
+      sums(xl, b, first, last, emitted);
+      KOSMOS_DEVICE_UNROLL
+      for (int i = 0; i < per; ++i)
+        if (k * per + i < count)
+          node_log(row, q, k * per + i) =
+              emitted[i] > 0 ? T(math::log(emitted[i])) : node_log_empty<T>();
+    });
+  }
+};
+
+// Then sed(c, l) += species_sed_change for every selected species in order (in double), S at a
+// node its own, elsewhere exp of the stencil's cubic in ln lambda of ln S (0 where S underflowed at
+// a stencil node: S decreases with x, the Wien tail of every bin). A thread a (cell, wavelength),
+// wavelengths fastest.
 template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
-          class Bins, class Span, class Exp>
+          class NodeLog, class Exp>
+struct NodeEmissionFunctor {
+  using device_type = typename StochasticModel<ExecSpace>::device_type;
+  typename GrainModel<T, ExecSpace>::sed_matrix_type sed_weight;
+  typename GrainModel<T, ExecSpace>::vector_type x;
+  Kokkos::View<const int*, device_type> species;
+  Temperature temperature;
+  Mass dust_mass;
+  Sed sed;
+  Status status;
+  NodeLog node_log;
+  Exp exp_op;
+  EmissionNodes<device_type> nodes;
+  std::int64_t first_cell;
+
+  KOKKOS_INLINE_FUNCTION double interpolated(std::int64_t row, int q, int l, int stencil) const {
+    const int at = nodes.node_at(l);
+    if (at >= 0) {
+      const T log_s = node_log(row, q, at);
+      return log_s > node_log_empty<T>() ? math::exp(double(log_s)) : 0.0;
+    }
+    const int from = nodes.stencil(l);
+    double log_s = 0;
+    for (int i = 0; i < stencil; ++i) {
+      const T node = node_log(row, q, from + i);
+      if (!(node > node_log_empty<T>())) return 0;
+      log_s += nodes.weight(l, i) * double(node);
+    }
+    return math::exp(log_s);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const int nl = int(x.extent(0)), nq = int(species.extent(0));
+    const std::int64_t row = i / nl, c = first_cell + row;
+    const int l = int(i % nl);
+    const int stencil =
+        nodes.count() < emission_stencil_size ? nodes.count() : emission_stencil_size;
+    const double mass = double(dust_mass(c));
+    const T xl = x(l);
+    double total = double(sed(c, l));
+    for (int q = 0; q < nq; ++q) {
+      const int state = status(c, q);
+      if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
+      const int s = species(q);
+      total += species_sed_change(mass, sed_weight(s, l), xl, 1 / double(temperature(c, s)),
+                                  interpolated(row, q, l, stencil), exp_op);
+    }
+    sed(c, l) = typename Sed::value_type(total);
+  }
+};
+
+// Queues the emission of cells [first_cell, first_cell + cells) from bins and span (rows from
+// first_cell) into sed; with emission nodes, through node_log (rows from first_cell).
+template <class T, class ExecSpace, class Temperature, class Mass, class Sed, class Status,
+          class Bins, class Span, class NodeLog, class Exp>
 void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
                              const StochasticModel<ExecSpace>& m, const Temperature& temperature,
                              const Mass& dust_mass, const Sed& sed, const Status& status,
-                             const Bins& bins, const Span& span, const Exp& exp_op,
-                             std::int64_t first_cell, std::int64_t cells) {
-  using functor = EmissionFunctor<T, ExecSpace, Temperature, Mass, Sed, Status, Bins, Span, Exp>;
-  const int nl = g.wavelengths();
-  // GPUs: a team of 64 threads per 128 wavelengths, so that a chunk's cells fill the device; the
-  // host: a team (one thread) per cell. With nodes, on both, a tile of as many wavelengths as hold
-  // about 128 nodes, their stencils' included (2 for each of 64 threads).
+                             const Bins& bins, const Span& span, const NodeLog& node_log,
+                             const Exp& exp_op, std::int64_t first_cell, std::int64_t cells) {
+  const int nl = g.wavelengths(), nq = m.selected();
   const bool host = kosmos::Impl::is_host_space<ExecSpace>();
+  int max_bins = 0;
+  for (std::size_t k = 0; k < m.group_bins.extent(0); ++k)
+    max_bins = m.group_bins(k) > max_bins ? m.group_bins(k) : max_bins;
+  const auto scratch_level = [](std::size_t bytes) {
+    return bytes <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+  };
+  const BinOccupationSums<T, Exp> sums{exp_op};
   constexpr int gpu_team_size = 64;
   const int team_size = host ? 1 : gpu_team_size;
-  const int node_round = gpu_team_size * functor::wavelengths_per_thread;
-  const int nodes = m.emission_nodes.count();
-  const int tile_width =
-      nodes > 0
-          ? std::max(node_round, int(std::int64_t(node_round - emission_stencil_size) * nl / nodes))
-          : (host ? nl : team_size * functor::wavelengths_per_thread);
+  if (m.emission_nodes.count() > 0) {
+    using sums_functor = NodeSumsFunctor<T, ExecSpace, Status, Bins, Span, NodeLog, Exp>;
+    kosmos::Impl::require(std::size_t(cells) * std::size_t(nq) <=
+                              std::size_t(std::numeric_limits<int>::max()),
+                          "kosmos::dust::add_stochastic_emission", cells,
+                          " cells exceed the league size; pass fewer cells per call");
+    const std::size_t scratch = sums_functor::scratch_bytes(max_bins);
+    const int level = scratch_level(scratch);
+    Kokkos::parallel_for(
+        "kosmos::dust::stochastic_emission_nodes",
+        kosmos::Impl::non_blocking_policy(
+            Kokkos::TeamPolicy<ExecSpace>(space, int(cells * nq), team_size)
+                .set_scratch_size(level, Kokkos::PerTeam(scratch))),
+        sums_functor{g.x, m.bin_offset, status, bins, span, node_log, sums, m.emission_nodes,
+                     first_cell, max_bins, level});
+    Kokkos::parallel_for(
+        "kosmos::dust::stochastic_emission",
+        kosmos::Impl::non_blocking_policy(
+            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(space, 0, cells * nl)),
+        NodeEmissionFunctor<T, ExecSpace, Temperature, Mass, Sed, Status, NodeLog, Exp>{
+            g.sed_weight, g.x, m.species, temperature, dust_mass, sed, status, node_log, exp_op,
+            m.emission_nodes, first_cell});
+    return;
+  }
+  using functor = EmissionFunctor<T, ExecSpace, Temperature, Mass, Sed, Status, Bins, Span, Exp>;
+  // GPUs: a team of 64 threads per 128 wavelengths, so that a chunk's cells fill the device; the
+  // host: a team (one thread) per cell.
+  const int tile_width = host ? nl : team_size * functor::wavelengths_per_thread;
   const int tiles = (nl + tile_width - 1) / tile_width;
   kosmos::Impl::require(
       std::size_t(cells) * std::size_t(tiles) <= std::size_t(std::numeric_limits<int>::max()),
       "kosmos::dust::add_stochastic_emission", cells,
       " cells exceed the league size; pass fewer cells per call");
-  int max_bins = 0;
-  for (std::size_t k = 0; k < m.group_bins.extent(0); ++k)
-    max_bins = m.group_bins(k) > max_bins ? m.group_bins(k) : max_bins;
-  const int tile_nodes = nodes > 0 ? max_tile_nodes(m.emission_node_wavelength, nl, tile_width) : 0;
-  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins, tile_nodes);
-  const int level =
-      scratch <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+  const std::size_t scratch = functor::scratch_bytes(tile_width, max_bins);
+  const int level = scratch_level(scratch);
   Kokkos::parallel_for(
       "kosmos::dust::stochastic_emission",
       kosmos::Impl::non_blocking_policy(
           Kokkos::TeamPolicy<ExecSpace>(space, int(cells * tiles), team_size)
               .set_scratch_size(level, Kokkos::PerTeam(scratch))),
       functor{g.sed_weight, g.x, m.species, m.bin_offset, temperature, dust_mass, sed, status, bins,
-              span, exp_op, first_cell, tiles, tile_width, max_bins, level, m.emission_nodes});
+              span, sums, first_cell, tiles, tile_width, max_bins, level});
 }
 }  // namespace Impl
 }  // namespace dust
