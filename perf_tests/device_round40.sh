@@ -3,9 +3,12 @@
 # GPU. Carry build/round40.tar.xz (device_round29.sh's layout: the shipped libraries,
 # build/variants/r36 (round 36's tool), r39 (the race fixed, the emission's weights coalesced) and
 # r40 (emission nodes summed once a (cell, species), then interpolated a thread a (cell,
-# wavelength)), and r40's CUDA dust tests) and build/kernel_timer.so. Parts, in order of
-# importance: the DL07 job at 262144 cells (r39 at every wavelength, r36, r39 and r40 at
-# --pt-emission-spacing 0.04; --timings) with SEDs of 256 cells to $OUT, device seconds per kernel
+# wavelength)), r40g (r40 with the P(T) kernel's spectrum sums in level-1 scratch on a GPU,
+# perf_tests/patches/round40-spectrum-global.patch), r40gl (r40g with the P(T) launches bounded to
+# 12 teams of 64 an SM: LaunchBounds<64, 12>), and r40's CUDA dust tests) and
+# build/kernel_timer.so. Parts, in order of
+# importance: the DL07 job at 262144 cells (r39 at every wavelength, r36, r39, r40, r40g and r40gl
+# at --pt-emission-spacing 0.04; --timings) with SEDs of 256 cells to $OUT, device seconds per kernel
 # at 16384 cells, the CUDA dust tests, racecheck on r40 at D = 0.04 (2 cells; hazards by kernel),
 # and Nsight Compute on a full chunk's P(T) launches and r40's node sums (NCU=0 leaves it out).
 set -uo pipefail
@@ -14,17 +17,18 @@ tar -xJf build/round40.tar.xz
 export VARIANTS_UNPACKED=1 LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
-for v in r36 r39 r40; do
+for v in r36 r39 r40 r40g r40gl; do
   printf '#!/bin/sh\nexec "$(dirname "$0")/%s" "$@" --pt-emission-spacing 0.04\n' "$v" \
     > "build/variants/$v-nodes04"
   chmod +x "build/variants/$v-nodes04"
 done
-variants="r39 r36-nodes04 r39-nodes04 r40-nodes04"
+variants="r39 r36-nodes04 r39-nodes04 r40-nodes04 r40g-nodes04 r40gl-nodes04"
 echo "=== runs ($(date +%T))"
 VARIANTS="$variants" FULL_TIMINGS=1 RUNS=1 CELLS=262144 SED_CELLS=256 bash "$here/device_round29.sh"
 echo "=== timer ($(date +%T))"
-VARIANTS="r39 r39-nodes04 r40-nodes04" PART=timer TIMER_LINES=10 bash "$here/device_round30.sh" 2>&1 |
+VARIANTS="r39-nodes04 r40-nodes04 r40g-nodes04 r40gl-nodes04" PART=timer TIMER_LINES=10 bash "$here/device_round30.sh" 2>&1 |
   grep -E "^==|stochastic_(heating|emission|emission_nodes)$" | grep -v region
+VARIANTS="r40 r40g r40gl" PART=resources bash "$here/device_round32.sh"
 echo "=== tests ($(date +%T))"
 PART=tests bash "$here/device_round32.sh"
 echo "=== racecheck ($(date +%T))"
