@@ -70,6 +70,21 @@ struct SpeciesBins {
   KOKKOS_FORCEINLINE_FUNCTION T inverse_t(int j) const { return b[3 * (j - first) + 2]; }
 };
 
+// Copies (cell row, species q)'s bins [first, last] from the work space to `staged` and waits for
+// the team: SpeciesBins over them.
+template <class T, class Member, class Staged, class Bins, class Offsets>
+KOKKOS_INLINE_FUNCTION SpeciesBins<T> stage_species_bins(const Member& team, const Staged& staged,
+                                                         const Bins& bins,
+                                                         const Offsets& bin_offset,
+                                                         std::int64_t row, int q, int first,
+                                                         int last) {
+  Kokkos::parallel_for(
+      Kokkos::TeamThreadRange(team, last >= first ? 3 * (last - first + 1) : 0),
+      [&](const int t) { staged(t) = bins(row, bin_offset(q) + first + t / 3, t % 3); });
+  team.team_barrier();
+  return SpeciesBins<T>{staged.data(), first};
+}
+
 // S = sum_j P_j n(x / T_j), n the photon occupation, over one (cell, species)'s bins, at photon
 // energies x: the bins x wavelengths terms are most of the emission's arithmetic, so they are
 // evaluated in the model's precision T (as emission_sed does). Where their sum is too small for T
@@ -242,19 +257,15 @@ struct EmissionFunctor {
       if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
       const int s = species(q), first = span(row, q, 0), last = span(row, q, 1);
       team.team_barrier();  // the previous species' terms have read `staged`
-      Kokkos::parallel_for(
-          Kokkos::TeamThreadRange(team, last >= first ? 3 * (last - first + 1) : 0),
-          [&](const int t) { staged(t) = bins(row, bin_offset(q) + first + t / 3, t % 3); });
-      team.team_barrier();
-      const SpeciesBins<T> b{staged.data(), first};
+      const auto b = stage_species_bins<T>(team, staged, bins, bin_offset, row, q, first, last);
       const double inverse_t_eq = 1 / double(temperature(c, s));
       Kokkos::parallel_for(
           Kokkos::TeamThreadRange(team, (width + per - 1) / per), [&](const int k) {
             int l[per];
             T xl[per];
             for (int i = 0; i < per; ++i) {
-              l[i] = l0 + k * per + i < l_end ? l0 + k * per + i
-                                              : l_end - 1;  // a repeat past the end
+              l[i] =
+                  l0 + k * per + i < l_end ? l0 + k * per + i : l_end - 1;  // a repeat past the end
               xl[i] = x(l[i]);
             }
             double emitted[per];
@@ -312,12 +323,8 @@ struct NodeSumsFunctor {
     const int state = status(first_cell + row, q);
     if (state == stochastic_no_heating || state == stochastic_invalid_heating) return;
     const int first = span(row, q, 0), last = span(row, q, 1);
-    const bins_scratch staged(team.team_scratch(level), 3 * max_bins);
-    Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(team, last >= first ? 3 * (last - first + 1) : 0),
-        [&](const int t) { staged(t) = bins(row, bin_offset(q) + first + t / 3, t % 3); });
-    team.team_barrier();
-    const SpeciesBins<T> b{staged.data(), first};
+    const auto b = stage_species_bins<T>(team, bins_scratch(team.team_scratch(level), 3 * max_bins),
+                                         bins, bin_offset, row, q, first, last);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (count + per - 1) / per), [&](const int k) {
       T xl[per];
       for (int i = 0; i < per; ++i)
@@ -411,19 +418,18 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
   const int team_size = host ? 1 : gpu_team_size;
   if (m.emission_nodes.count() > 0) {
     using sums_functor = NodeSumsFunctor<T, ExecSpace, Status, Bins, Span, NodeLog, Exp>;
-    kosmos::Impl::require(std::size_t(cells) * std::size_t(nq) <=
-                              std::size_t(std::numeric_limits<int>::max()),
-                          "kosmos::dust::add_stochastic_emission", cells,
-                          " cells exceed the league size; pass fewer cells per call");
+    kosmos::Impl::require(
+        std::size_t(cells) * std::size_t(nq) <= std::size_t(std::numeric_limits<int>::max()),
+        "kosmos::dust::add_stochastic_emission", cells,
+        " cells exceed the league size; pass fewer cells per call");
     const std::size_t scratch = sums_functor::scratch_bytes(max_bins);
     const int level = scratch_level(scratch);
-    Kokkos::parallel_for(
-        "kosmos::dust::stochastic_emission_nodes",
-        kosmos::Impl::non_blocking_policy(
-            Kokkos::TeamPolicy<ExecSpace>(space, int(cells * nq), team_size)
-                .set_scratch_size(level, Kokkos::PerTeam(scratch))),
-        sums_functor{g.x, m.bin_offset, status, bins, span, node_log, sums, m.emission_nodes,
-                     first_cell, max_bins, level});
+    Kokkos::parallel_for("kosmos::dust::stochastic_emission_nodes",
+                         kosmos::Impl::non_blocking_policy(
+                             Kokkos::TeamPolicy<ExecSpace>(space, int(cells * nq), team_size)
+                                 .set_scratch_size(level, Kokkos::PerTeam(scratch))),
+                         sums_functor{g.x, m.bin_offset, status, bins, span, node_log, sums,
+                                      m.emission_nodes, first_cell, max_bins, level});
     Kokkos::parallel_for(
         "kosmos::dust::stochastic_emission",
         kosmos::Impl::non_blocking_policy(
@@ -455,4 +461,3 @@ void run_stochastic_emission(const ExecSpace& space, const GrainModel<T, ExecSpa
 }  // namespace Impl
 }  // namespace dust
 }  // namespace kosmos
-
