@@ -522,7 +522,11 @@ int run_dust(const kosmos::cli::Options& o) {
   const int nq = int(small.size());
   StochasticOptions stochastic_options;
   stochastic_options.min_temperature = options.min_temperature;
-  stochastic_options.emission_node_spacing = o.number("pt-emission-spacing");
+  // auto: nodes 0.04 apart in float, whose SED's own error (5e-5) is above the interpolation's
+  // (4e-6); every wavelength in double.
+  stochastic_options.emission_node_spacing = o.str("pt-emission-spacing") == "auto"
+                                                 ? (std::is_same<T, float>::value ? 0.04 : 0.0)
+                                                 : o.number("pt-emission-spacing");
   if (!(stochastic_options.emission_node_spacing >= 0 && stochastic_options.emission_node_spacing <= 1))
     throw kosmos::cli::usage_error("--pt-emission-spacing " + o.str("pt-emission-spacing") +
                                    " must be in [0, 1] (ln lambda)");
@@ -777,6 +781,11 @@ int run_dust(const kosmos::cli::Options& o) {
               << (auto_bins ? std::string(refinement.converged ? " (refined: " : " (NOT converged: ") +
                                   std::to_string(100 * refinement.change).substr(0, 5) + " % last change)"
                             : std::string())
+              << ", emission "
+              << (stochastic_options.emission_node_spacing > 0
+                      ? "at nodes " + std::to_string(stochastic_options.emission_node_spacing).substr(0, 6) +
+                            " apart in ln lambda"
+                      : std::string("at every wavelength"))
               << " (tables " << std::setprecision(3) << stochastic_seconds
               << " s, P(T) per chunk in the pipeline); status: ok "
               << stochastic_counts[stochastic_ok] << ", no heating "
@@ -967,8 +976,8 @@ int run_dust_command(const std::vector<std::string>& args) {
       .option("pt-emission-spacing", "D",
               "P(T) emission sums at wavelengths at most D apart in ln lambda, cubic in ln lambda "
               "between (0.04: within 5e-6 of the exact SED above 1e-6 of its peak); 0: at every "
-              "wavelength",
-              "0")
+              "wavelength; auto: 0.04 with --precision float, 0 with double",
+              "auto")
       .option("materials", "M[,M]", "graphite or silicate per table (default: from the file names)",
               "", true)
       .option("beta", "B",
