@@ -9,7 +9,7 @@
 # and 256. sanitize: compute-sanitizer's racecheck (SANITIZER_CHECKS) on 2 cells (team scratch
 # races). ncu: Nsight Compute's details of the two P(T) kernels.
 set -uo pipefail
-# A caller that has unpacked its own tools says so and names the one to check (device_round39.sh).
+# A caller that has unpacked its own tools says so and names the one to check (device_round40.sh).
 [ -n "${VARIANTS_UNPACKED:-}" ] || tar -xJf build/shipped.tar.xz
 export LD_LIBRARY_PATH=$PWD/build/cuda/shipped-lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 out=${OUT:-$PWD/out}
