@@ -4,7 +4,7 @@
 # build/variants/r36 (round 36's tool), r39 (the race fixed, the emission's weights coalesced) and
 # r40 (emission nodes summed once a (cell, species), then interpolated a thread a (cell,
 # wavelength)), r40g (r40 with the P(T) kernel's spectrum sums in level-1 scratch on a GPU,
-# perf_tests/patches/round40-spectrum-global.patch), r40gl (r40g with the P(T) launches bounded to
+# perf_tests/patches/round40-spectrum-global.patch of commit 43bed91), r40gl (r40g with the P(T) launches bounded to
 # 12 teams of 64 an SM: LaunchBounds<64, 12>), and r40's CUDA dust tests) and
 # build/kernel_timer.so. Parts, in order of
 # importance: the DL07 job at 262144 cells (r39 at every wavelength, r36, r39, r40, r40g and r40gl
