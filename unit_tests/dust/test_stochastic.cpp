@@ -494,6 +494,19 @@ TYPED_TEST(DustStochasticTest, PerSpeciesBinsMatchLoneSpeciesModels) {
   EXPECT_THROW(kosmos::dust::add_stochastic_emission(Space(), g, model, d.intensity, temperature,
                                                      d.dust_mass, sed, status, work),
                kosmos::invalid_input);
+  // Nor does one made without emission nodes fit a model with them; the error names the nodes.
+  kosmos::dust::StochasticOptions with_nodes;
+  with_nodes.emission_node_spacing = 0.04;
+  const auto nodes_model = kosmos::dust::prepare_stochastic(Space(), g, species, with_nodes);
+  const auto plain_work = kosmos::dust::stochastic_emission_work<double>(
+      Space(), kosmos::dust::prepare_stochastic(Space(), g, species), nc);
+  try {
+    kosmos::dust::add_stochastic_emission(Space(), g, nodes_model, d.intensity, temperature,
+                                          d.dust_mass, sed, status, plain_work);
+    ADD_FAILURE() << "accepted a work space without emission nodes";
+  } catch (const kosmos::invalid_input& error) {
+    EXPECT_NE(std::string(error.what()).find("emission nodes"), std::string::npos) << error.what();
+  }
 }
 
 // Zero heating is no_heating whatever T_eq says (T = 0 included); positive heating without a
