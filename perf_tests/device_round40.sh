@@ -10,7 +10,9 @@
 # importance: the DL07 job at 262144 cells (r39 at every wavelength, r36, r39, r40, r40g and r40gl
 # at --pt-emission-spacing 0.04; --timings) with SEDs of 256 cells to $OUT, device seconds per kernel
 # at 16384 cells, the CUDA dust tests, racecheck on r40 at D = 0.04 (2 cells; hazards by kernel),
-# and Nsight Compute on a full chunk's P(T) launches and r40's node sums (NCU=0 leaves it out).
+# and Nsight Compute on a full chunk's P(T) launches and r40's node sums. PARTS picks among
+# "runs timer tests racecheck ncu" (default: all; NCU=0 leaves ncu out). Round 40's call ran all
+# but ncu, its racecheck cut at 90 s: what is left is `PARTS="ncu racecheck"`.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tar -xJf build/round40.tar.xz
@@ -23,17 +25,28 @@ for v in r36 r39 r40 r40g r40gl; do
   chmod +x "build/variants/$v-nodes04"
 done
 variants="r39 r36-nodes04 r39-nodes04 r40-nodes04 r40g-nodes04 r40gl-nodes04"
-echo "=== runs ($(date +%T))"
-VARIANTS="$variants" FULL_TIMINGS=1 RUNS=1 CELLS=262144 SED_CELLS=256 bash "$here/device_round29.sh"
-echo "=== timer ($(date +%T))"
-VARIANTS="r39-nodes04 r40-nodes04 r40g-nodes04 r40gl-nodes04" PART=timer TIMER_LINES=10 bash "$here/device_round30.sh" 2>&1 |
-  grep -E "^==|stochastic_(heating|emission|emission_nodes)$" | grep -v region
-VARIANTS="r40 r40g r40gl" PART=resources bash "$here/device_round32.sh"
-echo "=== tests ($(date +%T))"
-PART=tests bash "$here/device_round32.sh"
-echo "=== racecheck ($(date +%T))"
-TOOL=build/variants/r40-nodes04 PARTS=sanitize bash "$here/device_round38.sh"
-[ "${NCU:-1}" = 0 ] && exit 0
+parts=" ${PARTS:-runs timer tests racecheck ncu} "
+[ "${NCU:-1}" = 0 ] && parts=${parts/ ncu / }
+if [[ $parts == *" runs "* ]]; then
+  echo "=== runs ($(date +%T))"
+  VARIANTS="$variants" FULL_TIMINGS=1 RUNS=1 CELLS=262144 SED_CELLS=256 bash "$here/device_round29.sh"
+fi
+if [[ $parts == *" timer "* ]]; then
+  echo "=== timer ($(date +%T))"
+  VARIANTS="r39-nodes04 r40-nodes04 r40g-nodes04 r40gl-nodes04" PART=timer TIMER_LINES=10 \
+    bash "$here/device_round30.sh" 2>&1 |
+    grep -E "^==|stochastic_(heating|emission|emission_nodes)$" | grep -v region
+  VARIANTS="r40 r40g r40gl" PART=resources bash "$here/device_round32.sh"
+fi
+if [[ $parts == *" tests "* ]]; then
+  echo "=== tests ($(date +%T))"
+  PART=tests bash "$here/device_round32.sh"
+fi
+if [[ $parts == *" racecheck "* ]]; then
+  echo "=== racecheck ($(date +%T))"
+  TOOL=build/variants/r40-nodes04 PARTS=sanitize bash "$here/device_round38.sh"
+fi
+[[ $parts == *" ncu "* ]] || exit 0
 echo "=== ncu ($(date +%T))"
 TOOL=build/variants/r40 PARTS=ncu NCU_KERNELS="heating:StochasticFunctor.*WriteEmissionBins:40:4:0.04 \
 nodes:NodeSumsFunctor:2:1:0.04" bash "$here/device_round38.sh"
