@@ -6,7 +6,7 @@
 # --bins 128 (no refinement), with one chunk and with chunks of 16 cells, and prints the checksums
 # of the temperatures, the P(T) (--pt-output) and the SEDs; the first run's SEDs and any that differ
 # from them go to $OUT for the VM to compare. plain: the SED alone, REPEATS times, default chunks
-# and 256. sanitize: compute-sanitizer's racecheck (SANITIZER_CHECKS) on 2 cells (team scratch
+# and 256. sanitize: compute-sanitizer's racecheck (SANITIZER_CHECKS; SANITIZER_SECONDS, default 90, each) on 2 cells (team scratch
 # races). ncu: Nsight Compute's details of the two P(T) kernels.
 set -uo pipefail
 # A caller that has unpacked its own tools says so and names the one to check (device_round40.sh).
@@ -61,7 +61,7 @@ if [[ " $parts " == *" sanitize "* ]]; then
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
   for check in ${SANITIZER_CHECKS:-racecheck}; do
     echo "=== $check"
-    timeout 90 "$sanitizer" --tool "$check" --print-limit 1000 "$tool" "${dl07[@]}" --generate 2 \
+    timeout "${SANITIZER_SECONDS:-90}" "$sanitizer" --tool "$check" --print-limit 1000 "$tool" "${dl07[@]}" --generate 2 \
       --bins auto --sed "$work/s.txt" > "$out/$check.txt" 2>&1
     awk '/^========= (Error|Warning)/ && match($0, /kosmos::[A-Za-z_:]+/) {
       print $2, substr($0, RSTART, RLENGTH) }' "$out/$check.txt" | sort | uniq -c

@@ -44,7 +44,7 @@ if [[ $parts == *" tests "* ]]; then
 fi
 if [[ $parts == *" racecheck "* ]]; then
   echo "=== racecheck ($(date +%T))"
-  TOOL=build/variants/r40-nodes04 PARTS=sanitize bash "$here/device_round38.sh"
+  SANITIZER_SECONDS=240 TOOL=build/variants/r40-nodes04 PARTS=sanitize bash "$here/device_round38.sh"
 fi
 [[ $parts == *" ncu "* ]] || exit 0
 echo "=== ncu ($(date +%T))"
