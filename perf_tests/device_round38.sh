@@ -6,8 +6,9 @@
 # --bins 128 (no refinement), with one chunk and with chunks of 16 cells, and prints the checksums
 # of the temperatures, the P(T) (--pt-output) and the SEDs; the first run's SEDs and any that differ
 # from them go to $OUT for the VM to compare. plain: the SED alone, REPEATS times, default chunks
-# and 256. sanitize: compute-sanitizer's racecheck (SANITIZER_CHECKS; SANITIZER_SECONDS, default 90, each) on 2 cells (team scratch
-# races). ncu: Nsight Compute's details of the two P(T) kernels.
+# and 256. sanitize: compute-sanitizer's racecheck (SANITIZER_CHECKS; each stopped after
+# SANITIZER_SECONDS, default 90) on 2 cells (team scratch races). ncu: Nsight Compute's details of
+# the two P(T) kernels.
 set -uo pipefail
 # A caller that has unpacked its own tools says so and names the one to check (device_round40.sh).
 [ -n "${VARIANTS_UNPACKED:-}" ] || tar -xJf build/shipped.tar.xz
