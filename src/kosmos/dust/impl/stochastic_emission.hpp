@@ -19,6 +19,12 @@ namespace kosmos {
 namespace dust {
 namespace Impl {
 
+// Whether a (cell, species) of this stochastic status has P(T) bins for the emission: statuses
+// no_heating and invalid_heating have none, and their cells keep their equilibrium SED.
+KOKKOS_INLINE_FUNCTION constexpr bool has_emission_bins(int status) {
+  return status != stochastic_no_heating && status != stochastic_invalid_heating;
+}
+
 // The bins of one (cell, species) for the emission: P_j, ln P_j (an empty bin: far below every
 // other term) and 1 / T_j in T, and the span [first, last] of the bins whose P_j is not zero in T
 // (an equilibrium grain has two; a narrow P(T) underflows float a few dozen bins from its peak).
@@ -37,7 +43,7 @@ struct WriteEmissionBins {
                                          const ScratchSpace&) const {
     const int nb = int(p.extent(0)), offset = bin_offset(q);
     const std::int64_t row = c - first_cell;
-    if (status == stochastic_no_heating || status == stochastic_invalid_heating) return;
+    if (!has_emission_bins(status)) return;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
       bins(row, offset + j, 0) = T(p(j));
       bins(row, offset + j, 1) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
@@ -253,8 +259,7 @@ struct EmissionFunctor {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
                          [&](const int t) { totals(t) = double(sed(c, l0 + t)); });
     for (int q = 0; q < nq; ++q) {
-      const int state = status(c, q);
-      if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
+      if (!has_emission_bins(status(c, q))) continue;
       const int s = species(q), first = span(row, q, 0), last = span(row, q, 1);
       team.team_barrier();  // the previous species' terms have read `staged`
       const auto b = stage_species_bins<T>(team, staged, bins, bin_offset, row, q, first, last);
@@ -284,16 +289,16 @@ struct EmissionFunctor {
   }
 };
 
-// With emission nodes (StochasticOptions::emission_node_spacing), first ln S of every (cell,
-// species) at every node: one team per (cell, selected species) stages its bins once and its
-// threads sum wavelengths_per_thread nodes each. node_log (cell, q, node) in T; an S that
-// underflowed to 0 is node_log_empty. Nothing is written for statuses no_heating and
-// invalid_heating.
+// node_log's value for an S that underflowed to 0.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION constexpr T node_log_empty() {
   return -std::numeric_limits<T>::max();
 }
 
+// With emission nodes (StochasticOptions::emission_node_spacing), first ln S of every (cell,
+// species) at every node: one team per (cell, selected species) stages its bins once and its
+// threads sum wavelengths_per_thread nodes each. node_log (cell, q, node) in T. Nothing is
+// written for a (cell, species) without emission bins.
 template <class T, class ExecSpace, class Status, class Bins, class Span, class NodeLog, class Exp>
 struct NodeSumsFunctor {
   using member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -320,8 +325,7 @@ struct NodeSumsFunctor {
     const int nq = int(node_log.extent(1)), count = nodes.count();
     const std::int64_t row = team.league_rank() / nq;
     const int q = team.league_rank() % nq;
-    const int state = status(first_cell + row, q);
-    if (state == stochastic_no_heating || state == stochastic_invalid_heating) return;
+    if (!has_emission_bins(status(first_cell + row, q))) return;
     const int first = span(row, q, 0), last = span(row, q, 1);
     const auto b = stage_species_bins<T>(team, bins_scratch(team.team_scratch(level), 3 * max_bins),
                                          bins, bin_offset, row, q, first, last);
@@ -386,8 +390,7 @@ struct NodeEmissionFunctor {
     const T xl = x(l);
     double total = double(sed(c, l));
     for (int q = 0; q < nq; ++q) {
-      const int state = status(c, q);
-      if (state == stochastic_no_heating || state == stochastic_invalid_heating) continue;
+      if (!has_emission_bins(status(c, q))) continue;
       const int s = species(q);
       total += species_sed_change(mass, sed_weight(s, l), xl, 1 / double(temperature(c, s)),
                                   interpolated(row, q, l, stencil), exp_op);
