@@ -170,6 +170,50 @@ template <class Space>
 class DustStochasticTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DustStochasticTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
 
+// The recursion's photon search (impl/photon_search.hpp) against a linear search of the same
+// energies: every photon's energy and its neighbouring doubles, the midpoints, energies below and
+// above the grid, zero and negative. DL07's grid gets cells of one photon at most (no walk); a grid
+// with photons closer than the finest cells, the walk after the lookup.
+TYPED_TEST(DustStochasticTest, PhotonSearchMatchesLinearSearch) {
+  using Space = TypeParam;
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  std::vector<double> close = kosmos::dust::log_wavelength_grid(0.1, 1000.0, 300);
+  for (std::size_t l = 10; l < close.size(); l += 37) close[l] = close[l - 1] * (1 + 1e-6);
+  for (const bool dl07 : {true, false}) {
+    const std::vector<double> grid = dl07 ? kosmos::dust::default_wavelength_grid() : close;
+    const int nl = int(grid.size());
+    Kokkos::View<float*, device> x("x", nl);
+    auto x_h = Kokkos::create_mirror_view(x);
+    for (int l = 0; l < nl; ++l) x_h(l) = float(kosmos::dust::constants::c2 / (grid[l] * 1e-6));
+    Kokkos::deep_copy(x, x_h);
+    const auto search = kosmos::dust::Impl::build_photon_search<device>(Space(), x);
+    EXPECT_EQ(search.one_per_cell, dl07) << nl << " wavelengths";
+    const kosmos::dust::Impl::PhotonEnergies<decltype(x_h)> eps_h{x_h, nl};
+    std::vector<double> bounds = {0.0, -1.0, eps_h(0) / 10, eps_h(nl - 1) * 10,
+                                  std::numeric_limits<double>::infinity()};
+    for (int k = 0; k < nl; ++k) {
+      const double e = eps_h(k);
+      for (double b : {e, std::nextafter(e, 0.0), std::nextafter(e, 2 * e)}) bounds.push_back(b);
+      if (k + 1 < nl) bounds.push_back(0.5 * (e + eps_h(k + 1)));
+    }
+    Kokkos::View<double*, device> bound("bound", bounds.size());
+    Kokkos::View<int*, device> found("found", bounds.size());
+    auto bound_h = Kokkos::create_mirror_view(bound);
+    for (std::size_t i = 0; i < bounds.size(); ++i) bound_h(i) = bounds[i];
+    Kokkos::deep_copy(bound, bound_h);
+    const kosmos::dust::Impl::PhotonEnergies<decltype(x)> eps{x, nl};
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<Space>(0, bounds.size()),
+        KOKKOS_LAMBDA(const int i) { found(i) = search.first_at_least(bound(i), eps, nl); });
+    const auto found_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), found);
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      int k = 0;
+      while (k < nl && eps_h(k) < bounds[i]) ++k;
+      ASSERT_EQ(found_h(i), k) << "bound " << bounds[i] << " of " << nl << " wavelengths";
+    }
+  }
+}
+
 // A 10 Angstrom graphite grain (~470 C atoms) in the MMP83 field absorbs a photon about every
 // few 1e4 s and cools in seconds: the single-photon limit (Guhathakurta & Draine 1989, Sect. IV;
 // Draine & Li 2001, Sect. 6) holds, where the grain cools from E_0 + eps along dE/dt = -4 pi L(T),

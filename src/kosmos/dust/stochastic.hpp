@@ -29,6 +29,7 @@
 #include <kosmos/dust/dustem.hpp>
 #include <kosmos/dust/equilibrium.hpp>
 #include <kosmos/dust/impl/emission_nodes.hpp>
+#include <kosmos/dust/impl/photon_search.hpp>
 #include <kosmos/dust/size_distribution.hpp>
 
 #include <algorithm>
@@ -103,11 +104,9 @@ struct StochasticModel {
   Kokkos::View<double**, Kokkos::LayoutRight, device_type> log_enthalpy;  // (Q, K): ln E(T_k), J
   Kokkos::View<double**, Kokkos::LayoutRight, device_type>
       log_cooling;  // (Q, K): ln L(T_k), W sr^-1
-  // Where the recursion's photon searches start: photon_start(c) is the first photon k (energies
-  // eps_k = k_B x_l ascending in k = L - 1 - l, of the GrainModel the model was prepared with)
-  // with ln eps_k >= photon_log_first + c / photon_cells_per_log.
-  Kokkos::View<int*, device_type> photon_start;
-  double photon_log_first = 0, photon_cells_per_log = 1;
+  // The recursion's photon searches (energies eps_k = k_B x_l ascending in k = L - 1 - l, of the
+  // GrainModel the model was prepared with).
+  Impl::PhotonSearch<device_type> photon_search;
   // options.bins is the most bins of any species: the bin extent of P(T) outputs.
   StochasticOptions options;
   // The bins of each selected species (set_species_bins; refine_bins refines them per species),
@@ -265,7 +264,8 @@ StochasticModel<ExecSpace> prepare_stochastic(
   m.log_cooling = decltype(m.log_cooling)(
       Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
   Impl::build_cooling_table(space, grains, m);
-  Impl::build_photon_start(space, grains, m);
+  m.photon_search =
+      Impl::build_photon_search<typename StochasticModel<ExecSpace>::device_type>(space, grains.x);
   set_species_bins(space, m, std::vector<int>(std::size_t(nq), options.bins));
   if (options.emission_node_spacing > 0)
     m.emission_nodes = Impl::make_emission_nodes<typename StochasticModel<ExecSpace>::device_type>(

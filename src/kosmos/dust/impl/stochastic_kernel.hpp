@@ -5,6 +5,7 @@
 #include <kosmos/core/compat.hpp>
 #include <kosmos/core/error.hpp>
 #include <kosmos/core/validation.hpp>
+#include <kosmos/dust/impl/photon_search.hpp>
 #include <kosmos/dust/impl/stochastic_recursion.hpp>
 #include <kosmos/dust/planck.hpp>
 #if defined(KOSMOS_ENABLE_CUDA_SPECIALIZATIONS)
@@ -41,29 +42,35 @@ inline void check_stochastic_options(const StochasticOptions& o) {
 
 // ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
 // at the table's ends, and the inverse for increasing y (a binary search of the table, from a
-// caller's bracket of points where it holds the answer).
+// caller's bracket of points where it holds the answer). The kernel's bins stay in ln T where
+// they can, which spares a logarithm and an exponential a bin.
 template <class Row>
 struct LogTable {
   Row log_e;
   double log_t0, dlog_t;
   int points;
 
-  KOKKOS_INLINE_FUNCTION double operator()(double t) const {
-    double u = (math::log(t) - log_t0) / dlog_t;
+  KOKKOS_INLINE_FUNCTION double log_at(double log_t) const {
+    double u = (log_t - log_t0) / dlog_t;
     u = u < 0 ? 0 : (u > points - 1 ? points - 1 : u);
     int k = int(u);
     if (k > points - 2) k = points - 2;
-    return math::exp(log_e(k) + (u - k) * (log_e(k + 1) - log_e(k)));
+    return log_e(k) + (u - k) * (log_e(k + 1) - log_e(k));
+  }
+  KOKKOS_INLINE_FUNCTION double operator()(double t) const {
+    return math::exp(log_at(math::log(t)));
   }
   // The table point of ln T, unclamped.
   KOKKOS_INLINE_FUNCTION double point(double log_t) const { return (log_t - log_t0) / dlog_t; }
-  KOKKOS_INLINE_FUNCTION double inverse(double e) const { return inverse(e, 0, points - 1); }
-  // [lo, hi]: points thought to bracket ln e; where they do not, the whole table is searched (the
-  // answer is the same: log_e(lo) < ln e <= log_e(lo + 1) holds for one lo only).
-  KOKKOS_INLINE_FUNCTION double inverse(double e, int lo, int hi) const {
+  KOKKOS_INLINE_FUNCTION double inverse(double e) const {
+    return math::exp(log_inverse(e, 0, points - 1));
+  }
+  // ln T of y = e. [lo, hi]: points thought to bracket ln e; where they do not, the whole table
+  // is searched (the answer is the same: log_e(lo) < ln e <= log_e(lo + 1) holds for one lo only).
+  KOKKOS_INLINE_FUNCTION double log_inverse(double e, int lo, int hi) const {
     const double y = math::log(e);
-    if (y <= log_e(0)) return math::exp(log_t0);
-    if (y >= log_e(points - 1)) return math::exp(log_t0 + (points - 1) * dlog_t);
+    if (y <= log_e(0)) return log_t0;
+    if (y >= log_e(points - 1)) return log_t0 + (points - 1) * dlog_t;
     lo = lo < 0 ? 0 : lo;
     hi = hi > points - 1 ? points - 1 : hi;
     if (!(lo < hi && log_e(lo) < y && y <= log_e(hi))) {
@@ -74,18 +81,7 @@ struct LogTable {
       const int mid = (lo + hi) / 2;
       (log_e(mid) < y ? lo : hi) = mid;
     }
-    return math::exp(log_t0 + (lo + (y - log_e(lo)) / (log_e(hi) - log_e(lo))) * dlog_t);
-  }
-};
-
-// Photon energies k_B x_l ascending in k (l = nl - 1 - k), of a GrainModel's x (on the device
-// in the kernel, a host mirror for the model's photon_start: the same doubles).
-template <class X>
-struct PhotonEnergies {
-  X x;
-  int nl;
-  KOKKOS_INLINE_FUNCTION double operator()(int k) const {
-    return constants::boltzmann_k * double(x(nl - 1 - k));
+    return log_t0 + (lo + (y - log_e(lo)) / (log_e(hi) - log_e(lo))) * dlog_t;
   }
 };
 
@@ -175,38 +171,6 @@ struct StochasticFunctor {
 
   using PhotonEnergies = Impl::PhotonEnergies<typename GrainModel<T, ExecSpace>::vector_type>;
 
-  // A CPU thread first tries the photon where the previous source's search ended (the gaps grow
-  // as the source falls, most by less than a photon gap), which spares it the logarithm and the
-  // table; a GPU's lockstep searches take the table alone, without a branch on that photon.
-  static constexpr bool hinted_search = kosmos::Impl::is_host_space<ExecSpace>();
-
-  // For each bound, the first photon k with eps(k) >= bound (nl if none): a walk from the model's
-  // photon_start at ln bound, one cell lower than the float logarithm's (so that the start is
-  // never past the answer; the cells are finer than the photon grid, so the walk takes a step or
-  // two). The N searches go in lockstep: their loads are independent. On entry k holds, for
-  // hinted_search, a photon at or below each answer.
-  template <int N>
-  KOKKOS_INLINE_FUNCTION void first_at_least(const PhotonEnergies& eps, int nl,
-                                             const double (&bound)[N], int (&k)[N]) const {
-    const int cells = int(m.photon_start.extent(0)) - 1;
-    for (int n = 0; n < N; ++n) {
-      if (hinted_search && (k[n] >= nl || !(eps(k[n]) < bound[n]))) continue;
-      const double cell =
-          (double(math::log(float(bound[n]))) - m.photon_log_first) * m.photon_cells_per_log;
-      const int c = !(cell >= 1) ? 0 : (cell >= cells + 1 ? cells : int(cell) - 1);  // NaN: 0
-      const int start = m.photon_start(c);
-      k[n] = hinted_search && k[n] >= start ? k[n] + 1 : start;  // eps(k[n]) < bound
-    }
-    for (bool walking = true; walking;) {
-      walking = false;
-      for (int n = 0; n < N; ++n)
-        if (k[n] < nl && eps(k[n]) < bound[n]) {
-          ++k[n];
-          walking = true;
-        }
-    }
-  }
-
   // D(i, j) = U(E_{j-1} - E_i) - U(E_j - E_i), U(x) = sum_k R_k max(0, eps_k - x): the flow from
   // bin i into bins >= j times the bin width (photons above b = a + width lift the grain past
   // E_j, those in [a, b) are split linearly between E_{j-1} and E_j). ka and kb are the first
@@ -241,6 +205,7 @@ struct StochasticFunctor {
                                               const Block& w) const {
     constexpr int per = Block::rows_per_item;
     const int nb = int(p.extent(0)), nl = g.wavelengths();
+    const auto& search = m.photon_search;
     // Every row's lowest source once (the items of a row's parts share it).
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 1, nb), [&](const int j) {
       w.first_source(j) = std::int16_t(lowest_source(eb, j, eps_reach));
@@ -263,22 +228,24 @@ struct StochasticFunctor {
             for (int m = 0; m <= per; ++m) edge[m] = eb(j - 1 + m < nb ? j - 1 + m : nb - 1);
             double sum[per];
             for (int m = 0; m < per; ++m) sum[m] = 0;
-            int k[per + 1] = {};  // the searches' answers, rising as i falls
             for (int i = end - 1; i >= begin; --i) {
               double gap[per + 1];
-              for (int m = 0; m <= per; ++m) gap[m] = edge[m] - eb(i);
-              first_at_least(eps, nl, gap, k);
+              int k[per + 1];  // the first photons at or above the gaps
+              for (int m = 0; m <= per; ++m) {
+                gap[m] = edge[m] - eb(i);
+                k[m] = search.first_at_least(gap[m], eps, nl);
+              }
               for (int m = 0; m < per; ++m) {
                 if (m >= n_rows || i >= j + m || i < lowest[m]) continue;
                 const double d =
                     flow(nl, ncum, wcum, gap[m], edge[m + 1] - edge[m], k[m], k[m + 1]);
                 if (i >= j0)
-                  w.tile((i - j0) * Block::rows + r0 + m) = d;
+                  w.pair(i - j0, r0 + m) = d;
                 else
                   sum[m] += p(i) * d;
               }
             }
-            for (int m = 0; m < n_rows; ++m) w.parts(part * Block::rows + r0 + m) = sum[m];
+            for (int m = 0; m < n_rows; ++m) w.part(part, r0 + m) = sum[m];
           });
       team.team_barrier();
       const int rescales = walk(team, w, p, cool, j0, rows);
@@ -384,8 +351,8 @@ struct StochasticFunctor {
     scratch_view ncum(team.team_scratch(level), nl + 1), wcum(team.team_scratch(level), nl + 1),
         tb(team.team_scratch(level), nb), eb(team.team_scratch(level), nb),
         p(team.team_scratch(level), nb), cool(team.team_scratch(level), nb);
-    const scratch_view tile(team.team_scratch(level), Block::rows * Block::rows),
-        parts(team.team_scratch(level), Block::row_parts * Block::rows);
+    const scratch_view tile(team.team_scratch(level), Block::tile_size),
+        parts(team.team_scratch(level), Block::parts_size);
     const index_view first_source(team.team_scratch(level), nb);
     const Reach reach =
         cumulative_spectrum(team, c, s, eps, ncum, wcum, tile);  // tile: free until the recursion
@@ -432,18 +399,20 @@ struct StochasticFunctor {
     // taken at the midpoint energy (tb: that temperature), a midpoint rule, second order in the
     // width. (At the top edge both are first order, and the Wien tail magnifies that bias in the
     // near infrared.) Photons still lift the grain from E_j, so every transition conserves energy.
-    const double ratio = math::log(t_hi / t_lo) / (nb - 1);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb),
-                         [&](const int j) { eb(j) = enthalpy(t_lo * math::exp(ratio * j)); });
+    const double ratio = math::log(t_hi / t_lo) / (nb - 1), log_t_lo = math::log(t_lo);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
+      eb(j) = math::exp(enthalpy.log_at(log_t_lo + ratio * j));
+    });
     team.team_barrier();
     // The midpoint of [E_{j-1}, E_j] lies between the table points of T_{j-1} and T_j.
-    const double log_t_lo = math::log(t_lo);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      tb(j) = j == 0 ? t_lo
-                     : enthalpy.inverse(bin_energy(eb, j),
+      const double log_tb =
+          j == 0 ? log_t_lo
+                 : enthalpy.log_inverse(bin_energy(eb, j),
                                         int(enthalpy.point(log_t_lo + ratio * (j - 1))) - 1,
                                         int(enthalpy.point(log_t_lo + ratio * j)) + 2);
-      cool(j) = cooling(tb(j));
+      tb(j) = j == 0 ? t_lo : math::exp(log_tb);
+      cool(j) = math::exp(cooling.log_at(log_tb));
       p(j) = j == 0 ? 1.0 : 0.0;
     });
     team.team_barrier();
@@ -482,31 +451,6 @@ struct StochasticFunctor {
     Kokkos::single(Kokkos::PerTeam(team), [&]() { status(c, q) = state; });
   }
 };
-
-// The model's photon_start over 4096 cells of ln eps (the photon grid of DL07's 1208 wavelengths
-// has at most one photon a cell), from the GrainModel's x on the host.
-template <class T, class ExecSpace>
-void build_photon_start(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
-                        StochasticModel<ExecSpace>& m) {
-  constexpr int cells = 4096;
-  const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.x);
-  const int nl = int(x.extent(0));
-  const PhotonEnergies<decltype(x)> eps{x, nl};
-  const double first = nl > 0 ? std::log(eps(0)) : 0, last = nl > 0 ? std::log(eps(nl - 1)) : 0;
-  m.photon_log_first = first;
-  m.photon_cells_per_log = last > first ? cells / (last - first) : 1;
-  m.photon_start = decltype(m.photon_start)(
-      Kokkos::view_alloc(space, std::string("kosmos::dust::photon_start")), cells + 1);
-  auto start = Kokkos::create_mirror_view(m.photon_start);
-  int k = 0;
-  for (int c = 0; c <= cells; ++c) {
-    // Cell 0 starts at photon 0 (exp(ln eps_0) may round above eps_0).
-    const double edge = c == 0 ? eps(0) : std::exp(first + c / m.photon_cells_per_log);
-    while (k < nl && eps(k) < edge) ++k;
-    start(c) = k;
-  }
-  Kokkos::deep_copy(space, m.photon_start, start);
-}
 
 // log_cooling(q, k) = ln L(T_k), L = sum_l sigma dlambda B(lambda_l, T) in W sr^-1: the equilibrium
 // solver's emission sum (GrainModel's scaled weights times their scale), in double. A team a table
@@ -571,7 +515,7 @@ void run_stochastic(const ExecSpace& space, const GrainModel<T, ExecSpace>& g,
   kosmos::Impl::require_extent(where, "temperature", temperature, 1, std::size_t(g.species()));
   kosmos::Impl::require_extent(where, "status", status, 0, nc);
   kosmos::Impl::require_extent(where, "status", status, 1, nq);
-  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq && m.photon_start.extent(0) > 0 &&
+  kosmos::Impl::require(m.log_enthalpy.extent(0) == nq && m.photon_search.start.extent(0) > 0 &&
                             m.species_bins.extent(0) == nq,
                         where, "the StochasticModel is not prepared (prepare_stochastic)");
   if (cells < 0) cells = std::int64_t(nc) - first_cell;

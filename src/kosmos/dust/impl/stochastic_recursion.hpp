@@ -14,16 +14,21 @@ namespace Impl {
 template <class ScratchView, class IndexView>
 struct RecursionBlock {
   static constexpr int rows = 16, rows_per_item = 4, row_parts = 16;
+  // Rows of an odd number of doubles: a warp's lanes, one a row or one a part, hit distinct banks.
+  static constexpr int tile_stride = rows + 1, parts_stride = row_parts + 1;
+  static constexpr int tile_size = rows * tile_stride, parts_size = rows * parts_stride;
   ScratchView tile;        // (u, r): D(j0 + u, j0 + r), the block's own pairs
-  ScratchView parts;       // (part, r): part's share of sum_i p(i) D(i, j0 + r) over i < j0
+  ScratchView parts;       // (r, part): part's share of sum_i p(i) D(i, j0 + r) over i < j0
   IndexView first_source;  // (j), j >= 1: the lowest bin that reaches row j
 
   static std::size_t scratch_bytes(int bins) {
-    return ScratchView::shmem_size(rows * rows) + ScratchView::shmem_size(row_parts * rows) +
+    return ScratchView::shmem_size(tile_size) + ScratchView::shmem_size(parts_size) +
            IndexView::shmem_size(bins);
   }
-  KOKKOS_INLINE_FUNCTION double part(int part, int r) const { return parts(part * rows + r); }
-  KOKKOS_INLINE_FUNCTION double pair(int u, int r) const { return tile(u * rows + r); }
+  KOKKOS_INLINE_FUNCTION double& part(int part, int r) const {
+    return parts(r * parts_stride + part);
+  }
+  KOKKOS_INLINE_FUNCTION double& pair(int u, int r) const { return tile(u * tile_stride + r); }
   // The first source of row r inside the block (its sources below j0 are in the parts).
   KOKKOS_INLINE_FUNCTION int first_pair(int j0, int r) const {
     const int i = first_source(j0 + r);
