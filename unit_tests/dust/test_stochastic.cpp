@@ -170,6 +170,24 @@ template <class Space>
 class DustStochasticTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DustStochasticTest, kosmos_test::ExecutionSpaces, kosmos_test::SpaceName);
 
+// The photon search's answers for the bounds, computed on Space.
+template <class Space, class Search, class X>
+std::vector<int> first_photons_at_least(const Search& search, const X& x,
+                                        const std::vector<double>& bounds) {
+  const int nl = int(x.extent(0));
+  Kokkos::View<double*, typename X::device_type> bound("bound", bounds.size());
+  Kokkos::View<int*, typename X::device_type> found("found", bounds.size());
+  auto bound_h = Kokkos::create_mirror_view(bound);
+  for (std::size_t i = 0; i < bounds.size(); ++i) bound_h(i) = bounds[i];
+  Kokkos::deep_copy(bound, bound_h);
+  const kosmos::dust::Impl::PhotonEnergies<X> eps{x, nl};
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Space>(0, bounds.size()),
+      KOKKOS_LAMBDA(const int i) { found(i) = search.first_at_least(bound(i), eps, nl); });
+  const auto found_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), found);
+  return std::vector<int>(found_h.data(), found_h.data() + bounds.size());
+}
+
 // The recursion's photon search (impl/photon_search.hpp) against a linear search of the same
 // energies: every photon's energy and its neighbouring doubles, the midpoints, energies below and
 // above the grid, zero and negative. DL07's grid gets cells of one photon at most (no walk); a grid
@@ -196,20 +214,11 @@ TYPED_TEST(DustStochasticTest, PhotonSearchMatchesLinearSearch) {
       for (double b : {e, std::nextafter(e, 0.0), std::nextafter(e, 2 * e)}) bounds.push_back(b);
       if (k + 1 < nl) bounds.push_back(0.5 * (e + eps_h(k + 1)));
     }
-    Kokkos::View<double*, device> bound("bound", bounds.size());
-    Kokkos::View<int*, device> found("found", bounds.size());
-    auto bound_h = Kokkos::create_mirror_view(bound);
-    for (std::size_t i = 0; i < bounds.size(); ++i) bound_h(i) = bounds[i];
-    Kokkos::deep_copy(bound, bound_h);
-    const kosmos::dust::Impl::PhotonEnergies<decltype(x)> eps{x, nl};
-    Kokkos::parallel_for(
-        Kokkos::RangePolicy<Space>(0, bounds.size()),
-        KOKKOS_LAMBDA(const int i) { found(i) = search.first_at_least(bound(i), eps, nl); });
-    const auto found_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), found);
+    const std::vector<int> found = first_photons_at_least<Space>(search, x, bounds);
     for (std::size_t i = 0; i < bounds.size(); ++i) {
       int k = 0;
       while (k < nl && eps_h(k) < bounds[i]) ++k;
-      ASSERT_EQ(found_h(i), k) << "bound " << bounds[i] << " of " << nl << " wavelengths";
+      ASSERT_EQ(found[i], k) << "bound " << bounds[i] << " of " << nl << " wavelengths";
     }
   }
 }
