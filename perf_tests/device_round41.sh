@@ -3,17 +3,19 @@
 # the shipped libraries and build/variants/: r40, round 40's tool (1ff3a16); r41, the photon
 # searches in one lookup, the bins in ln T and the recursion's scratch rows padded (df600e4); r41l,
 # r41 built with -lineinfo; and r41's CUDA dust tests) and build/kernel_timer.so. The second call
-# carried build/round41b.tar.xz instead (ARCHIVE): the same tools, no tests, r41b, the search
-# table without its energies (read from x), and r41c, r41b with the bins' occupied span in one
-# team reduction (both built with -lineinfo).
+# carries build/round41b.tar.xz instead (ARCHIVE): the same tools, no tests, r41b (df600e4 with
+# perf_tests/patches/round41-search-energies-from-x.patch: the search table without its energies,
+# read from x) and r41c (r41b with round41-occupied-span-one-reduction.patch: the bins' occupied
+# span in one team reduction), both built with -lineinfo by relinking the CLI around a dust.cpp
+# compiled with it.
 # PARTS picks among "runs big timer tests sass" (default all), in this order: runs, the DL07 job at
 # 262144 cells (TOOLS, default "r40 r41", at --pt-emission-spacing 0.04, twice alternating;
 # --timings) with SEDs of 256 cells to $OUT; big, the same at 524288 cells, once each; timer,
 # device seconds per kernel at 16384 cells; tests, the CUDA dust tests of r41; sass, Nsight
 # Compute's source counters of a full chunk's P(T) launch (the one round 40 profiled: 40 launches
 # skipped) of each of SASS_TOOLS (default r41l). The first call ran them all with the defaults
-# (its sass part on r41, which has no line information); the second: ARCHIVE=build/round41b.tar.xz
-# PARTS="runs big timer sass" TOOLS="r40 r41 r41b r41c" SASS_TOOLS="r41l r41c".
+# (its sass part on r41, which has no line information); the second is to run
+# ARCHIVE=build/round41b.tar.xz PARTS="timer runs sass" TOOLS="r41 r41b r41c" SASS_TOOLS="r41l r41c".
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tar -xJf "${ARCHIVE:-build/round41.tar.xz}"
