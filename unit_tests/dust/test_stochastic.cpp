@@ -356,10 +356,11 @@ TYPED_TEST(DustStochasticTest, EmissionDoesNotDependOnTheBatch) {
 // add_stochastic_emission's overload that also stores P(T) (one solve for both) gives
 // temperature_distributions' P(T) and the plain overload's SED, bit for bit, over two batches.
 // StochasticOptions::emission_node_spacing: with a node at every wavelength (a spacing below the
-// grid's step) the SED is the exact one to 1e-12 (S goes through its logarithm); with a node every 4 wavelengths (0.04 in
-// ln lambda on a 1201-point grid: steps of 0.0096) and every 8 (0.08) it stays within 5e-6 and
-// 1e-4 of it wherever it is above 1e-6 of its peak, and within 1e-4 and 1e-3 down to 1e-20 (the
-// Wien tail), for 10 A to 0.03 micron grains in fields 1 to 1e5 x MMP83; energy still balances.
+// grid's step) the SED is the exact one to 1e-12 (S goes through its logarithm); with a node every
+// 4 wavelengths (0.04 in ln lambda on a 1201-point grid: steps of 0.0096) and every 8 (0.08) it
+// stays within 5e-6 and 1e-4 of it wherever it is above 1e-6 of its peak, and within 1e-4 and 1e-3
+// down to 1e-20 (the Wien tail), for 10 A to 0.03 micron grains in fields 1 to 1e5 x MMP83; energy
+// still balances.
 TYPED_TEST(DustStochasticTest, EmissionFromNodesMatchesEveryWavelength) {
   const Problem p = field_problem({0.001, 0.003, 0.01, 0.03}, {1.0, 1e3, 1e5}, 1201);
   StochasticOptions o;
@@ -370,9 +371,7 @@ TYPED_TEST(DustStochasticTest, EmissionFromNodesMatchesEveryWavelength) {
   ASSERT_EQ(every.sed.size(), exact.sed.size());
   for (std::size_t i = 0; i < exact.sed.size(); ++i)
     EXPECT_NEAR(every.sed[i], exact.sed[i], 1e-12 * std::fabs(exact.sed[i])) << "value " << i;
-  const struct {
-    double spacing, near, far;
-  } cases[] = {{0.04, 5e-6, 1e-4}, {0.08, 1e-4, 1e-3}};
+  const struct { double spacing, near, far; } cases[] = {{0.04, 5e-6, 1e-4}, {0.08, 1e-4, 1e-3}};
   for (const auto& k : cases) {
     o.emission_node_spacing = k.spacing;
     const auto nodes = run_stochastic<TypeParam>(p, o);
@@ -390,7 +389,8 @@ TYPED_TEST(DustStochasticTest, EmissionFromNodesMatchesEveryWavelength) {
       }
       EXPECT_LE(worst_near, k.near) << "spacing " << k.spacing << ", cell " << c;
       EXPECT_LE(worst_far, k.far) << "spacing " << k.spacing << ", cell " << c;
-      EXPECT_NEAR(double(emitted / reference), 1.0, 1e-5) << "spacing " << k.spacing << ", cell " << c;
+      EXPECT_NEAR(double(emitted / reference), 1.0, 1e-5)
+          << "spacing " << k.spacing << ", cell " << c;
     }
   }
 }
@@ -606,7 +606,8 @@ TYPED_TEST(DustStochasticTest, RejectsBadInput) {
       kosmos::dust::prepare_stochastic(Space(), g, {{0, GrainMaterial::graphite, 0.001}}, bad);
       ADD_FAILURE() << "accepted emission_node_spacing " << spacing;
     } catch (const kosmos::invalid_input& e) {
-      EXPECT_NE(std::string(e.what()).find("emission_node_spacing = "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("emission_node_spacing = "), std::string::npos)
+          << e.what();
     }
   }
   const auto m =

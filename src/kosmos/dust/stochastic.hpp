@@ -347,16 +347,14 @@ void add_stochastic_emission(const char* where, const ExecSpace& space,
   kosmos::Impl::require_extent(where, "dust_mass", dust_mass, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 0, nc);
   kosmos::Impl::require_extent(where, "sed", sed, 1, std::size_t(g.wavelengths()));
-  kosmos::Impl::require(work.bins.extent(1) == std::size_t(m.total_bins) &&
-                            work.bins.extent(2) == 3 &&
-                            work.span.extent(0) == work.bins.extent(0) &&
-                            work.span.extent(1) == nq && work.span.extent(2) == 2 &&
-                            work.node_log.extent(0) == work.bins.extent(0) &&
-                            work.node_log.extent(1) == nq &&
-                            work.node_log.extent(2) == std::size_t(m.emission_nodes.count()),
-                        where, "the work space was not made for this model's ", m.total_bins,
-                        " bins, ", nq, " species and ", m.emission_nodes.count(),
-                        " emission nodes (stochastic_emission_work)");
+  kosmos::Impl::require(
+      work.bins.extent(1) == std::size_t(m.total_bins) && work.bins.extent(2) == 3 &&
+          work.span.extent(0) == work.bins.extent(0) && work.span.extent(1) == nq &&
+          work.span.extent(2) == 2 && work.node_log.extent(0) == work.bins.extent(0) &&
+          work.node_log.extent(1) == nq &&
+          work.node_log.extent(2) == std::size_t(m.emission_nodes.count()),
+      where, "the work space was not made for this model's ", m.total_bins, " bins, ", nq,
+      " species and ", m.emission_nodes.count(), " emission nodes (stochastic_emission_work)");
   const std::int64_t batch = work.cells();
   kosmos::Impl::require(batch > 0 || nc == 0 || nq == 0, where, "the work space holds no cell");
   const auto run = [&](const auto exp_op) {
