@@ -7,7 +7,10 @@
 # perf_tests/patches/round41-search-energies-from-x.patch: the search table without its energies,
 # read from x) and r41c (r41b with round41-occupied-span-one-reduction.patch: the bins' occupied
 # span in one team reduction), both built with -lineinfo by relinking the CLI around a dust.cpp
-# compiled with it.
+# compiled with it. Without line information such an archive comes from (p = perf_tests/patches)
+# `perf_tests/build_variants.sh r41 r41b=$p/round41-search-energies-from-x.patch
+# r41c=$p/round41-search-energies-from-x.patch+$p/round41-occupied-span-one-reduction.patch`
+# (build/variants.tar.xz: pass it as ARCHIVE, TOOLS="r41 r41b r41c").
 # PARTS picks among "runs big timer tests sass" (default all), in this order: runs, the DL07 job at
 # 262144 cells (TOOLS, default "r40 r41", at --pt-emission-spacing 0.04, twice alternating;
 # --timings) with SEDs of 256 cells to $OUT; big, the same at 524288 cells, once each; timer,
