@@ -42,10 +42,17 @@ struct PhotonSearch {
   int shift = 52;               // 52 - b
   bool one_per_cell = true;     // false: photons closer than the finest cells (a walk follows)
 
+  // A double's bit pattern: for positive doubles it ascends with the value.
+  KOKKOS_INLINE_FUNCTION static std::int64_t bits(double energy) {
+    std::int64_t b;
+    std::memcpy(&b, &energy, sizeof b);
+    return b;
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t unclamped_cell(double energy) const {
+    return (bits(energy) >> shift) - first_cell;
+  }
   KOKKOS_INLINE_FUNCTION int cell(double energy) const {
-    std::int64_t bits;
-    std::memcpy(&bits, &energy, sizeof bits);
-    const std::int64_t c = (bits >> shift) - first_cell, last = std::int64_t(start.extent(0)) - 1;
+    const std::int64_t c = unclamped_cell(energy), last = std::int64_t(start.extent(0)) - 1;
     return int(c < 0 ? 0 : (c > last ? last : c));  // below eps_0 (or negative): photon 0
   }
   // The first photon k with eps(k) >= bound (nl if none).
@@ -71,12 +78,9 @@ PhotonSearch<DeviceType> build_photon_search(const ExecSpace& space, const X& x_
   const char* where = "kosmos::dust::prepare_stochastic";
   kosmos::Impl::require(nl > 0 && eps(0) > 0 && std::isfinite(eps(nl - 1)), where,
                         "the photon energies must be positive and finite (", nl, " wavelengths)");
-  const auto bits = [](double e) {
-    std::int64_t b;
-    std::memcpy(&b, &e, sizeof b);
-    return b;
-  };
-  PhotonSearch<DeviceType> s;
+  using Search = PhotonSearch<DeviceType>;
+  const auto bits = [](double e) { return Search::bits(e); };
+  Search s;
   // The coarsest cells with at most one photon each, else the finest the size allows.
   for (int b = 0; b <= 52; ++b) {
     const int shift = 52 - b;
@@ -88,7 +92,7 @@ PhotonSearch<DeviceType> build_photon_search(const ExecSpace& space, const X& x_
     if (s.one_per_cell) break;
   }
   s.first_cell = bits(eps(0)) >> s.shift;
-  const int cells = int((bits(eps(nl - 1)) >> s.shift) - s.first_cell) + 1;
+  const int cells = int(s.unclamped_cell(eps(nl - 1))) + 1;
   s.start = decltype(s.start)(Kokkos::view_alloc(space, std::string("kosmos::dust::photon_start")),
                               cells + 1);
   s.start_energy = decltype(s.start_energy)(
@@ -97,7 +101,7 @@ PhotonSearch<DeviceType> build_photon_search(const ExecSpace& space, const X& x_
   auto energy = Kokkos::create_mirror_view(s.start_energy);
   int k = 0;
   for (int c = 0; c <= cells; ++c) {
-    while (k < nl && (bits(eps(k)) >> s.shift) - s.first_cell < c) ++k;
+    while (k < nl && s.unclamped_cell(eps(k)) < c) ++k;
     start(c) = k;
     energy(c) = k < nl ? eps(k) : std::numeric_limits<double>::infinity();
   }
