@@ -49,18 +49,20 @@ struct WriteEmissionBins {
       bins(row, offset + j, 1) = p(j) > 0 ? T(math::log(p(j))) : T(-1e6);
       bins(row, offset + j, 2) = T(1 / tb(j));
     });
-    int first = nb, last = -1;
+    // The first and last bins of P > 0 in T, in one team reduction.
+    Kokkos::MinMaxScalar<int> occupied;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, nb),
-        [&](const int j, int& lo) { lo = T(p(j)) > T(0) && j < lo ? j : lo; },
-        Kokkos::Min<int>(first));
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nb),
-        [&](const int j, int& hi) { hi = T(p(j)) > T(0) && j > hi ? j : hi; },
-        Kokkos::Max<int>(last));
+        [&](const int j, Kokkos::MinMaxScalar<int>& bounds) {
+          if (T(p(j)) > T(0)) {
+            bounds.min_val = j < bounds.min_val ? j : bounds.min_val;
+            bounds.max_val = j > bounds.max_val ? j : bounds.max_val;
+          }
+        },
+        Kokkos::MinMax<int>(occupied));
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      span(row, q, 0) = first;
-      span(row, q, 1) = last;
+      span(row, q, 0) = occupied.min_val > occupied.max_val ? nb : occupied.min_val;
+      span(row, q, 1) = occupied.min_val > occupied.max_val ? -1 : occupied.max_val;
     });
   }
 };
