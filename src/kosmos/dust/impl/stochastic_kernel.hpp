@@ -174,12 +174,17 @@ struct StochasticFunctor {
   // D(i, j) = U(E_{j-1} - E_i) - U(E_j - E_i), U(x) = sum_k R_k max(0, eps_k - x): the flow from
   // bin i into bins >= j times the bin width (photons above b = a + width lift the grain past
   // E_j, those in [a, b) are split linearly between E_{j-1} and E_j). ka and kb are the first
-  // photons at or above a and b.
-  KOKKOS_INLINE_FUNCTION static double flow(int nl, const scratch_view& ncum,
-                                            const scratch_view& wcum, double a, double width,
-                                            int ka, int kb) {
-    const double rate_between = ncum(kb) - ncum(ka), power_between = wcum(kb) - wcum(ka);
-    return (ncum(nl) - ncum(kb)) * width + (power_between - a * rate_between);
+  // photons at or above a and b; the flow takes the cumulative rate and power below them (and
+  // the total rate), read once a source into registers: the tile's stores in between could alias
+  // the scratch, so the compiler would read them again for every row.
+  struct CumulativeAt {
+    double rate, power;
+  };
+  KOKKOS_INLINE_FUNCTION static double flow(double total_rate, const CumulativeAt& below_a,
+                                            const CumulativeAt& below_b, double a, double width) {
+    const double rate_between = below_b.rate - below_a.rate,
+                 power_between = below_b.power - below_a.power;
+    return (total_rate - below_b.rate) * width + (power_between - a * rate_between);
   }
 
   // The lowest bin i with E_{j-1} - E_i <= eps_reach: bins below lie more than the largest
@@ -228,21 +233,24 @@ struct StochasticFunctor {
             for (int m = 0; m <= per; ++m) edge[m] = eb(j - 1 + m < nb ? j - 1 + m : nb - 1);
             double sum[per];
             for (int m = 0; m < per; ++m) sum[m] = 0;
+            const double total_rate = ncum(nl);
             for (int i = end - 1; i >= begin; --i) {
+              const double e_i = eb(i), p_i = p(i);
               double gap[per + 1];
-              int k[per + 1];  // the first photons at or above the gaps
+              CumulativeAt below[per + 1];  // at the first photons at or above the gaps
               for (int m = 0; m <= per; ++m) {
-                gap[m] = edge[m] - eb(i);
-                k[m] = search.first_at_least(gap[m], eps, nl);
+                gap[m] = edge[m] - e_i;
+                const int k = search.first_at_least(gap[m], eps, nl);
+                below[m] = CumulativeAt{ncum(k), wcum(k)};
               }
               for (int m = 0; m < per; ++m) {
                 if (m >= n_rows || i >= j + m || i < lowest[m]) continue;
                 const double d =
-                    flow(nl, ncum, wcum, gap[m], edge[m + 1] - edge[m], k[m], k[m + 1]);
+                    flow(total_rate, below[m], below[m + 1], gap[m], edge[m + 1] - edge[m]);
                 if (i >= j0)
                   w.pair(i - j0, r0 + m) = d;
                 else
-                  sum[m] += p(i) * d;
+                  sum[m] += p_i * d;
               }
             }
             for (int m = 0; m < n_rows; ++m) w.part(part, r0 + m) = sum[m];
