@@ -121,18 +121,22 @@ auto non_blocking_policy(const Policy& policy) {
                                        Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
-// Between two team reductions of the same value type. Kokkos 3.4's CUDA team reduction reads its
-// result from shared memory after its last barrier, so a second one of that type can overwrite it
-// before every warp has read it (compute-sanitizer's racecheck found this in the P(T) kernel: a
-// warp then normalized with another sum). Kokkos 4.6's reduction ends with a barrier of its own.
-template <class Member>
-KOKKOS_INLINE_FUNCTION void barrier_between_team_reductions(const Member& team) {
-#if KOKKOS_VERSION < 40600
-  team.team_barrier();
-#else
-  (void)team;
+// N sums in one reduction (Kokkos::Sum<Sums<N>>): one team reduction instead of N. Kokkos before
+// 4.0 joins reduction values through volatile references (compound assignment to which C++20
+// deprecates).
+template <int N>
+struct Sums {
+  double value[N] = {};
+  KOKKOS_INLINE_FUNCTION Sums& operator+=(const Sums& other) {
+    for (int i = 0; i < N; ++i) value[i] += other.value[i];
+    return *this;
+  }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile Sums& other) volatile {
+    for (int i = 0; i < N; ++i) value[i] += other.value[i];
+  }
 #endif
-}
+};
 
 // A Kokkos command-line argument in the spelling of the Kokkos built against: the host thread
 // count is --kokkos-threads up to 3.6 and --kokkos-num-threads from 3.7 on (4.x ignores the old
@@ -217,3 +221,10 @@ inline std::string kokkos_version_string() {
          std::to_string(v % 100);
 }
 }  // namespace kosmos
+
+namespace Kokkos {
+template <int N>
+struct reduction_identity<kosmos::Impl::Sums<N>> {
+  KOKKOS_FORCEINLINE_FUNCTION static kosmos::Impl::Sums<N> sum() { return {}; }
+};
+}  // namespace Kokkos

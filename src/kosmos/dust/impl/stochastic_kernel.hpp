@@ -442,14 +442,17 @@ struct StochasticFunctor {
                       Block{tile, parts, first_source});
     }
     if (state == stochastic_ok) {
-      double norm = 0, emitted = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, nb), [&](const int j, double& sum) { sum += p(j); }, norm);
-      kosmos::Impl::barrier_between_team_reductions(team);
+      using NormAndEmitted = kosmos::Impl::Sums<2>;
+      NormAndEmitted sums;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, nb),
-          [&](const int j, double& sum) { sum += p(j) * cool(j); }, emitted);
+          [&](const int j, NormAndEmitted& sum) {
+            sum.value[0] += p(j);
+            sum.value[1] += p(j) * cool(j);
+          },
+          Kokkos::Sum<NormAndEmitted>(sums));
       team.team_barrier();
+      const double norm = sums.value[0], emitted = sums.value[1];
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) { p(j) /= norm; });
       team.team_barrier();
       if (!(math::fabs(emitted / norm / absorbed - 1) <= m.options.energy_tolerance))
