@@ -223,6 +223,93 @@ TYPED_TEST(DustStochasticTest, PhotonSearchMatchesLinearSearch) {
   }
 }
 
+// The enthalpy inverses of the P(T) kernel, computed on Space.
+template <class Space, class Table, class Search>
+std::vector<double> enthalpy_log_inverses(const Table& log_e, const Search& search, int q,
+                                          double log_t0, double dlog_t,
+                                          const std::vector<double>& energies) {
+  Kokkos::View<double*, typename Table::device_type> e("e", energies.size()),
+      log_t("log_t", energies.size());
+  auto e_h = Kokkos::create_mirror_view(e);
+  for (std::size_t i = 0; i < energies.size(); ++i) e_h(i) = energies[i];
+  Kokkos::deep_copy(e, e_h);
+  using row = decltype(Kokkos::subview(log_e, 0, Kokkos::ALL));
+  using search_row = decltype(Kokkos::subview(search, 0, Kokkos::ALL));
+  const kosmos::dust::Impl::LogTable<row, search_row> table{
+      Kokkos::subview(log_e, q, Kokkos::ALL), log_t0, dlog_t, int(log_e.extent(1)),
+      Kokkos::subview(search, q, Kokkos::ALL)};
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Space>(0, energies.size()),
+      KOKKOS_LAMBDA(const int i) { log_t(i) = table.log_inverse(e(i)); });
+  const auto log_t_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), log_t);
+  return std::vector<double>(log_t_h.data(), log_t_h.data() + energies.size());
+}
+
+// The kernel's inverse of ln E(ln T) (StochasticModel::enthalpy_search gives its search a few
+// table points) against a linear search of the table, for a PAH-sized, a small and a big grain:
+// every table point's energy and its neighbouring doubles, the midpoints, the search cells' edges,
+// and energies below and above the table. The search table itself must bracket each cell.
+TYPED_TEST(DustStochasticTest, EnthalpyInverseMatchesLinearSearch) {
+  using Space = TypeParam;
+  using device = Kokkos::Device<Space, typename Space::memory_space>;
+  const StochasticOptions o;
+  const std::vector<std::pair<GrainMaterial, double>> grains = {{GrainMaterial::graphite, 0.00035},
+                                                                {GrainMaterial::silicate, 0.003},
+                                                                {GrainMaterial::graphite, 0.25}};
+  const int nq = int(grains.size()), nk = o.table_points;
+  Kokkos::View<double**, Kokkos::LayoutRight, device> log_e("log_e", nq, nk);
+  auto log_e_h = Kokkos::create_mirror_view(log_e);
+  for (int q = 0; q < nq; ++q) {
+    const auto table = kosmos::dust::grain_log_enthalpy_table(grains[std::size_t(q)].first,
+                                                              grains[std::size_t(q)].second, o);
+    for (int k = 0; k < nk; ++k) log_e_h(q, k) = table[std::size_t(k)];
+  }
+  Kokkos::deep_copy(log_e, log_e_h);
+  const auto search = kosmos::dust::Impl::enthalpy_search_table(Space(), log_e_h, log_e);
+  const auto search_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), search);
+  const int cells = int(search.extent(1)) - 1;
+  const double log_t0 = std::log(o.min_temperature);
+  const double dlog_t = (std::log(o.max_temperature) - log_t0) / (nk - 1);
+  for (int q = 0; q < nq; ++q) {
+    const double first = log_e_h(q, 0), last = log_e_h(q, nk - 1);
+    std::vector<double> energies = {std::exp(first) / 2, std::exp(last) * 2};
+    for (int k = 0; k < nk; ++k) {
+      const double e = std::exp(log_e_h(q, k));
+      for (double b : {e, std::nextafter(e, 0.0), std::nextafter(e, 2 * e)}) energies.push_back(b);
+      if (k + 1 < nk) energies.push_back(std::exp(0.5 * (log_e_h(q, k) + log_e_h(q, k + 1))));
+    }
+    for (int i = 0; i <= cells; ++i) {
+      const double y = first + (last - first) * i / cells;
+      // The cell's points bracket it: below its lower edge, at or above its upper edge.
+      if (i > 0) {
+        EXPECT_LT(log_e_h(q, search_h(q, i)), y) << "species " << q << " cell " << i;
+      }
+      if (i < cells) {
+        EXPECT_GE(log_e_h(q, search_h(q, i + 1) + 1), first + (last - first) * (i + 1) / cells)
+            << "species " << q << " cell " << i;
+      }
+      energies.push_back(std::exp(y));
+    }
+    const std::vector<double> found =
+        enthalpy_log_inverses<Space>(log_e, search, q, log_t0, dlog_t, energies);
+    for (std::size_t i = 0; i < energies.size(); ++i) {
+      const double y = std::log(energies[i]);
+      double expected = log_t0 + (nk - 1) * dlog_t;
+      if (y <= first) {
+        expected = log_t0;
+      } else if (y < last) {
+        int lo = 0;
+        while (!(log_e_h(q, lo + 1) >= y)) ++lo;
+        expected =
+            log_t0 + (lo + (y - log_e_h(q, lo)) / (log_e_h(q, lo + 1) - log_e_h(q, lo))) * dlog_t;
+      }
+      // The device's logarithm may differ from the host's in its last bit.
+      ASSERT_NEAR(found[i], expected, 1e-12 * std::fabs(expected) + 1e-12)
+          << "species " << q << ", E = " << energies[i] << " J";
+    }
+  }
+}
+
 // A 10 Angstrom graphite grain (~470 C atoms) in the MMP83 field absorbs a photon about every
 // few 1e4 s and cools in seconds: the single-photon limit (Guhathakurta & Draine 1989, Sect. IV;
 // Draine & Li 2001, Sect. 6) holds, where the grain cools from E_0 + eps along dE/dt = -4 pi L(T),

@@ -104,6 +104,10 @@ struct StochasticModel {
   Kokkos::View<double**, Kokkos::LayoutRight, device_type> log_enthalpy;  // (Q, K): ln E(T_k), J
   Kokkos::View<double**, Kokkos::LayoutRight, device_type>
       log_cooling;  // (Q, K): ln L(T_k), W sr^-1
+  // (Q, S + 1): where the inverse of ln E(T) searches. Species q's range of ln E in S equal cells:
+  // entry i is the last table point below cell i's lowest ln E (0 if none), so an energy in cell i
+  // lies between points (q, i) and (q, i + 1) + 1: a few table points, not the whole table.
+  Kokkos::View<int**, Kokkos::LayoutRight, device_type> enthalpy_search;
   // The recursion's photon searches (energies eps_k = k_B x_l ascending in k = L - 1 - l, of the
   // GrainModel the model was prepared with).
   Impl::PhotonSearch<device_type> photon_search;
@@ -230,6 +234,29 @@ namespace dust {
 
 // Builds the per-species enthalpy tables (host, Draine & Li 2001) and cooling tables L(T) =
 // sum_l sigma dlambda B(lambda_l, T) (a kernel over the GrainModel's emission weights).
+namespace Impl {
+// StochasticModel::enthalpy_search from the host's ln E table (Q, K): four cells a table interval.
+template <class ExecSpace, class HostTable, class DeviceTable>
+Kokkos::View<int**, Kokkos::LayoutRight, typename DeviceTable::device_type> enthalpy_search_table(
+    const ExecSpace& space, const HostTable& log_e, const DeviceTable&) {
+  const int nq = int(log_e.extent(0)), nk = int(log_e.extent(1)), cells = 4 * (nk - 1);
+  Kokkos::View<int**, Kokkos::LayoutRight, typename DeviceTable::device_type> search(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::enthalpy_search")), nq, cells + 1);
+  const auto h = Kokkos::create_mirror_view(search);
+  for (int q = 0; q < nq; ++q) {
+    const double first = log_e(q, 0), last = log_e(q, nk - 1);
+    int lo = 0;
+    for (int i = 0; i <= cells; ++i) {
+      const double y = first + (last - first) * i / cells;
+      while (lo + 1 <= nk - 2 && log_e(q, lo + 1) < y) ++lo;
+      h(q, i) = lo;
+    }
+  }
+  Kokkos::deep_copy(space, search, h);
+  return search;
+}
+}  // namespace Impl
+
 template <class T, class ExecSpace>
 StochasticModel<ExecSpace> prepare_stochastic(
     const ExecSpace& space, const GrainModel<T, ExecSpace>& grains,
@@ -261,6 +288,7 @@ StochasticModel<ExecSpace> prepare_stochastic(
   }
   Kokkos::deep_copy(space, m.species, h_species);
   Kokkos::deep_copy(space, m.log_enthalpy, h_enthalpy);
+  m.enthalpy_search = Impl::enthalpy_search_table(space, h_enthalpy, m.log_enthalpy);
   m.log_cooling = decltype(m.log_cooling)(
       Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
   Impl::build_cooling_table(space, grains, m);

@@ -41,14 +41,15 @@ inline void check_stochastic_options(const StochasticOptions& o) {
 }
 
 // ln y(ln T) of one species (a row of log_enthalpy or log_cooling): linear interpolation clamped
-// at the table's ends, and the inverse for increasing y (a binary search of the table, from a
-// caller's bracket of points where it holds the answer). The kernel's bins stay in ln T where
-// they can, which spares a logarithm and an exponential a bin.
-template <class Row>
+// at the table's ends, and for the enthalpy (with its StochasticModel::enthalpy_search row) the
+// inverse: a binary search of the table between the points that the search row gives ln E's cell.
+// The kernel's bins stay in ln T where they can, which spares a logarithm and an exponential a bin.
+template <class Row, class SearchRow>
 struct LogTable {
   Row log_e;
   double log_t0, dlog_t;
   int points;
+  SearchRow search;  // empty for a table that is not inverted
 
   KOKKOS_INLINE_FUNCTION double log_at(double log_t) const {
     double u = (log_t - log_t0) / dlog_t;
@@ -60,13 +61,18 @@ struct LogTable {
   KOKKOS_INLINE_FUNCTION double operator()(double t) const {
     return math::exp(log_at(math::log(t)));
   }
-  // The table point of ln T, unclamped.
-  KOKKOS_INLINE_FUNCTION double point(double log_t) const { return (log_t - log_t0) / dlog_t; }
-  KOKKOS_INLINE_FUNCTION double inverse(double e) const {
-    return math::exp(log_inverse(e, 0, points - 1));
+  KOKKOS_INLINE_FUNCTION double inverse(double e) const { return math::exp(log_inverse(e)); }
+  // ln T of y = e.
+  KOKKOS_INLINE_FUNCTION double log_inverse(double e) const {
+    const int cells = int(search.extent(0)) - 1;
+    const double y_first = log_e(0);
+    const double u = (math::log(e) - y_first) / (log_e(points - 1) - y_first) * cells;
+    const int cell = u > 0 ? (u < cells - 1 ? int(u) : cells - 1) : 0;
+    return log_inverse(e, search(cell), search(cell + 1) + 1);
   }
-  // ln T of y = e. [lo, hi]: points thought to bracket ln e; where they do not, the whole table
-  // is searched (the answer is the same: log_e(lo) < ln e <= log_e(lo + 1) holds for one lo only).
+  // The same from a bracket [lo, hi] of points thought to hold ln e; where they do not (rounding
+  // at a cell's edge), the whole table is searched (the answer is the same: log_e(lo) < ln e <=
+  // log_e(lo + 1) holds for one lo only).
   KOKKOS_INLINE_FUNCTION double log_inverse(double e, int lo, int hi) const {
     const double y = math::log(e);
     if (y <= log_e(0)) return log_t0;
@@ -368,10 +374,13 @@ struct StochasticFunctor {
     const double absorbed = wcum(nl);
     const double t_eq = double(temperature(c, s));
     using row = decltype(Kokkos::subview(m.log_enthalpy, 0, Kokkos::ALL));
+    using search_row = decltype(Kokkos::subview(m.enthalpy_search, 0, Kokkos::ALL));
     const int nk = int(m.log_enthalpy.extent(1));
-    const LogTable<row> enthalpy{Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL), log_t0, dlog_t,
-                                 nk};
-    const LogTable<row> cooling{Kokkos::subview(m.log_cooling, q, Kokkos::ALL), log_t0, dlog_t, nk};
+    const LogTable<row, search_row> enthalpy{Kokkos::subview(m.log_enthalpy, q, Kokkos::ALL),
+                                             log_t0, dlog_t, nk,
+                                             Kokkos::subview(m.enthalpy_search, q, Kokkos::ALL)};
+    const LogTable<row, search_row> cooling{Kokkos::subview(m.log_cooling, q, Kokkos::ALL), log_t0,
+                                            dlog_t, nk, search_row()};
     int state = stochastic_ok;
     // Zero heating before T_eq: the equilibrium stage may report T_eq = 0 (or its floor) for it.
     if (!(absorbed >= 0) || !math::isfinite(absorbed))
@@ -412,13 +421,8 @@ struct StochasticFunctor {
       eb(j) = math::exp(enthalpy.log_at(log_t_lo + ratio * j));
     });
     team.team_barrier();
-    // The midpoint of [E_{j-1}, E_j] lies between the table points of T_{j-1} and T_j.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nb), [&](const int j) {
-      const double log_tb =
-          j == 0 ? log_t_lo
-                 : enthalpy.log_inverse(bin_energy(eb, j),
-                                        int(enthalpy.point(log_t_lo + ratio * (j - 1))) - 1,
-                                        int(enthalpy.point(log_t_lo + ratio * j)) + 2);
+      const double log_tb = j == 0 ? log_t_lo : enthalpy.log_inverse(bin_energy(eb, j));
       tb(j) = j == 0 ? t_lo : math::exp(log_tb);
       cool(j) = math::exp(cooling.log_at(log_tb));
       p(j) = j == 0 ? 1.0 : 0.0;
