@@ -111,6 +111,7 @@ struct StochasticModel {
   // The recursion's photon searches (energies eps_k = k_B x_l ascending in k = L - 1 - l, of the
   // GrainModel the model was prepared with).
   Impl::PhotonSearch<device_type> photon_search;
+  Kokkos::View<double*, device_type> inverse_photon_energy;  // (L): 1 / eps_k, J^-1
   // options.bins is the most bins of any species: the bin extent of P(T) outputs.
   StochasticOptions options;
   // The bins of each selected species (set_species_bins; refine_bins refines them per species),
@@ -294,6 +295,18 @@ StochasticModel<ExecSpace> prepare_stochastic(
   Impl::build_cooling_table(space, grains, m);
   m.photon_search =
       Impl::build_photon_search<typename StochasticModel<ExecSpace>::device_type>(space, grains.x);
+  m.inverse_photon_energy = decltype(m.inverse_photon_energy)(
+      Kokkos::view_alloc(space, std::string("kosmos::dust::inverse_photon_energy")),
+      grains.wavelengths());
+  {
+    const Impl::PhotonEnergies<typename GrainModel<T, ExecSpace>::vector_type> eps{
+        grains.x, grains.wavelengths()};
+    auto inverse = m.inverse_photon_energy;
+    Kokkos::parallel_for(
+        "kosmos::dust::inverse_photon_energy",
+        Kokkos::RangePolicy<ExecSpace>(space, 0, grains.wavelengths()),
+        KOKKOS_LAMBDA(const int k) { inverse(k) = 1 / eps(k); });
+  }
   set_species_bins(space, m, std::vector<int>(std::size_t(nq), options.bins));
   if (options.emission_node_spacing > 0)
     m.emission_nodes = Impl::make_emission_nodes<typename StochasticModel<ExecSpace>::device_type>(

@@ -295,7 +295,7 @@ struct StochasticFunctor {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
       const int l = nl - 1 - k;
       const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
-      ncum(k + 1) = power / eps(k);
+      ncum(k + 1) = power * m.inverse_photon_energy(k);  // a product: a division costs ~10x more
       wcum(k + 1) = power;
     });
     team.team_barrier();
