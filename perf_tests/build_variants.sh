@@ -4,7 +4,9 @@
 # patches applied (less the paths it leaves out) as build/variants/NAME; the CUDA dust tests of the
 # last variant; packed with the shared libraries that `scripts/device.sh ship` carries (one archive:
 # the tools' device code compresses once).
-#   perf_tests/build_variants.sh BASE NAME=PATCH[+PATCH...][@LEFT_OUT[,LEFT_OUT...]] ...
+#   perf_tests/build_variants.sh BASE NAME=PATCH[+PATCH...][@LEFT_OUT[,LEFT_OUT...]] ... NAME=@COMMIT ...
+# (NAME=@COMMIT: the tool of an earlier commit, its src/ and cuda_specializations/ checked out for
+# the build and put back after.)
 # Round 33's archive (p = perf_tests/patches/round33, in the commit before the patches were merged):
 #   perf_tests/build_variants.sh v32b v36=$p-pt-emission.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
 #     v36wu=$p-pt-emission.patch+$p-walk-reciprocal.patch@src/kosmos/dust/impl/stochastic_emission.hpp \
@@ -32,6 +34,12 @@ cp build/cuda/src/cli/kosmos "$stage/build/variants/$base"
 # VARIANT TARGET: builds TARGET with the variant's patches applied, then takes them back.
 build() {
   local spec=${1#*=} target=$2 status=0 patches=() left_out=() args=() applied=() p
+  if [ "${spec:0:1}" = @ ]; then
+    git restore --source="${spec#@}" -- src cuda_specializations || return 1
+    cmake --build build/cuda -j "$(nproc)" --target "$target" || status=$?
+    git restore --source=HEAD -- src cuda_specializations
+    return "$status"
+  fi
   IFS=+ read -r -a patches <<<"${spec%%@*}"
   [ "$spec" != "${spec%%@*}" ] && IFS=, read -r -a left_out <<<"${spec#*@}"
   for p in "${left_out[@]}"; do args+=("--exclude=$p"); done
