@@ -3,8 +3,8 @@
 # one normalizing team reduction, the enthalpy's inverse from a search table, the photon rate by a
 # product; the emission bins' span in one reduction) against round 41's tool (0ee2af6), and with
 # the photon search table without its energies (perf_tests/patches/round41-search-energies-from-
-# x.patch). The archive is built on the development VM (p = perf_tests/patches; about 30 minutes
-# from a cold dependency cache on 2 cores):
+# x.patch). The archive is built on the development VM (p = perf_tests/patches; about an hour on 2
+# cores from a cold cache: the library is built twice, since core/compat.hpp differs at 0ee2af6):
 #   perf_tests/build_variants.sh r42 r41=@0ee2af6 r42l=$p/lineinfo.patch \
 #     r42b=$p/round41-search-energies-from-x.patch
 # and carried as build/variants.tar.xz with build/kernel_timer.so (gcc -O2 -shared -fPIC -o
