@@ -265,7 +265,7 @@ TYPED_TEST(DustStochasticTest, EnthalpyInverseMatchesLinearSearch) {
     for (int k = 0; k < nk; ++k) log_e_h(q, k) = table[std::size_t(k)];
   }
   Kokkos::deep_copy(log_e, log_e_h);
-  const auto search = kosmos::dust::Impl::enthalpy_search_table(Space(), log_e_h, log_e);
+  const auto search = kosmos::dust::Impl::enthalpy_search_table<device>(Space(), log_e_h);
   const auto search_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), search);
   const int cells = int(search.extent(1)) - 1;
   const double log_t0 = std::log(o.min_temperature);

@@ -233,15 +233,13 @@ StochasticEmissionWork<T, typename ExecSpace::memory_space> stochastic_emission_
 namespace kosmos {
 namespace dust {
 
-// Builds the per-species enthalpy tables (host, Draine & Li 2001) and cooling tables L(T) =
-// sum_l sigma dlambda B(lambda_l, T) (a kernel over the GrainModel's emission weights).
 namespace Impl {
 // StochasticModel::enthalpy_search from the host's ln E table (Q, K): four cells a table interval.
-template <class ExecSpace, class HostTable, class DeviceTable>
-Kokkos::View<int**, Kokkos::LayoutRight, typename DeviceTable::device_type> enthalpy_search_table(
-    const ExecSpace& space, const HostTable& log_e, const DeviceTable&) {
+template <class DeviceType, class ExecSpace, class HostTable>
+Kokkos::View<int**, Kokkos::LayoutRight, DeviceType> enthalpy_search_table(const ExecSpace& space,
+                                                                           const HostTable& log_e) {
   const int nq = int(log_e.extent(0)), nk = int(log_e.extent(1)), cells = 4 * (nk - 1);
-  Kokkos::View<int**, Kokkos::LayoutRight, typename DeviceTable::device_type> search(
+  Kokkos::View<int**, Kokkos::LayoutRight, DeviceType> search(
       Kokkos::view_alloc(space, std::string("kosmos::dust::enthalpy_search")), nq, cells + 1);
   const auto h = Kokkos::create_mirror_view(search);
   for (int q = 0; q < nq; ++q) {
@@ -258,6 +256,8 @@ Kokkos::View<int**, Kokkos::LayoutRight, typename DeviceTable::device_type> enth
 }
 }  // namespace Impl
 
+// Builds the per-species enthalpy tables (host, Draine & Li 2001) and cooling tables L(T) =
+// sum_l sigma dlambda B(lambda_l, T) (a kernel over the GrainModel's emission weights).
 template <class T, class ExecSpace>
 StochasticModel<ExecSpace> prepare_stochastic(
     const ExecSpace& space, const GrainModel<T, ExecSpace>& grains,
@@ -289,7 +289,8 @@ StochasticModel<ExecSpace> prepare_stochastic(
   }
   Kokkos::deep_copy(space, m.species, h_species);
   Kokkos::deep_copy(space, m.log_enthalpy, h_enthalpy);
-  m.enthalpy_search = Impl::enthalpy_search_table(space, h_enthalpy, m.log_enthalpy);
+  m.enthalpy_search = Impl::enthalpy_search_table<typename StochasticModel<ExecSpace>::device_type>(
+      space, h_enthalpy);
   m.log_cooling = decltype(m.log_cooling)(
       Kokkos::view_alloc(space, std::string("kosmos::dust::log_cooling")), nq, nk);
   Impl::build_cooling_table(space, grains, m);

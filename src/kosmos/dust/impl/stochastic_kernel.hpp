@@ -62,22 +62,17 @@ struct LogTable {
     return math::exp(log_at(math::log(t)));
   }
   KOKKOS_INLINE_FUNCTION double inverse(double e) const { return math::exp(log_inverse(e)); }
-  // ln T of y = e.
+  // ln T of y = e: a binary search between the points that ln e's cell in the search row gives;
+  // where they do not bracket it (rounding at a cell's edge), the whole table is searched (the
+  // answer is the same: log_e(lo) < ln e <= log_e(lo + 1) holds for one lo only).
   KOKKOS_INLINE_FUNCTION double log_inverse(double e) const {
+    const double y = math::log(e), y_first = log_e(0), y_last = log_e(points - 1);
+    if (y <= y_first) return log_t0;
+    if (y >= y_last) return log_t0 + (points - 1) * dlog_t;
     const int cells = int(search.extent(0)) - 1;
-    const double y_first = log_e(0);
-    const double u = (math::log(e) - y_first) / (log_e(points - 1) - y_first) * cells;
+    const double u = (y - y_first) / (y_last - y_first) * cells;
     const int cell = u > 0 ? (u < cells - 1 ? int(u) : cells - 1) : 0;
-    return log_inverse(e, search(cell), search(cell + 1) + 1);
-  }
-  // The same from a bracket [lo, hi] of points thought to hold ln e; where they do not (rounding
-  // at a cell's edge), the whole table is searched (the answer is the same: log_e(lo) < ln e <=
-  // log_e(lo + 1) holds for one lo only).
-  KOKKOS_INLINE_FUNCTION double log_inverse(double e, int lo, int hi) const {
-    const double y = math::log(e);
-    if (y <= log_e(0)) return log_t0;
-    if (y >= log_e(points - 1)) return log_t0 + (points - 1) * dlog_t;
-    lo = lo < 0 ? 0 : lo;
+    int lo = search(cell), hi = search(cell + 1) + 1;
     hi = hi > points - 1 ? points - 1 : hi;
     if (!(lo < hi && log_e(lo) < y && y <= log_e(hi))) {
       lo = 0;
@@ -295,7 +290,7 @@ struct StochasticFunctor {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nl), [&](const int k) {
       const int l = nl - 1 - k;
       const double power = double(intensity(c, l)) * double(g.sigma_dlambda(l, s));
-      ncum(k + 1) = power * m.inverse_photon_energy(k);  // a product: a division costs ~10x more
+      ncum(k + 1) = power * m.inverse_photon_energy(k);  // a product, not a division
       wcum(k + 1) = power;
     });
     team.team_barrier();
